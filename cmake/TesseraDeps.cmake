@@ -1,0 +1,28 @@
+# Finding Tessera's dependencies: used by the build and, installed, by find_package(Tessera).
+
+# StarPU through pkg-config: starpu-1.4 if found, else starpu-1.3 (or the module named in
+# TESSERA_STARPU_MODULE). Point PKG_CONFIG_PATH at another StarPU's lib/pkgconfig to use it.
+find_package(PkgConfig REQUIRED)
+if(NOT TARGET PkgConfig::STARPU)
+  if(TESSERA_STARPU_MODULE)
+    pkg_check_modules(STARPU REQUIRED IMPORTED_TARGET GLOBAL ${TESSERA_STARPU_MODULE})
+  else()
+    pkg_check_modules(STARPU QUIET IMPORTED_TARGET GLOBAL starpu-1.4)
+    if(NOT STARPU_FOUND)
+      pkg_check_modules(STARPU REQUIRED IMPORTED_TARGET GLOBAL starpu-1.3)
+    endif()
+  endif()
+endif()
+
+find_package(Kokkos REQUIRED)
+# Debian's KokkosConfig.cmake records a non-existent include path (/usr/lib/include); use
+# Kokkos_INCLUDE_DIRS instead when the recorded one is missing.
+get_target_property(_tessera_kokkos_inc Kokkos::kokkos INTERFACE_INCLUDE_DIRECTORIES)
+foreach(_dir IN LISTS _tessera_kokkos_inc)
+  if(NOT EXISTS "${_dir}")
+    set_target_properties(Kokkos::kokkos PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${Kokkos_INCLUDE_DIRS}")
+    break()
+  endif()
+endforeach()
+find_package(Threads REQUIRED)
+find_package(CLI11 REQUIRED)

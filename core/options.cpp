@@ -1,0 +1,52 @@
+// Runtime flags: parsed with CLI11, either into an application's parser or out of argv.
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "tessera/error.hpp"
+#include "tessera/runtime.hpp"
+
+namespace tessera {
+
+void add_options(CLI::App& app, Options& o) {
+  const std::string group = "Tessera runtime";
+  app.add_option("--sched", o.scheduler, "StarPU scheduler (eager, dmda, dmdas, heteroprio, ...)")
+      ->group(group);
+  app.add_option("--ncpu", o.cpu_workers, "CPU workers")->group(group)->check(CLI::NonNegativeNumber);
+  app.add_option("--ncuda", o.cuda_workers, "CUDA workers")->group(group)->check(CLI::NonNegativeNumber);
+  app.add_flag("--calibrate", o.calibrate, "keep calibrating the performance models")->group(group);
+  app.add_option("--trace", o.trace, "write a Chrome/Perfetto trace of every task to FILE")
+      ->group(group);
+  app.add_flag("--quiet", o.quiet, "print nothing but errors")->group(group);
+}
+
+Options parse_options(int& argc, char** argv) {
+  Options o;
+  CLI::App app{"tessera"};
+  app.allow_extras();
+  app.set_help_flag();
+  add_options(app, o);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    throw Error(std::string("bad runtime flag: ") + e.what() + "; see --help of the program");
+  }
+  const std::vector<std::string> rest = app.remaining();
+  // Keep argv's own storage: copy the leftover arguments back in order.
+  int out = 1;
+  for (const std::string& r : rest)
+    for (int i = out; i < argc; ++i)
+      if (r == argv[i]) {
+        std::swap(argv[out], argv[i]);
+        ++out;
+        break;
+      }
+  argc = out;
+  argv[argc] = nullptr;
+  return o;
+}
+
+}  // namespace tessera

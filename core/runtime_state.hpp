@@ -1,0 +1,50 @@
+// Process-wide state of the live Runtime, shared by core/ and tasks/.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include <starpu.h>
+
+#include "core/trace.hpp"
+#include "tessera/detail/task.hpp"
+#include "tessera/runtime.hpp"
+
+namespace tessera::detail {
+
+class FieldStorage;
+
+struct Codelet {
+  std::string symbol, name;
+  starpu_perfmodel model;
+  starpu_codelet cl;
+  starpu_data_access_mode modes[2];  // of the first group of buffers, and of the rest
+};
+
+}  // namespace tessera::detail
+
+namespace tessera {
+
+struct Runtime::State {
+  Options options;
+  std::string scheduler, configuration;
+  int cpu_workers = 0, cuda_workers = 0;
+  // Codelets and perfmodels must outlive starpu_shutdown, which saves the models.
+  std::map<std::string, std::unique_ptr<detail::Codelet>> codelets;
+  // Task names live until the tasks have run (starpu_task::name is not copied).
+  std::deque<std::string> task_names;
+  std::set<detail::FieldStorage*> fields;
+  long steps = 0;
+  std::unique_ptr<TraceRecorder> trace;
+};
+
+namespace detail {
+// The live runtime's state; throws tessera::Error naming `what` when none is alive.
+Runtime::State& runtime_state(const char* what);
+}  // namespace detail
+
+}  // namespace tessera

@@ -1,0 +1,43 @@
+// Physical boundary conditions of a field, one per face of the domain.
+#pragma once
+
+#include <array>
+
+namespace tessera {
+
+/// What the ghost layers outside a domain face hold.
+///  - Dirichlet: a constant value.
+///  - Neumann: zero gradient, the interior mirrored (ghost -1-i takes interior i).
+///  - Periodic: the opposite side of the domain; the grid axis must be periodic.
+struct Boundary {
+  enum class Kind { Dirichlet, Neumann, Periodic };
+  Kind kind = Kind::Dirichlet;
+  double value = 0.0;
+
+  static Boundary dirichlet(double v) { return {Kind::Dirichlet, v}; }
+  static Boundary neumann() { return {Kind::Neumann, 0.0}; }
+  static Boundary periodic() { return {Kind::Periodic, 0.0}; }
+};
+
+/// Boundary per face: face[axis][0] is the low face, face[axis][1] the high face.
+/// The default is Dirichlet 0 on non-periodic axes and Periodic on periodic ones.
+/// Example: auto bc = tessera::Boundaries<3>::all(tessera::Boundary::dirichlet(1.0));
+template <int D>
+struct Boundaries {
+  std::array<std::array<Boundary, 2>, D> face{};
+  bool defaulted = true;  // true until a face is set: periodic axes then become Periodic
+
+  static Boundaries all(Boundary b) {
+    Boundaries out;
+    for (auto& f : out.face) f = {b, b};
+    out.defaulted = false;
+    return out;
+  }
+  Boundaries& set(int axis, int side, Boundary b) {
+    face[axis][side] = b;
+    defaulted = false;
+    return *this;
+  }
+};
+
+}  // namespace tessera

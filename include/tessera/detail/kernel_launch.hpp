@@ -1,0 +1,54 @@
+// The loops around point functions: Kokkos on CPU workers, a CUDA grid on CUDA workers.
+// Both visit the same (x, y, z) points of a tile; the point function is the same code.
+#pragma once
+
+#include <cstdint>
+
+#include <Kokkos_Core.hpp>
+
+#include "tessera/detail/task.hpp"
+#include "tessera/index.hpp"
+
+#if defined(__CUDACC__)
+#include <cuda_runtime.h>
+#endif
+
+namespace tessera::detail {
+
+// Calls body(y, z) once per row of a tile. Kokkos' Serial space keeps no per-call state
+// for a RangePolicy parallel_for, so every StarPU CPU worker may run this concurrently.
+template <class Body>
+void for_each_row(const std::int64_t (&extent)[3], const Body& body) {
+  const std::int64_t ny = extent[1];
+  Kokkos::parallel_for(
+      "tessera.tile_rows",
+      Kokkos::RangePolicy<Kokkos::Serial, Kokkos::IndexType<std::int64_t>>(0, ny * extent[2]),
+      [&](std::int64_t row) { body(row % ny, row / ny); });
+}
+
+template <int N>
+struct Pointers {
+  void* p[N];
+};
+
+#if defined(__CUDACC__)
+// One thread per point; x along threadIdx.x so neighbouring threads touch neighbouring memory.
+template <class K>
+__global__ void point_kernel(typename K::Args a, Pointers<K::kFields> base) {
+  const std::int64_t x = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
+  const std::int64_t y = blockIdx.y * std::int64_t(blockDim.y) + threadIdx.y;
+  const std::int64_t z = blockIdx.z;
+  if (x < a.extent[0] && y < a.extent[1]) K::point(a, base.p, x, y, z);
+}
+
+template <class K>
+void launch_points(const typename K::Args& a, const Pointers<K::kFields>& base) {
+  const dim3 block(64, 4, 1);
+  const dim3 grid(static_cast<unsigned>((a.extent[0] + block.x - 1) / block.x),
+                  static_cast<unsigned>((a.extent[1] + block.y - 1) / block.y),
+                  static_cast<unsigned>(a.extent[2]));
+  point_kernel<K><<<grid, block, 0, static_cast<cudaStream_t>(cuda_stream())>>>(a, base);
+}
+#endif
+
+}  // namespace tessera::detail

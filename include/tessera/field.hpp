@@ -1,0 +1,190 @@
+// A field: one value of type T per grid point, stored tile by tile with ghost layers.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "tessera/boundary.hpp"
+#include "tessera/detail/field_storage.hpp"
+#include "tessera/grid.hpp"
+
+namespace tessera {
+
+namespace detail {
+
+template <class T>
+const char* element_name() {
+  if constexpr (std::is_same_v<T, double>) return "double";
+  if constexpr (std::is_same_v<T, float>) return "float";
+  if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
+  if constexpr (std::is_same_v<T, std::uint8_t>) return "uint8";
+  return nullptr;
+}
+
+template <class T>
+std::uint64_t element_bits(T v) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &v, sizeof(T));
+  return bits;
+}
+
+template <int D>
+GridSpec grid_spec(const Grid<D>& g) {
+  GridSpec s;
+  s.dims = D;
+  for (int a = 0; a < D; ++a) {
+    s.extent[a] = g.extent()[a];
+    s.tile[a] = g.tile()[a];
+    s.periodic[a] = g.periodic()[a];
+  }
+  return s;
+}
+
+std::string face_name(int axis, int side);
+
+// Checks the boundaries against the grid's periodicity and T, and encodes them.
+template <class T, int D>
+std::array<std::array<FaceSpec, 2>, 3> face_specs(const Grid<D>& g, const Boundaries<D>& bc) {
+  std::array<std::array<FaceSpec, 2>, 3> out{};
+  for (int a = 0; a < D; ++a)
+    for (int s = 0; s < 2; ++s) {
+      Boundary b = bc.face[a][s];
+      if (bc.defaulted && g.periodic()[a]) b = Boundary::periodic();
+      const bool periodic_face = b.kind == Boundary::Kind::Periodic;
+      if (periodic_face != g.periodic()[a])
+        throw Error("face " + face_name(a, s) + " is " +
+                    (periodic_face ? "Periodic but the grid is not periodic along "
+                                   : "not Periodic but the grid is periodic along ") +
+                    axis_name(a) + "; make the grid's periodic flag and both " + axis_name(a) +
+                    " faces agree");
+      out[a][s].kind = static_cast<int>(b.kind);
+      if (b.kind == Boundary::Kind::Dirichlet) {
+        const T v = static_cast<T>(b.value);
+        if (static_cast<double>(v) != b.value)
+          throw Error("Dirichlet value " + std::to_string(b.value) + " on face " +
+                      face_name(a, s) + " is not representable as " + element_name<T>() +
+                      "; give a value the element type holds exactly");
+        out[a][s].constant_bits = element_bits(v);
+      }
+    }
+  return out;
+}
+
+}  // namespace detail
+
+/// Values of type T (double, float, std::int32_t or std::uint8_t) on a Grid<D>, with `halo`
+/// ghost layers per side and a boundary condition per face. Copies share the same data.
+///   tessera::Field<double, 3> u(grid, 1, tessera::Boundaries<3>::all(Boundary::dirichlet(0)));
+///   u.fill([](tessera::Index<3> p) { return p[0] == 0 ? 1.0 : 0.0; });
+template <class T, int D>
+class Field {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "tessera::Field<T>: T must be trivially copyable (it is moved as bytes)");
+
+ public:
+  using value_type = T;
+  static constexpr int dims = D;
+
+  Field(const Grid<D>& grid, int halo, const Boundaries<D>& bc = {}, std::string name = "field")
+      : grid_(grid) {
+    if (detail::element_name<T>() == nullptr)
+      throw Error(std::string("element type of ") + std::to_string(sizeof(T)) +
+                  " bytes is not supported for field '" + name +
+                  "'; use double, float, std::int32_t or std::uint8_t");
+    if (halo < 0)
+      throw Error("halo width " + std::to_string(halo) + " of field '" + name +
+                  "' must be >= 0; use at least the radius of the stencils that read it");
+    storage_ = std::make_shared<detail::FieldStorage>(
+        detail::grid_spec(grid), halo, detail::face_specs<T>(grid, bc), sizeof(T),
+        detail::element_name<T>(), std::move(name));
+  }
+
+  const Grid<D>& grid() const { return grid_; }
+  int halo() const { return storage_->halo(); }
+  const std::string& name() const { return storage_->name(); }
+  detail::FieldStorage& storage() const { return *storage_; }
+
+  /// Sets every interior point to f(global index). Runs on the host, tile by tile.
+  template <class F>
+  void fill(F f) {
+    for (int t = 0; t < storage_->tiles(); ++t) {
+      const detail::TileGeometry g = storage_->geometry(t);
+      T* p = static_cast<T*>(storage_->acquire(t, true));
+      for_each_point(g, [&](std::int64_t off, const Index<D>& idx) { p[off] = f(idx); });
+      storage_->release(t);
+    }
+    storage_->written();
+  }
+
+  /// The interior as one array in global order (x fastest). Waits for pending writes.
+  std::vector<T> gather() const {
+    std::vector<T> out(static_cast<std::size_t>(grid_.points()));
+    for (int t = 0; t < storage_->tiles(); ++t) {
+      const detail::TileGeometry g = storage_->geometry(t);
+      const T* p = static_cast<const T*>(storage_->acquire(t, false));
+      for_each_point(g, [&](std::int64_t off, const Index<D>& idx) {
+        std::int64_t global = 0;
+        for (int a = D - 1; a >= 0; --a) global = global * grid_.extent()[a] + idx[a];
+        out[static_cast<std::size_t>(global)] = p[off];
+      });
+      storage_->release(t);
+    }
+    return out;
+  }
+
+  /// One value (for tests and small checks; waits for pending writes).
+  T at(Index<D> idx) const {
+    int tile = 0, stride = 1;
+    for (int a = 0; a < D; ++a) {
+      if (idx[a] < 0 || idx[a] >= grid_.extent()[a])
+        throw Error("index " + std::to_string(idx[a]) + " on axis " + axis_name(a) +
+                    " is outside the grid extent " + std::to_string(grid_.extent()[a]));
+      tile += static_cast<int>(idx[a] / grid_.tile()[a]) * stride;
+      stride *= static_cast<int>((grid_.extent()[a] + grid_.tile()[a] - 1) / grid_.tile()[a]);
+    }
+    const detail::TileGeometry g = storage_->geometry(tile);
+    const T* p = static_cast<const T*>(storage_->acquire(tile, false));
+    std::int64_t off = g.offset0 + (idx[0] - g.origin[0]) + (idx[1] - g.origin[1]) * g.stride_y;
+    if constexpr (D == 3) off += (idx[2] - g.origin[2]) * g.stride_z;
+    const T v = p[off];
+    storage_->release(tile);
+    return v;
+  }
+
+  /// Exchanges the data of two fields on the same grid (double buffering).
+  void swap(Field& other) {
+    if (grid_ != other.grid_)
+      throw Error("cannot swap fields '" + name() + "' and '" + other.name() +
+                  "' on different grids; swap fields of one grid");
+    std::swap(storage_, other.storage_);
+  }
+
+ private:
+  template <class Visit>
+  static void for_each_point(const detail::TileGeometry& g, Visit visit) {
+    for (std::int64_t z = 0; z < g.extent[2]; ++z)
+      for (std::int64_t y = 0; y < g.extent[1]; ++y)
+        for (std::int64_t x = 0; x < g.extent[0]; ++x) {
+          Index<D> idx;
+          idx[0] = g.origin[0] + x;
+          idx[1] = g.origin[1] + y;
+          if constexpr (D == 3) idx[2] = g.origin[2] + z;
+          visit(g.offset0 + x + y * g.stride_y + z * g.stride_z, idx);
+        }
+  }
+
+  Grid<D> grid_;
+  std::shared_ptr<detail::FieldStorage> storage_;
+};
+
+template <class T, int D>
+void swap(Field<T, D>& a, Field<T, D>& b) {
+  a.swap(b);
+}
+
+}  // namespace tessera

@@ -1,0 +1,180 @@
+#include "partition/tiling.hpp"
+
+#include <algorithm>
+
+namespace tessera::partition {
+
+Tiling::Tiling(Extent3 extent, Extent3 tile, std::array<bool, 3> periodic)
+    : extent_(extent), tile_(tile), periodic_(periodic) {
+  for (int a = 0; a < 3; ++a) {
+    tile_[a] = std::min(tile_[a], extent_[a]);
+    counts_[a] = static_cast<int>((extent_[a] + tile_[a] - 1) / tile_[a]);
+  }
+  for (int z = 0; z < counts_[2]; ++z)
+    for (int y = 0; y < counts_[1]; ++y)
+      for (int x = 0; x < counts_[0]; ++x) {
+        Tile t;
+        t.id = static_cast<int>(tiles_.size());
+        t.coord = {x, y, z};
+        for (int a = 0; a < 3; ++a) {
+          t.origin[a] = t.coord[a] * tile_[a];
+          t.extent[a] = std::min(tile_[a], extent_[a] - t.origin[a]);
+        }
+        tiles_.push_back(t);
+      }
+}
+
+std::int64_t Tiling::thinnest(int axis) const {
+  std::int64_t last = extent_[axis] - (counts_[axis] - 1) * tile_[axis];
+  return std::min(tile_[axis], last);
+}
+
+int Tiling::neighbour(int id, Dir3 dir) const {
+  std::array<int, 3> c = tile(id).coord;
+  for (int a = 0; a < 3; ++a) {
+    c[a] += dir[a];
+    if (c[a] < 0 || c[a] >= counts_[a]) {
+      if (!periodic_[a]) return -1;
+      c[a] = (c[a] + counts_[a]) % counts_[a];
+    }
+  }
+  return c[0] + counts_[0] * (c[1] + counts_[1] * c[2]);
+}
+
+std::int64_t TileLayout::stride(int axis) const {
+  std::int64_t s = 1;
+  for (int a = 0; a < axis; ++a) s *= n[a] + 2 * halo[a];
+  return s;
+}
+
+std::int64_t TileLayout::size() const { return stride(3); }
+
+std::int64_t TileLayout::offset(std::int64_t x, std::int64_t y, std::int64_t z) const {
+  return (x + halo[0]) + (y + halo[1]) * stride(1) + (z + halo[2]) * stride(2);
+}
+
+namespace {
+
+std::vector<Dir3> directions(bool box, int dims) {
+  std::vector<Dir3> out;
+  const int zr = dims == 3 ? 1 : 0;
+  for (int z = -zr; z <= zr; ++z)
+    for (int y = -1; y <= 1; ++y)
+      for (int x = -1; x <= 1; ++x) {
+        int nonzero = (x != 0) + (y != 0) + (z != 0);
+        if (nonzero == 0 || (!box && nonzero > 1)) continue;
+        out.push_back({x, y, z});
+      }
+  return out;
+}
+
+// The points of a tile that the neighbour at `dir` reads: `width` layers on the axes where
+// dir is non-zero, the whole extent elsewhere.
+Extent3 face_dims(const Extent3& n, const Dir3& dir, int width) {
+  Extent3 m{};
+  for (int a = 0; a < 3; ++a) m[a] = dir[a] == 0 ? n[a] : width;
+  return m;
+}
+
+void dense_strides(const Extent3& m, std::int64_t (&s)[3]) {
+  s[0] = 1;
+  s[1] = m[0];
+  s[2] = m[0] * m[1];
+}
+
+Dir3 negate(Dir3 d) { return {-d[0], -d[1], -d[2]}; }
+
+}  // namespace
+
+std::vector<TileHaloPlan> plan_halos(const Tiling& tiling, const Extent3& halo,
+                                     const FaceRules& rules, int width, bool box, int dims) {
+  const std::vector<Dir3> dirs = directions(box, dims);
+  std::vector<TileHaloPlan> plans(static_cast<std::size_t>(tiling.size()));
+  // needed[tile][k]: whether the buffer of `tile` towards dirs[k] is read by someone.
+  std::vector<std::vector<bool>> needed(plans.size(), std::vector<bool>(dirs.size(), false));
+
+  for (int id = 0; id < tiling.size(); ++id) {
+    const Tile& t = tiling.tile(id);
+    const TileLayout layout{t.extent, halo};
+    TileHaloPlan& plan = plans[static_cast<std::size_t>(id)];
+    for (const Dir3& d : dirs) {
+      kernels::RegionCopy r;
+      r.dst_slot = 0;
+      Extent3 lo{};
+      Dir3 mapped{};
+      int constant_axis = -1;
+      std::int64_t base[3] = {0, 0, 0};
+      int sign[3] = {1, 1, 1};
+      for (int a = 0; a < 3; ++a) {
+        r.dims[a] = d[a] == 0 ? t.extent[a] : width;
+        lo[a] = d[a] < 0 ? -width : (d[a] > 0 ? t.extent[a] : 0);
+        if (d[a] == 0) continue;
+        Dir3 along{};
+        along[a] = d[a];
+        const int side = d[a] < 0 ? 0 : 1;
+        FaceRule rule = tiling.neighbour(id, along) >= 0 ? FaceRule::Neighbour : rules.rule[a][side];
+        if (rule == FaceRule::Neighbour) {
+          mapped[a] = d[a];
+        } else if (rule == FaceRule::Mirror) {
+          // ghost -w+i mirrors to w-1-i; ghost n+i mirrors to n-1-i
+          base[a] = d[a] < 0 ? width - 1 : t.extent[a] - 1;
+          sign[a] = -1;
+        } else if (constant_axis < 0) {
+          constant_axis = a;
+          r.constant_bits = rules.constant_bits[a][side];
+        }
+      }
+      r.dst_start = layout.offset(lo[0], lo[1], lo[2]);
+      for (int a = 0; a < 3; ++a) r.dst_stride[a] = layout.stride(a);
+      if (constant_axis >= 0) {
+        r.src_slot = -1;
+      } else if (mapped == Dir3{0, 0, 0}) {
+        r.src_slot = 0;
+        r.src_start = layout.offset(base[0], base[1], base[2]);
+        for (int a = 0; a < 3; ++a) r.src_stride[a] = sign[a] * layout.stride(a);
+      } else {
+        const int source = tiling.neighbour(id, mapped);
+        const Dir3 e = negate(mapped);
+        auto key = std::make_pair(source, e);
+        auto it = std::find(plan.sources.begin(), plan.sources.end(), key);
+        if (it == plan.sources.end()) it = plan.sources.insert(plan.sources.end(), key);
+        r.src_slot = 1 + static_cast<int>(it - plan.sources.begin());
+        needed[static_cast<std::size_t>(source)]
+              [static_cast<std::size_t>(std::find(dirs.begin(), dirs.end(), e) - dirs.begin())] = true;
+        std::int64_t s[3];
+        dense_strides(face_dims(tiling.tile(source).extent, e, width), s);
+        r.src_start = base[0] * s[0] + base[1] * s[1] + base[2] * s[2];
+        for (int a = 0; a < 3; ++a) r.src_stride[a] = sign[a] * s[a];
+      }
+      plan.ghosts.region[plan.ghosts.count++] = r;
+    }
+  }
+
+  for (int id = 0; id < tiling.size(); ++id) {
+    const Tile& t = tiling.tile(id);
+    const TileLayout layout{t.extent, halo};
+    TileHaloPlan& plan = plans[static_cast<std::size_t>(id)];
+    for (std::size_t k = 0; k < dirs.size(); ++k) {
+      if (!needed[static_cast<std::size_t>(id)][k]) continue;
+      const Dir3& e = dirs[k];
+      const Extent3 m = face_dims(t.extent, e, width);
+      kernels::RegionCopy r;
+      r.src_slot = 0;
+      r.dst_slot = 1 + static_cast<int>(plan.pack_dirs.size());
+      Extent3 lo{};
+      for (int a = 0; a < 3; ++a) {
+        r.dims[a] = m[a];
+        lo[a] = e[a] > 0 ? t.extent[a] - width : 0;
+        r.src_stride[a] = layout.stride(a);
+      }
+      r.src_start = layout.offset(lo[0], lo[1], lo[2]);
+      dense_strides(m, r.dst_stride);
+      plan.pack_dirs.push_back(e);
+      plan.pack_sizes.push_back(m[0] * m[1] * m[2]);
+      plan.packs.region[plan.packs.count++] = r;
+    }
+  }
+  return plans;
+}
+
+}  // namespace tessera::partition

@@ -1,0 +1,87 @@
+// Tile decomposition of a structured grid and the halo-copy geometry between tiles.
+// Pure code: no StarPU, no CUDA. Everything is three-dimensional here; a 2-D grid has
+// extent 1, tile 1 and no halo along z.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/common/region_copy.hpp"
+
+namespace tessera::partition {
+
+using Extent3 = std::array<std::int64_t, 3>;
+using Dir3 = std::array<int, 3>;  // each component in {-1, 0, +1}
+
+struct Tile {
+  int id = 0;
+  std::array<int, 3> coord{};  // position in the tile lattice
+  Extent3 origin{};            // global index of the first interior point
+  Extent3 extent{};            // interior points per axis
+};
+
+// Cuts `extent` into tiles of `tile` points (the last tile of an axis may be smaller).
+// Tiles are numbered x fastest, then y, then z; that order is the fixed combination order of
+// reductions.
+class Tiling {
+ public:
+  Tiling(Extent3 extent, Extent3 tile, std::array<bool, 3> periodic);
+
+  int size() const { return static_cast<int>(tiles_.size()); }
+  const Tile& tile(int id) const { return tiles_[static_cast<std::size_t>(id)]; }
+  const std::array<int, 3>& tiles_per_axis() const { return counts_; }
+  const Extent3& extent() const { return extent_; }
+  const Extent3& tile_extent() const { return tile_; }
+  // Smallest tile extent along `axis` (the last tile when the tile size does not divide).
+  std::int64_t thinnest(int axis) const;
+  // The tile at `dir` from `id`, wrapping on periodic axes; -1 past a non-periodic edge.
+  int neighbour(int id, Dir3 dir) const;
+
+ private:
+  Extent3 extent_, tile_;
+  std::array<bool, 3> periodic_;
+  std::array<int, 3> counts_{};
+  std::vector<Tile> tiles_;
+};
+
+// What fills a ghost region that has no neighbour tile: the physical boundary condition.
+enum class FaceRule { Neighbour, Mirror, Constant };
+
+// Boundary rule per face: rule[axis][0] is the low face, rule[axis][1] the high face.
+struct FaceRules {
+  std::array<std::array<FaceRule, 2>, 3> rule{};
+  std::array<std::array<std::uint64_t, 2>, 3> constant_bits{};  // the constant, as the element's bytes
+};
+
+// Storage layout of one tile buffer: interior extent plus `halo` ghost layers per axis,
+// x fastest. Offsets are in elements.
+struct TileLayout {
+  Extent3 n{}, halo{};
+  std::int64_t stride(int axis) const;
+  std::int64_t size() const;
+  std::int64_t offset(std::int64_t x, std::int64_t y, std::int64_t z) const;  // interior coords
+};
+
+// The copies that make one tile's ghost layers correct for a stencil of `width` and shape:
+// `packs` fill the outgoing face buffers (slot 0 = the tile, slot k = k-th packed buffer),
+// `ghosts` fill the ghost layers (dst slot 0 = the tile, src slot 0 = the tile itself,
+// src slot k = k-th entry of `sources`).
+struct TileHaloPlan {
+  std::vector<Dir3> pack_dirs;                    // buffers this tile writes, by direction
+  std::vector<std::int64_t> pack_sizes;           // elements in each
+  kernels::RegionCopyList packs;
+  std::vector<std::pair<int, Dir3>> sources;      // (tile, direction) of buffers read
+  kernels::RegionCopyList ghosts;
+};
+
+// Builds the halo plan of every tile. Ghost value rule (shared with the serial reference):
+// map the ghost point's global index axis by axis (wrap on a neighbour/periodic axis, mirror
+// i -> -1-i on a Mirror face); if any axis falls on a Constant face, the value is the constant
+// of the lowest such axis; otherwise it is the value at the mapped interior point.
+// `halo` is the field's ghost width per axis, `width` the stencil radius (<= halo),
+// `box` whether diagonal neighbours are read, `dims` 2 or 3.
+std::vector<TileHaloPlan> plan_halos(const Tiling& tiling, const Extent3& halo,
+                                     const FaceRules& rules, int width, bool box, int dims);
+
+}  // namespace tessera::partition

@@ -1,0 +1,120 @@
+// Codelets built from task-kind declarations, and task submission.
+#include <starpu.h>
+
+#include <cstring>
+
+#include "core/runtime_state.hpp"
+#include "tessera/detail/task.hpp"
+#include "tessera/error.hpp"
+
+namespace tessera::detail {
+
+namespace {
+starpu_data_access_mode mode_of(Access a) {
+  switch (a) {
+    case Access::Read: return STARPU_R;
+    case Access::Write: return STARPU_W;
+    case Access::ReadWrite: return STARPU_RW;
+  }
+  return STARPU_R;
+}
+}  // namespace
+
+Codelet& codelet(const std::string& stencil, const std::string& type, const TaskKind& kind) {
+  Runtime::State& rt = runtime_state("submitting a task");
+  const std::string symbol = "tessera." + stencil + "." + kind.kind + "." + type;
+  auto& slot = rt.codelets[symbol];
+  if (slot) return *slot;
+  slot = std::make_unique<Codelet>();
+  Codelet& c = *slot;
+  c.symbol = symbol;
+  c.name = stencil + ":" + kind.kind;
+  std::memset(&c.model, 0, sizeof(c.model));
+  c.model.type = STARPU_HISTORY_BASED;
+  c.model.symbol = c.symbol.c_str();
+  starpu_codelet_init(&c.cl);
+  c.cl.where = STARPU_CPU;
+  c.cl.cpu_funcs[0] = kind.cpu;
+  c.cl.cpu_funcs_name[0] = c.name.c_str();
+#ifdef STARPU_USE_CUDA
+  if (kind.cuda != nullptr) {
+    c.cl.where |= STARPU_CUDA;
+    c.cl.cuda_funcs[0] = kind.cuda;
+    c.cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
+  }
+#endif
+  c.cl.nbuffers = STARPU_VARIABLE_NBUFFERS;
+  c.cl.name = c.name.c_str();
+  c.cl.model = &c.model;
+  c.cl.modes[0] = mode_of(kind.first);  // kept for tools that print the codelet
+  c.cl.modes[1] = mode_of(kind.rest);
+  c.modes[0] = mode_of(kind.first);
+  c.modes[1] = mode_of(kind.rest);
+  return c;
+}
+
+void submit(Codelet& c, const std::vector<Handle>& first, const std::vector<Handle>& rest,
+            void* arg, std::size_t arg_size, bool owned, const std::string& name, int priority) {
+  Runtime::State& rt = runtime_state("submitting a task");
+  starpu_task* task = starpu_task_create();
+  task->cl = &c.cl;
+  const int n = static_cast<int>(first.size() + rest.size());
+  task->nbuffers = n;
+  if (n > STARPU_NMAXBUFS) {
+    task->dyn_handles = static_cast<starpu_data_handle_t*>(std::malloc(n * sizeof(starpu_data_handle_t)));
+    task->dyn_modes = static_cast<starpu_data_access_mode*>(std::malloc(n * sizeof(starpu_data_access_mode)));
+  }
+  int i = 0;
+  for (Handle h : first) {
+    STARPU_TASK_SET_HANDLE(task, h, i);
+    STARPU_TASK_SET_MODE(task, c.modes[0], i);
+    ++i;
+  }
+  for (Handle h : rest) {
+    STARPU_TASK_SET_HANDLE(task, h, i);
+    STARPU_TASK_SET_MODE(task, c.modes[1], i);
+    ++i;
+  }
+  task->cl_arg = arg;
+  task->cl_arg_size = arg_size;
+  task->cl_arg_free = owned ? 1 : 0;
+  rt.task_names.push_back(name);
+  task->name = rt.task_names.back().c_str();
+  task->priority = priority;
+  if (rt.trace) {
+    task->callback_func = &TraceRecorder::task_done;
+    task->callback_arg = task;
+  }
+  const int ret = starpu_task_submit(task);
+  if (ret != 0)
+    throw Error("StarPU refused task " + name + " (error " + std::to_string(ret) +
+                "): no worker can run it; check --ncpu/--ncuda");
+}
+
+void* buffer_data(void** buffers, int i) {
+  return reinterpret_cast<void*>(STARPU_VECTOR_GET_PTR(buffers[i]));
+}
+
+std::size_t buffer_elements(void** buffers, int i) { return STARPU_VECTOR_GET_NX(buffers[i]); }
+
+void* cuda_stream() {
+#ifdef STARPU_USE_CUDA
+  return static_cast<void*>(starpu_cuda_get_local_stream());
+#else
+  return nullptr;
+#endif
+}
+
+long next_step() { return runtime_state("applying a stencil").steps++; }
+
+Handle register_buffer(void* data, std::size_t elements, std::size_t element_size) {
+  runtime_state("registering data");
+  starpu_data_handle_t h = nullptr;
+  starpu_vector_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(data), elements,
+                              element_size);
+  return h;
+}
+
+void unregister_buffer(Handle h) { starpu_data_unregister(h); }
+
+}  // namespace tessera::detail
