@@ -24,7 +24,14 @@ Codelet& codelet(const std::string& stencil, const std::string& type, const Task
   Runtime::State& rt = runtime_state("submitting a task");
   const std::string symbol = "tessera." + stencil + "." + kind.kind + "." + type;
   auto& slot = rt.codelets[symbol];
-  if (slot) return *slot;
+  if (slot) {
+    // One name, one implementation: otherwise tasks would run the wrong kernel and the
+    // perfmodel would mix the timings of two different stencils.
+    if (slot->cl.cpu_funcs[0] != kind.cpu)
+      throw Error("stencil name '" + stencil + "' is already used by another point functor (" +
+                  kind.kind + " tasks on " + type + "); give each stencil its own name");
+    return *slot;
+  }
   slot = std::make_unique<Codelet>();
   Codelet& c = *slot;
   c.symbol = symbol;

@@ -1,0 +1,136 @@
+// The oracle: a plain serial whole-grid implementation, never optimised. It pads each input
+// with ghost layers by the ghost value rule and calls the user's point functor at every point.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <tessera/boundary.hpp>
+#include <tessera/stencil.hpp>
+
+namespace reference {
+
+template <int D>
+struct Domain {
+  std::array<std::int64_t, 3> n{1, 1, 1};
+  std::array<bool, 3> periodic{};
+};
+
+template <class T, int D>
+struct RefField {
+  std::vector<T> values;  // x fastest
+  tessera::Boundaries<D> bc;
+};
+
+template <class T>
+struct Padded {
+  std::vector<T> v;
+  std::int64_t sy = 0, sz = 0, origin = 0;  // origin: offset of interior point (0,0,0)
+};
+
+// The ghost value rule: wrap periodic axes, mirror Neumann faces (-1-i), and the constant of
+// the lowest axis that lands on a Dirichlet face.
+template <class T, int D>
+T ghost_value(const Domain<D>& dom, const RefField<T, D>& f, std::array<std::int64_t, 3> p) {
+  std::optional<double> constant;
+  for (int a = 0; a < D; ++a) {
+    const std::int64_t n = dom.n[a];
+    if (p[a] >= 0 && p[a] < n) continue;
+    const int side = p[a] < 0 ? 0 : 1;
+    const tessera::Boundary b = dom.periodic[a] ? tessera::Boundary::periodic() : f.bc.face[a][side];
+    if (b.kind == tessera::Boundary::Kind::Periodic) {
+      p[a] = ((p[a] % n) + n) % n;
+    } else if (b.kind == tessera::Boundary::Kind::Neumann) {
+      p[a] = p[a] < 0 ? -1 - p[a] : 2 * n - 1 - p[a];
+    } else {
+      if (!constant) constant = b.value;
+      p[a] = 0;
+    }
+  }
+  if (constant) return static_cast<T>(*constant);
+  return f.values[static_cast<std::size_t>(p[0] + dom.n[0] * (p[1] + dom.n[1] * p[2]))];
+}
+
+template <class T, int D>
+Padded<T> pad(const Domain<D>& dom, const RefField<T, D>& f, int r) {
+  const int rz = D == 3 ? r : 0;
+  Padded<T> out;
+  const std::int64_t px = dom.n[0] + 2 * r, py = dom.n[1] + 2 * r, pz = dom.n[2] + 2 * rz;
+  out.sy = px;
+  out.sz = px * py;
+  out.origin = r + r * out.sy + rz * out.sz;
+  out.v.resize(static_cast<std::size_t>(px * py * pz));
+  for (std::int64_t z = -rz; z < dom.n[2] + rz; ++z)
+    for (std::int64_t y = -r; y < dom.n[1] + r; ++y)
+      for (std::int64_t x = -r; x < dom.n[0] + r; ++x)
+        out.v[static_cast<std::size_t>(out.origin + x + y * out.sy + z * out.sz)] =
+            ghost_value(dom, f, {x, y, z});
+  return out;
+}
+
+// One application of functor f: inputs padded by radius r, outputs written at every point.
+template <int D, class F, class... Ts, class... Us, std::size_t... Is, std::size_t... Os>
+void apply_impl(const Domain<D>& dom, int r, const F& f,
+                const std::tuple<RefField<Ts, D>*...>& in,
+                const std::tuple<std::vector<Us>*...>& out, std::index_sequence<Is...>,
+                std::index_sequence<Os...>) {
+  auto padded = std::make_tuple(pad(dom, *std::get<Is>(in), r)...);
+  for (std::int64_t z = 0; z < dom.n[2]; ++z)
+    for (std::int64_t y = 0; y < dom.n[1]; ++y)
+      for (std::int64_t x = 0; x < dom.n[0]; ++x) {
+        tessera::Index<D> idx;
+        idx[0] = x;
+        idx[1] = y;
+        if constexpr (D == 3) idx[2] = z;
+        const std::int64_t g = x + dom.n[0] * (y + dom.n[1] * z);
+        f(idx,
+          tessera::In<Ts>{std::get<Is>(padded).v.data() + std::get<Is>(padded).origin + x +
+                              y * std::get<Is>(padded).sy + z * std::get<Is>(padded).sz,
+                          std::get<Is>(padded).sy, std::get<Is>(padded).sz}...,
+          tessera::Out<Us>{&(*std::get<Os>(out))[static_cast<std::size_t>(g)]}...);
+      }
+}
+
+template <int D, class F, class... Ts, class... Us>
+void apply(const Domain<D>& dom, int r, const F& f, std::tuple<RefField<Ts, D>*...> in,
+           std::tuple<std::vector<Us>*...> out) {
+  apply_impl(dom, r, f, in, out, std::index_sequence_for<Ts...>{}, std::index_sequence_for<Us...>{});
+}
+
+// Folds values the way Tessera's reductions do: each tile's rows in order, x fastest, then
+// the tiles in tile order (x fastest). Op(acc, v) combines two doubles.
+template <class T, class Op>
+double tiled_fold(const std::vector<T>& values, std::array<std::int64_t, 3> n,
+                  std::array<std::int64_t, 3> tile, Op op) {
+  std::array<std::int64_t, 3> count{};
+  for (int a = 0; a < 3; ++a) count[a] = (n[a] + tile[a] - 1) / tile[a];
+  double total = 0;
+  bool first_tile = true;
+  for (std::int64_t tz = 0; tz < count[2]; ++tz)
+    for (std::int64_t ty = 0; ty < count[1]; ++ty)
+      for (std::int64_t tx = 0; tx < count[0]; ++tx) {
+        const std::int64_t x0 = tx * tile[0], y0 = ty * tile[1], z0 = tz * tile[2];
+        const std::int64_t x1 = std::min(n[0], x0 + tile[0]), y1 = std::min(n[1], y0 + tile[1]),
+                           z1 = std::min(n[2], z0 + tile[2]);
+        double tile_acc = 0;
+        bool first_row = true;
+        for (std::int64_t z = z0; z < z1; ++z)
+          for (std::int64_t y = y0; y < y1; ++y) {
+            double row = static_cast<double>(values[static_cast<std::size_t>(x0 + n[0] * (y + n[1] * z))]);
+            for (std::int64_t x = x0 + 1; x < x1; ++x)
+              row = op(row, static_cast<double>(values[static_cast<std::size_t>(x + n[0] * (y + n[1] * z))]));
+            tile_acc = first_row ? row : op(tile_acc, row);
+            first_row = false;
+          }
+        total = first_tile ? tile_acc : op(total, tile_acc);
+        first_tile = false;
+      }
+  return total;
+}
+
+}  // namespace reference

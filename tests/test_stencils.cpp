@@ -1,0 +1,274 @@
+// Tiled stencil results are bitwise identical to the serial reference, for every shape,
+// radius, boundary kind, tiling, element type, scheduler and worker count.
+#include <array>
+#include <tuple>
+#include <type_traits>
+#include <typeinfo>
+
+#include "apps/heat3d/heat3d.hpp"
+#include "apps/jacobi2d/jacobi2d.hpp"
+#include "apps/life/life.hpp"
+#include "tests/reference/reference.hpp"
+#include "tests/test_support.hpp"
+
+namespace {
+
+using tessera::Boundary;
+using tessera::Boundaries;
+using tessera::Index;
+
+// Reads every offset of the shape in a fixed order and folds them with distinct effective
+// weights, so a wrong ghost value, a wrong orientation or a missing corner changes the result.
+template <class T, int D, int R, bool Box>
+struct Mix {
+  TESSERA_HD void operator()(Index<D>, tessera::In<T> u, tessera::Out<T> out) const {
+    const int rz = D == 3 ? R : 0;
+    double acc = 0;
+    for (int dz = -rz; dz <= rz; ++dz)
+      for (int dy = -R; dy <= R; ++dy)
+        for (int dx = -R; dx <= R; ++dx) {
+          if (!Box && (dx != 0) + (dy != 0) + (dz != 0) > 1) continue;
+          if constexpr (std::is_floating_point_v<T>)
+            acc = acc * 0.75 + static_cast<double>(u(dx, dy, dz));
+          else
+            acc = static_cast<double>((static_cast<long>(acc) * 31 + u(dx, dy, dz)) % 251);
+        }
+    if constexpr (std::is_floating_point_v<T>)
+      out = static_cast<T>(acc / 4);
+    else
+      out = static_cast<T>(acc);
+  }
+};
+
+template <class T, int D>
+T initial(Index<D> p) {
+  const double v = test::noise<D>(p);
+  if constexpr (std::is_floating_point_v<T>)
+    return static_cast<T>(v);
+  else
+    return static_cast<T>(v * 200);
+}
+
+template <int D>
+reference::Domain<D> domain(const tessera::Grid<D>& g) {
+  reference::Domain<D> d;
+  for (int a = 0; a < D; ++a) {
+    d.n[a] = g.extent()[a];
+    d.periodic[a] = g.periodic()[a];
+  }
+  return d;
+}
+
+template <class T, int D>
+std::vector<T> initial_values(const tessera::Grid<D>& g) {
+  std::vector<T> v(static_cast<std::size_t>(g.points()));
+  const auto dom = domain(g);
+  for (std::int64_t z = 0; z < dom.n[2]; ++z)
+    for (std::int64_t y = 0; y < dom.n[1]; ++y)
+      for (std::int64_t x = 0; x < dom.n[0]; ++x) {
+        Index<D> p;
+        p[0] = x;
+        p[1] = y;
+        if constexpr (D == 3) p[2] = z;
+        v[static_cast<std::size_t>(x + dom.n[0] * (y + dom.n[1] * z))] = initial<T, D>(p);
+      }
+  return v;
+}
+
+// Runs `steps` applications of F on the tiles and in the reference; compares bitwise.
+template <class T, int D, int R, bool Box, class F = Mix<T, D, R, Box>>
+void expect_matches_reference(const tessera::Grid<D>& grid, const Boundaries<D>& bc,
+                              int steps = 3, int halo = R, F f = {}) {
+  tessera::Field<T, D> u(grid, halo, bc, "u"), next(grid, halo, bc, "next");
+  u.fill(initial<T, D>);
+  const std::string name = "mix-" + std::to_string(D) + "d-r" + std::to_string(R) +
+                           (Box ? "-box-" : "-star-") + typeid(F).name();
+  tessera::Stencil<D> stencil(name.substr(0, name.find_first_not_of(
+                                                 "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")),
+                              Box ? tessera::Shape::Box : tessera::Shape::Star, R);
+  for (int s = 0; s < steps; ++s) {
+    stencil.apply(f, tessera::in(u), tessera::out(next));
+    tessera::swap(u, next);
+  }
+  const std::vector<T> got = u.gather();
+
+  reference::RefField<T, D> ref{initial_values<T>(grid), bc};
+  for (int s = 0; s < steps; ++s) {
+    std::vector<T> out(ref.values.size());
+    reference::apply(domain(grid), R, f, std::make_tuple(&ref), std::make_tuple(&out));
+    ref.values = out;
+  }
+  test::expect_bitwise_equal(got, ref.values);
+}
+
+Boundaries<3> distinct_dirichlet3() {
+  Boundaries<3> bc;
+  for (int a = 0; a < 3; ++a)
+    for (int s = 0; s < 2; ++s) bc.set(a, s, Boundary::dirichlet(1.0 + a + 0.5 * s));
+  return bc;
+}
+
+class StencilMatchesReference : public testing::TestWithParam<test::Config> {};
+
+TEST_P(StencilMatchesReference, ThreeDimensionalShapesBoundariesAndTilings) {
+  tessera::Runtime rt(test::options(GetParam()));
+  {
+    SCOPED_TRACE("star r1, distinct Dirichlet faces, tiles divide the grid");
+    expect_matches_reference<double, 3, 1, false>(tessera::Grid<3>({12, 10, 9}, {4, 5, 3}),
+                                                  distinct_dirichlet3());
+  }
+  {
+    SCOPED_TRACE("star r1, Neumann, last tiles 3, 3 and 1 thick");
+    expect_matches_reference<double, 3, 1, false>(
+        tessera::Grid<3>({13, 11, 7}, {5, 4, 3}), Boundaries<3>::all(Boundary::neumann()));
+  }
+  {
+    SCOPED_TRACE("star r1, periodic on every axis, thin last tiles");
+    expect_matches_reference<double, 3, 1, false>(
+        tessera::Grid<3>({9, 8, 7}, {4, 3, 3}, {true, true, true}), Boundaries<3>{});
+  }
+  {
+    SCOPED_TRACE("box r1, periodic x, Neumann/Dirichlet y, Dirichlet/Neumann z");
+    Boundaries<3> bc;
+    bc.set(0, 0, Boundary::periodic()).set(0, 1, Boundary::periodic());
+    bc.set(1, 0, Boundary::neumann()).set(1, 1, Boundary::dirichlet(-1.5));
+    bc.set(2, 0, Boundary::dirichlet(2.0)).set(2, 1, Boundary::neumann());
+    expect_matches_reference<double, 3, 1, true>(
+        tessera::Grid<3>({10, 9, 8}, {4, 4, 3}, {true, false, false}), bc);
+  }
+  {
+    SCOPED_TRACE("star r2, Dirichlet and Neumann, last tiles 2, 3 and 2 thick");
+    Boundaries<3> bc = distinct_dirichlet3();
+    bc.set(0, 1, Boundary::neumann()).set(2, 0, Boundary::neumann());
+    expect_matches_reference<double, 3, 2, false>(tessera::Grid<3>({12, 11, 10}, {5, 4, 4}), bc);
+  }
+  {
+    SCOPED_TRACE("box r2, periodic x, Neumann y, Dirichlet z");
+    Boundaries<3> bc;
+    bc.set(0, 0, Boundary::periodic()).set(0, 1, Boundary::periodic());
+    bc.set(1, 0, Boundary::neumann()).set(1, 1, Boundary::neumann());
+    bc.set(2, 0, Boundary::dirichlet(0.25)).set(2, 1, Boundary::dirichlet(4.0));
+    expect_matches_reference<double, 3, 2, true>(
+        tessera::Grid<3>({11, 10, 9}, {4, 5, 3}, {true, false, false}), bc);
+  }
+  {
+    SCOPED_TRACE("box r1, one tile wrapping onto itself");
+    expect_matches_reference<double, 3, 1, true>(
+        tessera::Grid<3>({6, 5, 4}, {6, 5, 4}, {true, true, true}), Boundaries<3>{});
+  }
+  {
+    SCOPED_TRACE("star r1 in float, halo wider than the radius");
+    expect_matches_reference<float, 3, 1, false>(tessera::Grid<3>({8, 7, 6}, {3, 4, 2}),
+                                                 distinct_dirichlet3(), 3, 2);
+  }
+}
+
+TEST_P(StencilMatchesReference, TwoDimensionalShapesBoundariesAndTypes) {
+  tessera::Runtime rt(test::options(GetParam()));
+  {
+    SCOPED_TRACE("star r1 double, Dirichlet, last tiles 1 thick");
+    Boundaries<2> bc;
+    bc.set(0, 0, Boundary::dirichlet(1)).set(0, 1, Boundary::dirichlet(2));
+    bc.set(1, 0, Boundary::dirichlet(3)).set(1, 1, Boundary::dirichlet(4));
+    expect_matches_reference<double, 2, 1, false>(tessera::Grid<2>({16, 13}, {5, 4}), bc);
+  }
+  {
+    SCOPED_TRACE("box r2 double, Neumann x, periodic y");
+    Boundaries<2> bc;
+    bc.set(0, 0, Boundary::neumann()).set(0, 1, Boundary::neumann());
+    bc.set(1, 0, Boundary::periodic()).set(1, 1, Boundary::periodic());
+    expect_matches_reference<double, 2, 2, true>(tessera::Grid<2>({17, 12}, {6, 4}, {false, true}), bc);
+  }
+  {
+    SCOPED_TRACE("box r1 uint8, periodic");
+    expect_matches_reference<std::uint8_t, 2, 1, true>(
+        tessera::Grid<2>({14, 11}, {4, 4}, {true, true}), Boundaries<2>{});
+  }
+  {
+    SCOPED_TRACE("star r2 int32, Dirichlet -3 and 7, Neumann");
+    Boundaries<2> bc = Boundaries<2>::all(Boundary::dirichlet(-3));
+    bc.set(0, 1, Boundary::dirichlet(7)).set(1, 0, Boundary::neumann());
+    expect_matches_reference<std::int32_t, 2, 2, false>(tessera::Grid<2>({15, 14}, {4, 6}), bc);
+  }
+  {
+    SCOPED_TRACE("box r1 float, Dirichlet corners meet Neumann and periodic faces");
+    Boundaries<2> bc;
+    bc.set(0, 0, Boundary::dirichlet(5)).set(0, 1, Boundary::neumann());
+    bc.set(1, 0, Boundary::neumann()).set(1, 1, Boundary::dirichlet(-2));
+    expect_matches_reference<float, 2, 1, true>(tessera::Grid<2>({9, 10}, {3, 3}), bc);
+  }
+}
+
+TEST_P(StencilMatchesReference, ApplicationStencils) {
+  tessera::Runtime rt(test::options(GetParam()));
+  {
+    SCOPED_TRACE("heat3d");
+    expect_matches_reference<double, 3, 1, false, apps::Heat3d>(
+        tessera::Grid<3>({14, 12, 10}, {14, 12, 3}), apps::heat3d_boundaries(), 4, 1,
+        apps::Heat3d{0.1});
+  }
+  {
+    SCOPED_TRACE("life");
+    expect_matches_reference<std::uint8_t, 2, 1, true, apps::Life>(
+        tessera::Grid<2>({20, 18}, {7, 5}, {true, true}), Boundaries<2>{}, 5, 1, apps::Life{});
+  }
+}
+
+// Jacobi reads two fields (u and the source f): several inputs with their own ghost layers.
+TEST_P(StencilMatchesReference, JacobiWithSourceField) {
+  tessera::Runtime rt(test::options(GetParam()));
+  const tessera::Grid<2> grid({19, 17}, {6, 5});
+  const auto zero = Boundaries<2>::all(Boundary::dirichlet(0.0));
+  tessera::Field<float, 2> u(grid, 1, zero, "u"), next(grid, 1, zero, "next"), f(grid, 1, zero, "f");
+  auto source = [](Index<2> p) { return apps::jacobi2d_source(p, 19, 17); };
+  u.fill(initial<float, 2>);
+  f.fill(source);
+  tessera::Stencil<2> jacobi("jacobi2d", tessera::Shape::Star, 1);
+  const apps::Jacobi2d update{0.01f};
+  for (int s = 0; s < 4; ++s) {
+    jacobi.apply(update, tessera::in(u, f), tessera::out(next));
+    tessera::swap(u, next);
+  }
+  reference::RefField<float, 2> ru{initial_values<float>(grid), zero}, rf{{}, zero};
+  for (std::int64_t y = 0; y < 17; ++y)
+    for (std::int64_t x = 0; x < 19; ++x) rf.values.push_back(source({x, y}));
+  for (int s = 0; s < 4; ++s) {
+    std::vector<float> out(ru.values.size());
+    reference::apply(domain(grid), 1, update, std::make_tuple(&ru, &rf), std::make_tuple(&out));
+    ru.values = out;
+  }
+  test::expect_bitwise_equal(u.gather(), ru.values);
+}
+
+// One input, two outputs of different types, and the global index passed to the functor.
+struct Split {
+  TESSERA_HD void operator()(Index<2> p, tessera::In<double> u, tessera::Out<double> smooth,
+                             tessera::Out<std::int32_t> sign) const {
+    const double v = 0.5 * u() + 0.125 * (u(1, 0) + u(-1, 0) + u(0, 1) + u(0, -1)) + 1e-3 * p[0];
+    smooth = v;
+    sign = v > 0.5 ? 1 : -1;
+  }
+};
+
+TEST_P(StencilMatchesReference, SeveralOutputsAndGlobalIndex) {
+  tessera::Runtime rt(test::options(GetParam()));
+  const tessera::Grid<2> grid({13, 9}, {5, 4});
+  const auto bc = Boundaries<2>::all(Boundary::neumann());
+  tessera::Field<double, 2> u(grid, 1, bc, "u"), smooth(grid, 1, bc, "smooth");
+  tessera::Field<std::int32_t, 2> sign(grid, 1, bc, "sign");
+  u.fill(initial<double, 2>);
+  tessera::Stencil<2>("split", tessera::Shape::Star, 1)
+      .apply(Split{}, tessera::in(u), tessera::out(smooth, sign));
+  reference::RefField<double, 2> ru{initial_values<double>(grid), bc};
+  std::vector<double> want_smooth(ru.values.size());
+  std::vector<std::int32_t> want_sign(ru.values.size());
+  reference::apply(domain(grid), 1, Split{}, std::make_tuple(&ru),
+                   std::make_tuple(&want_smooth, &want_sign));
+  test::expect_bitwise_equal(smooth.gather(), want_smooth);
+  test::expect_bitwise_equal(sign.gather(), want_sign);
+}
+
+INSTANTIATE_TEST_SUITE_P(Config, StencilMatchesReference, testing::ValuesIn(test::configs()),
+                         test::config_name);
+
+}  // namespace
