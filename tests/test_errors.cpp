@@ -1,0 +1,131 @@
+// Bad input throws tessera::Error naming the value and the rule, before any task is submitted.
+#include <gmock/gmock.h>
+
+#include "tests/test_support.hpp"
+
+namespace {
+
+using testing::AllOf;
+using testing::HasSubstr;
+using tessera::Boundary;
+using tessera::Boundaries;
+
+// Runs `f`, expects tessera::Error, and returns its message.
+template <class F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const tessera::Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no tessera::Error thrown";
+  return {};
+}
+
+struct Copy2 {
+  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u, tessera::Out<double> o) const {
+    o = u(1, 0) + u(-1, 0);
+  }
+};
+struct Other2 {
+  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u, tessera::Out<double> o) const {
+    o = u();
+  }
+};
+
+class BadInput : public testing::Test {
+ protected:
+  tessera::Runtime rt{test::options({"eager", 2})};
+};
+
+TEST_F(BadInput, NonPositiveExtentsAndTiles) {
+  EXPECT_THAT(error_of([] { tessera::Grid<3>({0, 4, 4}, {2, 2, 2}); }),
+              AllOf(HasSubstr("grid extent 0"), HasSubstr("axis x"), HasSubstr("positive")));
+  EXPECT_THAT(error_of([] { tessera::Grid<2>({4, -3}, {2, 2}); }),
+              AllOf(HasSubstr("grid extent -3"), HasSubstr("axis y")));
+  EXPECT_THAT(error_of([] { tessera::Grid<3>({4, 4, 4}, {2, 2, 0}); }),
+              AllOf(HasSubstr("tile extent 0"), HasSubstr("axis z")));
+}
+
+TEST_F(BadInput, TileThinnerThanRadius) {
+  const tessera::Grid<2> grid({10, 12}, {4, 4});  // last tile along x is 2 thick
+  tessera::Field<double, 2> u(grid, 3), v(grid, 3);
+  u.fill([](tessera::Index<2> p) { return double(p[0]); });
+  tessera::Stencil<2> wide("wide", tessera::Shape::Star, 3);
+  EXPECT_THAT(error_of([&] { wide.apply(Copy2{}, tessera::in(u), tessera::out(v)); }),
+              AllOf(HasSubstr("radius 3"), HasSubstr("only 2 point(s) thick along x"),
+                    HasSubstr("extent 10 cut in tiles of 4")));
+  // Nothing was submitted: the output is untouched and a valid stencil still runs.
+  EXPECT_EQ(v.at({5, 5}), 0.0);
+  tessera::Stencil<2>("narrow", tessera::Shape::Star, 1).apply(Copy2{}, tessera::in(u), tessera::out(v));
+  rt.wait();
+  EXPECT_EQ(v.at({5, 5}), 10.0);
+}
+
+TEST_F(BadInput, HaloNarrowerThanRadius) {
+  const tessera::Grid<2> grid({12, 12}, {6, 6});
+  tessera::Field<double, 2> u(grid, 1, {}, "thin"), v(grid, 1);
+  tessera::Stencil<2> s("radius2", tessera::Shape::Box, 2);
+  EXPECT_THAT(error_of([&] { s.apply(Copy2{}, tessera::in(u), tessera::out(v)); }),
+              AllOf(HasSubstr("radius 2"), HasSubstr("'thin' has halo width 1"), HasSubstr(">= 2")));
+  EXPECT_THAT(error_of([&] { tessera::Field<double, 2>(grid, -1); }), HasSubstr("halo width -1"));
+}
+
+TEST_F(BadInput, FieldsOnDifferentGrids) {
+  tessera::Field<double, 2> u(tessera::Grid<2>({12, 12}, {6, 6}), 1, {}, "a");
+  tessera::Field<double, 2> v(tessera::Grid<2>({12, 12}, {4, 6}), 1, {}, "b");
+  tessera::Stencil<2> s("copy", tessera::Shape::Star, 1);
+  EXPECT_THAT(error_of([&] { s.apply(Copy2{}, tessera::in(u), tessera::out(v)); }),
+              AllOf(HasSubstr("'b' is on a different grid"), HasSubstr("one Grid")));
+  EXPECT_THAT(error_of([&] { tessera::swap(u, v); }), HasSubstr("different grids"));
+}
+
+TEST_F(BadInput, InconsistentPeriodicAndBoundarySettings) {
+  const tessera::Grid<2> periodic_x({8, 8}, {4, 4}, {true, false});
+  EXPECT_THAT(error_of([&] {
+                tessera::Field<double, 2>(periodic_x, 1, Boundaries<2>::all(Boundary::dirichlet(1)));
+              }),
+              AllOf(HasSubstr("face x-low"), HasSubstr("grid is periodic along x")));
+  const tessera::Grid<2> closed({8, 8}, {4, 4});
+  Boundaries<2> bc;
+  bc.set(1, 1, Boundary::periodic());
+  EXPECT_THAT(error_of([&] { tessera::Field<double, 2>(closed, 1, bc); }),
+              AllOf(HasSubstr("face y-high is Periodic"), HasSubstr("not periodic along y")));
+}
+
+TEST_F(BadInput, UnsupportedElementTypeAndUnrepresentableConstant) {
+  const tessera::Grid<2> grid({8, 8}, {4, 4});
+  EXPECT_THAT(error_of([&] { tessera::Field<std::int64_t, 2>(grid, 1, {}, "wide"); }),
+              AllOf(HasSubstr("8 bytes is not supported"), HasSubstr("'wide'"),
+                    HasSubstr("double, float, std::int32_t or std::uint8_t")));
+  EXPECT_THAT(error_of([&] {
+                tessera::Field<std::uint8_t, 2>(grid, 1, Boundaries<2>::all(Boundary::dirichlet(300)));
+              }),
+              AllOf(HasSubstr("Dirichlet value 300"), HasSubstr("uint8")));
+}
+
+TEST_F(BadInput, AliasedFieldsAndBadStencils) {
+  const tessera::Grid<2> grid({8, 8}, {4, 4});
+  tessera::Field<double, 2> u(grid, 1, {}, "u"), v(grid, 1, {}, "v");
+  tessera::Stencil<2> s("alias", tessera::Shape::Star, 1);
+  EXPECT_THAT(error_of([&] { s.apply(Copy2{}, tessera::in(u), tessera::out(u)); }),
+              HasSubstr("'u' is both an input and an output"));
+  EXPECT_THAT(error_of([] { tessera::Stencil<2>("zero", tessera::Shape::Star, 0); }),
+              HasSubstr("radius 0"));
+  EXPECT_THAT(error_of([] { tessera::Stencil<2>("bad name", tessera::Shape::Star, 1); }),
+              HasSubstr("'bad name'"));
+  // One name, one point functor.
+  s.apply(Copy2{}, tessera::in(u), tessera::out(v));
+  EXPECT_THAT(error_of([&] { s.apply(Other2{}, tessera::in(u), tessera::out(v)); }),
+              HasSubstr("'alias' is already used by another point functor"));
+}
+
+TEST(NoRuntime, FieldsNeedALiveRuntime) {
+  EXPECT_THAT(error_of([] { tessera::Field<double, 2>(tessera::Grid<2>({4, 4}, {2, 2}), 1); }),
+              HasSubstr("needs a live tessera::Runtime"));
+  tessera::Runtime rt(test::options({"eager", 1}));
+  EXPECT_THAT(error_of([] { tessera::Runtime second(test::options({"eager", 1})); }),
+              HasSubstr("already alive"));
+}
+
+}  // namespace

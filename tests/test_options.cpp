@@ -1,0 +1,136 @@
+// Runtime flags: parsed with CLI11 and stripped, STARPU_* honoured and never silently
+// overridden, unknown flags rejected, the configuration printed once, the trace written.
+#include <CLI/CLI.hpp>
+#include <gmock/gmock.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+
+#include "tests/test_support.hpp"
+
+namespace {
+
+using testing::HasSubstr;
+
+TEST(Options, RuntimeFlagsAreParsedAndStripped) {
+  std::vector<std::string> args{"prog", "--sched", "eager", "--gtest_brief=1", "--ncpu", "1",
+                                "--quiet", "input.dat"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int argc = static_cast<int>(args.size());
+  const tessera::Options o = tessera::parse_options(argc, argv.data());
+  EXPECT_EQ(o.scheduler, "eager");
+  EXPECT_EQ(o.cpu_workers, 1);
+  EXPECT_TRUE(o.quiet);
+  ASSERT_EQ(argc, 3);
+  EXPECT_STREQ(argv[1], "--gtest_brief=1");
+  EXPECT_STREQ(argv[2], "input.dat");
+}
+
+TEST(Options, ApplicationParserRejectsUnknownFlags) {
+  CLI::App app{"app"};
+  tessera::Options o;
+  tessera::add_options(app, o);
+  EXPECT_THROW(app.parse(std::vector<std::string>{"--bogus"}), CLI::ParseError);
+  app.parse(std::vector<std::string>{"2", "--ncpu", "dmda", "--sched"});  // reversed argv
+  EXPECT_EQ(o.scheduler, "dmda");
+  EXPECT_EQ(o.cpu_workers, 2);
+}
+
+TEST(Options, EnvironmentIsHonouredAndContradictionsAreErrors) {
+  setenv("STARPU_SCHED", "eager", 1);
+  {
+    tessera::Options o;
+    o.quiet = true;
+    tessera::Runtime rt(o);
+    EXPECT_EQ(rt.scheduler(), "eager");
+    EXPECT_THAT(rt.configuration(), HasSubstr("scheduler eager (STARPU_SCHED)"));
+  }
+  tessera::Options o;
+  o.quiet = true;
+  o.scheduler = "dmda";
+  try {
+    tessera::Runtime rt(o);
+    ADD_FAILURE() << "contradiction accepted";
+  } catch (const tessera::Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("--sched dmda contradicts STARPU_SCHED=eager"));
+  }
+  unsetenv("STARPU_SCHED");
+}
+
+TEST(Options, UnknownSchedulerAndTooManyWorkersAreErrors) {
+  tessera::Options o;
+  o.quiet = true;
+  o.scheduler = "fastest";
+  try {
+    tessera::Runtime rt(o);
+    ADD_FAILURE();
+  } catch (const tessera::Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("'fastest'"));
+    EXPECT_THAT(e.what(), HasSubstr("dmda"));
+  }
+  o.scheduler.clear();
+  o.cpu_workers = 100000;
+  try {
+    tessera::Runtime rt(o);
+    ADD_FAILURE();
+  } catch (const tessera::Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("--ncpu 100000 exceeds"));
+  }
+}
+
+TEST(Options, ConfigurationIsPrintedOnce) {
+  testing::internal::CaptureStdout();
+  {
+    tessera::Options o;
+    o.cpu_workers = 1;
+    tessera::Runtime rt(o);
+    rt.wait();
+  }
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_THAT(out, HasSubstr("tessera: StarPU"));
+  EXPECT_THAT(out, HasSubstr("1 CPU + 0 CUDA workers"));
+  EXPECT_EQ(out.find("tessera: StarPU"), out.rfind("tessera: StarPU"));
+}
+
+TEST(Options, TraceHasOneEventPerTaskOnExistingWorkers) {
+  const std::string path = testing::TempDir() + "tessera_trace.json";
+  struct Average {
+    TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u, tessera::Out<double> o) const {
+      o = 0.25 * (u(1, 0) + u(-1, 0) + u(0, 1) + u(0, -1));
+    }
+  };
+  {
+    tessera::Options o = test::options({"dmda", 2});
+    o.trace = path;
+    tessera::Runtime rt(o);
+    const tessera::Grid<2> grid({16, 16}, {8, 8}, {true, true});  // 4 tiles
+    tessera::Field<double, 2> u(grid, 1, {}, "u"), v(grid, 1, {}, "v");
+    tessera::Stencil<2> s("average", tessera::Shape::Star, 1);
+    for (int step = 0; step < 3; ++step) {
+      s.apply(Average{}, tessera::in(u), tessera::out(v));
+      tessera::swap(u, v);
+    }
+  }
+  std::ifstream in(path);
+  const nlohmann::json trace = nlohmann::json::parse(in);
+  std::set<int> workers;
+  int tasks = 0, interior = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "M") workers.insert(e["tid"].get<int>());
+    if (e["ph"] != "X") continue;
+    ++tasks;
+    interior += e["name"] == "average:interior";
+    EXPECT_GE(e["dur"].get<double>(), 0.0);
+  }
+  // Per step and tile: one halo-pack, one boundary, one interior task.
+  EXPECT_EQ(tasks, 3 * 4 * 3);
+  EXPECT_EQ(interior, 3 * 4);
+  for (const auto& e : trace["traceEvents"])
+    if (e["ph"] == "X") EXPECT_EQ(workers.count(e["tid"].get<int>()), 1u);
+}
+
+}  // namespace

@@ -1,0 +1,59 @@
+// Tiling and halo plans, checked by hand on small cases (pure code, no StarPU).
+#include <gtest/gtest.h>
+
+#include "partition/tiling.hpp"
+
+namespace {
+
+using tessera::partition::FaceRule;
+using tessera::partition::FaceRules;
+using tessera::partition::plan_halos;
+using tessera::partition::Tiling;
+
+TEST(Tiling, LastTilesAreSmallerAndNumberedXFastest) {
+  const Tiling t({10, 7, 1}, {4, 3, 1}, {false, false, false});
+  EXPECT_EQ(t.size(), 3 * 3);
+  EXPECT_EQ(t.tile(2).extent[0], 2);
+  EXPECT_EQ(t.tile(2).origin[0], 8);
+  EXPECT_EQ(t.tile(3).coord[1], 1);
+  EXPECT_EQ(t.tile(8).extent[1], 1);
+  EXPECT_EQ(t.thinnest(0), 2);
+  EXPECT_EQ(t.thinnest(1), 1);
+}
+
+TEST(Tiling, NeighboursWrapOnlyOnPeriodicAxes) {
+  const Tiling t({8, 8, 1}, {4, 4, 1}, {true, false, false});
+  EXPECT_EQ(t.neighbour(0, {-1, 0, 0}), 1);   // wraps along x
+  EXPECT_EQ(t.neighbour(0, {0, -1, 0}), -1);  // y is closed
+  EXPECT_EQ(t.neighbour(0, {1, 1, 0}), 3);
+}
+
+FaceRules all(FaceRule r) {
+  FaceRules rules;
+  for (auto& axis : rules.rule) axis = {r, r};
+  return rules;
+}
+
+TEST(HaloPlan, StarNeedsFacesOnlyAndBoxNeedsCornersToo) {
+  const Tiling t({9, 9, 9}, {3, 3, 3}, {true, true, true});
+  const auto star = plan_halos(t, {1, 1, 1}, all(FaceRule::Neighbour), 1, false, 3);
+  const auto box = plan_halos(t, {1, 1, 1}, all(FaceRule::Neighbour), 1, true, 3);
+  EXPECT_EQ(star[13].pack_dirs.size(), 6u);
+  EXPECT_EQ(star[13].ghosts.count, 6);
+  EXPECT_EQ(star[13].pack_sizes[0], 3 * 3);
+  EXPECT_EQ(box[13].pack_dirs.size(), 26u);
+  EXPECT_EQ(box[13].sources.size(), 26u);
+}
+
+TEST(HaloPlan, ConstantFacesNeedNoBuffersAndMirrorsReadTheTileItself) {
+  const Tiling t({4, 4, 1}, {4, 4, 1}, {false, false, false});  // one tile
+  const auto dirichlet = plan_halos(t, {2, 2, 0}, all(FaceRule::Constant), 2, true, 2);
+  EXPECT_TRUE(dirichlet[0].pack_dirs.empty());
+  EXPECT_EQ(dirichlet[0].ghosts.count, 8);
+  for (int r = 0; r < 8; ++r) EXPECT_EQ(dirichlet[0].ghosts.region[r].src_slot, -1);
+  const auto mirror = plan_halos(t, {2, 2, 0}, all(FaceRule::Mirror), 2, true, 2);
+  EXPECT_TRUE(mirror[0].sources.empty());
+  for (int r = 0; r < 8; ++r) EXPECT_EQ(mirror[0].ghosts.region[r].src_slot, 0);
+}
+
+}  // namespace
