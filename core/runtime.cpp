@@ -88,7 +88,7 @@ Runtime::Runtime(const Options& options) : state_(std::make_unique<State>()) {
       throw Error("--ncpu " + std::to_string(options.cpu_workers) + " exceeds the " +
                   std::to_string(STARPU_MAXCPUS) +
                   " CPU workers this StarPU was built for; rebuild StarPU with "
-                  "--enable-maxcpus (scripts/build-starpu.sh) or ask for fewer");
+                  "--enable-maxcpus (docs/building.md) or ask for fewer");
     conf.ncpus = options.cpu_workers;
   }
   if (options.cuda_workers >= 0) {

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Configures and builds Tessera (Release) into build/, or into $BUILD_DIR.
+# Extra arguments go to the configure step: bash scripts/build.sh -DTESSERA_BUILD_BENCH=OFF
+# nvcc in /usr/local/cuda/bin is put on PATH, so the CUDA kernels are compiled when it exists.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${BUILD_DIR:-$root/build}
+if [ -x /usr/local/cuda/bin/nvcc ]; then export PATH="/usr/local/cuda/bin:$PATH"; fi
+
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release "$@"
+cmake --build "$build" -j"$(nproc)"

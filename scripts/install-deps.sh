@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu packages Tessera needs, only those that are missing.
+#   bash scripts/install-deps.sh
+set -euo pipefail
+
+packages=(build-essential cmake pkg-config libstarpu-dev libhwloc-dev libopenmpi-dev openmpi-bin
+          libtrilinos-kokkos-dev libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
+          libfmt-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+  if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then sudo=(sudo); fi
+echo "install-deps: installing ${missing[*]}"
+"${sudo[@]}" apt-get update -q
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds Tessera with its tests, and runs them all with CTest.
+# BUILD_DIR picks the build directory (default build/).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export BUILD_DIR=${BUILD_DIR:-$root/build}
+bash "$root/scripts/install-deps.sh"
+bash "$root/scripts/build.sh" -DTESSERA_BUILD_TESTS=ON
+ctest --test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -j2
