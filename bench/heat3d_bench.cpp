@@ -26,6 +26,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -117,8 +118,10 @@ std::string dims(const std::vector<long>& v) {
 void print_variant(const char* name, const Stats& s, double points, double copy_gbs) {
   const double mlups = points / s.best / 1e6;
   const double gbs = points * 16.0 / s.best / 1e9;
-  std::printf("%-8s s/step=%.5f median=%.5f worst=%.5f MLUPS=%.1f GB/s=%.2f of_copy=%.2f\n",
-              name, s.best, s.median, s.worst, mlups, gbs, copy_gbs > 0 ? gbs / copy_gbs : 0.0);
+  std::printf("%-8s s/step=%.5f median=%.5f worst=%.5f MLUPS=%.1f GB/s=%.2f", name, s.best,
+              s.median, s.worst, mlups, gbs);
+  if (copy_gbs > 0) std::printf(" of_copy=%.2f", gbs / copy_gbs);
+  std::printf("\n");
 }
 
 }  // namespace
@@ -134,7 +137,8 @@ int main(int argc, char** argv) {
   cli.add_option("--size", size, "grid points per axis (x y z)")->expected(3);
   cli.add_option("--tile", tile, "Tessera tile points per axis (x y z)")->expected(3);
   cli.add_option("--steps", steps, "time steps per repetition")->check(CLI::PositiveNumber);
-  cli.add_option("--reps", reps, "timed repetitions per variant")->check(CLI::PositiveNumber);
+  cli.add_option("--reps", reps, "timed rounds (one repetition of each variant per round)")
+      ->check(CLI::PositiveNumber);
   cli.add_option("--warmup", warmup, "untimed steps first (also calibrates StarPU's models)")
       ->check(CLI::NonNegativeNumber);
   cli.add_option("--threads", threads,
@@ -157,16 +161,17 @@ int main(int argc, char** argv) {
   try {
     tessera::Runtime rt(opts);
     if (threads == 0) threads = std::max(1, rt.cpu_workers());
+    // Tessera's fields, and a warm-up that also calibrates the scheduler's perfmodels.
+    tessera::Grid<3> grid({nx, ny, nz}, {tile[0], tile[1], tile[2]});
+    const std::string tile_str = dims({grid.tile()[0], grid.tile()[1], grid.tile()[2]});
     std::printf("bench_heat3d grid=%s tile=%s threads=%d workers=%d sched=%s steps=%d reps=%d "
                 "warmup=%d alpha=%g\n",
-                dims(size).c_str(), dims(tile).c_str(), threads, rt.cpu_workers(),
+                dims(size).c_str(), tile_str.c_str(), threads, rt.cpu_workers(),
                 rt.scheduler().c_str(), steps, reps, warmup, alpha);
     if (rt.cpu_workers() != threads)
       std::printf("note: %d Tessera CPU workers but %d OpenMP threads\n", rt.cpu_workers(),
                   threads);
 
-    // Tessera's fields, and a warm-up that also calibrates the scheduler's perfmodels.
-    tessera::Grid<3> grid({nx, ny, nz}, {tile[0], tile[1], tile[2]});
     tessera::Field<double, 3> u(grid, 1, apps::heat3d_boundaries(), "u");
     tessera::Field<double, 3> next(grid, 1, apps::heat3d_boundaries(), "next");
     u.fill([](tessera::Index<3>) { return 0.0; });
@@ -227,6 +232,9 @@ int main(int argc, char** argv) {
           std::swap(ou, ov);
         }
         t_omp.push_back((now() - t0) / steps);
+        // libgomp's idle threads spin a while before they sleep; let them settle so that
+        // they do not steal cycles from Tessera's workers and main thread.
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
       }
       starpu_resume();
       const double t0 = now();
