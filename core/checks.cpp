@@ -22,10 +22,9 @@ std::string check_stencil_name(const std::string& name) {
   return name;
 }
 
-void check_stencil_fields(const std::string& stencil, int radius, bool box,
+void check_stencil_fields(const std::string& stencil, int radius,
                           const std::vector<FieldStorage*>& inputs,
                           const std::vector<FieldStorage*>& outputs) {
-  (void)box;
   const GridSpec& grid = inputs.front()->grid();
   std::vector<FieldStorage*> all = inputs;
   all.insert(all.end(), outputs.begin(), outputs.end());

@@ -53,8 +53,6 @@ Codelet& codelet(const std::string& stencil, const std::string& type, const Task
   c.cl.nbuffers = STARPU_VARIABLE_NBUFFERS;
   c.cl.name = c.name.c_str();
   c.cl.model = &c.model;
-  c.cl.modes[0] = mode_of(kind.first);  // kept for tools that print the codelet
-  c.cl.modes[1] = mode_of(kind.rest);
   c.modes[0] = mode_of(kind.first);
   c.modes[1] = mode_of(kind.rest);
   return c;

@@ -131,7 +131,7 @@ struct Interior<D, F, TypeList<I...>, TypeList<O...>> {
 };
 
 std::string check_stencil_name(const std::string& name);
-void check_stencil_fields(const std::string& stencil, int radius, bool box,
+void check_stencil_fields(const std::string& stencil, int radius,
                           const std::vector<FieldStorage*>& inputs,
                           const std::vector<FieldStorage*>& outputs);
 std::string type_names(const std::vector<FieldStorage*>& fields);
@@ -182,7 +182,7 @@ class Stencil {
     std::apply([&](const auto&... fld) { (outs.push_back(&fld.storage()), ...); },
                outputs.fields);
     const bool box = shape_ == Shape::Box;
-    detail::check_stencil_fields(name_, radius_, box, ins, outs);
+    detail::check_stencil_fields(name_, radius_, ins, outs);
 
     for (detail::FieldStorage* s : ins) s->exchange(name_, radius_, box);
     std::vector<detail::FieldStorage*> all = ins;

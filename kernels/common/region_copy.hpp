@@ -28,6 +28,16 @@ struct RegionCopyList {
   RegionCopy region[kMax];
 };
 
+// Number of task buffers (slots) the regions of `list` read or write.
+inline int slot_count(const RegionCopyList& list) {
+  int n = 0;
+  for (int r = 0; r < list.count; ++r) {
+    n = n > list.region[r].dst_slot + 1 ? n : list.region[r].dst_slot + 1;
+    n = n > list.region[r].src_slot + 1 ? n : list.region[r].src_slot + 1;
+  }
+  return n;
+}
+
 // Copies point (i, j, k) of region `r`; `Word` is an unsigned integer of the element's size,
 // so one instantiation serves every element type of that size.
 template <class Word>

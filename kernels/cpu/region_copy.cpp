@@ -11,12 +11,7 @@ template <class Word>
 void region_copy_cpu(void** buffers, void* arg) {
   const RegionCopyList& list = *static_cast<const RegionCopyList*>(arg);
   Word* slots[RegionCopyList::kMax + 1];
-  int nslots = 0;
-  for (int r = 0; r < list.count; ++r) {
-    nslots = nslots > list.region[r].dst_slot + 1 ? nslots : list.region[r].dst_slot + 1;
-    nslots = nslots > list.region[r].src_slot + 1 ? nslots : list.region[r].src_slot + 1;
-  }
-  for (int s = 0; s < nslots; ++s) slots[s] = static_cast<Word*>(detail::buffer_data(buffers, s));
+  for (int s = 0; s < slot_count(list); ++s) slots[s] = static_cast<Word*>(detail::buffer_data(buffers, s));
   for (int r = 0; r < list.count; ++r) {
     const RegionCopy& region = list.region[r];
     detail::for_each_row(region.dims, [&](std::int64_t j, std::int64_t k) {

@@ -33,15 +33,12 @@ void region_copy_cuda(void** buffers, void* arg) {
   const RegionCopyList& list = *static_cast<const RegionCopyList*>(arg);
   Slots<Word> slots{};
   std::int64_t largest = 1;
-  int nslots = 0;
   for (int r = 0; r < list.count; ++r) {
     const RegionCopy& region = list.region[r];
-    nslots = nslots > region.dst_slot + 1 ? nslots : region.dst_slot + 1;
-    nslots = nslots > region.src_slot + 1 ? nslots : region.src_slot + 1;
     const std::int64_t points = region.dims[0] * region.dims[1] * region.dims[2];
     largest = largest > points ? largest : points;
   }
-  for (int s = 0; s < nslots; ++s) slots.p[s] = static_cast<Word*>(detail::buffer_data(buffers, s));
+  for (int s = 0; s < slot_count(list); ++s) slots.p[s] = static_cast<Word*>(detail::buffer_data(buffers, s));
   const unsigned threads = 256;
   const unsigned blocks = static_cast<unsigned>(
       (largest + threads - 1) / threads < 1024 ? (largest + threads - 1) / threads : 1024);
