@@ -16,6 +16,9 @@ namespace tessera::detail {
 struct HaloSet {
   std::vector<partition::TileHaloPlan> plans;
   std::vector<std::vector<Handle>> buffers;  // [tile][k]: buffer towards plans[tile].pack_dirs[k]
+  // Constant (Dirichlet) ghost regions, split off plans[tile].ghosts: their values never
+  // change and nothing else writes ghost layers, so they are written once, not every step.
+  std::vector<kernels::RegionCopyList> constants;
   long version = -1;                         // field version the ghost layers reflect
 };
 
@@ -98,6 +101,22 @@ void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
       }
       set.buffers.push_back(std::move(bufs));
     }
+    for (auto& plan : set.plans) {
+      kernels::RegionCopyList copies, constants;
+      for (int r = 0; r < plan.ghosts.count; ++r) {
+        kernels::RegionCopyList& to = plan.ghosts.region[r].src_slot < 0 ? constants : copies;
+        to.region[to.count++] = plan.ghosts.region[r];
+      }
+      plan.ghosts = copies;
+      set.constants.push_back(constants);
+    }
+    Codelet& fill = codelet(stencil, type_, tasks::constant_ghosts_kind(element_size_));
+    for (int t = 0; t < tiles(); ++t) {
+      auto& constants = set.constants[static_cast<std::size_t>(t)];
+      if (constants.count > 0)
+        submit(fill, {handle(t)}, {}, &constants, sizeof(constants), false,
+               stencil + ":constant-ghosts tile=" + std::to_string(t) + " " + name_);
+    }
   }
   Codelet& pack = codelet(stencil, type_, tasks::halo_pack_kind(element_size_));
   Codelet& boundary = codelet(stencil, type_, tasks::boundary_kind(element_size_));
@@ -117,8 +136,9 @@ void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
       while (owner.pack_dirs[k] != dir) ++k;
       sources.push_back(set.buffers[static_cast<std::size_t>(tile)][k]);
     }
-    submit(boundary, {handle(t)}, sources, &plan.ghosts, sizeof(plan.ghosts), false,
-           stencil + ":boundary tile=" + std::to_string(t) + suffix);
+    if (plan.ghosts.count > 0)
+      submit(boundary, {handle(t)}, sources, &plan.ghosts, sizeof(plan.ghosts), false,
+             stencil + ":boundary tile=" + std::to_string(t) + suffix);
   }
   set.version = version_;
 }

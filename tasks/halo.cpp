@@ -15,7 +15,7 @@ using detail::TaskKind;
 
 namespace {
 
-// Both kinds execute lists of region copies on words of the element's size; they differ in
+// The kinds execute lists of region copies on words of the element's size; they differ in
 // what they read and write, which their declarations below state once.
 template <class Word>
 TaskKind declare(const char* kind, Access first, Access rest) {
@@ -45,6 +45,10 @@ TaskKind halo_pack_kind(std::size_t element_size) {
 
 TaskKind boundary_kind(std::size_t element_size) {
   return by_size(element_size, "boundary", Access::ReadWrite, Access::Read);
+}
+
+TaskKind constant_ghosts_kind(std::size_t element_size) {
+  return by_size(element_size, "constant-ghosts", Access::ReadWrite, Access::Read);
 }
 
 }  // namespace tessera::tasks
