@@ -50,8 +50,7 @@ void check_stencil_fields(const std::string& stencil, int radius,
                     "' is given twice as an output; give each output once");
   }
   for (int a = 0; a < grid.dims; ++a) {
-    const std::int64_t last = grid.extent[a] - (grid.extent[a] - 1) / grid.tile[a] * grid.tile[a];
-    const std::int64_t thinnest = std::min(grid.tile[a], last);
+    const std::int64_t thinnest = inputs.front()->thinnest_tile(a);
     if (thinnest < radius)
       throw Error("stencil '" + stencil + "' has radius " + std::to_string(radius) +
                   " but a tile is only " + std::to_string(thinnest) + " point(s) thick along " +

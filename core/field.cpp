@@ -77,6 +77,10 @@ TileGeometry FieldStorage::geometry(int tile) const {
   return {t.origin, t.extent, layout.offset(0, 0, 0), layout.stride(1), layout.stride(2)};
 }
 
+int FieldStorage::tile_at(const Extent3& p) const { return impl_->tiling.tile_at(p); }
+
+std::int64_t FieldStorage::thinnest_tile(int axis) const { return impl_->tiling.thinnest(axis); }
+
 void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
   HaloSet& set = impl_->halos[{width, box}];
   if (set.version == version_) return;

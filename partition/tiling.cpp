@@ -29,6 +29,12 @@ std::int64_t Tiling::thinnest(int axis) const {
   return std::min(tile_[axis], last);
 }
 
+int Tiling::tile_at(const Extent3& p) const {
+  int id = 0;
+  for (int a = 2; a >= 0; --a) id = id * counts_[a] + static_cast<int>(p[a] / tile_[a]);
+  return id;
+}
+
 int Tiling::neighbour(int id, Dir3 dir) const {
   std::array<int, 3> c = tile(id).coord;
   for (int a = 0; a < 3; ++a) {

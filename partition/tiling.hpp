@@ -35,6 +35,8 @@ class Tiling {
   const Extent3& tile_extent() const { return tile_; }
   // Smallest tile extent along `axis` (the last tile when the tile size does not divide).
   std::int64_t thinnest(int axis) const;
+  // The tile holding global point `p` (which must lie inside the extent).
+  int tile_at(const Extent3& p) const;
   // The tile at `dir` from `id`, wrapping on periodic axes; -1 past a non-periodic edge.
   int neighbour(int id, Dir3 dir) const;
 

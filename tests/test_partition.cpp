@@ -19,6 +19,12 @@ TEST(Tiling, LastTilesAreSmallerAndNumberedXFastest) {
   EXPECT_EQ(t.tile(8).extent[1], 1);
   EXPECT_EQ(t.thinnest(0), 2);
   EXPECT_EQ(t.thinnest(1), 1);
+  for (int id = 0; id < t.size(); ++id) {  // every point of every tile maps back to it
+    const Tile& tile = t.tile(id);
+    for (std::int64_t y = 0; y < tile.extent[1]; ++y)
+      for (std::int64_t x = 0; x < tile.extent[0]; ++x)
+        EXPECT_EQ(t.tile_at({tile.origin[0] + x, tile.origin[1] + y, 0}), id);
+  }
 }
 
 TEST(Tiling, NeighboursWrapOnlyOnPeriodicAxes) {

@@ -139,14 +139,14 @@ class Field {
 
   /// One value (for tests and small checks; waits for pending writes).
   T at(Index<D> idx) const {
-    int tile = 0, stride = 1;
+    detail::Extent3 point{0, 0, 0};
     for (int a = 0; a < D; ++a) {
       if (idx[a] < 0 || idx[a] >= grid_.extent()[a])
         throw Error("index " + std::to_string(idx[a]) + " on axis " + axis_name(a) +
                     " is outside the grid extent " + std::to_string(grid_.extent()[a]));
-      tile += static_cast<int>(idx[a] / grid_.tile()[a]) * stride;
-      stride *= static_cast<int>((grid_.extent()[a] + grid_.tile()[a] - 1) / grid_.tile()[a]);
+      point[static_cast<std::size_t>(a)] = idx[a];
     }
+    const int tile = storage_->tile_at(point);
     const detail::TileGeometry g = storage_->geometry(tile);
     const T* p = static_cast<const T*>(storage_->acquire(tile, false));
     std::int64_t off = g.offset0 + (idx[0] - g.origin[0]) + (idx[1] - g.origin[1]) * g.stride_y;

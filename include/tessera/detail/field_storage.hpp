@@ -51,6 +51,10 @@ class FieldStorage {
   const std::string& type_name() const { return type_; }
   int tiles() const;
   TileGeometry geometry(int tile) const;
+  /// The tile holding global point `p` (inside the extent; unused axes 0).
+  int tile_at(const Extent3& p) const;
+  /// Smallest tile extent along `axis` (the last tile when the tile size does not divide).
+  std::int64_t thinnest_tile(int axis) const;
   Handle handle(int tile) const { return handles_[static_cast<std::size_t>(tile)]; }
 
   /// Submits halo-pack and boundary tasks so every tile's ghost layers hold `width` layers
