@@ -46,22 +46,24 @@ double timed_steps(tessera::Runtime& rt, long steps, Step step) {
   return now_seconds() - start;
 }
 
-// One line, key=value, so scripts and tests can read it.
+// One line, key=value, so scripts and tests can read it; printed by rank 0 only.
 inline void print_result(const char* app, const RunOptions& o, int tiles, double seconds,
                          double points, double bytes_per_point, double checksum) {
   const double updates = points * static_cast<double>(o.steps);
+  if (tessera::process_rank() != 0) return;
   std::printf("%s grid=%s tiles=%d steps=%ld seconds=%.4f MLUPS=%.1f GB/s=%.2f checksum=%.17g\n",
               app, o.grid_name().c_str(), tiles, o.steps, seconds, updates / seconds / 1e6,
               updates * bytes_per_point / seconds / 1e9, checksum);
 }
 
-// Runs the application body; bad input (tessera::Error) is reported and exits with 2.
+// Runs the application body; bad input (tessera::Error) is reported and exits with 2. Every
+// rank of a distributed run detects the same bad input, so rank 0 alone reports it.
 template <class Body>
 int run_guarded(Body body) {
   try {
     body();
   } catch (const tessera::Error& e) {
-    std::fprintf(stderr, "%s\n", e.what());
+    if (tessera::process_rank() == 0) std::fprintf(stderr, "%s\n", e.what());
     return 2;
   }
   return 0;
