@@ -134,7 +134,10 @@ Runtime::Runtime(const Options& options) : state_(std::make_unique<State>()) {
   if (env("STARPU_NOPENCL") == nullptr) conf.nopencl = 0;
   // --quiet also silences StarPU's own messages, unless STARPU_SILENT says otherwise.
   if (options.quiet && env("STARPU_SILENT") == nullptr) setenv("STARPU_SILENT", "1", 0);
-  if (!options.trace.empty()) s.trace = std::make_unique<TraceRecorder>(options.trace);
+  // One trace per rank: FILE for rank 0 of one, FILE.rank<r> for each rank of several.
+  if (!options.trace.empty())
+    s.trace = std::make_unique<TraceRecorder>(
+        s.ranks > 1 ? options.trace + ".rank" + std::to_string(s.rank) : options.trace);
 
 #ifdef TESSERA_WITH_MPI
   // MPI is already up (comm::start), so StarPU-MPI must not initialise it again.
