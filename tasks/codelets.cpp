@@ -76,6 +76,8 @@ void finish_task(Runtime::State& rt, starpu_task* task, void* arg, std::size_t a
   if (rt.trace) {
     task->callback_func = &TraceRecorder::task_done;
     task->callback_arg = task;
+    // starpu_mpi_task_build marks the callback argument as StarPU's to free; the task is not.
+    task->callback_arg_free = 0;
   }
 }
 
