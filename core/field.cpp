@@ -30,6 +30,7 @@ struct HaloSet {
 struct FieldStorage::Impl {
   partition::Tiling tiling;
   partition::Distribution distribution;
+  int rank = 0;                 // this process's rank
   std::vector<bool> rank_edge;  // per tile: a neighbour belongs to another rank
   std::map<std::pair<int, bool>, HaloSet> halos;
   bool released = false;
@@ -88,7 +89,7 @@ FieldStorage::FieldStorage(const GridSpec& grid, int halo,
   Runtime::State& rt = runtime_state("creating a Field");
   partition::Tiling tiling_of_grid(grid.extent, grid.tile, grid.periodic);
   partition::Distribution distribution = distribute(tiling_of_grid, rt, grid.dims, name_);
-  impl_ = std::make_unique<Impl>(Impl{std::move(tiling_of_grid), std::move(distribution), {}, {}});
+  impl_ = std::make_unique<Impl>(Impl{std::move(tiling_of_grid), std::move(distribution), rt.rank, {}, {}});
   const partition::Tiling& tiling = impl_->tiling;
   for (int t = 0; t < tiling.size(); ++t) {
     bool edge = false;
@@ -147,7 +148,7 @@ int FieldStorage::owner(int tile) const {
   return impl_->distribution.owner[static_cast<std::size_t>(tile)];
 }
 
-bool FieldStorage::mine(int tile) const { return owner(tile) == comm::rank(); }
+bool FieldStorage::mine(int tile) const { return owner(tile) == impl_->rank; }
 
 bool FieldStorage::on_rank_edge(int tile) const {
   return impl_->rank_edge[static_cast<std::size_t>(tile)];
