@@ -14,6 +14,26 @@ if(NOT TARGET PkgConfig::STARPU)
   endif()
 endif()
 
+# StarPU-MPI of the same StarPU (starpumpi-1.4 next to starpu-1.4, starpumpi-1.3 next to
+# starpu-1.3) and MPI: distributed runs when both are found (TESSERA_WITH_MPI).
+if(NOT DEFINED TESSERA_WITH_MPI OR TESSERA_WITH_MPI)
+  string(REPLACE "starpu-" "starpumpi-" _tessera_starpumpi_module "${STARPU_MODULE_NAME}")
+  if(NOT TARGET PkgConfig::STARPUMPI)
+    pkg_check_modules(STARPUMPI QUIET IMPORTED_TARGET GLOBAL ${_tessera_starpumpi_module})
+  endif()
+  find_package(MPI QUIET COMPONENTS CXX)
+  if(STARPUMPI_FOUND AND MPI_CXX_FOUND)
+    set(_tessera_mpi_found ON)
+  else()
+    set(_tessera_mpi_found OFF)
+  endif()
+  if(TESSERA_WITH_MPI AND NOT _tessera_mpi_found)
+    message(FATAL_ERROR "TESSERA_WITH_MPI is ON but ${_tessera_starpumpi_module} or MPI was not found; "
+                        "install libopenmpi-dev (and StarPU with MPI) or set -DTESSERA_WITH_MPI=OFF")
+  endif()
+  set(TESSERA_WITH_MPI ${_tessera_mpi_found} CACHE BOOL "Distributed runs with StarPU-MPI (default: found)")
+endif()
+
 find_package(Kokkos REQUIRED)
 # Debian's KokkosConfig.cmake records a non-existent include path (/usr/lib/include); use
 # Kokkos_INCLUDE_DIRS instead when the recorded one is missing.

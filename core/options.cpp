@@ -19,6 +19,10 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--trace", o.trace, "write a Chrome/Perfetto trace of every task to FILE")
       ->group(group);
   app.add_flag("--quiet", o.quiet, "print nothing but errors")->group(group);
+  app.add_option("--rank-grid", o.rank_grid, "ranks per axis of the tile distribution (X Y [Z])")
+      ->group(group)
+      ->expected(2, 3)
+      ->check(CLI::PositiveNumber);
 }
 
 Options parse_options(int& argc, char** argv) {

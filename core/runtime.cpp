@@ -4,11 +4,18 @@
 #include <starpu.h>
 #include <starpu_profiling.h>
 
+#ifdef TESSERA_WITH_MPI
+#include <starpu_mpi.h>
+#endif
+
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <vector>
 
+#include "core/comm.hpp"
 #include "core/field_registry.hpp"
 #include "core/runtime_state.hpp"
 #include "tessera/error.hpp"
@@ -50,7 +57,22 @@ void check_scheduler(const std::string& name, const char* source) {
               ") is not a StarPU scheduler; choose one of: " + known_schedulers());
 }
 
+// Every rank must run the same program with the same options, or they would build different
+// task graphs (and StarPU-MPI tags) and hang: compare the parsed options and the command line.
+void check_same_options_on_all_ranks(const Options& o) {
+  std::string bytes = o.scheduler + '\0' + std::to_string(o.cpu_workers) + '\0' +
+                      std::to_string(o.cuda_workers) + '\0' + std::to_string(o.calibrate) +
+                      '\0' + std::to_string(o.quiet) + '\0';
+  for (int p : o.rank_grid) bytes += std::to_string(p) + ',';
+  std::ifstream cmdline("/proc/self/cmdline", std::ios::binary);
+  bytes.append(std::istreambuf_iterator<char>(cmdline), std::istreambuf_iterator<char>());
+  detail::comm::require_equal(detail::comm::hash(bytes), "the options or command line",
+                              "start every rank with the same arguments");
+}
+
 }  // namespace
+
+int process_rank() { return detail::comm::rank(); }
 
 namespace detail {
 Runtime::State& runtime_state(const char* what) {
@@ -65,6 +87,10 @@ Runtime::Runtime(const Options& options) : state_(std::make_unique<State>()) {
     throw Error("a tessera::Runtime is already alive; create one Runtime per process at a time");
   State& s = *state_;
   s.options = options;
+  detail::comm::start();
+  s.rank = detail::comm::rank();
+  s.ranks = detail::comm::ranks();
+  check_same_options_on_all_ranks(options);
 
   starpu_conf conf;
   starpu_conf_init(&conf);
@@ -108,9 +134,17 @@ Runtime::Runtime(const Options& options) : state_(std::make_unique<State>()) {
   if (env("STARPU_NOPENCL") == nullptr) conf.nopencl = 0;
   // --quiet also silences StarPU's own messages, unless STARPU_SILENT says otherwise.
   if (options.quiet && env("STARPU_SILENT") == nullptr) setenv("STARPU_SILENT", "1", 0);
-  if (!options.trace.empty()) s.trace = std::make_unique<TraceRecorder>(options.trace);
+  // One trace per rank: FILE for rank 0 of one, FILE.rank<r> for each rank of several.
+  if (!options.trace.empty())
+    s.trace = std::make_unique<TraceRecorder>(
+        s.ranks > 1 ? options.trace + ".rank" + std::to_string(s.rank) : options.trace);
 
+#ifdef TESSERA_WITH_MPI
+  // MPI is already up (comm::start), so StarPU-MPI must not initialise it again.
+  const int ret = starpu_mpi_init_conf(nullptr, nullptr, 0, MPI_COMM_WORLD, &conf);
+#else
   const int ret = starpu_init(&conf);
+#endif
   if (ret != 0)
     throw Error("StarPU failed to start (starpu_init returned " + std::to_string(ret) +
                 "); check the STARPU_* environment and the worker counts");
@@ -136,14 +170,15 @@ Runtime::Runtime(const Options& options) : state_(std::make_unique<State>()) {
                     (options.calibrate || (calibrate && std::strcmp(calibrate, "0") != 0)
                          ? "on"
                          : "off") +
-                    (options.trace.empty() ? "" : ", trace " + options.trace);
-  if (!options.quiet) std::cout << s.configuration << std::endl;
+                    (options.trace.empty() ? "" : ", trace " + options.trace) +
+                    (s.ranks > 1 ? ", " + std::to_string(s.ranks) + " ranks" : "");
+  if (!options.quiet && s.rank == 0) std::cout << s.configuration << std::endl;
   live = &s;
 }
 
 Runtime::~Runtime() {
   State& s = *state_;
-  starpu_task_wait_for_all();
+  wait();
   // Fields outliving the runtime give their StarPU handles back now, while StarPU is up.
   for (detail::FieldStorage* f : std::vector<detail::FieldStorage*>(s.fields.begin(), s.fields.end()))
     detail::release_field(*f);
@@ -152,12 +187,41 @@ Runtime::~Runtime() {
     TraceRecorder::active = nullptr;
   }
   live = nullptr;
+#ifdef TESSERA_WITH_MPI
+  starpu_mpi_shutdown();
+  if (starpu_is_initialized()) starpu_shutdown();
+#else
   starpu_shutdown();
+#endif
 }
 
 void Runtime::wait() {
+#ifdef TESSERA_WITH_MPI
+  starpu_mpi_wait_for_all(MPI_COMM_WORLD);
+#else
   starpu_task_wait_for_all();
+#endif
   state_->task_names.clear();
+}
+
+int Runtime::rank() const { return state_->rank; }
+int Runtime::ranks() const { return state_->ranks; }
+
+Traffic Runtime::traffic() const {
+  Traffic t;
+  t.messages = detail::comm::sum(state_->received.messages);
+  t.bytes = detail::comm::sum(state_->received.bytes);
+#ifdef TESSERA_WITH_MPI
+  const char* stats = env("STARPU_COMM_STATS");
+  if (stats != nullptr && std::strcmp(stats, "0") != 0) {
+    std::vector<size_t> sent(static_cast<std::size_t>(state_->ranks), 0);
+    starpu_mpi_comm_amounts_retrieve(sent.data());
+    std::int64_t mine = 0;
+    for (size_t b : sent) mine += static_cast<std::int64_t>(b);
+    t.starpu_bytes = detail::comm::sum(mine);
+  }
+#endif
+  return t;
 }
 
 const std::string& Runtime::configuration() const { return state_->configuration; }

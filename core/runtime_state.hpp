@@ -39,6 +39,11 @@ struct Runtime::State {
   std::deque<std::string> task_names;
   std::set<detail::FieldStorage*> fields;
   long steps = 0;
+  int rank = 0, ranks = 1;
+  // StarPU-MPI tag of the next registered handle: every rank registers the same handles in
+  // the same order (same program, same options: checked at start-up), so tags agree.
+  std::int64_t next_tag = 0;
+  Traffic received;  // face buffers this rank's tasks received (counted at submission)
   std::unique_ptr<TraceRecorder> trace;
 };
 

@@ -183,4 +183,48 @@ std::vector<TileHaloPlan> plan_halos(const Tiling& tiling, const Extent3& halo,
   return plans;
 }
 
+std::int64_t cut_points(const Tiling& tiling, const std::array<int, 3>& rank_grid) {
+  const Extent3& n = tiling.extent();
+  std::int64_t total = 0;
+  for (int a = 0; a < 3; ++a) {
+    const int cuts = rank_grid[a] - 1 + (tiling.periodic(a) && rank_grid[a] > 1 ? 1 : 0);
+    total += cuts * n[(a + 1) % 3] * n[(a + 2) % 3];
+  }
+  return total;
+}
+
+std::array<int, 3> choose_rank_grid(const Tiling& tiling, int ranks) {
+  const std::array<int, 3>& tiles = tiling.tiles_per_axis();
+  std::array<int, 3> best{0, 0, 0};
+  std::int64_t best_cut = -1;
+  for (int px = 1; px <= ranks; ++px) {
+    if (ranks % px != 0 || px > tiles[0]) continue;
+    for (int py = 1; py <= ranks / px; ++py) {
+      if ((ranks / px) % py != 0 || py > tiles[1]) continue;
+      const int pz = ranks / px / py;
+      if (pz > tiles[2]) continue;
+      const std::int64_t cut = cut_points(tiling, {px, py, pz});
+      if (best_cut < 0 || cut < best_cut) {
+        best = {px, py, pz};
+        best_cut = cut;
+      }
+    }
+  }
+  return best;
+}
+
+Distribution distribute(const Tiling& tiling, const std::array<int, 3>& rank_grid) {
+  Distribution d;
+  d.rank_grid = rank_grid;
+  const std::array<int, 3>& tiles = tiling.tiles_per_axis();
+  for (int id = 0; id < tiling.size(); ++id) {
+    const auto& c = tiling.tile(id).coord;
+    int block[3];
+    for (int a = 0; a < 3; ++a)
+      block[a] = static_cast<int>(static_cast<std::int64_t>(c[a]) * rank_grid[a] / tiles[a]);
+    d.owner.push_back(block[0] + rank_grid[0] * (block[1] + rank_grid[1] * block[2]));
+  }
+  return d;
+}
+
 }  // namespace tessera::partition

@@ -33,6 +33,7 @@ class Tiling {
   const std::array<int, 3>& tiles_per_axis() const { return counts_; }
   const Extent3& extent() const { return extent_; }
   const Extent3& tile_extent() const { return tile_; }
+  bool periodic(int axis) const { return periodic_[static_cast<std::size_t>(axis)]; }
   // Smallest tile extent along `axis` (the last tile when the tile size does not divide).
   std::int64_t thinnest(int axis) const;
   // The tile holding global point `p` (which must lie inside the extent).
@@ -46,6 +47,24 @@ class Tiling {
   std::array<int, 3> counts_{};
   std::vector<Tile> tiles_;
 };
+
+// Block distribution of the tile lattice over ranks arranged as a rank grid (ranks numbered x
+// fastest): along each axis, tile coordinate c of n goes to block c * p / n of p, so blocks
+// differ by at most one tile.
+struct Distribution {
+  std::array<int, 3> rank_grid{1, 1, 1};  // ranks per axis
+  std::vector<int> owner;                 // owner rank of each tile
+};
+
+// The rank grid for `ranks` ranks (product = ranks, at most one block per tile along each
+// axis) that cuts the fewest grid points: the sum over cut planes of their area, a periodic
+// axis cut once more at the wrap. Ties go to the first in (x, y, z) order. {0, 0, 0} when no
+// such grid exists (more ranks than tiles, or a prime rank count above every axis' tiles).
+std::array<int, 3> choose_rank_grid(const Tiling& tiling, int ranks);
+// Points on the rank cuts of `rank_grid` (the quantity choose_rank_grid minimises).
+std::int64_t cut_points(const Tiling& tiling, const std::array<int, 3>& rank_grid);
+// Owners of every tile for a rank grid whose axes are at most the tile counts.
+Distribution distribute(const Tiling& tiling, const std::array<int, 3>& rank_grid);
 
 // What fills a ghost region that has no neighbour tile: the physical boundary condition.
 enum class FaceRule { Neighbour, Mirror, Constant };

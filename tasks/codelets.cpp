@@ -1,6 +1,10 @@
 // Codelets built from task-kind declarations, and task submission.
 #include <starpu.h>
+#ifdef TESSERA_WITH_MPI
+#include <starpu_mpi.h>
+#endif
 
+#include <cstdlib>
 #include <cstring>
 
 #include "core/runtime_state.hpp"
@@ -58,9 +62,55 @@ Codelet& codelet(const std::string& stencil, const std::string& type, const Task
   return c;
 }
 
+namespace {
+
+// Names, trace callback and arguments of a task this rank runs.
+void finish_task(Runtime::State& rt, starpu_task* task, void* arg, std::size_t arg_size,
+                 bool owned, const std::string& name, int priority) {
+  task->cl_arg = arg;
+  task->cl_arg_size = arg_size;
+  task->cl_arg_free = owned ? 1 : 0;
+  rt.task_names.push_back(name);
+  task->name = rt.task_names.back().c_str();
+  task->priority = priority;
+  if (rt.trace) {
+    task->callback_func = &TraceRecorder::task_done;
+    task->callback_arg = task;
+    // starpu_mpi_task_build marks the callback argument as StarPU's to free; the task is not.
+    task->callback_arg_free = 0;
+  }
+}
+
+void refused(int ret, const std::string& name) {
+  if (ret != 0)
+    throw Error("StarPU refused task " + name + " (error " + std::to_string(ret) +
+                "): no worker can run it; check --ncpu/--ncuda");
+}
+
+}  // namespace
+
 void submit(Codelet& c, const std::vector<Handle>& first, const std::vector<Handle>& rest,
             void* arg, std::size_t arg_size, bool owned, const std::string& name, int priority) {
   Runtime::State& rt = runtime_state("submitting a task");
+#ifdef TESSERA_WITH_MPI
+  // Every rank submits every task: StarPU-MPI runs it on the owner of the data it writes and
+  // posts the sends and receives of the data it reads from other ranks (the face buffers),
+  // which keeps the graph identical on every rank and lets StarPU-MPI decide the transfers.
+  std::vector<starpu_data_descr> descrs;
+  for (Handle h : first) descrs.push_back({h, c.modes[0]});
+  for (Handle h : rest) descrs.push_back({h, c.modes[1]});
+  const int n = static_cast<int>(descrs.size());
+  starpu_task* task = starpu_mpi_task_build(MPI_COMM_WORLD, &c.cl, STARPU_DATA_MODE_ARRAY,
+                                            descrs.data(), n, STARPU_PRIORITY, priority, 0);
+  if (task != nullptr) {
+    finish_task(rt, task, arg, arg_size, owned, name, priority);
+    refused(starpu_task_submit(task), name);
+  } else if (owned) {
+    std::free(arg);  // another rank runs it
+  }
+  starpu_mpi_task_post_build(MPI_COMM_WORLD, &c.cl, STARPU_DATA_MODE_ARRAY, descrs.data(), n,
+                             STARPU_PRIORITY, priority, 0);
+#else
   starpu_task* task = starpu_task_create();
   task->cl = &c.cl;
   const int n = static_cast<int>(first.size() + rest.size());
@@ -80,20 +130,9 @@ void submit(Codelet& c, const std::vector<Handle>& first, const std::vector<Hand
     STARPU_TASK_SET_MODE(task, c.modes[1], i);
     ++i;
   }
-  task->cl_arg = arg;
-  task->cl_arg_size = arg_size;
-  task->cl_arg_free = owned ? 1 : 0;
-  rt.task_names.push_back(name);
-  task->name = rt.task_names.back().c_str();
-  task->priority = priority;
-  if (rt.trace) {
-    task->callback_func = &TraceRecorder::task_done;
-    task->callback_arg = task;
-  }
-  const int ret = starpu_task_submit(task);
-  if (ret != 0)
-    throw Error("StarPU refused task " + name + " (error " + std::to_string(ret) +
-                "): no worker can run it; check --ncpu/--ncuda");
+  finish_task(rt, task, arg, arg_size, owned, name, priority);
+  refused(starpu_task_submit(task), name);
+#endif
 }
 
 void* buffer_data(void** buffers, int i) {
@@ -112,11 +151,19 @@ void* cuda_stream() {
 
 long next_step() { return runtime_state("applying a stencil").steps++; }
 
-Handle register_buffer(void* data, std::size_t elements, std::size_t element_size) {
-  runtime_state("registering data");
+Handle register_vector(void* data, std::size_t elements, std::size_t element_size, int owner) {
+  Runtime::State& rt = runtime_state("registering data");
   starpu_data_handle_t h = nullptr;
-  starpu_vector_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(data), elements,
+  starpu_vector_data_register(&h, data != nullptr ? STARPU_MAIN_RAM : -1,
+                              reinterpret_cast<uintptr_t>(data), static_cast<std::uint32_t>(elements),
                               element_size);
+  const std::int64_t tag = rt.next_tag++;
+#ifdef TESSERA_WITH_MPI
+  starpu_mpi_data_register(h, tag, owner);
+#else
+  (void)tag;
+  (void)owner;
+#endif
   return h;
 }
 

@@ -128,4 +128,15 @@ TEST(NoRuntime, FieldsNeedALiveRuntime) {
               HasSubstr("already alive"));
 }
 
+// A rank grid must multiply to the rank count (1 here) and fit the tiles of each axis.
+TEST(Errors, RankGridMustMatchRanksAndTiles) {
+  tessera::Options o = test::options({"eager", 1});
+  o.rank_grid = {2, 1};
+  tessera::Runtime rt(o);
+  const tessera::Grid<2> grid({8, 8}, {4, 4});
+  EXPECT_THAT(error_of([&] { tessera::Field<float, 2> u(grid, 1, {}, "u"); }),
+              AllOf(HasSubstr("--rank-grid 2 x 1 makes 2 ranks but the run has 1"),
+                    HasSubstr("equal the number of ranks")));
+}
+
 }  // namespace

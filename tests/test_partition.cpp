@@ -1,6 +1,9 @@
 // Tiling and halo plans, checked by hand on small cases (pure code, no StarPU).
 #include <gtest/gtest.h>
 
+#include <array>
+#include <vector>
+
 #include "partition/tiling.hpp"
 
 namespace {
@@ -10,6 +13,29 @@ using tessera::partition::FaceRules;
 using tessera::partition::plan_halos;
 using tessera::partition::Tile;
 using tessera::partition::Tiling;
+
+// 4 x 4 x 3 tiles of a 24 x 16 x 12 grid, periodic along x: cutting x costs two planes of
+// 16 x 12 = 192 points (the wrap too), y one plane of 24 x 12 = 288, z one of 24 x 16 = 384.
+TEST(Distribution, RankGridCutsTheFewestPoints) {
+  const Tiling t({24, 16, 12}, {6, 4, 4}, {true, false, false});
+  using G = std::array<int, 3>;
+  EXPECT_EQ(tessera::partition::choose_rank_grid(t, 1), (G{1, 1, 1}));
+  EXPECT_EQ(tessera::partition::choose_rank_grid(t, 2), (G{1, 2, 1}));  // 288 < 384
+  EXPECT_EQ(tessera::partition::cut_points(t, {2, 1, 1}), 384);
+  EXPECT_EQ(tessera::partition::cut_points(t, {2, 2, 1}), 384 + 288);
+  // (1, 2, 2) and (2, 2, 1) both cut 672 points (1, 4, 1: 864); the first in x order wins.
+  EXPECT_EQ(tessera::partition::choose_rank_grid(t, 4), (G{1, 2, 2}));
+  EXPECT_EQ(tessera::partition::choose_rank_grid(t, 5), (G{0, 0, 0}));  // 5 tiles on no axis
+  EXPECT_EQ(tessera::partition::choose_rank_grid(t, 49), (G{0, 0, 0}));  // more ranks than tiles
+}
+
+TEST(Distribution, BlocksDifferByAtMostOneTileAndRanksAreXFastest) {
+  const Tiling t({10, 6, 1}, {2, 2, 1}, {false, false, false});  // 5 x 3 tiles
+  const auto d = tessera::partition::distribute(t, {2, 3, 1});
+  // x: tiles 0, 1, 2 -> block 0 (c * 2 / 5), tiles 3, 4 -> block 1; y: one tile row per block.
+  const std::vector<int> want{0, 0, 0, 1, 1, 2, 2, 2, 3, 3, 4, 4, 4, 5, 5};
+  EXPECT_EQ(d.owner, want);
+}
 
 TEST(Tiling, LastTilesAreSmallerAndNumberedXFastest) {
   const Tiling t({10, 7, 1}, {4, 3, 1}, {false, false, false});

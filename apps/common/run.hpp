@@ -46,22 +46,31 @@ double timed_steps(tessera::Runtime& rt, long steps, Step step) {
   return now_seconds() - start;
 }
 
-// One line, key=value, so scripts and tests can read it.
-inline void print_result(const char* app, const RunOptions& o, int tiles, double seconds,
-                         double points, double bytes_per_point, double checksum) {
+// One line, key=value, so scripts and tests can read it; printed by rank 0 only. The halo
+// traffic between ranks is per step, over every rank (0 in a one-rank run); call it on every
+// rank (collective).
+inline void print_result(const char* app, const RunOptions& o, const tessera::Runtime& rt,
+                         int tiles, double seconds, double points, double bytes_per_point,
+                         double checksum) {
   const double updates = points * static_cast<double>(o.steps);
-  std::printf("%s grid=%s tiles=%d steps=%ld seconds=%.4f MLUPS=%.1f GB/s=%.2f checksum=%.17g\n",
+  const tessera::Traffic traffic = rt.traffic();
+  if (rt.rank() != 0) return;
+  std::printf("%s grid=%s tiles=%d steps=%ld seconds=%.4f MLUPS=%.1f GB/s=%.2f checksum=%.17g "
+              "ranks=%d halo_messages/step=%.1f halo_bytes/step=%.0f\n",
               app, o.grid_name().c_str(), tiles, o.steps, seconds, updates / seconds / 1e6,
-              updates * bytes_per_point / seconds / 1e9, checksum);
+              updates * bytes_per_point / seconds / 1e9, checksum, rt.ranks(),
+              static_cast<double>(traffic.messages) / static_cast<double>(o.steps),
+              static_cast<double>(traffic.bytes) / static_cast<double>(o.steps));
 }
 
-// Runs the application body; bad input (tessera::Error) is reported and exits with 2.
+// Runs the application body; bad input (tessera::Error) is reported and exits with 2. Every
+// rank of a distributed run detects the same bad input, so rank 0 alone reports it.
 template <class Body>
 int run_guarded(Body body) {
   try {
     body();
   } catch (const tessera::Error& e) {
-    std::fprintf(stderr, "%s\n", e.what());
+    if (tessera::process_rank() == 0) std::fprintf(stderr, "%s\n", e.what());
     return 2;
   }
   return 0;

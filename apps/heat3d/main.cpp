@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
       heat.apply(apps::Heat3d{alpha}, tessera::in(u), tessera::out(next));
       tessera::swap(u, next);
     });
-    apps::print_result("heat3d", o, grid.tiles(), seconds, static_cast<double>(grid.points()),
+    apps::print_result("heat3d", o, rt, grid.tiles(), seconds, static_cast<double>(grid.points()),
                        2.0 * sizeof(double), tessera::sum(u));
   });
 }

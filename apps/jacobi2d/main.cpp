@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
       jacobi.apply(apps::Jacobi2d{h * h}, tessera::in(u, f), tessera::out(next));
       tessera::swap(u, next);
     });
-    apps::print_result("jacobi2d", o, grid.tiles(), seconds, static_cast<double>(grid.points()),
+    apps::print_result("jacobi2d", o, rt, grid.tiles(), seconds, static_cast<double>(grid.points()),
                        3.0 * sizeof(float), tessera::sum(u));
   });
 }

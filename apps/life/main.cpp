@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
       life.apply(apps::Life{}, tessera::in(cells), tessera::out(next));
       tessera::swap(cells, next);
     });
-    apps::print_result("life", o, grid.tiles(), seconds, static_cast<double>(grid.points()),
+    apps::print_result("life", o, rt, grid.tiles(), seconds, static_cast<double>(grid.points()),
                        2.0 * sizeof(std::uint8_t), tessera::sum(cells));
   });
 }

@@ -109,10 +109,12 @@ class Field {
   const std::string& name() const { return storage_->name(); }
   detail::FieldStorage& storage() const { return *storage_; }
 
-  /// Sets every interior point to f(global index). Runs on the host, tile by tile.
+  /// Sets every interior point to f(global index). Runs on the host, tile by tile (on each
+  /// rank, the tiles it owns).
   template <class F>
   void fill(F f) {
     for (int t = 0; t < storage_->tiles(); ++t) {
+      if (!storage_->mine(t)) continue;
       const detail::TileGeometry g = storage_->geometry(t);
       T* p = static_cast<T*>(storage_->acquire(t, true));
       for_each_point(g, [&](std::int64_t off, const Index<D>& idx) { p[off] = f(idx); });
@@ -121,23 +123,16 @@ class Field {
     storage_->written();
   }
 
-  /// The interior as one array in global order (x fastest). Waits for pending writes.
+  /// The interior as one array in global order (x fastest), on every rank. Waits for pending
+  /// writes. In a distributed run it is an explicit gather: call it on every rank.
   std::vector<T> gather() const {
     std::vector<T> out(static_cast<std::size_t>(grid_.points()));
-    for (int t = 0; t < storage_->tiles(); ++t) {
-      const detail::TileGeometry g = storage_->geometry(t);
-      const T* p = static_cast<const T*>(storage_->acquire(t, false));
-      for_each_point(g, [&](std::int64_t off, const Index<D>& idx) {
-        std::int64_t global = 0;
-        for (int a = D - 1; a >= 0; --a) global = global * grid_.extent()[a] + idx[a];
-        out[static_cast<std::size_t>(global)] = p[off];
-      });
-      storage_->release(t);
-    }
+    storage_->gather(out.data());
     return out;
   }
 
-  /// One value (for tests and small checks; waits for pending writes).
+  /// One value (for tests and small checks; waits for pending writes). Collective in a
+  /// distributed run: its owner sends it to every rank.
   T at(Index<D> idx) const {
     detail::Extent3 point{0, 0, 0};
     for (int a = 0; a < D; ++a) {
@@ -146,13 +141,8 @@ class Field {
                     " is outside the grid extent " + std::to_string(grid_.extent()[a]));
       point[static_cast<std::size_t>(a)] = idx[a];
     }
-    const int tile = storage_->tile_at(point);
-    const detail::TileGeometry g = storage_->geometry(tile);
-    const T* p = static_cast<const T*>(storage_->acquire(tile, false));
-    std::int64_t off = g.offset0 + (idx[0] - g.origin[0]) + (idx[1] - g.origin[1]) * g.stride_y;
-    if constexpr (D == 3) off += (idx[2] - g.origin[2]) * g.stride_z;
-    const T v = p[off];
-    storage_->release(tile);
+    T v;
+    storage_->read_point(point, &v);
     return v;
   }
 

@@ -106,23 +106,31 @@ double reduce(const Field<T, D>& field, const G& g, const std::string& what) {
   TaskKind kind = K::kind();
   kind.kind = what.c_str();  // sum, sum-of, min, max
   Codelet& cl = codelet("reduce", s.type_name(), kind);
+  // Per tile: [tile result, one partial per row], in memory only on the tile's owner.
   std::vector<std::vector<double>> partial(static_cast<std::size_t>(s.tiles()));
   std::vector<Handle> results;
   for (int t = 0; t < s.tiles(); ++t) {
     const TileGeometry geo = s.geometry(t);
     auto& p = partial[static_cast<std::size_t>(t)];
-    p.assign(static_cast<std::size_t>(1 + geo.extent[1] * geo.extent[2]), 0.0);
-    results.push_back(register_buffer(p.data(), p.size(), sizeof(double)));
+    const auto size = static_cast<std::size_t>(1 + geo.extent[1] * geo.extent[2]);
+    if (s.mine(t)) p.assign(size, 0.0);
+    results.push_back(register_vector(s.mine(t) ? p.data() : nullptr, size, sizeof(double), s.owner(t)));
     auto* a = new (std::malloc(sizeof(typename K::Args))) typename K::Args{
         g, {geo.extent[0], geo.extent[1], geo.extent[2]}, geo.offset0, geo.stride_y,
         geo.stride_z};
     submit(cl, {s.handle(t)}, {results.back()}, a, sizeof(*a), true,
            "reduce:" + what + " " + s.name() + " tile=" + std::to_string(t));
   }
-  double acc = 0;
+  std::vector<double> tile_result(static_cast<std::size_t>(s.tiles()), 0.0);
   for (int t = 0; t < s.tiles(); ++t) {
     unregister_buffer(results[static_cast<std::size_t>(t)]);  // waits, brings the result home
-    const double v = partial[static_cast<std::size_t>(t)][0];
+    if (s.mine(t)) tile_result[static_cast<std::size_t>(t)] = partial[static_cast<std::size_t>(t)][0];
+  }
+  // Every rank folds every tile's result in tile order: the same bits for any rank count.
+  tile_result = s.from_owners(tile_result);
+  double acc = 0;
+  for (int t = 0; t < s.tiles(); ++t) {
+    const double v = tile_result[static_cast<std::size_t>(t)];
     acc = t == 0 ? v : Op::combine(acc, v);
   }
   return acc;

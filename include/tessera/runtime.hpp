@@ -1,8 +1,10 @@
 // The Tessera runtime: StarPU (and Kokkos) started and stopped with one RAII object.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -19,7 +21,22 @@ struct Options {
   bool calibrate = false;  ///< --calibrate (STARPU_CALIBRATE=1): keep refining the perfmodels
   std::string trace;       ///< --trace FILE: a Chrome/Perfetto trace of every task
   bool quiet = false;      ///< --quiet: print nothing but errors
+  /// --rank-grid X Y [Z]: ranks per axis of the block distribution of tiles (product = number
+  /// of ranks); empty: the grid that cuts the fewest points (docs/distributed.md)
+  std::vector<int> rank_grid;
 };
+
+/// Face-buffer traffic between ranks, summed over every rank.
+struct Traffic {
+  std::int64_t messages = 0;  ///< face buffers StarPU-MPI received for the tasks of a rank
+  std::int64_t bytes = 0;     ///< their bytes
+  /// bytes StarPU-MPI itself counted as sent (STARPU_COMM_STATS=1), else -1
+  std::int64_t starpu_bytes = -1;
+};
+
+/// This process's MPI rank, 0 without MPI; usable before a Runtime exists (e.g. to print an
+/// error on rank 0 only).
+int process_rank();
 
 /// Adds the runtime flags to an application's CLI11 parser (which then rejects unknown flags):
 ///   CLI::App cli{"heat3d"}; tessera::Options opts; tessera::add_options(cli, opts);
@@ -29,7 +46,8 @@ void add_options(CLI::App& app, Options& options);
 /// (e.g. GoogleTest). Throws tessera::Error on a malformed runtime flag.
 Options parse_options(int& argc, char** argv);
 
-/// Starts StarPU and Kokkos; the destructor waits for every task and shuts them down. One
+/// Starts StarPU (StarPU-MPI, and MPI unless the program did, when built with MPI) and Kokkos;
+/// the destructor waits for every task and shuts them down. One
 /// Runtime may be alive at a time; Fields and Stencils need one. Prints the effective
 /// configuration once unless quiet.
 class Runtime {
@@ -39,13 +57,18 @@ class Runtime {
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
-  /// Waits until every submitted task has finished.
+  /// Waits until every submitted task has finished (on every rank: collective under MPI).
   void wait();
   /// One line: StarPU version, scheduler, workers, calibration, and where each came from.
   const std::string& configuration() const;
   const std::string& scheduler() const;
   int cpu_workers() const;
   int cuda_workers() const;
+  /// This process's rank and the number of ranks (0 and 1 when not run under mpirun).
+  int rank() const;
+  int ranks() const;
+  /// Face-buffer traffic between ranks since start-up. Collective: call it on every rank.
+  Traffic traffic() const;
 
   struct State;
 

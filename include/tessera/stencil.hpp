@@ -204,9 +204,11 @@ class Stencil {
         a->sz[k] = g.stride_z;
         (k < K::kIn ? read : write).push_back(all[static_cast<std::size_t>(k)]->handle(t));
       }
+      // Tiles at a rank edge first: their new values feed the faces other ranks wait for.
       detail::submit(cl, read, write, a, sizeof(*a), true,
                      name_ + ":interior tile=" + std::to_string(t) + " step=" +
-                         std::to_string(step));
+                         std::to_string(step),
+                     ins.front()->on_rank_edge(t) ? 1 : 0);
     }
     for (detail::FieldStorage* s : outs) s->written();
   }

@@ -37,6 +37,8 @@ struct TileGeometry {
   std::int64_t stride_y, stride_z;
 };
 
+struct HaloSet;
+
 class FieldStorage {
  public:
   FieldStorage(const GridSpec& grid, int halo, const std::array<std::array<FaceSpec, 2>, 3>& faces,
@@ -57,13 +59,28 @@ class FieldStorage {
   std::int64_t thinnest_tile(int axis) const;
   Handle handle(int tile) const { return handles_[static_cast<std::size_t>(tile)]; }
 
+  /// The rank that owns (stores, computes) `tile`, and whether that is this rank.
+  int owner(int tile) const;
+  bool mine(int tile) const;
+  /// Whether a neighbour of `tile` (any of the 26 directions) belongs to another rank: its
+  /// tasks get a higher priority so that its faces leave early.
+  bool on_rank_edge(int tile) const;
+  /// Ranks per axis of the distribution.
+  const std::array<int, 3>& rank_grid() const;
+  /// The interior of every tile, in global order (x fastest), on every rank. Collective.
+  void gather(void* out) const;
+  /// The element at global point `p`, on every rank (the owner broadcasts it). Collective.
+  void read_point(const Extent3& p, void* out) const;
+  /// `per_tile[t]` as computed by tile t's owner, on every rank. Collective.
+  std::vector<double> from_owners(const std::vector<double>& per_tile) const;
+
   /// Submits halo-pack and boundary tasks so every tile's ghost layers hold `width` layers
   /// for a stencil of that shape; skipped when nothing was written since the last exchange.
   void exchange(const std::string& stencil, int width, bool box);
   /// Records that tasks were submitted that write the tiles (ghost layers now stale).
   void written() { ++version_; }
 
-  /// Host access to one tile's storage (waits for the tasks that write it).
+  /// Host access to one tile this rank owns (waits for the tasks that write it).
   void* acquire(int tile, bool write);
   void release(int tile);
 
@@ -78,6 +95,7 @@ class FieldStorage {
   std::string type_, name_;
   std::array<std::array<FaceSpec, 2>, 3> faces_;
   struct Impl;
+  void count_received(const HaloSet& set);
   std::unique_ptr<Impl> impl_;
   std::vector<Handle> handles_;
   std::vector<void*> memory_;

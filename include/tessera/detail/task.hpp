@@ -43,9 +43,11 @@ void* buffer_data(void** buffers, int i);
 std::size_t buffer_elements(void** buffers, int i);
 /// The CUDA stream StarPU gives the current worker (a cudaStream_t), null without CUDA.
 void* cuda_stream();
-/// A small host buffer registered with StarPU (e.g. per-tile reduction results), and its
-/// release, which waits for the tasks using it and brings the data back to the host.
-Handle register_buffer(void* data, std::size_t elements, std::size_t element_size);
+/// A vector registered with StarPU and StarPU-MPI (the next tag), owned by rank `owner`:
+/// `data` is its host memory on the owner, null elsewhere and for buffers StarPU allocates
+/// where they are written. unregister_buffer waits for the tasks using it and brings the data
+/// back to the host.
+Handle register_vector(void* data, std::size_t elements, std::size_t element_size, int owner);
 void unregister_buffer(Handle h);
 /// Number of stencil applications submitted so far: the step in task names.
 long next_step();

@@ -1,0 +1,33 @@
+#!/usr/bin/env python3
+"""Computation versus communication from Tessera traces (--trace FILE; FILE.rank<r> per rank).
+
+Per rank: the wall span of the tasks, busy time per task kind (interior, halo-pack, boundary,
+...), and idle worker time = span * workers - busy. StarPU-MPI's transfers are not tasks: the
+time they cost the computation shows as idle workers waiting for remote faces (plus start-up
+and scheduling gaps), so idle is an upper bound on the communication not hidden by overlap.
+usage: trace_summary.py TRACE [TRACE...]
+"""
+import json
+import sys
+from collections import defaultdict
+
+for path in sys.argv[1:]:
+    with open(path) as f:
+        events = json.load(f)
+    if isinstance(events, dict):
+        events = events.get("traceEvents", [])
+    tasks = [e for e in events if e.get("ph") == "X"]
+    if not tasks:
+        print(f"{path}: no tasks")
+        continue
+    start = min(e["ts"] for e in tasks)
+    end = max(e["ts"] + e["dur"] for e in tasks)
+    workers = len({e["tid"] for e in tasks})
+    busy = defaultdict(float)
+    for e in tasks:
+        busy[e["name"].split(":")[-1]] += e["dur"]
+    span = end - start
+    idle = span * workers - sum(busy.values())
+    kinds = " ".join(f"{k}={v / 1e3:.1f}ms" for k, v in sorted(busy.items()))
+    print(f"{path}: span={span / 1e3:.1f}ms workers={workers} {kinds} "
+          f"idle={idle / 1e3:.1f}ms ({100 * idle / (span * workers):.0f}% of worker time)")

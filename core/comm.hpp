@@ -1,0 +1,31 @@
+// The few MPI collectives Tessera itself calls (start-up checks, gathers, reductions), with a
+// one-process fallback when Tessera is built without MPI. Task data never goes through here:
+// StarPU-MPI moves it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessera::detail::comm {
+
+/// Initialises MPI (thread level serialized, as StarPU-MPI needs) unless the program already
+/// did; MPI is then finalized at exit. Without MPI: nothing.
+void start();
+/// This process's rank and the number of ranks (0 and 1 without MPI or before start()).
+int rank();
+int ranks();
+/// Throws the same tessera::Error on every rank unless `value` is equal on all of them;
+/// `what` names the value in the message.
+void require_equal(std::uint64_t value, const std::string& what, const std::string& fix);
+/// Every rank's bytes, concatenated in rank order, on every rank.
+std::vector<unsigned char> all_gather(const void* mine, std::size_t bytes);
+/// `bytes` at `data` on rank `root` copied to every rank.
+void broadcast(void* data, std::size_t bytes, int root);
+/// Sum of `value` over the ranks, on every rank.
+std::int64_t sum(std::int64_t value);
+/// FNV-1a hash of bytes, for comparing option sets across ranks.
+std::uint64_t hash(const std::string& bytes, std::uint64_t seed = 1469598103934665603ull);
+
+}  // namespace tessera::detail::comm

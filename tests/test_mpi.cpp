@@ -1,0 +1,163 @@
+// Distributed runs (run under mpirun with 1 to 4 ranks): tiles spread over the ranks give the
+// serial reference's bits for every boundary kind, periodic wrap across rank edges included;
+// reductions give the same value for any rank count; the face-buffer traffic StarPU-MPI
+// performs equals the analytic halo volume of the decomposition.
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+
+#include <tessera/reduce.hpp>
+
+#include "apps/heat3d/heat3d.hpp"
+#include "apps/life/life.hpp"
+#include "tests/stencil_cases.hpp"
+
+namespace {
+
+using tessera::Boundaries;
+using tessera::Boundary;
+using tessera::Index;
+
+// One Runtime for the whole program: MPI (and StarPU-MPI) start once per process.
+tessera::Runtime* runtime = nullptr;
+
+TEST(Distributed, ThreeDimensionalBoundariesMatchReference) {
+  {
+    SCOPED_TRACE("star r1, distinct Dirichlet faces");
+    test::expect_matches_reference<double, 3, 1, false>(tessera::Grid<3>({12, 10, 9}, {4, 5, 3}),
+                                                        test::distinct_dirichlet3());
+  }
+  {
+    SCOPED_TRACE("star r1, Neumann, uneven last tiles");
+    test::expect_matches_reference<double, 3, 1, false>(tessera::Grid<3>({13, 11, 7}, {5, 4, 3}),
+                                                        Boundaries<3>::all(Boundary::neumann()));
+  }
+  {
+    SCOPED_TRACE("box r1, periodic on every axis: wrap across rank edges");
+    test::expect_matches_reference<double, 3, 1, true>(
+        tessera::Grid<3>({9, 8, 7}, {4, 3, 3}, {true, true, true}), Boundaries<3>{});
+  }
+  {
+    SCOPED_TRACE("box r2, periodic x, Neumann y, Dirichlet z");
+    Boundaries<3> bc;
+    bc.set(0, 0, Boundary::periodic()).set(0, 1, Boundary::periodic());
+    bc.set(1, 0, Boundary::neumann()).set(1, 1, Boundary::neumann());
+    bc.set(2, 0, Boundary::dirichlet(0.25)).set(2, 1, Boundary::dirichlet(4.0));
+    test::expect_matches_reference<double, 3, 2, true>(
+        tessera::Grid<3>({11, 10, 9}, {4, 5, 3}, {true, false, false}), bc);
+  }
+}
+
+TEST(Distributed, TwoDimensionalBoundariesAndTypesMatchReference) {
+  {
+    SCOPED_TRACE("box r2 double, Neumann x, periodic y");
+    Boundaries<2> bc;
+    bc.set(0, 0, Boundary::neumann()).set(0, 1, Boundary::neumann());
+    bc.set(1, 0, Boundary::periodic()).set(1, 1, Boundary::periodic());
+    test::expect_matches_reference<double, 2, 2, true>(
+        tessera::Grid<2>({17, 12}, {6, 4}, {false, true}), bc);
+  }
+  {
+    SCOPED_TRACE("star r2 int32, Dirichlet and Neumann");
+    Boundaries<2> bc = Boundaries<2>::all(Boundary::dirichlet(-3));
+    bc.set(0, 1, Boundary::dirichlet(7)).set(1, 0, Boundary::neumann());
+    test::expect_matches_reference<std::int32_t, 2, 2, false>(tessera::Grid<2>({15, 14}, {4, 6}), bc);
+  }
+}
+
+TEST(Distributed, ApplicationsMatchReference) {
+  {
+    SCOPED_TRACE("heat3d");
+    test::expect_matches_reference<double, 3, 1, false, apps::Heat3d>(
+        tessera::Grid<3>({14, 12, 10}, {7, 4, 5}), apps::heat3d_boundaries(), 4, 1,
+        apps::Heat3d{0.1});
+  }
+  {
+    SCOPED_TRACE("life, periodic");
+    test::expect_matches_reference<std::uint8_t, 2, 1, true, apps::Life>(
+        tessera::Grid<2>({20, 18}, {7, 5}, {true, true}), Boundaries<2>{}, 5, 1, apps::Life{});
+  }
+  SCOPED_TRACE("jacobi2d, two inputs");
+  test::expect_jacobi_matches_reference(tessera::Grid<2>({19, 17}, {6, 5}), 4);
+}
+
+// The reference folds in the same tile order; its value does not depend on the rank count.
+TEST(Distributed, ReductionsAreTheSameForAnyRankCount) {
+  const tessera::Grid<3> grid({23, 17, 11}, {6, 5, 4});
+  tessera::Field<double, 3> u(grid, 1, {}, "u");
+  u.fill([](Index<3> p) { return test::noise<3>(p) - 0.3; });
+  const std::vector<double> values = test::initial_values<double>(grid);
+  std::vector<double> shifted(values.size());
+  std::transform(values.begin(), values.end(), shifted.begin(), [](double v) { return v - 0.3; });
+  auto add = [](double a, double b) { return a + b; };
+  EXPECT_EQ(tessera::sum(u), reference::tiled_fold(shifted, {23, 17, 11}, {6, 5, 4}, add));
+  EXPECT_EQ(tessera::min(u), *std::min_element(shifted.begin(), shifted.end()));
+  EXPECT_EQ(tessera::max(u), *std::max_element(shifted.begin(), shifted.end()));
+}
+
+// Per step, a star stencil of radius r on doubles moves, across each cut plane between rank
+// blocks, one face buffer per tile of the plane in each direction: 2 * (tiles on the plane)
+// messages and 2 * r * 8 * (points on the plane) bytes. Interior tasks move nothing.
+TEST(Distributed, TrafficPerStepEqualsAnalyticHaloVolume) {
+  const std::array<std::int64_t, 3> n{24, 16, 12}, tile{6, 4, 4};
+  const tessera::Grid<3> grid({n[0], n[1], n[2]}, {tile[0], tile[1], tile[2]}, {true, false, false});
+  Boundaries<3> bc = test::distinct_dirichlet3();
+  bc.set(0, 0, Boundary::periodic()).set(0, 1, Boundary::periodic());
+  tessera::Field<double, 3> u(grid, 1, bc, "u"), next(grid, 1, bc, "next");
+  u.fill(test::initial<double, 3>);
+  const std::array<int, 3> ranks = u.storage().rank_grid();
+  std::int64_t plane_tiles = 0, plane_points = 0;
+  for (int a = 0; a < 3; ++a) {
+    const int b = (a + 1) % 3, c = (a + 2) % 3;
+    const int cuts = ranks[a] == 1 ? 0 : ranks[a] - (grid.periodic()[a] ? 0 : 1);
+    plane_tiles += cuts * (n[b] / tile[b]) * (n[c] / tile[c]);
+    plane_points += cuts * n[b] * n[c];
+  }
+  tessera::Stencil<3> heat("heat3d", tessera::Shape::Star, 1);
+  const int steps = 3;
+  runtime->wait();
+  const tessera::Traffic before = runtime->traffic();
+  for (int s = 0; s < steps; ++s) {
+    heat.apply(apps::Heat3d{0.1}, tessera::in(u), tessera::out(next));
+    tessera::swap(u, next);
+  }
+  runtime->wait();
+  const tessera::Traffic after = runtime->traffic();
+  EXPECT_EQ((after.messages - before.messages) / steps, 2 * plane_tiles);
+  EXPECT_EQ((after.messages - before.messages) % steps, 0);
+  EXPECT_EQ(after.bytes - before.bytes, steps * 2 * 1 * 8 * plane_points);
+  if (after.starpu_bytes >= 0) {  // StarPU-MPI's own count (STARPU_COMM_STATS=1)
+    EXPECT_EQ(after.starpu_bytes - before.starpu_bytes, steps * 2 * 1 * 8 * plane_points);
+  }
+}
+
+// With more than one rank, some tiles have a remote neighbour and some do not (with the
+// default rank grid and this tiling), so both priorities occur.
+TEST(Distributed, OnlyTilesAtRankEdgesAreRankEdgeTiles) {
+  const tessera::Grid<2> grid({40, 40}, {5, 5});
+  tessera::Field<float, 2> u(grid, 1, {}, "u");
+  int edge = 0;
+  for (int t = 0; t < u.storage().tiles(); ++t) edge += u.storage().on_rank_edge(t) ? 1 : 0;
+  if (runtime->ranks() == 1) {
+    EXPECT_EQ(edge, 0);
+  } else {
+    EXPECT_GT(edge, 0);
+    EXPECT_LT(edge, u.storage().tiles());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  tessera::Options options = tessera::parse_options(argc, argv);
+  options.quiet = true;
+  testing::InitGoogleTest(&argc, argv);
+  auto rt = std::make_unique<tessera::Runtime>(options);
+  runtime = rt.get();
+  // Only rank 0 reports; every rank runs every test (they are collective).
+  if (rt->rank() != 0) delete testing::UnitTest::GetInstance()->listeners().Release(
+      testing::UnitTest::GetInstance()->listeners().default_result_printer());
+  const int failed = RUN_ALL_TESTS();
+  rt.reset();
+  return failed;
+}
