@@ -203,7 +203,7 @@ void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
       auto& constants = set.constants[static_cast<std::size_t>(t)];
       if (constants.count > 0)
         submit(fill, {handle(t)}, {}, &constants, sizeof(constants), false,
-               stencil + ":constant-ghosts tile=" + std::to_string(t) + " " + name_);
+               stencil + ":constant-ghosts tile=" + std::to_string(t) + " " + name_, {t, tiles()});
     }
   }
   Codelet& pack = codelet(stencil, type_, tasks::halo_pack_kind(element_size_));
@@ -214,7 +214,7 @@ void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
     if (plan.packs.count > 0)
       submit(pack, {handle(t)}, set.buffers[static_cast<std::size_t>(t)], &plan.packs,
              sizeof(plan.packs), false, stencil + ":halo-pack tile=" + std::to_string(t) + suffix,
-             on_rank_edge(t) ? 1 : 0);
+             {t, tiles(), on_rank_edge(t) ? 1 : 0});
   }
   for (int t = 0; t < tiles(); ++t) {
     auto& plan = set.plans[static_cast<std::size_t>(t)];
@@ -227,7 +227,7 @@ void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
     }
     if (plan.ghosts.count > 0)
       submit(boundary, {handle(t)}, sources, &plan.ghosts, sizeof(plan.ghosts), false,
-             stencil + ":boundary tile=" + std::to_string(t) + suffix);
+             stencil + ":boundary tile=" + std::to_string(t) + suffix, {t, tiles()});
   }
   set.version = version_;
   count_received(set);

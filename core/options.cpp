@@ -19,6 +19,11 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--trace", o.trace, "write a Chrome/Perfetto trace of every task to FILE")
       ->group(group);
   app.add_flag("--quiet", o.quiet, "print nothing but errors")->group(group);
+  app.add_option("--gpu-fraction", o.gpu_fraction,
+                 "hand-set share of the tiles run on CUDA workers, the rest on CPU workers "
+                 "(default: the scheduler decides)")
+      ->group(group)
+      ->check(CLI::Range(0.0, 1.0));
   app.add_option("--rank-grid", o.rank_grid, "ranks per axis of the tile distribution (X Y [Z])")
       ->group(group)
       ->expected(2, 3)

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <sstream>
 #include <vector>
 
 #include "core/comm.hpp"
@@ -57,12 +58,36 @@ void check_scheduler(const std::string& name, const char* source) {
               ") is not a StarPU scheduler; choose one of: " + known_schedulers());
 }
 
+void stop_starpu() {
+#ifdef TESSERA_WITH_MPI
+  starpu_mpi_shutdown();
+  if (starpu_is_initialized()) starpu_shutdown();
+#else
+  starpu_shutdown();
+#endif
+}
+
+// A hand-set split needs a worker of each kind it pins tiles to.
+void check_gpu_fraction(double fraction, int cpu_workers, int cuda_workers) {
+  if (fraction < 0) return;
+  std::ostringstream f;
+  f << "--gpu-fraction " << fraction;
+  if (fraction > 1)
+    throw Error(f.str() + " is above 1; give the share of tiles for the GPU, between 0 and 1");
+  if (fraction > 0 && cuda_workers == 0)
+    throw Error(f.str() + " pins tiles to CUDA workers, but there are none (StarPU without CUDA, no "
+                "GPU, or --ncuda 0); leave --gpu-fraction unset or run where a GPU is");
+  if (fraction < 1 && cpu_workers == 0)
+    throw Error(f.str() + " pins tiles to CPU workers, but there are none (--ncpu 0); use "
+                "--gpu-fraction 1 or give CPU workers");
+}
+
 // Every rank must run the same program with the same options, or they would build different
 // task graphs (and StarPU-MPI tags) and hang: compare the parsed options and the command line.
 void check_same_options_on_all_ranks(const Options& o) {
   std::string bytes = o.scheduler + '\0' + std::to_string(o.cpu_workers) + '\0' +
                       std::to_string(o.cuda_workers) + '\0' + std::to_string(o.calibrate) +
-                      '\0' + std::to_string(o.quiet) + '\0';
+                      '\0' + std::to_string(o.quiet) + '\0' + std::to_string(o.gpu_fraction) + '\0';
   for (int p : o.rank_grid) bytes += std::to_string(p) + ',';
   std::ifstream cmdline("/proc/self/cmdline", std::ios::binary);
   bytes.append(std::istreambuf_iterator<char>(cmdline), std::istreambuf_iterator<char>());
@@ -160,6 +185,13 @@ Runtime::Runtime(const Options& options) : state_(std::make_unique<State>()) {
   }
   s.cpu_workers = static_cast<int>(starpu_cpu_worker_get_count());
   s.cuda_workers = static_cast<int>(starpu_cuda_worker_get_count());
+  try {  // needs the worker counts StarPU actually started with
+    check_gpu_fraction(options.gpu_fraction, s.cpu_workers, s.cuda_workers);
+  } catch (const Error&) {
+    TraceRecorder::active = nullptr;
+    stop_starpu();
+    throw;
+  }
   const char* calibrate = env("STARPU_CALIBRATE");
   int major = 0, minor = 0, release = 0;
   starpu_get_version(&major, &minor, &release);
@@ -187,12 +219,7 @@ Runtime::~Runtime() {
     TraceRecorder::active = nullptr;
   }
   live = nullptr;
-#ifdef TESSERA_WITH_MPI
-  starpu_mpi_shutdown();
-  if (starpu_is_initialized()) starpu_shutdown();
-#else
-  starpu_shutdown();
-#endif
+  stop_starpu();
 }
 
 void Runtime::wait() {

@@ -4,6 +4,7 @@
 #include <starpu_mpi.h>
 #endif
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -66,13 +67,18 @@ namespace {
 
 // Names, trace callback and arguments of a task this rank runs.
 void finish_task(Runtime::State& rt, starpu_task* task, void* arg, std::size_t arg_size,
-                 bool owned, const std::string& name, int priority) {
+                 bool owned, const std::string& name, const TaskPlace& place) {
   task->cl_arg = arg;
   task->cl_arg_size = arg_size;
   task->cl_arg_free = owned ? 1 : 0;
   rt.task_names.push_back(name);
   task->name = rt.task_names.back().c_str();
-  task->priority = priority;
+  task->priority = place.priority;
+  // A hand-set split pins the first round(F x tiles) tiles to CUDA workers, the rest to CPU
+  // workers; every task of a tile goes the same way, so tiles stay where they are.
+  const double fraction = rt.options.gpu_fraction;
+  if (fraction >= 0 && place.tile >= 0)
+    task->where = place.tile < std::lround(fraction * place.tiles) ? STARPU_CUDA : STARPU_CPU;
   if (rt.trace) {
     task->callback_func = &TraceRecorder::task_done;
     task->callback_arg = task;
@@ -90,7 +96,7 @@ void refused(int ret, const std::string& name) {
 }  // namespace
 
 void submit(Codelet& c, const std::vector<Handle>& first, const std::vector<Handle>& rest,
-            void* arg, std::size_t arg_size, bool owned, const std::string& name, int priority) {
+            void* arg, std::size_t arg_size, bool owned, const std::string& name, TaskPlace place) {
   Runtime::State& rt = runtime_state("submitting a task");
 #ifdef TESSERA_WITH_MPI
   // Every rank submits every task: StarPU-MPI runs it on the owner of the data it writes and
@@ -101,15 +107,15 @@ void submit(Codelet& c, const std::vector<Handle>& first, const std::vector<Hand
   for (Handle h : rest) descrs.push_back({h, c.modes[1]});
   const int n = static_cast<int>(descrs.size());
   starpu_task* task = starpu_mpi_task_build(MPI_COMM_WORLD, &c.cl, STARPU_DATA_MODE_ARRAY,
-                                            descrs.data(), n, STARPU_PRIORITY, priority, 0);
+                                            descrs.data(), n, STARPU_PRIORITY, place.priority, 0);
   if (task != nullptr) {
-    finish_task(rt, task, arg, arg_size, owned, name, priority);
+    finish_task(rt, task, arg, arg_size, owned, name, place);
     refused(starpu_task_submit(task), name);
   } else if (owned) {
     std::free(arg);  // another rank runs it
   }
   starpu_mpi_task_post_build(MPI_COMM_WORLD, &c.cl, STARPU_DATA_MODE_ARRAY, descrs.data(), n,
-                             STARPU_PRIORITY, priority, 0);
+                             STARPU_PRIORITY, place.priority, 0);
 #else
   starpu_task* task = starpu_task_create();
   task->cl = &c.cl;
@@ -130,7 +136,7 @@ void submit(Codelet& c, const std::vector<Handle>& first, const std::vector<Hand
     STARPU_TASK_SET_MODE(task, c.modes[1], i);
     ++i;
   }
-  finish_task(rt, task, arg, arg_size, owned, name, priority);
+  finish_task(rt, task, arg, arg_size, owned, name, place);
   refused(starpu_task_submit(task), name);
 #endif
 }

@@ -82,6 +82,37 @@ TEST(Options, UnknownSchedulerAndTooManyWorkersAreErrors) {
   }
 }
 
+struct Left {
+  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> a, tessera::Out<double> b) const {
+    b = a(-1, 0);
+  }
+};
+
+TEST(Options, GpuFractionNeedsWorkersOfEachKindItPinsTo) {
+  tessera::Options o;
+  o.quiet = true;
+  o.cpu_workers = 1;
+  o.cuda_workers = 0;
+  o.gpu_fraction = 0.5;
+  try {
+    tessera::Runtime rt(o);
+    ADD_FAILURE() << "a GPU share without CUDA workers was accepted";
+  } catch (const tessera::Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("--gpu-fraction 0.5"));
+    EXPECT_THAT(e.what(), HasSubstr("pins tiles to CUDA workers, but there are none"));
+  }
+  // StarPU was shut down cleanly: the next Runtime starts, and fraction 0 pins every tile to
+  // the CPU workers (task->where), which must still give the reference result.
+  o.gpu_fraction = 0;
+  tessera::Runtime rt(o);
+  tessera::Grid<2> grid({8, 6}, {3, 2});
+  tessera::Field<double, 2> u(grid, 1), v(grid, 1);
+  u.fill([](tessera::Index<2> p) { return double(p[0] + 10 * p[1]); });
+  tessera::Stencil<2>("left", tessera::Shape::Star, 1).apply(Left{}, tessera::in(u), tessera::out(v));
+  EXPECT_EQ(v.at({0, 3}), 0.0);  // Dirichlet 0 ghost
+  EXPECT_EQ(v.at({5, 3}), 34.0);
+}
+
 TEST(Options, ConfigurationIsPrintedOnce) {
   testing::internal::CaptureStdout();
   {

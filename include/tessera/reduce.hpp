@@ -119,7 +119,7 @@ double reduce(const Field<T, D>& field, const G& g, const std::string& what) {
         g, {geo.extent[0], geo.extent[1], geo.extent[2]}, geo.offset0, geo.stride_y,
         geo.stride_z};
     submit(cl, {s.handle(t)}, {results.back()}, a, sizeof(*a), true,
-           "reduce:" + what + " " + s.name() + " tile=" + std::to_string(t));
+           "reduce:" + what + " " + s.name() + " tile=" + std::to_string(t), {t, s.tiles()});
   }
   std::vector<double> tile_result(static_cast<std::size_t>(s.tiles()), 0.0);
   for (int t = 0; t < s.tiles(); ++t) {

@@ -21,6 +21,10 @@ struct Options {
   bool calibrate = false;  ///< --calibrate (STARPU_CALIBRATE=1): keep refining the perfmodels
   std::string trace;       ///< --trace FILE: a Chrome/Perfetto trace of every task
   bool quiet = false;      ///< --quiet: print nothing but errors
+  /// --gpu-fraction F: a hand-set split, PSkel-style. The first round(F x tiles) tiles (in tile
+  /// order) run every task on CUDA workers, the others on CPU workers. Unset (< 0), the
+  /// scheduler places every task from its performance models: the automatic default.
+  double gpu_fraction = -1;
   /// --rank-grid X Y [Z]: ranks per axis of the block distribution of tiles (product = number
   /// of ranks); empty: the grid that cuts the fewest points (docs/distributed.md)
   std::vector<int> rank_grid;

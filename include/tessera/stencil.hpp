@@ -208,7 +208,7 @@ class Stencil {
       detail::submit(cl, read, write, a, sizeof(*a), true,
                      name_ + ":interior tile=" + std::to_string(t) + " step=" +
                          std::to_string(step),
-                     ins.front()->on_rank_edge(t) ? 1 : 0);
+                     {t, ins.front()->tiles(), ins.front()->on_rank_edge(t) ? 1 : 0});
     }
     for (detail::FieldStorage* s : outs) s->written();
   }

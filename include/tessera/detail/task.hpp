@@ -34,8 +34,18 @@ Codelet& codelet(const std::string& stencil, const std::string& type, const Task
 
 /// Submits one task: `first` handles get kind.first, `rest` get kind.rest. `arg` is passed
 /// to the kernel; when `owned`, it was allocated with std::malloc and StarPU frees it.
+/// The tile a task works on, of how many the field has, and its priority (higher runs first
+/// with priority-aware schedulers). Under a hand-set GPU fraction (Options::gpu_fraction) the
+/// tile decides whether the task is pinned to CUDA or to CPU workers.
+struct TaskPlace {
+  int tile = -1;  // -1: not a tile's task; never pinned
+  int tiles = 0;
+  int priority = 0;
+};
+
 void submit(Codelet& cl, const std::vector<Handle>& first, const std::vector<Handle>& rest,
-            void* arg, std::size_t arg_size, bool owned, const std::string& name, int priority = 0);
+            void* arg, std::size_t arg_size, bool owned, const std::string& name,
+            TaskPlace place = {});
 
 /// Pointer to the data of buffer `i` on the memory node the task runs on.
 void* buffer_data(void** buffers, int i);
