@@ -4,6 +4,7 @@
 #include <starpu.h>
 #include <starpu_profiling.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -48,6 +49,24 @@ void check_scheduler(const std::string& name, const char* source) {
     if (name == (*p)->policy_name) return;
   throw Error(std::string("scheduler '") + name + "' (from " + source +
               ") is not a StarPU scheduler; choose one of: " + known_schedulers());
+}
+
+// StarPU's own traces (paje.trace for ViTE, tasks.rec) come from FxT, which only some StarPU
+// builds have; StarPU writes them into STARPU_FXT_PREFIX at shutdown.
+void request_fxt_traces(const std::string& dir) {
+#ifdef STARPU_USE_FXT
+  setenv("STARPU_FXT_PREFIX", dir.c_str(), 1);
+  setenv("STARPU_FXT_TRACE", "1", 0);       // StarPU 1.4 records only when asked
+  setenv("STARPU_GENERATE_TRACE", "1", 0);  // paje.trace and tasks.rec at shutdown
+#else
+  int major = 0, minor = 0, release = 0;
+  starpu_get_version(&major, &minor, &release);
+  throw Error("--fxt " + dir + " needs a StarPU built with FxT, and this StarPU " +
+              std::to_string(major) + "." + std::to_string(minor) + "." +
+              std::to_string(release) +
+              " has none; build StarPU with --with-fxt (docs/building.md), or use --trace and "
+              "--report, which need no FxT");
+#endif
 }
 
 }  // namespace
@@ -108,7 +127,14 @@ Runtime::Runtime(const Options& options) : state_(std::make_unique<State>()) {
   if (env("STARPU_NOPENCL") == nullptr) conf.nopencl = 0;
   // --quiet also silences StarPU's own messages, unless STARPU_SILENT says otherwise.
   if (options.quiet && env("STARPU_SILENT") == nullptr) setenv("STARPU_SILENT", "1", 0);
-  if (!options.trace.empty()) s.trace = std::make_unique<TraceRecorder>(options.trace);
+  if (!options.perfmodel_dir.empty()) {
+    // StarPU 1.3 and 1.4 read and save the models under STARPU_PERF_MODEL_DIR.
+    check_agrees("--perfmodel-dir", options.perfmodel_dir, "STARPU_PERF_MODEL_DIR");
+    setenv("STARPU_PERF_MODEL_DIR", options.perfmodel_dir.c_str(), 1);
+  }
+  if (!options.fxt.empty()) request_fxt_traces(options.fxt);
+  if (!options.trace.empty() || !options.report.empty() || options.summary)
+    s.trace = std::make_unique<TraceRecorder>(options.trace, options.report);
 
   const int ret = starpu_init(&conf);
   if (ret != 0)
@@ -116,6 +142,7 @@ Runtime::Runtime(const Options& options) : state_(std::make_unique<State>()) {
                 "); check the STARPU_* environment and the worker counts");
   if (s.trace) {
     starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+    s.trace->start_clock();
     TraceRecorder::active = s.trace.get();
   }
   if (!Kokkos::is_initialized()) {
@@ -136,7 +163,8 @@ Runtime::Runtime(const Options& options) : state_(std::make_unique<State>()) {
                     (options.calibrate || (calibrate && std::strcmp(calibrate, "0") != 0)
                          ? "on"
                          : "off") +
-                    (options.trace.empty() ? "" : ", trace " + options.trace);
+                    (options.trace.empty() ? "" : ", trace " + options.trace) +
+                    (options.report.empty() ? "" : ", report " + options.report);
   if (!options.quiet) std::cout << s.configuration << std::endl;
   live = &s;
 }
@@ -148,7 +176,9 @@ Runtime::~Runtime() {
   for (detail::FieldStorage* f : std::vector<detail::FieldStorage*>(s.fields.begin(), s.fields.end()))
     detail::release_field(*f);
   if (s.trace) {
-    s.trace->write();
+    s.trace->write(s.configuration);
+    if (s.options.summary && !s.options.quiet)
+      std::cout << "tessera summary:\n" << trace::summary_table({s.trace->rank_trace()});
     TraceRecorder::active = nullptr;
   }
   live = nullptr;
@@ -164,5 +194,17 @@ const std::string& Runtime::configuration() const { return state_->configuration
 const std::string& Runtime::scheduler() const { return state_->scheduler; }
 int Runtime::cpu_workers() const { return state_->cpu_workers; }
 int Runtime::cuda_workers() const { return state_->cuda_workers; }
+std::size_t Runtime::tasks_submitted() const { return state_->tasks_submitted; }
+std::size_t Runtime::tasks_pending() const {
+  return static_cast<std::size_t>(std::max(0, starpu_task_nsubmitted()));
+}
+
+trace::RankTrace Runtime::recorded() const {
+  return state_->trace ? state_->trace->rank_trace() : trace::RankTrace{};
+}
+
+void Runtime::clear_recorded() {
+  if (state_->trace) state_->trace->clear();
+}
 
 }  // namespace tessera

@@ -23,6 +23,7 @@ struct Codelet {
   starpu_perfmodel model;
   starpu_codelet cl;
   starpu_data_access_mode modes[2];  // of the first group of buffers, and of the rest
+  long submitted = 0;                // tasks submitted: perfmodels::coverage skips unused ones
 };
 
 }  // namespace tessera::detail
@@ -39,7 +40,11 @@ struct Runtime::State {
   std::deque<std::string> task_names;
   std::set<detail::FieldStorage*> fields;
   long steps = 0;
+  // Set when tasks are recorded (--trace, --report, summary): every task's callback feeds it.
   std::unique_ptr<TraceRecorder> trace;
+  std::size_t tasks_submitted = 0;
+  // Whether the run has said once that a performance model is uncalibrated.
+  bool uncalibrated_reported = false;
 };
 
 namespace detail {

@@ -1,7 +1,9 @@
 // Codelets built from task-kind declarations, and task submission.
 #include <starpu.h>
 
+#include <cmath>
 #include <cstring>
+#include <iostream>
 
 #include "core/runtime_state.hpp"
 #include "tessera/detail/task.hpp"
@@ -17,6 +19,24 @@ starpu_data_access_mode mode_of(Access a) {
     case Access::ReadWrite: return STARPU_RW;
   }
   return STARPU_R;
+}
+// Says once per run that a task will run without a calibrated model (StarPU predicts NaN for
+// it on some architecture), with the command that calibrates the models.
+void report_if_uncalibrated(Runtime::State& rt, const Codelet& c, starpu_task* task) {
+  for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
+    if (!starpu_worker_can_execute_task(w, task, 0)) continue;
+    starpu_perfmodel_arch* arch = starpu_worker_get_perf_archtype(static_cast<int>(w), STARPU_NMAX_SCHED_CTXS);
+    if (!std::isnan(starpu_task_expected_length(task, arch, 0))) continue;
+    rt.uncalibrated_reported = true;
+    if (rt.options.quiet) return;
+    char arch_name[128];
+    starpu_perfmodel_get_arch_name(arch, arch_name, sizeof(arch_name), 0);
+    std::cerr << "tessera: the performance model of " << c.name << " on " << arch_name
+              << " is not calibrated, so " << rt.scheduler
+              << " places such tasks without a prediction; calibrate the models once with: "
+              << rt.options.calibrate_command << " (docs/perfmodels.md)" << std::endl;
+    return;
+  }
 }
 }  // namespace
 
@@ -52,7 +72,7 @@ Codelet& codelet(const std::string& stencil, const std::string& type, const Task
 #endif
   c.cl.nbuffers = STARPU_VARIABLE_NBUFFERS;
   c.cl.name = c.name.c_str();
-  c.cl.model = &c.model;
+  c.cl.model = kind.untimed ? nullptr : &c.model;
   c.modes[0] = mode_of(kind.first);
   c.modes[1] = mode_of(kind.rest);
   return c;
@@ -90,10 +110,14 @@ void submit(Codelet& c, const std::vector<Handle>& first, const std::vector<Hand
     task->callback_func = &TraceRecorder::task_done;
     task->callback_arg = task;
   }
+  // A calibrating run is the fix itself: nothing to say then.
+  if (!rt.uncalibrated_reported && !rt.options.calibrate) report_if_uncalibrated(rt, c, task);
   const int ret = starpu_task_submit(task);
   if (ret != 0)
     throw Error("StarPU refused task " + name + " (error " + std::to_string(ret) +
                 "): no worker can run it; check --ncpu/--ncuda");
+  ++c.submitted;
+  ++rt.tasks_submitted;
 }
 
 void* buffer_data(void** buffers, int i) {
