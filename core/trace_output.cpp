@@ -59,7 +59,7 @@ void write_chrome_json(const std::vector<RankTrace>& ranks, std::ostream& out) {
   using nlohmann::json;
   json events = json::array();
   for (const RankTrace& r : ranks) {
-    events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", r.rank},
+    events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", r.rank}, {"tid", 0},
                       {"args", {{"name", "rank " + std::to_string(r.rank)}}}});
     for (const Worker& w : r.workers)
       events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", r.rank}, {"tid", w.id},
@@ -69,7 +69,9 @@ void write_chrome_json(const std::vector<RankTrace>& ranks, std::ostream& out) {
                    {"step", t.step}, {"worker", t.worker}, {"rank", r.rank},
                    {"submit_us", t.submit_us}};
       if (t.predicted_us >= 0) args["predicted_us"] = t.predicted_us;
-      events.push_back({{"ph", "X"}, {"cat", "task"}, {"name", t.kind}, {"pid", r.rank},
+      // Named "<stencil>:<kind>" so that tracks of two stencils stay apart.
+      const std::string name = t.stencil.empty() ? t.kind : t.stencil + ":" + t.kind;
+      events.push_back({{"ph", "X"}, {"cat", t.kind}, {"name", name}, {"pid", r.rank},
                         {"tid", t.worker}, {"ts", t.start_us}, {"dur", t.end_us - t.start_us},
                         {"args", args}});
     }
