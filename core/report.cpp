@@ -60,7 +60,7 @@ const kinds = [...new Set(data.ranks.flatMap(r => r.tasks.map(t => t.kind)))];
 const colour = k => palette[kinds.indexOf(k) % palette.length];
 const begin = Math.min(...data.ranks.map(r => r.begin_us));
 const end = Math.max(begin + 1, ...data.ranks.map(r => r.end_us));
-const label = 110, width = 1000, rowH = 18;
+const label = 110, width = 1000, rowH = 24;
 const rows = data.ranks.flatMap(r => r.workers.map(w => ({rank: r, worker: w})));
 const svg = document.createElementNS(svgNS, 'svg');
 svg.setAttribute('id', 'gantt');
@@ -110,7 +110,7 @@ document.getElementById('legend').innerHTML = kinds.map(k =>
 )";
 }  // namespace
 
-void write_html_report(const std::vector<RankTrace>& ranks, const std::string& title,
+void write_html_report(const std::vector<RankTrace>& ranks, const std::string& about,
                        std::ostream& out) {
   using nlohmann::json;
   json data = {{"ranks", json::array()}};
@@ -130,9 +130,10 @@ void write_html_report(const std::vector<RankTrace>& ranks, const std::string& t
   for (std::size_t at = payload.find("</"); at != std::string::npos; at = payload.find("</", at))
     payload.replace(at, 2, "<\\/");
 
-  out << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" << html_escaped(title)
-      << "</title><style>" << kStyle << "</style></head><body>\n<h1>" << html_escaped(title)
-      << "</h1>\n<p id=\"overview\" data-tasks=\"" << task_count << "\">" << task_count
+  out << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Tessera run report"
+      << "</title><style>" << kStyle << "</style></head><body>\n<h1>Tessera run report</h1>\n<p>"
+      << html_escaped(about) << "</p>\n<p id=\"overview\" data-tasks=\"" << task_count
+      << "\">" << task_count
       << " tasks on " << ranks.size() << (ranks.size() == 1 ? " rank" : " ranks") << "</p>\n";
 
   out << "<h2>Tasks per worker over time</h2>\n<div id=\"legend\"></div><div id=\"gantt-box\">"

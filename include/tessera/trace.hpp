@@ -60,7 +60,8 @@ void write_chrome_json(const std::vector<RankTrace>& ranks, std::ostream& out);
 
 /// A self-contained HTML page (inline SVG, CSS and JS, no network): a Gantt chart per worker,
 /// busy/idle per worker, time per task kind, CPU/GPU split, predicted versus measured time.
-void write_html_report(const std::vector<RankTrace>& ranks, const std::string& title,
+/// `about` is a line under the heading (the runtime writes its configuration there).
+void write_html_report(const std::vector<RankTrace>& ranks, const std::string& about,
                        std::ostream& out);
 
 /// Per task kind: how many tasks, their total measured time and, over the tasks that had a
