@@ -70,16 +70,19 @@ trace::RankTrace TraceRecorder::rank_trace() const {
     r.workers.push_back({static_cast<int>(w), name, cuda ? "cuda" : "cpu",
                          static_cast<int>(starpu_worker_get_memory_node(w))});
   }
-  // StarPU without FxT reports transfers as totals per bus (reading them resets them).
+  // StarPU without FxT reports transfers as totals per bus, and reading them resets them:
+  // keep the running totals here so that every read sees the whole run.
+  std::lock_guard<std::mutex> lock(mutex_);
   for (int bus = 0; bus < starpu_bus_get_count(); ++bus) {
     starpu_profiling_bus_info info{};
     if (starpu_bus_get_profiling_info(bus, &info) != 0 || info.transfer_count == 0) continue;
-    r.transfers.push_back({memory_node_name(starpu_bus_get_src(bus)),
-                           memory_node_name(starpu_bus_get_dst(bus)),
-                           static_cast<std::uint64_t>(info.transferred_bytes),
-                           static_cast<std::uint64_t>(info.transfer_count), false});
+    trace::Transfer& total = bus_totals_[bus];
+    total.from = memory_node_name(starpu_bus_get_src(bus));
+    total.to = memory_node_name(starpu_bus_get_dst(bus));
+    total.bytes += static_cast<std::uint64_t>(info.transferred_bytes);
+    total.count += static_cast<std::uint64_t>(info.transfer_count);
   }
-  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [bus, total] : bus_totals_) r.transfers.push_back(total);
   r.tasks = events_;
   std::sort(r.tasks.begin(), r.tasks.end(),
             [](const trace::TaskEvent& a, const trace::TaskEvent& b) { return a.start_us < b.start_us; });
@@ -91,6 +94,9 @@ trace::RankTrace TraceRecorder::rank_trace() const {
 void TraceRecorder::clear() {
   std::lock_guard<std::mutex> lock(mutex_);
   events_.clear();
+  bus_totals_.clear();
+  starpu_profiling_bus_info discarded{};  // reading StarPU's bus totals resets them
+  for (int bus = 0; bus < starpu_bus_get_count(); ++bus) starpu_bus_get_profiling_info(bus, &discarded);
 }
 
 void TraceRecorder::write(const std::string& title) const {

@@ -3,6 +3,7 @@
 // HTML report (--report). The summary and the calibration report read the same record.
 #pragma once
 
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -24,7 +25,8 @@ class TraceRecorder {
   // This rank's record so far, with StarPU's workers and bus transfer totals. Call after the
   // tasks of interest have completed and while StarPU is up.
   trace::RankTrace rank_trace() const;
-  // Forgets the tasks recorded so far (e.g. the calibration sweep before the measured run).
+  // Forgets the tasks and transfers recorded so far (e.g. a calibration sweep before the
+  // measured run).
   void clear();
   // Writes the files asked for from this rank alone.
   void write(const std::string& title) const;
@@ -36,6 +38,7 @@ class TraceRecorder {
   double origin_us_ = 0;
   mutable std::mutex mutex_;
   std::vector<trace::TaskEvent> events_;
+  mutable std::map<int, trace::Transfer> bus_totals_;  // by StarPU bus id
 };
 
 }  // namespace tessera
