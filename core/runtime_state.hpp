@@ -1,6 +1,7 @@
 // Process-wide state of the live Runtime, shared by core/ and tasks/.
 #pragma once
 
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
@@ -24,6 +25,7 @@ struct Codelet {
   starpu_codelet cl;
   starpu_data_access_mode modes[2];  // of the first group of buffers, and of the rest
   long submitted = 0;                // tasks submitted: perfmodels::coverage skips unused ones
+  std::set<std::uint32_t> checked_footprints;  // looked at for the uncalibrated-model message
 };
 
 }  // namespace tessera::detail

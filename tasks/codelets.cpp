@@ -21,11 +21,15 @@ starpu_data_access_mode mode_of(Access a) {
   return STARPU_R;
 }
 // Says once per run that a task will run without a calibrated model (StarPU predicts NaN for
-// it on some architecture), with the command that calibrates the models.
-void report_if_uncalibrated(Runtime::State& rt, const Codelet& c, starpu_task* task) {
+// it on some architecture), with the command that calibrates the models. Each data footprint
+// (tile shape) of a codelet is looked at once.
+void report_if_uncalibrated(Runtime::State& rt, Codelet& c, starpu_task* task) {
+  if (c.cl.model == nullptr || !c.checked_footprints.insert(starpu_task_data_footprint(task)).second)
+    return;
   for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
     if (!starpu_worker_can_execute_task(w, task, 0)) continue;
-    starpu_perfmodel_arch* arch = starpu_worker_get_perf_archtype(static_cast<int>(w), STARPU_NMAX_SCHED_CTXS);
+    starpu_perfmodel_arch* arch =
+        starpu_worker_get_perf_archtype(static_cast<int>(w), STARPU_NMAX_SCHED_CTXS);
     if (!std::isnan(starpu_task_expected_length(task, arch, 0))) continue;
     rt.uncalibrated_reported = true;
     if (rt.options.quiet) return;
@@ -34,7 +38,7 @@ void report_if_uncalibrated(Runtime::State& rt, const Codelet& c, starpu_task* t
     std::cerr << "tessera: the performance model of " << c.name << " on " << arch_name
               << " is not calibrated, so " << rt.scheduler
               << " places such tasks without a prediction; calibrate the models once with: "
-              << rt.options.calibrate_command << " (docs/perfmodels.md)" << std::endl;
+              << rt.options.calibrate_command << " (docs/tracing.md)" << std::endl;
     return;
   }
 }
