@@ -18,6 +18,14 @@ void add_options(CLI::App& app, Options& o) {
   app.add_flag("--calibrate", o.calibrate, "keep calibrating the performance models")->group(group);
   app.add_option("--trace", o.trace, "write a Chrome/Perfetto trace of every task to FILE")
       ->group(group);
+  app.add_option("--report", o.report,
+                 "write a self-contained HTML report (Gantt chart, busy time, predictions) to FILE")
+      ->group(group);
+  app.add_option("--perfmodel-dir", o.perfmodel_dir,
+                 "read and save StarPU's performance models in DIR (STARPU_PERF_MODEL_DIR)")
+      ->group(group);
+  app.add_option("--fxt", o.fxt, "also write StarPU's FxT traces (paje.trace, tasks.rec) to DIR; "
+                 "needs a StarPU built with FxT")->group(group);
   app.add_flag("--quiet", o.quiet, "print nothing but errors")->group(group);
   app.add_option("--gpu-fraction", o.gpu_fraction,
                  "hand-set share of the tiles run on CUDA workers, the rest on CPU workers "

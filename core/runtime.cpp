@@ -4,6 +4,7 @@
 #include <starpu.h>
 #include <starpu_profiling.h>
 
+#include <algorithm>
 #ifdef TESSERA_WITH_MPI
 #include <starpu_mpi.h>
 #endif
@@ -95,6 +96,24 @@ void check_same_options_on_all_ranks(const Options& o) {
                               "start every rank with the same arguments");
 }
 
+// StarPU's own traces (paje.trace for ViTE, tasks.rec) come from FxT, which only some StarPU
+// builds have; StarPU writes them into STARPU_FXT_PREFIX at shutdown.
+void request_fxt_traces(const std::string& dir) {
+#ifdef STARPU_USE_FXT
+  setenv("STARPU_FXT_PREFIX", dir.c_str(), 1);
+  setenv("STARPU_FXT_TRACE", "1", 0);       // StarPU 1.4 records only when asked
+  setenv("STARPU_GENERATE_TRACE", "1", 0);  // paje.trace and tasks.rec at shutdown
+#else
+  int major = 0, minor = 0, release = 0;
+  starpu_get_version(&major, &minor, &release);
+  throw Error("--fxt " + dir + " needs a StarPU built with FxT, and this StarPU " +
+              std::to_string(major) + "." + std::to_string(minor) + "." +
+              std::to_string(release) +
+              " has none; build StarPU with --with-fxt (docs/building.md), or use --trace and "
+              "--report, which need no FxT");
+#endif
+}
+
 }  // namespace
 
 int process_rank() { return detail::comm::rank(); }
@@ -159,10 +178,18 @@ Runtime::Runtime(const Options& options) : state_(std::make_unique<State>()) {
   if (env("STARPU_NOPENCL") == nullptr) conf.nopencl = 0;
   // --quiet also silences StarPU's own messages, unless STARPU_SILENT says otherwise.
   if (options.quiet && env("STARPU_SILENT") == nullptr) setenv("STARPU_SILENT", "1", 0);
-  // One trace per rank: FILE for rank 0 of one, FILE.rank<r> for each rank of several.
-  if (!options.trace.empty())
-    s.trace = std::make_unique<TraceRecorder>(
-        s.ranks > 1 ? options.trace + ".rank" + std::to_string(s.rank) : options.trace);
+  if (!options.perfmodel_dir.empty()) {
+    // StarPU 1.3 and 1.4 read and save the models under STARPU_PERF_MODEL_DIR.
+    check_agrees("--perfmodel-dir", options.perfmodel_dir, "STARPU_PERF_MODEL_DIR");
+    setenv("STARPU_PERF_MODEL_DIR", options.perfmodel_dir.c_str(), 1);
+  }
+  if (!options.fxt.empty()) request_fxt_traces(options.fxt);
+  // One trace and report per rank: FILE for a single rank, FILE.rank<r> for each of several.
+  auto per_rank = [&](const std::string& path) {
+    return path.empty() || s.ranks == 1 ? path : path + ".rank" + std::to_string(s.rank);
+  };
+  if (!options.trace.empty() || !options.report.empty() || options.summary)
+    s.trace = std::make_unique<TraceRecorder>(per_rank(options.trace), per_rank(options.report));
 
 #ifdef TESSERA_WITH_MPI
   // MPI is already up (comm::start), so StarPU-MPI must not initialise it again.
@@ -175,6 +202,7 @@ Runtime::Runtime(const Options& options) : state_(std::make_unique<State>()) {
                 "); check the STARPU_* environment and the worker counts");
   if (s.trace) {
     starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+    s.trace->start_clock();
     TraceRecorder::active = s.trace.get();
   }
   if (!Kokkos::is_initialized()) {
@@ -203,7 +231,8 @@ Runtime::Runtime(const Options& options) : state_(std::make_unique<State>()) {
                          ? "on"
                          : "off") +
                     (options.trace.empty() ? "" : ", trace " + options.trace) +
-                    (s.ranks > 1 ? ", " + std::to_string(s.ranks) + " ranks" : "");
+                    (s.ranks > 1 ? ", " + std::to_string(s.ranks) + " ranks" : "") +
+                    (options.report.empty() ? "" : ", report " + options.report);
   if (!options.quiet && s.rank == 0) std::cout << s.configuration << std::endl;
   live = &s;
 }
@@ -215,7 +244,9 @@ Runtime::~Runtime() {
   for (detail::FieldStorage* f : std::vector<detail::FieldStorage*>(s.fields.begin(), s.fields.end()))
     detail::release_field(*f);
   if (s.trace) {
-    s.trace->write();
+    s.trace->write(s.configuration);
+    if (s.options.summary && !s.options.quiet)
+      std::cout << "tessera summary:\n" << trace::summary_table({s.trace->rank_trace()});
     TraceRecorder::active = nullptr;
   }
   live = nullptr;
@@ -255,5 +286,17 @@ const std::string& Runtime::configuration() const { return state_->configuration
 const std::string& Runtime::scheduler() const { return state_->scheduler; }
 int Runtime::cpu_workers() const { return state_->cpu_workers; }
 int Runtime::cuda_workers() const { return state_->cuda_workers; }
+std::size_t Runtime::tasks_submitted() const { return state_->tasks_submitted; }
+std::size_t Runtime::tasks_pending() const {
+  return static_cast<std::size_t>(std::max(0, starpu_task_nsubmitted()));
+}
+
+trace::RankTrace Runtime::recorded() const {
+  return state_->trace ? state_->trace->rank_trace() : trace::RankTrace{};
+}
+
+void Runtime::clear_recorded() {
+  if (state_->trace) state_->trace->clear();
+}
 
 }  // namespace tessera

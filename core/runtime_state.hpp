@@ -1,6 +1,7 @@
 // Process-wide state of the live Runtime, shared by core/ and tasks/.
 #pragma once
 
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
@@ -23,6 +24,8 @@ struct Codelet {
   starpu_perfmodel model;
   starpu_codelet cl;
   starpu_data_access_mode modes[2];  // of the first group of buffers, and of the rest
+  long submitted = 0;                // tasks submitted: perfmodels::coverage skips unused ones
+  std::set<std::uint32_t> checked_footprints;  // looked at for the uncalibrated-model message
 };
 
 }  // namespace tessera::detail
@@ -44,7 +47,11 @@ struct Runtime::State {
   // the same order (same program, same options: checked at start-up), so tags agree.
   std::int64_t next_tag = 0;
   Traffic received;  // face buffers this rank's tasks received (counted at submission)
+  // Set when tasks are recorded (--trace, --report, summary): every task's callback feeds it.
   std::unique_ptr<TraceRecorder> trace;
+  std::size_t tasks_submitted = 0;
+  // Whether the run has said once that a performance model is uncalibrated.
+  bool uncalibrated_reported = false;
 };
 
 namespace detail {

@@ -3,6 +3,8 @@
 #include <starpu.h>
 #include <starpu_profiling.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 
 #include "tessera/error.hpp"
@@ -14,59 +16,100 @@ TraceRecorder* TraceRecorder::active = nullptr;
 namespace {
 double to_us(const timespec& t) { return t.tv_sec * 1e6 + t.tv_nsec / 1e3; }
 
-std::string json_escaped(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) out += c;
-  }
-  return out;
+void check_writable(const std::string& path, const char* flag) {
+  if (path.empty()) return;
+  std::ofstream probe(path);
+  if (!probe)
+    throw Error(std::string("cannot write the ") + flag + " file '" + path + "'; give " + flag +
+                " a path in a writable directory");
+}
+
+std::string memory_node_name(int node) {
+  char name[64];
+  starpu_memory_node_get_name(static_cast<unsigned>(node), name, sizeof(name));
+  return name;
 }
 }  // namespace
 
-TraceRecorder::TraceRecorder(std::string path) : path_(std::move(path)) {
-  std::ofstream probe(path_);
-  if (!probe)
-    throw Error("cannot write the trace file '" + path_ + "'; give --trace a writable path");
-  timespec now{};
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  origin_us_ = to_us(now);
+TraceRecorder::TraceRecorder(std::string json_path, std::string html_path, int rank)
+    : json_path_(std::move(json_path)), html_path_(std::move(html_path)), rank_(rank) {
+  check_writable(json_path_, "--trace");
+  check_writable(html_path_, "--report");
 }
+
+// StarPU's profiling timestamps come from its own clock (CLOCK_MONOTONIC_RAW where it exists),
+// which starpu_timing_now() reads once StarPU is up.
+void TraceRecorder::start_clock() { origin_us_ = starpu_timing_now(); }
 
 void TraceRecorder::task_done(void* arg) {
   auto* task = static_cast<starpu_task*>(arg);
   TraceRecorder* self = active;
   if (self == nullptr || task->profiling_info == nullptr) return;
   const starpu_profiling_task_info* info = task->profiling_info;
+  trace::TaskEvent e;
+  e.name = task->name ? task->name : "task";
+  trace::parse_task_name(e);
+  e.worker = info->workerid;
+  e.submit_us = to_us(info->submit_time) - self->origin_us_;
+  e.start_us = to_us(info->start_time) - self->origin_us_;
+  e.end_us = to_us(info->end_time) - self->origin_us_;
+  // Model-based schedulers set `predicted` (us); others leave 0, uncalibrated models NaN.
+  if (std::isfinite(task->predicted) && task->predicted > 0) e.predicted_us = task->predicted;
   std::lock_guard<std::mutex> lock(self->mutex_);
-  self->events_.push_back({task->name ? task->name : "task", info->workerid,
-                           to_us(info->start_time) - self->origin_us_,
-                           to_us(info->end_time) - self->origin_us_});
+  self->events_.push_back(std::move(e));
 }
 
-void TraceRecorder::write() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  std::vector<std::string> entries;
+trace::RankTrace TraceRecorder::rank_trace() const {
+  trace::RankTrace r;
+  r.rank = rank_;
   const unsigned workers = starpu_worker_get_count();
   for (unsigned w = 0; w < workers; ++w) {
     char name[64];
     starpu_worker_get_name(static_cast<int>(w), name, sizeof(name));
-    entries.push_back("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":" +
-                      std::to_string(w) + ",\"args\":{\"name\":\"" + json_escaped(name) + "\"}}");
+    const bool cuda = starpu_worker_get_type(static_cast<int>(w)) == STARPU_CUDA_WORKER;
+    r.workers.push_back({static_cast<int>(w), name, cuda ? "cuda" : "cpu",
+                         static_cast<int>(starpu_worker_get_memory_node(w))});
   }
-  for (const Event& e : events_) {
-    const std::string kind = e.name.substr(0, e.name.find(' '));
-    entries.push_back("{\"ph\":\"X\",\"pid\":0,\"tid\":" + std::to_string(e.worker) +
-                      ",\"name\":\"" + json_escaped(kind) + "\",\"ts\":" +
-                      std::to_string(e.start_us) + ",\"dur\":" +
-                      std::to_string(e.end_us - e.start_us) + ",\"args\":{\"task\":\"" +
-                      json_escaped(e.name) + "\"}}");
+  // StarPU without FxT reports transfers as totals per bus, and reading them resets them:
+  // keep the running totals here so that every read sees the whole run.
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (int bus = 0; bus < starpu_bus_get_count(); ++bus) {
+    starpu_profiling_bus_info info{};
+    if (starpu_bus_get_profiling_info(bus, &info) != 0 || info.transfer_count == 0) continue;
+    trace::Transfer& total = bus_totals_[bus];
+    total.from = memory_node_name(starpu_bus_get_src(bus));
+    total.to = memory_node_name(starpu_bus_get_dst(bus));
+    total.bytes += static_cast<std::uint64_t>(info.transferred_bytes);
+    total.count += static_cast<std::uint64_t>(info.transfer_count);
   }
-  std::ofstream out(path_);
-  out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
-  for (std::size_t i = 0; i < entries.size(); ++i)
-    out << entries[i] << (i + 1 < entries.size() ? ",\n" : "\n");
-  out << "]}\n";
+  for (const auto& [bus, total] : bus_totals_) r.transfers.push_back(total);
+  r.tasks = events_;
+  std::sort(r.tasks.begin(), r.tasks.end(),
+            [](const trace::TaskEvent& a, const trace::TaskEvent& b) { return a.start_us < b.start_us; });
+  if (!r.tasks.empty()) r.begin_us = r.tasks.front().start_us;
+  for (const trace::TaskEvent& t : r.tasks) r.end_us = std::max(r.end_us, t.end_us);
+  return r;
+}
+
+void TraceRecorder::clear() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  events_.clear();
+  bus_totals_.clear();
+  starpu_profiling_bus_info discarded{};  // reading StarPU's bus totals resets them
+  for (int bus = 0; bus < starpu_bus_get_count(); ++bus) starpu_bus_get_profiling_info(bus, &discarded);
+}
+
+void TraceRecorder::write(const std::string& title) const {
+  if (json_path_.empty() && html_path_.empty()) return;
+  const std::vector<trace::RankTrace> ranks = {rank_trace()};
+  if (!json_path_.empty()) {
+    std::ofstream out(json_path_);
+    trace::write_chrome_json(ranks, out);
+  }
+  if (!html_path_.empty()) {
+    std::ofstream out(html_path_);
+    trace::write_html_report(ranks, title, out);
+  }
 }
 
 }  // namespace tessera

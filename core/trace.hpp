@@ -1,10 +1,14 @@
-// A minimal execution trace from StarPU's task profiling (works without FxT): one event per
-// task with its worker and start/end, written as Chrome/Perfetto trace-event JSON.
+// Records every task from StarPU's task profiling information (works without FxT) into a
+// trace::RankTrace, and writes the outputs asked for: Chrome/Perfetto JSON (--trace) and the
+// HTML report (--report). The summary and the calibration report read the same record.
 #pragma once
 
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
+
+#include "tessera/trace.hpp"
 
 struct starpu_task;
 
@@ -12,22 +16,29 @@ namespace tessera {
 
 class TraceRecorder {
  public:
-  explicit TraceRecorder(std::string path);
-  // Hooked as the callback of every task when tracing; `task` is the task itself.
+  // Checks that the output paths (either may be empty) are writable, before StarPU starts.
+  TraceRecorder(std::string json_path, std::string html_path, int rank = 0);
+  // Times are kept relative to this call; make it right after starpu_init.
+  void start_clock();
+  // Hooked as the callback of every task while recording; `task` is the task itself.
   static void task_done(void* task);
-  void write() const;
+  // This rank's record so far, with StarPU's workers and bus transfer totals. Call after the
+  // tasks of interest have completed and while StarPU is up.
+  trace::RankTrace rank_trace() const;
+  // Forgets the tasks and transfers recorded so far (e.g. a calibration sweep before the
+  // measured run).
+  void clear();
+  // Writes the files asked for from this rank alone.
+  void write(const std::string& title) const;
   static TraceRecorder* active;
 
  private:
-  struct Event {
-    std::string name;
-    int worker;
-    double start_us, end_us;
-  };
-  std::string path_;
-  double origin_us_;
+  std::string json_path_, html_path_;
+  int rank_;
+  double origin_us_ = 0;
   mutable std::mutex mutex_;
-  std::vector<Event> events_;
+  std::vector<trace::TaskEvent> events_;
+  mutable std::map<int, trace::Transfer> bus_totals_;  // by StarPU bus id
 };
 
 }  // namespace tessera

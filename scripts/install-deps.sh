@@ -5,7 +5,8 @@ set -euo pipefail
 
 packages=(build-essential cmake pkg-config libstarpu-dev libhwloc-dev libopenmpi-dev openmpi-bin
           libtrilinos-kokkos-dev libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
-          libfmt-dev)
+          libfmt-dev
+          chromium)  # headless, for the test that renders the HTML run report (~300 MB)
 
 missing=()
 for p in "${packages[@]}"; do

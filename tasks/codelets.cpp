@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 
 #include "core/runtime_state.hpp"
 #include "tessera/detail/task.hpp"
@@ -22,6 +23,28 @@ starpu_data_access_mode mode_of(Access a) {
     case Access::ReadWrite: return STARPU_RW;
   }
   return STARPU_R;
+}
+// Says once per run that a task will run without a calibrated model (StarPU predicts NaN for
+// it on some architecture), with the command that calibrates the models. Each data footprint
+// (tile shape) of a codelet is looked at once.
+void report_if_uncalibrated(Runtime::State& rt, Codelet& c, starpu_task* task) {
+  if (c.cl.model == nullptr || !c.checked_footprints.insert(starpu_task_data_footprint(task)).second)
+    return;
+  for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
+    if (!starpu_worker_can_execute_task(w, task, 0)) continue;
+    starpu_perfmodel_arch* arch =
+        starpu_worker_get_perf_archtype(static_cast<int>(w), STARPU_NMAX_SCHED_CTXS);
+    if (!std::isnan(starpu_task_expected_length(task, arch, 0))) continue;
+    rt.uncalibrated_reported = true;
+    if (rt.options.quiet) return;
+    char arch_name[128];
+    starpu_perfmodel_get_arch_name(arch, arch_name, sizeof(arch_name), 0);
+    std::cerr << "tessera: the performance model of " << c.name << " on " << arch_name
+              << " is not calibrated, so " << rt.scheduler
+              << " places such tasks without a prediction; calibrate the models once with: "
+              << rt.options.calibrate_command << " (docs/tracing.md)" << std::endl;
+    return;
+  }
 }
 }  // namespace
 
@@ -57,7 +80,7 @@ Codelet& codelet(const std::string& stencil, const std::string& type, const Task
 #endif
   c.cl.nbuffers = STARPU_VARIABLE_NBUFFERS;
   c.cl.name = c.name.c_str();
-  c.cl.model = &c.model;
+  c.cl.model = kind.untimed ? nullptr : &c.model;
   c.modes[0] = mode_of(kind.first);
   c.modes[1] = mode_of(kind.rest);
   return c;
@@ -87,10 +110,16 @@ void finish_task(Runtime::State& rt, starpu_task* task, void* arg, std::size_t a
   }
 }
 
-void refused(int ret, const std::string& name) {
+// Submits a task this rank runs, and counts it (traces are checked against the counts).
+void submit_here(Runtime::State& rt, Codelet& c, starpu_task* task, const std::string& name) {
+  // A calibrating run is the fix itself: nothing to say then.
+  if (!rt.uncalibrated_reported && !rt.options.calibrate) report_if_uncalibrated(rt, c, task);
+  const int ret = starpu_task_submit(task);
   if (ret != 0)
     throw Error("StarPU refused task " + name + " (error " + std::to_string(ret) +
                 "): no worker can run it; check --ncpu/--ncuda");
+  ++c.submitted;
+  ++rt.tasks_submitted;
 }
 
 }  // namespace
@@ -110,7 +139,7 @@ void submit(Codelet& c, const std::vector<Handle>& first, const std::vector<Hand
                                             descrs.data(), n, STARPU_PRIORITY, place.priority, 0);
   if (task != nullptr) {
     finish_task(rt, task, arg, arg_size, owned, name, place);
-    refused(starpu_task_submit(task), name);
+    submit_here(rt, c, task, name);
   } else if (owned) {
     std::free(arg);  // another rank runs it
   }
@@ -137,7 +166,7 @@ void submit(Codelet& c, const std::vector<Handle>& first, const std::vector<Hand
     ++i;
   }
   finish_task(rt, task, arg, arg_size, owned, name, place);
-  refused(starpu_task_submit(task), name);
+  submit_here(rt, c, task, name);
 #endif
 }
 

@@ -48,7 +48,9 @@ TaskKind boundary_kind(std::size_t element_size) {
 }
 
 TaskKind constant_ghosts_kind(std::size_t element_size) {
-  return by_size(element_size, "constant-ghosts", Access::ReadWrite, Access::Read);
+  TaskKind k = by_size(element_size, "constant-ghosts", Access::ReadWrite, Access::Read);
+  k.untimed = true;  // once per field and halo plan
+  return k;
 }
 
 }  // namespace tessera::tasks

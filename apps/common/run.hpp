@@ -5,18 +5,33 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include <tessera/perfmodels.hpp>
 #include <tessera/tessera.hpp>
 
+#include "apps/common/progress.hpp"
+
 namespace apps {
+
+// This process's command line, as the command that calibrates its models.
+inline std::string calibrate_command() {
+  std::ifstream in("/proc/self/cmdline");
+  std::string arg, line;
+  while (std::getline(in, arg, '\0'))
+    if (arg != "--quiet" && arg != "--calibrate-models") line += (line.empty() ? "" : " ") + arg;
+  return line.empty() ? "this program with --calibrate-models" : line + " --calibrate-models";
+}
 
 // --size, --tile and --steps, plus the Tessera runtime flags.
 struct RunOptions {
   std::vector<long> size, tile;
   long steps;
   tessera::Options runtime;
+  bool calibrate_models = false;
 
   void add_to(CLI::App& cli) {
     tessera::add_options(cli, runtime);
@@ -24,6 +39,18 @@ struct RunOptions {
     cli.add_option("--size", size, "grid points per axis")->expected(n);
     cli.add_option("--tile", tile, "tile points per axis (the last tile may be smaller)")->expected(n);
     cli.add_option("--steps", steps, "time steps")->check(CLI::PositiveNumber);
+    cli.add_flag("--calibrate-models", calibrate_models,
+                 "first run steps until every performance model used has enough samples "
+                 "(saved in --perfmodel-dir), print them and the prediction error of the run");
+    // Every run records its tasks for the end-of-run summary; --quiet turns that off.
+    cli.callback([this] {
+      runtime.summary = !runtime.quiet;
+      runtime.calibrate_command = calibrate_command();
+      if (calibrate_models) {
+        runtime.calibrate = true;
+        runtime.summary = true;  // the prediction error comes from the recorded tasks
+      }
+    });
   }
   std::string grid_name() const {
     std::string s;
@@ -36,14 +63,47 @@ inline double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// Submits `step` `steps` times without waiting in between; returns the seconds until all ran.
+// Runs rounds of `steps` steps until StarPU has enough samples of every codelet x architecture
+// x footprint used, then prints the models. Gives up after `max_rounds`, saying what is short.
 template <class Step>
-double timed_steps(tessera::Runtime& rt, long steps, Step step) {
+void calibrate_models(tessera::Runtime& rt, long steps, Step step, int max_rounds = 100) {
+  tessera::perfmodels::Coverage c;
+  int round = 0;
+  for (; round < max_rounds; ++round) {
+    for (long s = 0; s < steps; ++s) step();
+    rt.wait();
+    c = tessera::perfmodels::coverage(rt);
+    if (c.complete()) break;
+  }
+  std::printf("calibration: %d rounds of %ld steps, %zu model entries, %zu short of %u samples\n%s",
+              round + 1, steps, c.entries.size(), c.short_entries(), c.minimum,
+              tessera::perfmodels::table(c).c_str());
+  if (!c.complete())
+    std::fprintf(stderr, "calibration incomplete after %d rounds (StarPU flushes entries whose "
+                 "samples deviate more than STARPU_HISTORY_MAX_ERROR %%); rerun, or use larger "
+                 "tiles\n", max_rounds);
+  rt.clear_recorded();  // the prediction error is measured on the run that follows
+}
+
+// Submits `step` `o.steps` times without waiting in between; returns the seconds until all ran.
+// With --calibrate-models, calibrates first and reports the prediction error of the timed run.
+// Unless --quiet, prints a progress line at most once per second.
+template <class Step>
+double timed_steps(tessera::Runtime& rt, const RunOptions& o, double points, Step step) {
+  if (o.calibrate_models) calibrate_models(rt, o.steps, step);
   rt.wait();
   const double start = now_seconds();
-  for (long s = 0; s < steps; ++s) step();
-  rt.wait();
-  return now_seconds() - start;
+  {
+    std::unique_ptr<ProgressLine> progress;
+    if (!o.runtime.quiet) progress = std::make_unique<ProgressLine>(rt, o.steps, points);
+    for (long s = 0; s < o.steps; ++s) step();
+    rt.wait();
+  }
+  const double seconds = now_seconds() - start;
+  if (o.calibrate_models)
+    std::printf("prediction error on a fresh run after calibration:\n%s",
+                tessera::trace::summary_table({rt.recorded()}).c_str());
+  return seconds;
 }
 
 // One line, key=value, so scripts and tests can read it; printed by rank 0 only. The halo

@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
     tessera::Field<double, 3> next(grid, 1, apps::heat3d_boundaries(), "next");
     u.fill([](tessera::Index<3>) { return 0.0; });
     tessera::Stencil<3> heat("heat3d", tessera::Shape::Star, 1);
-    const double seconds = apps::timed_steps(rt, o.steps, [&] {
+    const double seconds = apps::timed_steps(rt, o, static_cast<double>(grid.points()), [&] {
       heat.apply(apps::Heat3d{alpha}, tessera::in(u), tessera::out(next));
       tessera::swap(u, next);
     });

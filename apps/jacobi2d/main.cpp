@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
     f.fill([&](tessera::Index<2> p) { return apps::jacobi2d_source(p, o.size[0], o.size[1]); });
     const float h = 1.0f / static_cast<float>(o.size[0] + 1);
     tessera::Stencil<2> jacobi("jacobi2d", tessera::Shape::Star, 1);
-    const double seconds = apps::timed_steps(rt, o.steps, [&] {
+    const double seconds = apps::timed_steps(rt, o, static_cast<double>(grid.points()), [&] {
       jacobi.apply(apps::Jacobi2d{h * h}, tessera::in(u, f), tessera::out(next));
       tessera::swap(u, next);
     });

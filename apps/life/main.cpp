@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
     tessera::Field<std::uint8_t, 2> cells(grid, 1, {}, "cells"), next(grid, 1, {}, "next");
     cells.fill(apps::life_seed);
     tessera::Stencil<2> life("life", tessera::Shape::Box, 1);
-    const double seconds = apps::timed_steps(rt, o.steps, [&] {
+    const double seconds = apps::timed_steps(rt, o, static_cast<double>(grid.points()), [&] {
       life.apply(apps::Life{}, tessera::in(cells), tessera::out(next));
       tessera::swap(cells, next);
     });

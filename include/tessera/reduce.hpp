@@ -92,9 +92,9 @@ struct TileReduce {
 
   static TaskKind kind() {
 #if defined(__CUDACC__)
-    return {Op::name, Access::Read, Access::Write, &cpu, &cuda};
+    return {Op::name, Access::Read, Access::Write, &cpu, &cuda, /*untimed=*/true};
 #else
-    return {Op::name, Access::Read, Access::Write, &cpu, nullptr};
+    return {Op::name, Access::Read, Access::Write, &cpu, nullptr, /*untimed=*/true};
 #endif
   }
 };

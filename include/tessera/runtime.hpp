@@ -2,9 +2,12 @@
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "tessera/trace.hpp"
 
 namespace CLI {
 class App;
@@ -20,6 +23,10 @@ struct Options {
   int cuda_workers = -1;   ///< --ncuda (STARPU_NCUDA); default: StarPU's choice
   bool calibrate = false;  ///< --calibrate (STARPU_CALIBRATE=1): keep refining the perfmodels
   std::string trace;       ///< --trace FILE: a Chrome/Perfetto trace of every task
+  std::string report;      ///< --report FILE: a self-contained HTML report of the run
+  bool summary = false;    ///< record every task and print a summary table at the end
+  std::string perfmodel_dir;  ///< --perfmodel-dir DIR (STARPU_PERF_MODEL_DIR): models' home
+  std::string fxt;         ///< --fxt DIR: StarPU's own FxT traces (needs a StarPU with FxT)
   bool quiet = false;      ///< --quiet: print nothing but errors
   /// --gpu-fraction F: a hand-set split, PSkel-style. The first round(F x tiles) tiles (in tile
   /// order) run every task on CUDA workers, the others on CPU workers. Unset (< 0), the
@@ -28,6 +35,8 @@ struct Options {
   /// --rank-grid X Y [Z]: ranks per axis of the block distribution of tiles (product = number
   /// of ranks); empty: the grid that cuts the fewest points (docs/distributed.md)
   std::vector<int> rank_grid;
+  /// How to rerun this program to calibrate its models, for the uncalibrated-model message.
+  std::string calibrate_command = "this program with --calibrate";
 };
 
 /// Face-buffer traffic between ranks, summed over every rank.
@@ -73,6 +82,14 @@ class Runtime {
   int ranks() const;
   /// Face-buffer traffic between ranks since start-up. Collective: call it on every rank.
   Traffic traffic() const;
+
+  /// Tasks submitted so far, and those of them not finished yet: progress = 1 - pending/submitted.
+  std::size_t tasks_submitted() const;
+  std::size_t tasks_pending() const;
+  /// The tasks recorded so far (needs --trace, --report or Options::summary; else empty).
+  trace::RankTrace recorded() const;
+  /// Forgets the recorded tasks, e.g. those of a calibration sweep before a measured run.
+  void clear_recorded();
 
   struct State;
 

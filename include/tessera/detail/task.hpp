@@ -24,6 +24,9 @@ struct TaskKind {
   Access rest;
   KernelFn cpu;
   KernelFn cuda;
+  /// Tasks of this kind run once per setup or per call outside the time loop (constant
+  /// ghosts, reductions): no perfmodel, since calibration sweeps could never sample them.
+  bool untimed = false;
 };
 
 struct Codelet;  // a starpu_codelet plus its perfmodel, owned by the Runtime

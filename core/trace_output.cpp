@@ -1,0 +1,183 @@
+// The outputs of a trace that need no StarPU: name parsing, Chrome JSON, totals and the summary.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+
+#include "tessera/trace.hpp"
+
+namespace tessera::trace {
+
+namespace {
+// The integer after " key=" in `name`, or -1.
+int field_value(const std::string& name, const std::string& key) {
+  const std::size_t at = name.find(" " + key + "=");
+  if (at == std::string::npos) return -1;
+  return std::atoi(name.c_str() + at + key.size() + 2);
+}
+
+std::string format(const char* fmt, double a, double b = 0, double c = 0) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), fmt, a, b, c);
+  return buf;
+}
+
+// Left-aligned first column, right-aligned others, two spaces between columns.
+std::string table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> width;
+  for (const auto& row : rows)
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (width.size() <= c) width.push_back(0);
+      width[c] = std::max(width[c], row[c].size());
+    }
+  std::string out;
+  for (const auto& row : rows) {
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      const std::string pad(width[c] - row[c].size(), ' ');
+      out += (c == 0 ? "  " + row[c] + pad : "  " + pad + row[c]);
+    }
+    out += "\n";
+  }
+  return out;
+}
+}  // namespace
+
+void parse_task_name(TaskEvent& e) {
+  const std::size_t colon = e.name.find(':');
+  const std::size_t space = e.name.find(' ');
+  e.stencil = colon == std::string::npos ? "" : e.name.substr(0, colon);
+  const std::size_t from = colon == std::string::npos ? 0 : colon + 1;
+  e.kind = e.name.substr(from, space == std::string::npos ? std::string::npos : space - from);
+  e.tile = field_value(e.name, "tile");
+  e.step = field_value(e.name, "step");
+}
+
+void write_chrome_json(const std::vector<RankTrace>& ranks, std::ostream& out) {
+  using nlohmann::json;
+  json events = json::array();
+  for (const RankTrace& r : ranks) {
+    events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", r.rank}, {"tid", 0},
+                      {"args", {{"name", "rank " + std::to_string(r.rank)}}}});
+    for (const Worker& w : r.workers)
+      events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", r.rank}, {"tid", w.id},
+                        {"args", {{"name", w.name}}}});
+    for (const TaskEvent& t : r.tasks) {
+      json args = {{"task", t.name}, {"stencil", t.stencil}, {"tile", t.tile},
+                   {"step", t.step}, {"worker", t.worker}, {"rank", r.rank},
+                   {"submit_us", t.submit_us}};
+      if (t.predicted_us >= 0) args["predicted_us"] = t.predicted_us;
+      // Named "<stencil>:<kind>" so that tracks of two stencils stay apart.
+      const std::string name = t.stencil.empty() ? t.kind : t.stencil + ":" + t.kind;
+      events.push_back({{"ph", "X"}, {"cat", t.kind}, {"name", name}, {"pid", r.rank},
+                        {"tid", t.worker}, {"ts", t.start_us}, {"dur", t.end_us - t.start_us},
+                        {"args", args}});
+    }
+    // Transfer totals as counters at the end of the rank's run.
+    for (const Transfer& x : r.transfers)
+      events.push_back({{"ph", "C"}, {"name", (x.mpi ? "mpi " : "bus ") + x.from + "->" + x.to},
+                        {"pid", r.rank}, {"ts", r.end_us},
+                        {"args", {{"bytes", x.bytes}, {"transfers", x.count}}}});
+  }
+  json doc = {{"displayTimeUnit", "ms"}, {"traceEvents", events}};
+  json meta = json::array();
+  for (const RankTrace& r : ranks) {
+    json workers = json::array();
+    for (const Worker& w : r.workers)
+      workers.push_back({{"id", w.id}, {"name", w.name}, {"arch", w.arch},
+                         {"memory_node", w.memory_node}});
+    meta.push_back({{"rank", r.rank}, {"begin_us", r.begin_us}, {"end_us", r.end_us},
+                    {"workers", workers}});
+  }
+  doc["otherData"] = {{"tessera_ranks", meta}};
+  out << doc.dump(1) << "\n";
+}
+
+double KindTotals::prediction_error() const {
+  if (predicted_tasks == 0 || measured_with_prediction_us <= 0)
+    return std::numeric_limits<double>::quiet_NaN();
+  return (predicted_us - measured_with_prediction_us) / measured_with_prediction_us;
+}
+
+std::vector<KindTotals> totals_by_kind(const std::vector<RankTrace>& ranks) {
+  std::map<std::string, KindTotals> by;
+  for (const RankTrace& r : ranks)
+    for (const TaskEvent& t : r.tasks) {
+      KindTotals& k = by[t.kind];
+      k.kind = t.kind;
+      ++k.tasks;
+      k.measured_us += t.end_us - t.start_us;
+      if (t.predicted_us >= 0) {
+        ++k.predicted_tasks;
+        k.predicted_us += t.predicted_us;
+        k.measured_with_prediction_us += t.end_us - t.start_us;
+      }
+    }
+  std::vector<KindTotals> out;
+  for (auto& [name, k] : by) out.push_back(k);
+  return out;
+}
+
+std::vector<WorkerTotals> totals_by_worker(const std::vector<RankTrace>& ranks) {
+  std::vector<WorkerTotals> out;
+  for (const RankTrace& r : ranks) {
+    std::map<int, WorkerTotals> by;
+    for (const Worker& w : r.workers) by[w.id] = {r.rank, w, 0, 0, r.wall_us()};
+    for (const TaskEvent& t : r.tasks) {
+      WorkerTotals& w = by[t.worker];
+      ++w.tasks;
+      w.busy_us += t.end_us - t.start_us;
+    }
+    for (auto& [id, w] : by) out.push_back(w);
+  }
+  return out;
+}
+
+std::string summary_table(const std::vector<RankTrace>& ranks) {
+  const std::vector<WorkerTotals> workers = totals_by_worker(ranks);
+  std::string out;
+  if (ranks.size() <= 1) {
+    std::vector<std::vector<std::string>> rows = {{"worker", "arch", "busy %", "tasks", "busy s"}};
+    for (const WorkerTotals& w : workers)
+      rows.push_back({w.worker.name, w.worker.arch, format("%.1f", 100 * w.busy_fraction()),
+                      std::to_string(w.tasks), format("%.4f", w.busy_us / 1e6)});
+    out += "per worker:\n" + table(rows);
+  } else {
+    // Per rank: min/avg/max over its workers of busy %, and its task count and busy time.
+    std::vector<std::vector<std::string>> rows = {
+        {"rank", "workers", "busy % min/avg/max", "tasks", "busy s"}};
+    for (const RankTrace& r : ranks) {
+      double lo = 1e300, hi = 0, sum = 0, busy = 0;
+      long tasks = 0, n = 0;
+      for (const WorkerTotals& w : workers)
+        if (w.rank == r.rank) {
+          lo = std::min(lo, w.busy_fraction());
+          hi = std::max(hi, w.busy_fraction());
+          sum += w.busy_fraction();
+          busy += w.busy_us;
+          tasks += w.tasks;
+          ++n;
+        }
+      if (n == 0) lo = 0;
+      rows.push_back({std::to_string(r.rank), std::to_string(n),
+                      format("%.1f / %.1f / %.1f", 100 * lo, n ? 100 * sum / n : 0, 100 * hi),
+                      std::to_string(tasks), format("%.4f", busy / 1e6)});
+    }
+    out += "per rank:\n" + table(rows);
+  }
+  std::vector<std::vector<std::string>> kinds = {
+      {"task kind", "tasks", "time s", "mean us", "predicted us", "error %"}};
+  for (const KindTotals& k : totals_by_kind(ranks)) {
+    const double err = k.prediction_error();
+    kinds.push_back({k.kind, std::to_string(k.tasks), format("%.4f", k.measured_us / 1e6),
+                     format("%.1f", k.measured_us / static_cast<double>(k.tasks)),
+                     k.predicted_tasks ? format("%.1f", k.predicted_us / k.predicted_tasks) : "-",
+                     std::isnan(err) ? "-" : format("%+.1f", 100 * err)});
+  }
+  out += "per task kind:\n" + table(kinds);
+  return out;
+}
+
+}  // namespace tessera::trace

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Calibration on a tiny grid: a first run on empty models says once that they are
+# uncalibrated; --calibrate-models then fills the chosen directory, prints a table with no
+# entry short of samples and the prediction error; a fresh run says nothing about calibration
+# and predicts every timed task kind.
+#   calibrate.sh HEAT3D_EXE WORK_DIR
+set -euo pipefail
+heat3d=$1
+work=$2
+rm -rf "$work"
+mkdir -p "$work/models"
+run=("$heat3d" --size 24 20 16 --tile 24 20 5 --steps 4 --ncpu 2 --perfmodel-dir "$work/models")
+export STARPU_SILENT=1
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+
+"${run[@]}" > "$work/first.out" 2>&1
+n=$(grep -c "is not calibrated" "$work/first.out" || true)
+[ "$n" -eq 1 ] || fail "a run on empty models said 'not calibrated' $n times, not once"
+grep -q -- "--calibrate-models" "$work/first.out" || fail "the message does not give the command"
+
+"${run[@]}" --calibrate-models > "$work/calibrate.out" 2>&1
+cat "$work/calibrate.out"
+grep -q "short of 10 samples" "$work/calibrate.out" || fail "no calibration table"
+grep -q " 0 short of" "$work/calibrate.out" || fail "entries still short of samples"
+if grep -Eq "needs samples|MISSING" "$work/calibrate.out"; then fail "table has missing entries"; fi
+for kind in interior halo-pack boundary; do
+  grep -Eq "heat3d:$kind +cpu" "$work/calibrate.out" || fail "no $kind entry in the table"
+  ls "$work"/models/codelets/*/tessera.heat3d.$kind.* > /dev/null 2>&1 || fail "no $kind model file"
+done
+grep -q "prediction error on a fresh run" "$work/calibrate.out" || fail "no prediction error report"
+
+"${run[@]}" > "$work/fresh.out" 2>&1
+cat "$work/fresh.out"
+if grep -q "is not calibrated" "$work/fresh.out"; then fail "calibrated models reported uncalibrated"; fi
+for kind in interior halo-pack boundary; do
+  # task kind, tasks, time, mean, predicted (a number, not "-"), error
+  grep -Eq "^  $kind +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[-+][0-9.]+$" "$work/fresh.out" ||
+    fail "no prediction for $kind in the fresh run's summary"
+done
+exit $status

@@ -1,0 +1,196 @@
+// Traces: the Chrome JSON of a real run (one event per submitted task, ordered times, known
+// workers), the HTML report's content, the merge of several ranks, and the --fxt refusal.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <starpu_config.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "tests/test_support.hpp"
+
+namespace {
+
+using testing::HasSubstr;
+
+struct Average {
+  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u, tessera::Out<double> o) const {
+    o = 0.25 * (u(1, 0) + u(-1, 0) + u(0, 1) + u(0, -1));
+  }
+};
+
+// Runs `steps` steps of a 4-tile periodic average with the given outputs; returns the number
+// of tasks the runtime submitted.
+std::size_t run_average(tessera::Options o, int steps) {
+  tessera::Runtime rt(o);
+  const tessera::Grid<2> grid({16, 16}, {8, 8}, {true, true});
+  tessera::Field<double, 2> u(grid, 1, {}, "u"), v(grid, 1, {}, "v");
+  u.fill([](tessera::Index<2> i) { return static_cast<double>(i[0] + 3 * i[1]); });
+  tessera::Stencil<2> s("average", tessera::Shape::Star, 1);
+  for (int step = 0; step < steps; ++step) {
+    s.apply(Average{}, tessera::in(u), tessera::out(v));
+    tessera::swap(u, v);
+  }
+  rt.wait();
+  return rt.tasks_submitted();
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(Trace, JsonHasEveryTaskInOrderOnItsWorker) {
+  const std::string path = testing::TempDir() + "tessera_trace_tasks.json";
+  tessera::Options o = test::options({"dmda", 2});
+  o.trace = path;
+  const std::size_t submitted = run_average(o, 4);
+  ASSERT_GT(submitted, 0u);
+
+  const nlohmann::json trace = nlohmann::json::parse(slurp(path));
+  std::set<std::pair<int, int>> tracks;  // (pid, tid) of each worker track
+  for (const auto& e : trace["traceEvents"])
+    if (e["ph"] == "M" && e["name"] == "thread_name")
+      tracks.insert({e["pid"].get<int>(), e["tid"].get<int>()});
+  EXPECT_EQ(tracks.size(), 2u);  // --ncpu 2
+  std::size_t tasks = 0;
+  std::map<std::string, int> kinds;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    ++tasks;
+    ++kinds[e["cat"].get<std::string>()];
+    const double start = e["ts"].get<double>(), dur = e["dur"].get<double>();
+    EXPECT_LE(e["args"]["submit_us"].get<double>(), start) << e.dump();
+    EXPECT_GE(dur, 0.0) << e.dump();
+    EXPECT_EQ(e["pid"].get<int>(), 0);
+    EXPECT_EQ(e["args"]["rank"].get<int>(), 0);
+    EXPECT_EQ(tracks.count({e["pid"].get<int>(), e["tid"].get<int>()}), 1u) << e.dump();
+    if (e["cat"] == "interior") {
+      EXPECT_GE(e["args"]["tile"].get<int>(), 0);
+      EXPECT_LT(e["args"]["tile"].get<int>(), 4);
+      EXPECT_GE(e["args"]["step"].get<int>(), 0);
+    }
+  }
+  EXPECT_EQ(tasks, submitted);
+  EXPECT_EQ(kinds["interior"], 4 * 4);
+}
+
+TEST(Trace, HtmlReportHoldsEveryTaskAndWorker) {
+  const std::string path = testing::TempDir() + "tessera_report.html";
+  tessera::Options o = test::options({"eager", 2});
+  o.report = path;
+  const std::size_t submitted = run_average(o, 2);
+  const std::string html = slurp(path);
+  EXPECT_THAT(html, HasSubstr("data-tasks=\"" + std::to_string(submitted) + "\""));
+  EXPECT_THAT(html, HasSubstr("<table id=\"kinds\">"));
+  EXPECT_THAT(html, HasSubstr("CPU / GPU split"));
+  EXPECT_EQ(html.find("<script src"), std::string::npos);  // self-contained
+  const nlohmann::json data = nlohmann::json::parse(
+      html.substr(html.find('>', html.find("id=\"trace-data\"")) + 1,
+                  html.find("</script>", html.find("id=\"trace-data\"")) -
+                      html.find('>', html.find("id=\"trace-data\"")) - 1));
+  EXPECT_EQ(data["ranks"][0]["tasks"].size(), submitted);
+  EXPECT_EQ(data["ranks"][0]["workers"].size(), 2u);
+}
+
+TEST(Trace, TaskNamesSplitIntoStencilKindTileStep) {
+  tessera::trace::TaskEvent e;
+  e.name = "heat3d:halo-pack tile=12 u step=7";
+  tessera::trace::parse_task_name(e);
+  EXPECT_EQ(e.stencil, "heat3d");
+  EXPECT_EQ(e.kind, "halo-pack");
+  EXPECT_EQ(e.tile, 12);
+  EXPECT_EQ(e.step, 7);
+  e.name = "reduce:sum u tile=3";
+  tessera::trace::parse_task_name(e);
+  EXPECT_EQ(e.kind, "sum");
+  EXPECT_EQ(e.step, -1);
+}
+
+// Two ranks' records, as an MPI gather would hand them over.
+std::vector<tessera::trace::RankTrace> two_ranks() {
+  std::vector<tessera::trace::RankTrace> ranks(2);
+  for (int r = 0; r < 2; ++r) {
+    ranks[r].rank = r;
+    ranks[r].workers = {{0, "CPU 0", "cpu", 0}, {1, "CUDA 0", "cuda", 1}};
+    for (int i = 0; i < 4; ++i) {
+      tessera::trace::TaskEvent e;
+      e.name = "s:interior tile=" + std::to_string(i) + " step=0";
+      tessera::trace::parse_task_name(e);
+      e.worker = i % 2;
+      e.start_us = 10.0 * i;
+      e.end_us = e.start_us + (r == 0 ? 10 : 5);
+      e.predicted_us = 8;
+      ranks[r].tasks.push_back(e);
+    }
+    ranks[r].begin_us = 0;
+    ranks[r].end_us = 40;
+    ranks[r].transfers = {{"RAM 0", "CUDA 0", 4096, 2, false}, {"rank 0", "rank 1", 512, 1, true}};
+  }
+  return ranks;
+}
+
+TEST(Trace, RanksMergeIntoOneProcessEach) {
+  std::stringstream out;
+  tessera::trace::write_chrome_json(two_ranks(), out);
+  const nlohmann::json trace = nlohmann::json::parse(out.str());
+  std::set<int> pids;
+  int tasks = 0, processes = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "X") {
+      ++tasks;
+      pids.insert(e["pid"].get<int>());
+    }
+    processes += e["name"] == "process_name";
+  }
+  EXPECT_EQ(tasks, 8);
+  EXPECT_EQ(pids, (std::set<int>{0, 1}));
+  EXPECT_EQ(processes, 2);
+  EXPECT_THAT(out.str(), HasSubstr("mpi rank 0->rank 1"));
+}
+
+TEST(Trace, SummaryGivesPerRankSpreadAndPredictionError) {
+  const std::string table = tessera::trace::summary_table(two_ranks());
+  EXPECT_THAT(table, HasSubstr("per rank:"));
+  // Rank 0: both workers busy 20 of 40 us; rank 1: 10 of 40 us.
+  EXPECT_THAT(table, HasSubstr("50.0 / 50.0 / 50.0"));
+  EXPECT_THAT(table, HasSubstr("25.0 / 25.0 / 25.0"));
+  const auto kinds = tessera::trace::totals_by_kind(two_ranks());
+  ASSERT_EQ(kinds.size(), 1u);
+  EXPECT_EQ(kinds[0].tasks, 8);
+  EXPECT_DOUBLE_EQ(kinds[0].prediction_error(), (64.0 - 60.0) / 60.0);
+  std::stringstream html;
+  tessera::trace::write_html_report(two_ranks(), "two ranks", html);
+  EXPECT_THAT(html.str(), HasSubstr("data-tasks=\"8\""));
+  EXPECT_THAT(html.str(), HasSubstr("rank 1 CUDA 0"));
+}
+
+TEST(Trace, SummaryOfOneRankListsEachWorker) {
+  auto ranks = two_ranks();
+  ranks.resize(1);
+  const std::string table = tessera::trace::summary_table(ranks);
+  EXPECT_THAT(table, HasSubstr("per worker:"));
+  EXPECT_THAT(table, HasSubstr("CUDA 0"));
+  EXPECT_THAT(table, HasSubstr("-20.0"));  // predicted 4 x 8 us for 4 x 10 us measured
+}
+
+#ifndef STARPU_USE_FXT
+TEST(Trace, FxtNeedsAStarpuWithFxt) {
+  tessera::Options o = test::options({"eager", 1});
+  o.fxt = testing::TempDir();
+  try {
+    tessera::Runtime rt(o);
+    FAIL() << "a StarPU without FxT accepted --fxt";
+  } catch (const tessera::Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("built with FxT"));
+    EXPECT_THAT(e.what(), HasSubstr("docs/building.md"));
+  }
+}
+#endif
+
+}  // namespace
