@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Computation versus communication from Tessera traces (--trace FILE; FILE.rank<r> per rank).
+"""Computation versus communication from a Tessera trace (--trace FILE; one process per rank).
 
 Per rank: the wall span of the tasks, busy time per task kind (interior, halo-pack, boundary,
-...), and idle worker time = span * workers - busy. StarPU-MPI's transfers are not tasks: the
-time they cost the computation shows as idle workers waiting for remote faces (plus start-up
-and scheduling gaps), so idle is an upper bound on the communication not hidden by overlap.
+...), idle worker time = span * workers - busy, and the face-buffer traffic StarPU-MPI brought
+in. StarPU-MPI's transfers are not tasks: the time they cost the computation shows as idle
+workers waiting for remote faces (plus start-up and scheduling gaps), so idle is an upper bound
+on the communication not hidden by overlap.
 usage: trace_summary.py TRACE [TRACE...]
 """
 import json
@@ -16,18 +17,25 @@ for path in sys.argv[1:]:
         events = json.load(f)
     if isinstance(events, dict):
         events = events.get("traceEvents", [])
-    tasks = [e for e in events if e.get("ph") == "X"]
-    if not tasks:
+    by_rank = defaultdict(list)
+    for e in events:
+        if e.get("ph") == "X":
+            by_rank[e["pid"]].append(e)
+    if not by_rank:
         print(f"{path}: no tasks")
         continue
-    start = min(e["ts"] for e in tasks)
-    end = max(e["ts"] + e["dur"] for e in tasks)
-    workers = len({e["tid"] for e in tasks})
-    busy = defaultdict(float)
-    for e in tasks:
-        busy[e["name"].split(":")[-1]] += e["dur"]
-    span = end - start
-    idle = span * workers - sum(busy.values())
-    kinds = " ".join(f"{k}={v / 1e3:.1f}ms" for k, v in sorted(busy.items()))
-    print(f"{path}: span={span / 1e3:.1f}ms workers={workers} {kinds} "
-          f"idle={idle / 1e3:.1f}ms ({100 * idle / (span * workers):.0f}% of worker time)")
+    mpi = {e["pid"]: e["args"] for e in events if e.get("ph") == "C" and e["name"].startswith("mpi ")}
+    for rank, tasks in sorted(by_rank.items()):
+        start = min(e["ts"] for e in tasks)
+        end = max(e["ts"] + e["dur"] for e in tasks)
+        workers = len({e["tid"] for e in tasks})
+        busy = defaultdict(float)
+        for e in tasks:
+            busy[e.get("cat") or e["name"].split(":")[-1]] += e["dur"]
+        span = end - start
+        idle = span * workers - sum(busy.values())
+        kinds = " ".join(f"{k}={v / 1e3:.1f}ms" for k, v in sorted(busy.items()))
+        received = mpi.get(rank)
+        traffic = f" received={received['transfers']}msgs/{received['bytes']}B" if received else ""
+        print(f"{path} rank {rank}: span={span / 1e3:.1f}ms workers={workers} {kinds} "
+              f"idle={idle / 1e3:.1f}ms ({100 * idle / (span * workers):.0f}% of worker time){traffic}")

@@ -184,12 +184,10 @@ Runtime::Runtime(const Options& options) : state_(std::make_unique<State>()) {
     setenv("STARPU_PERF_MODEL_DIR", options.perfmodel_dir.c_str(), 1);
   }
   if (!options.fxt.empty()) request_fxt_traces(options.fxt);
-  // One trace and report per rank: FILE for a single rank, FILE.rank<r> for each of several.
-  auto per_rank = [&](const std::string& path) {
-    return path.empty() || s.ranks == 1 ? path : path + ".rank" + std::to_string(s.rank);
-  };
+  // Every rank records; at shutdown rank 0 merges the ranks' records into one trace and report
+  // (each rank checks here that it could write them, so a bad path stops every rank).
   if (!options.trace.empty() || !options.report.empty() || options.summary)
-    s.trace = std::make_unique<TraceRecorder>(per_rank(options.trace), per_rank(options.report));
+    s.trace = std::make_unique<TraceRecorder>(options.trace, options.report, s.rank);
 
 #ifdef TESSERA_WITH_MPI
   // MPI is already up (comm::start), so StarPU-MPI must not initialise it again.
@@ -202,6 +200,8 @@ Runtime::Runtime(const Options& options) : state_(std::make_unique<State>()) {
                 "); check the STARPU_* environment and the worker counts");
   if (s.trace) {
     starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+    // Ranks' times are merged unaligned: start their clocks together.
+    if (s.ranks > 1) detail::comm::sum(0);
     s.trace->start_clock();
     TraceRecorder::active = s.trace.get();
   }
@@ -244,9 +244,17 @@ Runtime::~Runtime() {
   for (detail::FieldStorage* f : std::vector<detail::FieldStorage*>(s.fields.begin(), s.fields.end()))
     detail::release_field(*f);
   if (s.trace) {
-    s.trace->write(s.configuration);
-    if (s.options.summary && !s.options.quiet)
-      std::cout << "tessera summary:\n" << trace::summary_table({s.trace->rank_trace()});
+    trace::RankTrace mine = s.trace->rank_trace();
+    if (s.ranks > 1)  // StarPU-MPI's face-buffer traffic into this rank
+      mine.transfers.push_back({"other ranks", "rank " + std::to_string(s.rank),
+                                static_cast<std::uint64_t>(s.received.bytes),
+                                static_cast<std::uint64_t>(s.received.messages), true});
+    const std::vector<trace::RankTrace> ranks = gather_rank_traces(mine);  // collective
+    if (s.rank == 0) {
+      s.trace->write(ranks, s.configuration);
+      if (s.options.summary && !s.options.quiet)
+        std::cout << "tessera summary:\n" << trace::summary_table(ranks);
+    }
     TraceRecorder::active = nullptr;
   }
   live = nullptr;

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 
+#include "core/comm.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera {
@@ -99,9 +101,8 @@ void TraceRecorder::clear() {
   for (int bus = 0; bus < starpu_bus_get_count(); ++bus) starpu_bus_get_profiling_info(bus, &discarded);
 }
 
-void TraceRecorder::write(const std::string& title) const {
+void TraceRecorder::write(const std::vector<trace::RankTrace>& ranks, const std::string& title) const {
   if (json_path_.empty() && html_path_.empty()) return;
-  const std::vector<trace::RankTrace> ranks = {rank_trace()};
   if (!json_path_.empty()) {
     std::ofstream out(json_path_);
     trace::write_chrome_json(ranks, out);
@@ -110,6 +111,117 @@ void TraceRecorder::write(const std::string& title) const {
     std::ofstream out(html_path_);
     trace::write_html_report(ranks, title, out);
   }
+}
+
+namespace {
+
+// A flat byte encoding of a RankTrace, so that ranks can send their records to each other.
+struct Encoder {
+  std::string bytes;
+  template <class T>
+  void put(const T& v) {
+    bytes.append(reinterpret_cast<const char*>(&v), sizeof(v));
+  }
+  void put(const std::string& s) {
+    put(static_cast<std::uint64_t>(s.size()));
+    bytes += s;
+  }
+};
+
+struct Decoder {
+  const unsigned char* p;
+  template <class T>
+  void get(T& v) {
+    std::memcpy(&v, p, sizeof(v));
+    p += sizeof(v);
+  }
+  void get(std::string& s) {
+    std::uint64_t n = 0;
+    get(n);
+    s.assign(reinterpret_cast<const char*>(p), n);
+    p += n;
+  }
+};
+
+std::string encode(const trace::RankTrace& r) {
+  Encoder e;
+  e.put(r.rank);
+  e.put(r.begin_us);
+  e.put(r.end_us);
+  e.put(static_cast<std::uint64_t>(r.workers.size()));
+  for (const trace::Worker& w : r.workers) {
+    e.put(w.id);
+    e.put(w.name);
+    e.put(w.arch);
+    e.put(w.memory_node);
+  }
+  e.put(static_cast<std::uint64_t>(r.tasks.size()));
+  for (const trace::TaskEvent& t : r.tasks) {
+    e.put(t.name);  // kind, stencil, tile and step are parsed from it again
+    e.put(t.worker);
+    e.put(t.submit_us);
+    e.put(t.start_us);
+    e.put(t.end_us);
+    e.put(t.predicted_us);
+  }
+  e.put(static_cast<std::uint64_t>(r.transfers.size()));
+  for (const trace::Transfer& t : r.transfers) {
+    e.put(t.from);
+    e.put(t.to);
+    e.put(t.bytes);
+    e.put(t.count);
+    e.put(t.mpi);
+  }
+  return e.bytes;
+}
+
+trace::RankTrace decode(Decoder& d) {
+  trace::RankTrace r;
+  std::uint64_t n = 0;
+  d.get(r.rank);
+  d.get(r.begin_us);
+  d.get(r.end_us);
+  d.get(n);
+  r.workers.resize(n);
+  for (trace::Worker& w : r.workers) {
+    d.get(w.id);
+    d.get(w.name);
+    d.get(w.arch);
+    d.get(w.memory_node);
+  }
+  d.get(n);
+  r.tasks.resize(n);
+  for (trace::TaskEvent& t : r.tasks) {
+    d.get(t.name);
+    trace::parse_task_name(t);
+    d.get(t.worker);
+    d.get(t.submit_us);
+    d.get(t.start_us);
+    d.get(t.end_us);
+    d.get(t.predicted_us);
+  }
+  d.get(n);
+  r.transfers.resize(n);
+  for (trace::Transfer& t : r.transfers) {
+    d.get(t.from);
+    d.get(t.to);
+    d.get(t.bytes);
+    d.get(t.count);
+    d.get(t.mpi);
+  }
+  return r;
+}
+
+}  // namespace
+
+std::vector<trace::RankTrace> gather_rank_traces(const trace::RankTrace& mine) {
+  if (detail::comm::ranks() == 1) return {mine};
+  const std::string bytes = encode(mine);
+  const std::vector<unsigned char> all = detail::comm::all_gather(bytes.data(), bytes.size());
+  std::vector<trace::RankTrace> ranks;
+  Decoder d{all.data()};
+  while (d.p < all.data() + all.size()) ranks.push_back(decode(d));
+  return ranks;
 }
 
 }  // namespace tessera

@@ -14,6 +14,10 @@ struct starpu_task;
 
 namespace tessera {
 
+// Every rank's record, in rank order, on every rank: a collective call in multi-rank runs,
+// the record itself in one-rank runs.
+std::vector<trace::RankTrace> gather_rank_traces(const trace::RankTrace& mine);
+
 class TraceRecorder {
  public:
   // Checks that the output paths (either may be empty) are writable, before StarPU starts.
@@ -28,8 +32,8 @@ class TraceRecorder {
   // Forgets the tasks and transfers recorded so far (e.g. a calibration sweep before the
   // measured run).
   void clear();
-  // Writes the files asked for from this rank alone.
-  void write(const std::string& title) const;
+  // Writes the files asked for from the records of `ranks` (all ranks of the run, merged).
+  void write(const std::vector<trace::RankTrace>& ranks, const std::string& title) const;
   static TraceRecorder* active;
 
  private:
