@@ -8,6 +8,7 @@ namespace {
 using tessera::partition::FaceRule;
 using tessera::partition::FaceRules;
 using tessera::partition::plan_halos;
+using tessera::partition::Tile;
 using tessera::partition::Tiling;
 
 TEST(Tiling, LastTilesAreSmallerAndNumberedXFastest) {
