@@ -17,7 +17,7 @@
 # Offline machines: source scripts/offline-deps.sh's env file first (docs/gpu.md).
 set -euo pipefail
 
-usage() { sed -n '2,4p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,3p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 2 ] || usage
 tarball=$1
 prefix=$2

@@ -46,8 +46,9 @@ fi
 prefix=$root/deps/starpu-1.4-gpu
 if ! grep -qs '^#define STARPU_USE_CUDA' "$prefix/include/starpu/1.4/starpu_config.h"; then
   tarball=${1:-$(ls deps/starpu_1.4*.tar.gz 2>/dev/null | head -n 1)}
-  [ -n "$tarball" ] && [ -f "$tarball" ] ||
+  if [ -z "$tarball" ] || [ ! -f "$tarball" ]; then
     fail "no StarPU tarball: pass one or carry deps/starpu_1.4.10+dfsg.orig.tar.gz (docs/gpu.md)"
+  fi
   step "building StarPU from $tarball into $prefix"
   bash scripts/build-starpu.sh "$tarball" "$prefix" -j"$jobs" > "$logs/build-starpu.log" 2>&1 ||
     fail "StarPU build (see $logs/build-starpu.log)"

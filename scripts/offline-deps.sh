@@ -18,7 +18,7 @@ packages=(libhwloc-dev libhwloc15 libnuma-dev libnuma1 libltdl-dev libltdl7 libf
 read -r -a extra <<<"${EXTRA_PACKAGES:-}"
 packages+=("${extra[@]}")
 
-usage() { sed -n '3,6p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '4,6p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 pack() {
   local dir=$1
