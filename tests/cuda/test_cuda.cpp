@@ -25,6 +25,7 @@
 #include "apps/life/life.hpp"
 #include "tests/cuda/cuda_available.hpp"
 #include "tests/reference/reference.hpp"
+#include "tests/stencil_cases.hpp"
 #include "tests/test_support.hpp"
 
 namespace {
@@ -32,62 +33,15 @@ namespace {
 using tessera::Boundaries;
 using tessera::Boundary;
 using tessera::Index;
-
-// Folds every offset of a star or box shape with distinct weights, so a wrong ghost value,
-// orientation or corner changes the result (as in test_stencils.cpp).
-template <class T, int D, int R, bool Box>
-struct Mix {
-  TESSERA_HD void operator()(Index<D>, tessera::In<T> u, tessera::Out<T> out) const {
-    const int rz = D == 3 ? R : 0;
-    double acc = 0;
-    for (int dz = -rz; dz <= rz; ++dz)
-      for (int dy = -R; dy <= R; ++dy)
-        for (int dx = -R; dx <= R; ++dx) {
-          if (!Box && (dx != 0) + (dy != 0) + (dz != 0) > 1) continue;
-          if constexpr (std::is_floating_point_v<T>)
-            acc = acc * 0.75 + static_cast<double>(u(dx, dy, dz));
-          else
-            acc = static_cast<double>((static_cast<long>(acc) * 31 + u(dx, dy, dz)) % 251);
-        }
-    out = static_cast<T>(std::is_floating_point_v<T> ? acc / 4 : acc);
-  }
-};
+using test::distinct_dirichlet3;
+using test::domain;
+using test::initial;
+using test::Mix;
+using test::values_of;
 
 struct Energy {
   TESSERA_HD double operator()(double v) const { return v * v + 0.5; }
 };
-
-template <class T, int D>
-T initial(Index<D> p) {
-  const double v = test::noise<D>(p);
-  return std::is_floating_point_v<T> ? static_cast<T>(v) : static_cast<T>(v * 200);
-}
-
-template <int D>
-reference::Domain<D> domain(const tessera::Grid<D>& g) {
-  reference::Domain<D> d;
-  for (int a = 0; a < D; ++a) {
-    d.n[a] = g.extent()[a];
-    d.periodic[a] = g.periodic()[a];
-  }
-  return d;
-}
-
-template <class T, int D>
-std::vector<T> values_of(const tessera::Grid<D>& g, T (*init)(Index<D>)) {
-  std::vector<T> v(static_cast<std::size_t>(g.points()));
-  const auto dom = domain(g);
-  for (std::int64_t z = 0; z < dom.n[2]; ++z)
-    for (std::int64_t y = 0; y < dom.n[1]; ++y)
-      for (std::int64_t x = 0; x < dom.n[0]; ++x) {
-        Index<D> p;
-        p[0] = x;
-        p[1] = y;
-        if constexpr (D == 3) p[2] = z;
-        v[static_cast<std::size_t>(x + dom.n[0] * (y + dom.n[1] * z))] = init(p);
-      }
-  return v;
-}
 
 // Equal bitwise without FMA contraction, else within the stated tolerance.
 template <class T>
@@ -196,13 +150,6 @@ void expect_cuda_matches(const char* scheduler, const tessera::Grid<D>& grid,
   }
   expect_same(gpu, cpu, "CUDA worker vs CPU worker");
   expect_same(gpu, ref.values, "CUDA worker vs serial reference");
-}
-
-Boundaries<3> distinct_dirichlet3() {
-  Boundaries<3> bc;
-  for (int a = 0; a < 3; ++a)
-    for (int s = 0; s < 2; ++s) bc.set(a, s, Boundary::dirichlet(1.0 + a + 0.5 * s));
-  return bc;
 }
 
 TEST_P(OnCudaWorker, HaloPackAndConstantGhostsWithDirichletFaces) {
