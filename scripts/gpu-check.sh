@@ -9,7 +9,8 @@
 # 4. checks that CUDA tasks can run here, then runs the full ctest (CUDA tests included);
 # 5. runs compute-sanitizer memcheck and racecheck on the CUDA test program and on heat3d.
 # Logs go to $OUT when set, else to build-gpu/gpu-check/. Exits non-zero on the first failure.
-# CUDA_ARCH (default 90: H100/H200) sets CMAKE_CUDA_ARCHITECTURES.
+# CUDA_ARCH (default 90: H100/H200) sets CMAKE_CUDA_ARCHITECTURES; TESSERA_OFFLINE_DEPS=1 uses the
+# carried packages even where the system has them.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -30,10 +31,11 @@ nvidia-smi -L > "$logs/nvidia-smi.txt" 2>&1 || true
 
 # 1. Carried packages, only when something is missing (a Debian/Ubuntu with them all is used as is).
 missing=0
-for p in libhwloc-dev libfxt-dev libtrilinos-kokkos-dev libcli11-dev libgtest-dev nlohmann-json3-dev pkg-config; do
+for p in libhwloc-dev libfxt-dev libtrilinos-kokkos-dev libcli11-dev libgtest-dev libgmock-dev nlohmann-json3-dev \
+         pkg-config; do
   if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then missing=1; fi
 done
-if [ "$missing" = 1 ]; then
+if [ "$missing" = 1 ] || [ "${TESSERA_OFFLINE_DEPS:-0}" = 1 ]; then  # =1: use them anyway (to test)
   [ -d deps/offline-debs ] || fail "packages are missing and deps/offline-debs was not carried (docs/gpu.md)"
   step "unpacking deps/offline-debs into deps/offline"
   bash scripts/offline-deps.sh unpack deps/offline-debs deps/offline > "$logs/offline-deps.log" 2>&1 ||

@@ -10,10 +10,10 @@
 set -euo pipefail
 
 # hwloc (+numa, ltdl) and FxT for StarPU; Kokkos, CLI11, GoogleTest and nlohmann-json for
-# Tessera and its tests; pkg-config finds StarPU. MPI is left out: StarPU is built without it
+# Tessera and its tests (gmock too); pkg-config finds StarPU. MPI is left out: StarPU is built without it
 # there (starpumpi is optional; Tessera does not link it).
 packages=(libhwloc-dev libhwloc15 libnuma-dev libnuma1 libltdl-dev libltdl7 libfxt-dev libfxt2
-          libtrilinos-kokkos-dev libtrilinos-kokkos-13.2 trilinos-dev libcli11-dev libgtest-dev
+          libtrilinos-kokkos-dev libtrilinos-kokkos-13.2 trilinos-dev libcli11-dev libgtest-dev libgmock-dev
           googletest nlohmann-json3-dev pkgconf pkgconf-bin libpkgconf3 pkg-config)
 read -r -a extra <<<"${EXTRA_PACKAGES:-}"
 packages+=("${extra[@]}")
