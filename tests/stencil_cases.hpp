@@ -1,4 +1,4 @@
-// The stencil cases shared by the shared-memory and the distributed tests: a functor that
+// The stencil cases shared by the shared-memory, distributed and CUDA tests: a functor that
 // reads every offset of a shape, reproducible inputs, and the comparison with the reference.
 #pragma once
 
@@ -60,8 +60,9 @@ reference::Domain<D> domain(const tessera::Grid<D>& g) {
   return d;
 }
 
-template <class T, int D>
-std::vector<T> initial_values(const tessera::Grid<D>& g) {
+// init(p) at every grid point, x fastest: the reference's layout.
+template <class T, int D, class Init>
+std::vector<T> values_of(const tessera::Grid<D>& g, Init init) {
   std::vector<T> v(static_cast<std::size_t>(g.points()));
   const auto dom = domain(g);
   for (std::int64_t z = 0; z < dom.n[2]; ++z)
@@ -71,9 +72,14 @@ std::vector<T> initial_values(const tessera::Grid<D>& g) {
         p[0] = x;
         p[1] = y;
         if constexpr (D == 3) p[2] = z;
-        v[static_cast<std::size_t>(x + dom.n[0] * (y + dom.n[1] * z))] = initial<T, D>(p);
+        v[static_cast<std::size_t>(x + dom.n[0] * (y + dom.n[1] * z))] = init(p);
       }
   return v;
+}
+
+template <class T, int D>
+std::vector<T> initial_values(const tessera::Grid<D>& g) {
+  return values_of<T>(g, initial<T, D>);
 }
 
 // Runs `steps` applications of F on the tiles and in the reference; compares bitwise.

@@ -127,13 +127,15 @@ TEST(Options, ConfigurationIsPrintedOnce) {
   EXPECT_EQ(out.find("tessera: StarPU"), out.rfind("tessera: StarPU"));
 }
 
+// At namespace scope: nvcc cannot instantiate a kernel template on a function-local type.
+struct Average {
+  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u, tessera::Out<double> o) const {
+    o = 0.25 * (u(1, 0) + u(-1, 0) + u(0, 1) + u(0, -1));
+  }
+};
+
 TEST(Options, TraceHasOneEventPerTaskOnExistingWorkers) {
   const std::string path = testing::TempDir() + "tessera_trace.json";
-  struct Average {
-    TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u, tessera::Out<double> o) const {
-      o = 0.25 * (u(1, 0) + u(-1, 0) + u(0, 1) + u(0, -1));
-    }
-  };
   {
     tessera::Options o = test::options({"dmda", 2});
     o.trace = path;

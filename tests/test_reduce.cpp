@@ -53,6 +53,13 @@ TEST_P(ReduceMatchesReference, IntegerAndByteFieldsIn2D) {
   EXPECT_EQ(tessera::max(b), *std::max_element(bv.begin(), bv.end()));
 }
 
+// At namespace scope: nvcc cannot instantiate a kernel template on a function-local type.
+struct Average {
+  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u, tessera::Out<double> o) const {
+    o = 0.25 * (u(1, 0) + u(-1, 0) + u(0, 1) + u(0, -1));
+  }
+};
+
 // After stencil steps submitted asynchronously, a reduction sees the final values.
 TEST_P(ReduceMatchesReference, ReductionWaitsForPendingSteps) {
   tessera::Runtime rt(test::options(GetParam()));
@@ -60,11 +67,6 @@ TEST_P(ReduceMatchesReference, ReductionWaitsForPendingSteps) {
   tessera::Field<double, 2> u(grid, 1, {}, "u"), next(grid, 1, {}, "next");
   u.fill([](tessera::Index<2> p) { return test::noise<2>(p); });
   const double before = tessera::sum(u);
-  struct Average {
-    TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u, tessera::Out<double> o) const {
-      o = 0.25 * (u(1, 0) + u(-1, 0) + u(0, 1) + u(0, -1));
-    }
-  };
   tessera::Stencil<2> avg("average", tessera::Shape::Star, 1);
   for (int s = 0; s < 10; ++s) {
     avg.apply(Average{}, tessera::in(u), tessera::out(next));

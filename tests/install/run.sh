@@ -32,6 +32,10 @@ if [ -z "$pc" ]; then
   exit 1
 fi
 PKG_CONFIG_PATH="$(dirname "$pc")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+# tessera.pc requires the StarPU module; a StarPU from scripts/build-starpu.sh is found
+# through its prefix, as the build was told with TESSERA_STARPU_PREFIX.
+starpu_prefix=$(sed -n 's/^TESSERA_STARPU_PREFIX:PATH=//p' "$build/CMakeCache.txt")
+if [ -n "$starpu_prefix" ]; then PKG_CONFIG_PATH="$PKG_CONFIG_PATH:$starpu_prefix/lib/pkgconfig"; fi
 export PKG_CONFIG_PATH
 mkdir -p "$work/pkgconfig-consumer"
 flags=$(pkg-config --cflags --libs tessera)
