@@ -62,8 +62,8 @@ double median(std::vector<double> v) {
 // Dirichlet values and is never written.
 struct Shell {
   std::int64_t nx, ny, nz;
-  std::int64_t sy() const { return nx + 2; }
-  std::int64_t sz() const { return (nx + 2) * (ny + 2); }
+  TESSERA_HD std::int64_t sy() const { return nx + 2; }
+  TESSERA_HD std::int64_t sz() const { return (nx + 2) * (ny + 2); }
   std::int64_t size() const { return sz() * (nz + 2); }
 };
 

@@ -278,10 +278,15 @@ Traffic Runtime::traffic() const {
   t.messages = detail::comm::sum(state_->received.messages);
   t.bytes = detail::comm::sum(state_->received.bytes);
 #ifdef TESSERA_WITH_MPI
-  const char* stats = env("STARPU_COMM_STATS");
+  // STARPU_MPI_STATS is StarPU 1.4's name; 1.3's STARPU_COMM_STATS still works in 1.4.
+  const char* stats = env("STARPU_MPI_STATS") ? env("STARPU_MPI_STATS") : env("STARPU_COMM_STATS");
   if (stats != nullptr && std::strcmp(stats, "0") != 0) {
     std::vector<size_t> sent(static_cast<std::size_t>(state_->ranks), 0);
+#if STARPU_MAJOR_VERSION > 1 || STARPU_MINOR_VERSION >= 4
+    starpu_mpi_comm_stats_retrieve(sent.data());  // renamed in 1.4, same meaning
+#else
     starpu_mpi_comm_amounts_retrieve(sent.data());
+#endif
     std::int64_t mine = 0;
     for (size_t b : sent) mine += static_cast<std::int64_t>(b);
     t.starpu_bytes = detail::comm::sum(mine);

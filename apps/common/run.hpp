@@ -75,10 +75,11 @@ void calibrate_models(tessera::Runtime& rt, long steps, Step step, int max_round
     c = tessera::perfmodels::coverage(rt);
     if (c.complete()) break;
   }
-  std::printf("calibration: %d rounds of %ld steps, %zu model entries, %zu short of %u samples\n%s",
+  if (rt.rank() == 0)  // every rank calibrates its own workers' models; one table is enough
+    std::printf("calibration: %d rounds of %ld steps, %zu model entries, %zu short of %u samples\n%s",
               round + 1, steps, c.entries.size(), c.short_entries(), c.minimum,
               tessera::perfmodels::table(c).c_str());
-  if (!c.complete())
+  if (!c.complete() && rt.rank() == 0)
     std::fprintf(stderr, "calibration incomplete after %d rounds (StarPU flushes entries whose "
                  "samples deviate more than STARPU_HISTORY_MAX_ERROR %%); rerun, or use larger "
                  "tiles\n", max_rounds);
@@ -87,7 +88,7 @@ void calibrate_models(tessera::Runtime& rt, long steps, Step step, int max_round
 
 // Submits `step` `o.steps` times without waiting in between; returns the seconds until all ran.
 // With --calibrate-models, calibrates first and reports the prediction error of the timed run.
-// Unless --quiet, prints a progress line at most once per second.
+// Unless --quiet, rank 0 prints a progress line at most once per second.
 template <class Step>
 double timed_steps(tessera::Runtime& rt, const RunOptions& o, double points, Step step) {
   if (o.calibrate_models) calibrate_models(rt, o.steps, step);
@@ -95,12 +96,13 @@ double timed_steps(tessera::Runtime& rt, const RunOptions& o, double points, Ste
   const double start = now_seconds();
   {
     std::unique_ptr<ProgressLine> progress;
-    if (!o.runtime.quiet) progress = std::make_unique<ProgressLine>(rt, o.steps, points);
+    if (!o.runtime.quiet && rt.rank() == 0)  // one line per run, not per rank
+      progress = std::make_unique<ProgressLine>(rt, o.steps, points);
     for (long s = 0; s < o.steps; ++s) step();
     rt.wait();
   }
   const double seconds = now_seconds() - start;
-  if (o.calibrate_models)
+  if (o.calibrate_models && rt.rank() == 0)
     std::printf("prediction error on a fresh run after calibration:\n%s",
                 tessera::trace::summary_table({rt.recorded()}).c_str());
   return seconds;
