@@ -116,111 +116,90 @@ void TraceRecorder::write(const std::vector<trace::RankTrace>& ranks, const std:
 namespace {
 
 // A flat byte encoding of a RankTrace, so that ranks can send their records to each other.
+// `fields` lists what travels once; the Encoder writes and the Decoder reads through it.
 struct Encoder {
   std::string bytes;
   template <class T>
-  void put(const T& v) {
+  void field(const T& v) {
     bytes.append(reinterpret_cast<const char*>(&v), sizeof(v));
   }
-  void put(const std::string& s) {
-    put(static_cast<std::uint64_t>(s.size()));
+  void field(const std::string& s) {
+    field(static_cast<std::uint64_t>(s.size()));
     bytes += s;
+  }
+  template <class T>
+  void count(const std::vector<T>& v) {
+    field(static_cast<std::uint64_t>(v.size()));
   }
 };
 
 struct Decoder {
   const unsigned char* p;
   template <class T>
-  void get(T& v) {
+  void field(T& v) {
     std::memcpy(&v, p, sizeof(v));
     p += sizeof(v);
   }
-  void get(std::string& s) {
+  void field(std::string& s) {
     std::uint64_t n = 0;
-    get(n);
+    field(n);
     s.assign(reinterpret_cast<const char*>(p), n);
     p += n;
   }
+  template <class T>
+  void count(std::vector<T>& v) {
+    std::uint64_t n = 0;
+    field(n);
+    v.resize(n);
+  }
 };
 
-std::string encode(const trace::RankTrace& r) {
-  Encoder e;
-  e.put(r.rank);
-  e.put(r.begin_us);
-  e.put(r.end_us);
-  e.put(static_cast<std::uint64_t>(r.workers.size()));
-  for (const trace::Worker& w : r.workers) {
-    e.put(w.id);
-    e.put(w.name);
-    e.put(w.arch);
-    e.put(w.memory_node);
+// RankTrace is `trace::RankTrace` or `const trace::RankTrace`. A task's kind, stencil, tile
+// and step do not travel: they are parsed from its name again.
+template <class Io, class RankTrace>
+void fields(Io& io, RankTrace& r) {
+  io.field(r.rank);
+  io.field(r.begin_us);
+  io.field(r.end_us);
+  io.count(r.workers);
+  for (auto& w : r.workers) {
+    io.field(w.id);
+    io.field(w.name);
+    io.field(w.arch);
+    io.field(w.memory_node);
   }
-  e.put(static_cast<std::uint64_t>(r.tasks.size()));
-  for (const trace::TaskEvent& t : r.tasks) {
-    e.put(t.name);  // kind, stencil, tile and step are parsed from it again
-    e.put(t.worker);
-    e.put(t.submit_us);
-    e.put(t.start_us);
-    e.put(t.end_us);
-    e.put(t.predicted_us);
+  io.count(r.tasks);
+  for (auto& t : r.tasks) {
+    io.field(t.name);
+    io.field(t.worker);
+    io.field(t.submit_us);
+    io.field(t.start_us);
+    io.field(t.end_us);
+    io.field(t.predicted_us);
   }
-  e.put(static_cast<std::uint64_t>(r.transfers.size()));
-  for (const trace::Transfer& t : r.transfers) {
-    e.put(t.from);
-    e.put(t.to);
-    e.put(t.bytes);
-    e.put(t.count);
-    e.put(t.mpi);
+  io.count(r.transfers);
+  for (auto& t : r.transfers) {
+    io.field(t.from);
+    io.field(t.to);
+    io.field(t.bytes);
+    io.field(t.count);
+    io.field(t.mpi);
   }
-  return e.bytes;
-}
-
-trace::RankTrace decode(Decoder& d) {
-  trace::RankTrace r;
-  std::uint64_t n = 0;
-  d.get(r.rank);
-  d.get(r.begin_us);
-  d.get(r.end_us);
-  d.get(n);
-  r.workers.resize(n);
-  for (trace::Worker& w : r.workers) {
-    d.get(w.id);
-    d.get(w.name);
-    d.get(w.arch);
-    d.get(w.memory_node);
-  }
-  d.get(n);
-  r.tasks.resize(n);
-  for (trace::TaskEvent& t : r.tasks) {
-    d.get(t.name);
-    trace::parse_task_name(t);
-    d.get(t.worker);
-    d.get(t.submit_us);
-    d.get(t.start_us);
-    d.get(t.end_us);
-    d.get(t.predicted_us);
-  }
-  d.get(n);
-  r.transfers.resize(n);
-  for (trace::Transfer& t : r.transfers) {
-    d.get(t.from);
-    d.get(t.to);
-    d.get(t.bytes);
-    d.get(t.count);
-    d.get(t.mpi);
-  }
-  return r;
 }
 
 }  // namespace
 
 std::vector<trace::RankTrace> gather_rank_traces(const trace::RankTrace& mine) {
   if (detail::comm::ranks() == 1) return {mine};
-  const std::string bytes = encode(mine);
-  const std::vector<unsigned char> all = detail::comm::all_gather(bytes.data(), bytes.size());
+  Encoder out;
+  fields(out, mine);
+  const std::vector<unsigned char> all = detail::comm::all_gather(out.bytes.data(), out.bytes.size());
   std::vector<trace::RankTrace> ranks;
-  Decoder d{all.data()};
-  while (d.p < all.data() + all.size()) ranks.push_back(decode(d));
+  Decoder in{all.data()};
+  while (in.p < all.data() + all.size()) {
+    fields(in, ranks.emplace_back());
+    for (trace::TaskEvent& t : ranks.back().tasks) trace::parse_task_name(t);
+  }
   return ranks;
 }
 
