@@ -238,6 +238,7 @@ void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
 // cache, so each exchange counts its own messages only.
 void FieldStorage::count_received(const HaloSet& set) {
 #ifdef TESSERA_WITH_MPI
+  if (!runtime_state("exchange").distributed) return;
   Traffic& received = runtime_state("exchange").received;
   for (int t = 0; t < tiles(); ++t) {
     if (mine(t)) continue;

@@ -59,13 +59,11 @@ void check_scheduler(const std::string& name, const char* source) {
               ") is not a StarPU scheduler; choose one of: " + known_schedulers());
 }
 
-void stop_starpu() {
+void stop_starpu(bool distributed) {
 #ifdef TESSERA_WITH_MPI
-  starpu_mpi_shutdown();
-  if (starpu_is_initialized()) starpu_shutdown();
-#else
-  starpu_shutdown();
+  if (distributed) starpu_mpi_shutdown();
 #endif
+  if (starpu_is_initialized()) starpu_shutdown();
 }
 
 // A hand-set split needs a worker of each kind it pins tiles to.
@@ -190,8 +188,12 @@ Runtime::Runtime(const Options& options) : state_(std::make_unique<State>()) {
     s.trace = std::make_unique<TraceRecorder>(options.trace, options.report, s.rank);
 
 #ifdef TESSERA_WITH_MPI
+  // A one-rank run (no mpirun, or -np 1) has nothing to exchange: plain StarPU then, without
+  // StarPU-MPI's progress thread, which would take a core away from the workers.
+  s.distributed = s.ranks > 1;
   // MPI is already up (comm::start), so StarPU-MPI must not initialise it again.
-  const int ret = starpu_mpi_init_conf(nullptr, nullptr, 0, MPI_COMM_WORLD, &conf);
+  const int ret = s.distributed ? starpu_mpi_init_conf(nullptr, nullptr, 0, MPI_COMM_WORLD, &conf)
+                                : starpu_init(&conf);
 #else
   const int ret = starpu_init(&conf);
 #endif
@@ -217,7 +219,7 @@ Runtime::Runtime(const Options& options) : state_(std::make_unique<State>()) {
     check_gpu_fraction(options.gpu_fraction, s.cpu_workers, s.cuda_workers);
   } catch (const Error&) {
     TraceRecorder::active = nullptr;
-    stop_starpu();
+    stop_starpu(s.distributed);
     throw;
   }
   const char* calibrate = env("STARPU_CALIBRATE");
@@ -258,15 +260,18 @@ Runtime::~Runtime() {
     TraceRecorder::active = nullptr;
   }
   live = nullptr;
-  stop_starpu();
+  stop_starpu(s.distributed);
 }
 
 void Runtime::wait() {
 #ifdef TESSERA_WITH_MPI
-  starpu_mpi_wait_for_all(MPI_COMM_WORLD);
-#else
-  starpu_task_wait_for_all();
+  if (state_->distributed) {
+    starpu_mpi_wait_for_all(MPI_COMM_WORLD);
+    state_->task_names.clear();
+    return;
+  }
 #endif
+  starpu_task_wait_for_all();
   state_->task_names.clear();
 }
 
@@ -280,7 +285,7 @@ Traffic Runtime::traffic() const {
 #ifdef TESSERA_WITH_MPI
   // STARPU_MPI_STATS is StarPU 1.4's name; 1.3's STARPU_COMM_STATS still works in 1.4.
   const char* stats = env("STARPU_MPI_STATS") ? env("STARPU_MPI_STATS") : env("STARPU_COMM_STATS");
-  if (stats != nullptr && std::strcmp(stats, "0") != 0) {
+  if (state_->distributed && stats != nullptr && std::strcmp(stats, "0") != 0) {
     std::vector<size_t> sent(static_cast<std::size_t>(state_->ranks), 0);
 #if STARPU_MAJOR_VERSION > 1 || STARPU_MINOR_VERSION >= 4
     starpu_mpi_comm_stats_retrieve(sent.data());  // renamed in 1.4, same meaning

@@ -43,6 +43,7 @@ struct Runtime::State {
   std::set<detail::FieldStorage*> fields;
   long steps = 0;
   int rank = 0, ranks = 1;
+  bool distributed = false;  // StarPU-MPI in use: built with MPI and more than one rank
   // StarPU-MPI tag of the next registered handle: every rank registers the same handles in
   // the same order (same program, same options: checked at start-up), so tags agree.
   std::int64_t next_tag = 0;

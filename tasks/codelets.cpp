@@ -128,24 +128,27 @@ void submit(Codelet& c, const std::vector<Handle>& first, const std::vector<Hand
             void* arg, std::size_t arg_size, bool owned, const std::string& name, TaskPlace place) {
   Runtime::State& rt = runtime_state("submitting a task");
 #ifdef TESSERA_WITH_MPI
-  // Every rank submits every task: StarPU-MPI runs it on the owner of the data it writes and
-  // posts the sends and receives of the data it reads from other ranks (the face buffers),
-  // which keeps the graph identical on every rank and lets StarPU-MPI decide the transfers.
-  std::vector<starpu_data_descr> descrs;
-  for (Handle h : first) descrs.push_back({h, c.modes[0]});
-  for (Handle h : rest) descrs.push_back({h, c.modes[1]});
-  const int n = static_cast<int>(descrs.size());
-  starpu_task* task = starpu_mpi_task_build(MPI_COMM_WORLD, &c.cl, STARPU_DATA_MODE_ARRAY,
-                                            descrs.data(), n, STARPU_PRIORITY, place.priority, 0);
-  if (task != nullptr) {
-    finish_task(rt, task, arg, arg_size, owned, name, place);
-    submit_here(rt, c, task, name);
-  } else if (owned) {
-    std::free(arg);  // another rank runs it
+  if (rt.distributed) {
+    // Every rank submits every task: StarPU-MPI runs it on the owner of the data it writes and
+    // posts the sends and receives of the data it reads from other ranks (the face buffers),
+    // which keeps the graph identical on every rank and lets StarPU-MPI decide the transfers.
+    std::vector<starpu_data_descr> descrs;
+    for (Handle h : first) descrs.push_back({h, c.modes[0]});
+    for (Handle h : rest) descrs.push_back({h, c.modes[1]});
+    const int n = static_cast<int>(descrs.size());
+    starpu_task* task = starpu_mpi_task_build(MPI_COMM_WORLD, &c.cl, STARPU_DATA_MODE_ARRAY,
+                                              descrs.data(), n, STARPU_PRIORITY, place.priority, 0);
+    if (task != nullptr) {
+      finish_task(rt, task, arg, arg_size, owned, name, place);
+      submit_here(rt, c, task, name);
+    } else if (owned) {
+      std::free(arg);  // another rank runs it
+    }
+    starpu_mpi_task_post_build(MPI_COMM_WORLD, &c.cl, STARPU_DATA_MODE_ARRAY, descrs.data(), n,
+                               STARPU_PRIORITY, place.priority, 0);
+    return;
   }
-  starpu_mpi_task_post_build(MPI_COMM_WORLD, &c.cl, STARPU_DATA_MODE_ARRAY, descrs.data(), n,
-                             STARPU_PRIORITY, place.priority, 0);
-#else
+#endif
   starpu_task* task = starpu_task_create();
   task->cl = &c.cl;
   const int n = static_cast<int>(first.size() + rest.size());
@@ -167,7 +170,6 @@ void submit(Codelet& c, const std::vector<Handle>& first, const std::vector<Hand
   }
   finish_task(rt, task, arg, arg_size, owned, name, place);
   submit_here(rt, c, task, name);
-#endif
 }
 
 void* buffer_data(void** buffers, int i) {
@@ -194,11 +196,10 @@ Handle register_vector(void* data, std::size_t elements, std::size_t element_siz
                               element_size);
   const std::int64_t tag = rt.next_tag++;
 #ifdef TESSERA_WITH_MPI
-  starpu_mpi_data_register(h, tag, owner);
-#else
+  if (rt.distributed) starpu_mpi_data_register(h, tag, owner);
+#endif
   (void)tag;
   (void)owner;
-#endif
   return h;
 }
 
