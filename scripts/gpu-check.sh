@@ -60,7 +60,7 @@ fi
 step "building Tessera in $build"
 {
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTESSERA_STARPU_PREFIX="$prefix" \
-    -DTESSERA_BUILD_TESTS=ON -DTESSERA_BUILD_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" &&
+    -DTESSERA_BUILD_TESTS=ON -DTESSERA_BUILD_BENCH=ON -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" &&
     cmake --build "$build" -j"$jobs"
 } > "$logs/build-tessera.log" 2>&1 || fail "Tessera build (see $logs/build-tessera.log)"
 grep -- '-- Tessera:' "$logs/build-tessera.log" | tee -a "$logs/summary.txt"
@@ -92,4 +92,13 @@ for tool in memcheck racecheck; do
     fail "$tool on heat3d (see $logs/$tool-heat3d.log)"
   grep -h 'ERROR SUMMARY' "$logs/$tool-test_cuda.log" "$logs/$tool-heat3d.log" | tee -a "$logs/summary.txt"
 done
+# 6. The GPU benchmark (docs/performance.md): Tessera GPU-only, automatic CPU+GPU and hand-set
+# GPU fractions against a hand-written CUDA stencil and device copy bandwidth, bitwise checked.
+# SKIP_BENCH=1 leaves it out.
+if [ "${SKIP_BENCH:-0}" != 1 ]; then
+  step "bench_heat3d_gpu (GPU-only, auto, fractions 0.5..1)"
+  "$build/bench/bench_heat3d_gpu" --fractions 0.5,0.6,0.7,0.8,0.9,1 ${BENCH_ARGS:-} \
+    > "$logs/bench_heat3d_gpu.log" 2>&1 || fail "bench_heat3d_gpu (see $logs/bench_heat3d_gpu.log)"
+  grep -E '^(bench|copy|kernel|gpu|auto|fraction|ratio)' "$logs/bench_heat3d_gpu.log" | tee -a "$logs/summary.txt"
+fi
 step "all checks passed; logs in $logs"
