@@ -25,7 +25,9 @@ struct Codelet {
   starpu_codelet cl;
   starpu_data_access_mode modes[2];  // of the first group of buffers, and of the rest
   long submitted = 0;                // tasks submitted: perfmodels::coverage skips unused ones
-  std::set<std::uint32_t> checked_footprints;  // looked at for the uncalibrated-model message
+  // Data footprints (tile shapes) of the tasks submitted: the model entries this run uses,
+  // which calibration must fill and the uncalibrated-model message looks at once each.
+  std::set<std::uint32_t> footprints;
 };
 
 }  // namespace tessera::detail

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 #include "core/runtime_state.hpp"
 
@@ -49,14 +50,21 @@ Coverage coverage(const Runtime& rt) {
       if (cuda && (cl->cl.where & STARPU_CUDA) == 0) continue;  // no CUDA implementation
       starpu_perfmodel_per_arch* per =
           cl->model.is_init ? starpu_perfmodel_get_model_per_arch(&cl->model, arch, 0) : nullptr;
-      const std::size_t before = c.entries.size();
+      // Only the footprints (tile shapes) this run's tasks have: entries that other
+      // configurations left in the model directory are none of this run's business.
+      std::set<std::uint32_t> unseen = cl->footprints;
       for (starpu_perfmodel_history_list* l = per ? per->list : nullptr; l; l = l->next) {
         const starpu_perfmodel_history_entry* h = l->entry;
+        if (unseen.erase(h->footprint) == 0) continue;
         const double var = h->nsample > 1 ? h->sum2 / h->nsample - h->mean * h->mean : 0;
         c.entries.push_back({cl->name, arch_name, h->footprint, h->size, h->nsample, h->mean,
                              std::sqrt(std::max(0.0, var))});
       }
-      if (c.entries.size() == before) c.missing.push_back(cl->name + " on " + arch_name);
+      for (std::uint32_t footprint : unseen) {
+        char hex[16];
+        std::snprintf(hex, sizeof(hex), "%x", footprint);
+        c.missing.push_back(cl->name + " footprint " + hex + " on " + arch_name);
+      }
     }
   }
   return c;

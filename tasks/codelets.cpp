@@ -28,8 +28,7 @@ starpu_data_access_mode mode_of(Access a) {
 // it on some architecture), with the command that calibrates the models. Each data footprint
 // (tile shape) of a codelet is looked at once.
 void report_if_uncalibrated(Runtime::State& rt, Codelet& c, starpu_task* task) {
-  if (c.cl.model == nullptr || !c.checked_footprints.insert(starpu_task_data_footprint(task)).second)
-    return;
+  if (c.cl.model == nullptr) return;
   for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
     if (!starpu_worker_can_execute_task(w, task, 0)) continue;
     starpu_perfmodel_arch* arch =
@@ -112,8 +111,10 @@ void finish_task(Runtime::State& rt, starpu_task* task, void* arg, std::size_t a
 
 // Submits a task this rank runs, and counts it (traces are checked against the counts).
 void submit_here(Runtime::State& rt, Codelet& c, starpu_task* task, const std::string& name) {
+  const bool new_footprint = c.footprints.insert(starpu_task_data_footprint(task)).second;
   // A calibrating run is the fix itself: nothing to say then.
-  if (!rt.uncalibrated_reported && !rt.options.calibrate) report_if_uncalibrated(rt, c, task);
+  if (new_footprint && !rt.uncalibrated_reported && !rt.options.calibrate)
+    report_if_uncalibrated(rt, c, task);
   const int ret = starpu_task_submit(task);
   if (ret != 0)
     throw Error("StarPU refused task " + name + " (error " + std::to_string(ret) +

@@ -26,8 +26,8 @@ struct Entry {
 
 struct Coverage {
   unsigned minimum = 10;       ///< samples needed per entry
-  std::vector<Entry> entries;  ///< every footprint seen, per codelet and architecture
-  /// "codelet on arch" pairs that can run here but have no sample at all.
+  std::vector<Entry> entries;  ///< per codelet and architecture, the footprints this run used
+  /// "codelet footprint F on arch": used by this run, able to run here, with no sample at all.
   std::vector<std::string> missing;
   /// Every codelet x architecture has entries, each with at least `minimum` samples.
   bool complete() const;
@@ -39,7 +39,8 @@ struct Coverage {
 unsigned calibration_minimum();
 
 /// The models of every codelet the live runtime has submitted tasks to, for each architecture
-/// of its workers. Call between rt.wait() and the next submission (StarPU updates them while
+/// of its workers, restricted to the footprints (tile shapes) of the tasks submitted: entries
+/// other configurations left in the model directory are not listed. Call between rt.wait() and the next submission (StarPU updates them while
 /// tasks end).
 Coverage coverage(const Runtime& rt);
 
