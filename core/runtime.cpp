@@ -304,7 +304,7 @@ const std::string& Runtime::configuration() const { return state_->configuration
 const std::string& Runtime::scheduler() const { return state_->scheduler; }
 int Runtime::cpu_workers() const { return state_->cpu_workers; }
 int Runtime::cuda_workers() const { return state_->cuda_workers; }
-std::size_t Runtime::tasks_submitted() const { return state_->tasks_submitted; }
+std::size_t Runtime::tasks_submitted() const { return state_->tasks_submitted.load(); }
 std::size_t Runtime::tasks_pending() const {
   return static_cast<std::size_t>(std::max(0, starpu_task_nsubmitted()));
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <atomic>
 #include <deque>
 #include <map>
 #include <memory>
@@ -52,7 +53,8 @@ struct Runtime::State {
   Traffic received;  // face buffers this rank's tasks received (counted at submission)
   // Set when tasks are recorded (--trace, --report, summary): every task's callback feeds it.
   std::unique_ptr<TraceRecorder> trace;
-  std::size_t tasks_submitted = 0;
+  // Read by the applications' progress-line thread while the main thread submits.
+  std::atomic<std::size_t> tasks_submitted{0};
   // Whether the run has said once that a performance model is uncalibrated.
   bool uncalibrated_reported = false;
 };
