@@ -272,31 +272,41 @@ void for_each_row(const TileGeometry& g, const GridSpec& grid, Visit visit) {
             g.origin[0] + grid.extent[0] * (g.origin[1] + y + grid.extent[1] * (g.origin[2] + z)),
             g.extent[0]);
 }
+
+// Every rank packs what it owns, tile by tile; all_gather concatenates the ranks in rank order;
+// then unpack(tile, bytes) walks that concatenation, returning where the next tile starts.
+template <class Pack, class Unpack>
+void share_owned(const FieldStorage& f, Pack pack, Unpack unpack) {
+  std::vector<unsigned char> packed;
+  for (int t = 0; t < f.tiles(); ++t)
+    if (f.mine(t)) pack(t, packed);
+  const std::vector<unsigned char> all = comm::all_gather(packed.data(), packed.size());
+  const unsigned char* next = all.data();
+  for (int r = 0; r < comm::ranks(); ++r)
+    for (int t = 0; t < f.tiles(); ++t)
+      if (f.owner(t) == r) next = unpack(t, next);
+}
 }  // namespace
 
 void FieldStorage::gather(void* out) const {
-  // Each rank packs its tiles in tile order; all_gather concatenates the ranks in rank order.
-  std::vector<unsigned char> packed;
   auto* self = const_cast<FieldStorage*>(this);
-  for (int t = 0; t < tiles(); ++t) {
-    if (!mine(t)) continue;
-    const auto* p = static_cast<const unsigned char*>(self->acquire(t, false));
-    for_each_row(geometry(t), grid_, [&](std::int64_t off, std::int64_t, std::int64_t n) {
-      packed.insert(packed.end(), p + off * element_size_, p + (off + n) * element_size_);
-    });
-    self->release(t);
-  }
-  const std::vector<unsigned char> all = comm::all_gather(packed.data(), packed.size());
   auto* dst = static_cast<unsigned char*>(out);
-  std::size_t pos = 0;
-  for (int r = 0; r < comm::ranks(); ++r)
-    for (int t = 0; t < tiles(); ++t) {
-      if (owner(t) != r) continue;
-      for_each_row(geometry(t), grid_, [&](std::int64_t, std::int64_t global, std::int64_t n) {
-        std::memcpy(dst + global * element_size_, all.data() + pos, n * element_size_);
-        pos += static_cast<std::size_t>(n) * element_size_;
+  share_owned(
+      *this,
+      [&](int t, std::vector<unsigned char>& packed) {
+        const auto* p = static_cast<const unsigned char*>(self->acquire(t, false));
+        for_each_row(geometry(t), grid_, [&](std::int64_t off, std::int64_t, std::int64_t n) {
+          packed.insert(packed.end(), p + off * element_size_, p + (off + n) * element_size_);
+        });
+        self->release(t);
+      },
+      [&](int t, const unsigned char* from) {
+        for_each_row(geometry(t), grid_, [&](std::int64_t, std::int64_t global, std::int64_t n) {
+          std::memcpy(dst + global * element_size_, from, n * element_size_);
+          from += n * element_size_;
+        });
+        return from;
       });
-    }
 }
 
 void FieldStorage::read_point(const Extent3& p, void* out) const {
@@ -314,18 +324,17 @@ void FieldStorage::read_point(const Extent3& p, void* out) const {
 }
 
 std::vector<double> FieldStorage::from_owners(const std::vector<double>& per_tile) const {
-  std::vector<double> packed;
-  for (int t = 0; t < tiles(); ++t)
-    if (mine(t)) packed.push_back(per_tile[static_cast<std::size_t>(t)]);
-  const std::vector<unsigned char> all = comm::all_gather(packed.data(), packed.size() * sizeof(double));
   std::vector<double> out(per_tile.size());
-  std::size_t pos = 0;
-  for (int r = 0; r < comm::ranks(); ++r)
-    for (int t = 0; t < tiles(); ++t)
-      if (owner(t) == r) {
-        std::memcpy(&out[static_cast<std::size_t>(t)], all.data() + pos, sizeof(double));
-        pos += sizeof(double);
-      }
+  share_owned(
+      *this,
+      [&](int t, std::vector<unsigned char>& packed) {
+        const auto* v = reinterpret_cast<const unsigned char*>(&per_tile[static_cast<std::size_t>(t)]);
+        packed.insert(packed.end(), v, v + sizeof(double));
+      },
+      [&](int t, const unsigned char* from) {
+        std::memcpy(&out[static_cast<std::size_t>(t)], from, sizeof(double));
+        return from + sizeof(double);
+      });
   return out;
 }
 

@@ -66,6 +66,18 @@ void stop_starpu(bool distributed) {
   if (starpu_is_initialized()) starpu_shutdown();
 }
 
+// In a distributed run every rank must also wait for the others' tasks it exchanges with.
+void wait_for_all_tasks(bool distributed) {
+#ifdef TESSERA_WITH_MPI
+  if (distributed) {
+    starpu_mpi_wait_for_all(MPI_COMM_WORLD);
+    return;
+  }
+#endif
+  (void)distributed;
+  starpu_task_wait_for_all();
+}
+
 // A hand-set split needs a worker of each kind it pins tiles to.
 void check_gpu_fraction(double fraction, int cpu_workers, int cuda_workers) {
   if (fraction < 0) return;
@@ -83,10 +95,13 @@ void check_gpu_fraction(double fraction, int cpu_workers, int cuda_workers) {
 
 // Every rank must run the same program with the same options, or they would build different
 // task graphs (and StarPU-MPI tags) and hang: compare the parsed options and the command line.
+// The recording options count too: ranks that record gather their traces at shutdown.
 void check_same_options_on_all_ranks(const Options& o) {
   std::string bytes = o.scheduler + '\0' + std::to_string(o.cpu_workers) + '\0' +
                       std::to_string(o.cuda_workers) + '\0' + std::to_string(o.calibrate) +
-                      '\0' + std::to_string(o.quiet) + '\0' + std::to_string(o.gpu_fraction) + '\0';
+                      '\0' + std::to_string(o.quiet) + '\0' + std::to_string(o.gpu_fraction) +
+                      '\0' + o.trace + '\0' + o.report + '\0' + std::to_string(o.summary) +
+                      '\0' + o.perfmodel_dir + '\0' + o.fxt + '\0';
   for (int p : o.rank_grid) bytes += std::to_string(p) + ',';
   std::ifstream cmdline("/proc/self/cmdline", std::ios::binary);
   bytes.append(std::istreambuf_iterator<char>(cmdline), std::istreambuf_iterator<char>());
@@ -264,14 +279,7 @@ Runtime::~Runtime() {
 }
 
 void Runtime::wait() {
-#ifdef TESSERA_WITH_MPI
-  if (state_->distributed) {
-    starpu_mpi_wait_for_all(MPI_COMM_WORLD);
-    state_->task_names.clear();
-    return;
-  }
-#endif
-  starpu_task_wait_for_all();
+  wait_for_all_tasks(state_->distributed);
   state_->task_names.clear();
 }
 
