@@ -1,16 +1,66 @@
-// Validation of stencil applications: every rule is checked before any task is submitted.
-#include <string>
-#include <vector>
+// Validation of fields, boundaries and stencil applications: every rule is checked before any
+// task is submitted.
+#include "core/checks.hpp"
 
-#include "tessera/detail/field_storage.hpp"
+#include <cctype>
+
 #include "tessera/error.hpp"
-#include "tessera/field.hpp"
 #include "tessera/index.hpp"
+#include "tessera/stencil.hpp"
 
 namespace tessera::detail {
 
 std::string face_name(int axis, int side) {
   return std::string(axis_name(axis)) + (side == 0 ? "-low" : "-high");
+}
+
+void check_field(int halo, std::size_t element_size, const char* type_name, const std::string& name) {
+  if (type_name == nullptr)
+    throw Error(std::string("element type of ") + std::to_string(element_size) +
+                " bytes is not supported for field '" + name +
+                "'; use double, float, std::int32_t or std::uint8_t");
+  if (halo < 0)
+    throw Error("halo width " + std::to_string(halo) + " of field '" + name +
+                "' must be >= 0; use at least the radius of the stencils that read it");
+}
+
+FaceSpecs checked_faces(const GridSpec& grid, FaceSpecs faces, const char* type_name) {
+  for (int a = 0; a < grid.dims; ++a)
+    for (int s = 0; s < 2; ++s) {
+      FaceSpec& f = faces.face[a][s];
+      if (faces.defaulted && grid.periodic[a]) f = FaceSpec{Boundary::Kind::Periodic};
+      const bool periodic_face = f.kind == Boundary::Kind::Periodic;
+      if (periodic_face != grid.periodic[a])
+        throw Error("face " + face_name(a, s) + " is " +
+                    (periodic_face ? "Periodic but the grid is not periodic along "
+                                   : "not Periodic but the grid is periodic along ") +
+                    axis_name(a) + "; make the grid's periodic flag and both " + axis_name(a) +
+                    " faces agree");
+      if (f.kind == Boundary::Kind::Dirichlet && !f.exact)
+        throw Error("Dirichlet value " + std::to_string(f.value) + " on face " + face_name(a, s) +
+                    " is not representable as " + type_name +
+                    "; give a value the element type holds exactly");
+    }
+  return faces;
+}
+
+void check_point(const GridSpec& grid, const Extent3& p) {
+  for (int a = 0; a < grid.dims; ++a)
+    if (p[a] < 0 || p[a] >= grid.extent[a])
+      throw Error("index " + std::to_string(p[a]) + " on axis " + axis_name(a) +
+                  " is outside the grid extent " + std::to_string(grid.extent[a]));
+}
+
+void check_swap(const FieldStorage& a, const FieldStorage& b) {
+  if (!(a.grid() == b.grid()))
+    throw Error("cannot swap fields '" + a.name() + "' and '" + b.name() +
+                "' on different grids; swap fields of one grid");
+}
+
+void check_stencil_radius(const std::string& name, int radius) {
+  if (radius < 1)
+    throw Error("stencil '" + name + "' has radius " + std::to_string(radius) +
+                "; the radius must be >= 1 (use a parallel loop for pointwise updates)");
 }
 
 std::string check_stencil_name(const std::string& name) {

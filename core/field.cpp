@@ -1,40 +1,16 @@
-#include <starpu.h>
-#ifdef TESSERA_WITH_MPI
-#include <starpu_mpi.h>
-#endif
-
+// Field storage: the tiles of a field (distribution, memory, handles), its ghost-layer
+// exchange (halo plans from partition/, halo-pack/boundary/constant-ghosts tasks through the
+// engine), and host access (fill, gather, single points, per-tile results).
 #include <cstring>
-#include <map>
 
+#include "core/checks.hpp"
 #include "core/comm.hpp"
-#include "core/field_registry.hpp"
-#include "core/runtime_state.hpp"
-#include "partition/tiling.hpp"
+#include "core/context.hpp"
+#include "core/field_impl.hpp"
 #include "tasks/halo.hpp"
-#include "tessera/detail/field_storage.hpp"
 #include "tessera/error.hpp"
-#include "tessera/grid.hpp"
 
 namespace tessera::detail {
-
-// The halo buffers and copy plans for one (stencil radius, shape) used on a field.
-struct HaloSet {
-  std::vector<partition::TileHaloPlan> plans;
-  std::vector<std::vector<Handle>> buffers;  // [tile][k]: buffer towards plans[tile].pack_dirs[k]
-  // Constant (Dirichlet) ghost regions, split off plans[tile].ghosts: their values never
-  // change and nothing else writes ghost layers, so they are written once, not every step.
-  std::vector<kernels::RegionCopyList> constants;
-  long version = -1;                         // field version the ghost layers reflect
-};
-
-struct FieldStorage::Impl {
-  partition::Tiling tiling;
-  partition::Distribution distribution;
-  int rank = 0;                 // this process's rank
-  std::vector<bool> rank_edge;  // per tile: a neighbour belongs to another rank
-  std::map<std::pair<int, bool>, HaloSet> halos;
-  bool released = false;
-};
 
 namespace {
 
@@ -45,7 +21,7 @@ std::string grid_text(const std::array<int, 3>& g, int dims) {
 
 // The distribution of a field's tiles over the ranks: --rank-grid if given, else the rank
 // grid that cuts the fewest points. Every rank computes the same, so no message is needed.
-partition::Distribution distribute(const partition::Tiling& tiling, const Runtime::State& rt,
+partition::Distribution distribute(const partition::Tiling& tiling, const Context& rt,
                                    int dims, const std::string& name) {
   const int ranks = rt.ranks;
   const std::array<int, 3>& tiles = tiling.tiles_per_axis();
@@ -81,15 +57,19 @@ partition::Distribution distribute(const partition::Tiling& tiling, const Runtim
 
 }  // namespace
 
-FieldStorage::FieldStorage(const GridSpec& grid, int halo,
-                           const std::array<std::array<FaceSpec, 2>, 3>& faces,
-                           std::size_t element_size, std::string type_name, std::string name)
-    : grid_(grid), halo_(halo), element_size_(element_size), type_(std::move(type_name)),
-      name_(std::move(name)), faces_(faces) {
-  Runtime::State& rt = runtime_state("creating a Field");
+FieldStorage::FieldStorage(const GridSpec& grid, int halo, const FaceSpecs& faces,
+                           std::size_t element_size, const char* type_name, std::string name)
+    : grid_(grid), halo_(halo), element_size_(element_size), name_(std::move(name)) {
+  check_field(halo, element_size, type_name, name_);
+  type_ = type_name;
+  faces_ = checked_faces(grid, faces, type_name);
+  Context& rt = live_context("creating a Field");
+  context_ = &rt;
   partition::Tiling tiling_of_grid(grid.extent, grid.tile, grid.periodic);
   partition::Distribution distribution = distribute(tiling_of_grid, rt, grid.dims, name_);
-  impl_ = std::make_unique<Impl>(Impl{std::move(tiling_of_grid), std::move(distribution), rt.rank, {}, {}});
+  impl_ = std::make_unique<Impl>(Impl{std::move(tiling_of_grid), std::move(distribution), rt.rank});
+  tasks::Engine& engine = *rt.engine;
+  impl_->tag_name = engine.intern(name_);
   const partition::Tiling& tiling = impl_->tiling;
   for (int t = 0; t < tiling.size(); ++t) {
     bool edge = false;
@@ -104,42 +84,43 @@ FieldStorage::FieldStorage(const GridSpec& grid, int halo,
   for (int t = 0; t < tiling.size(); ++t) {
     const std::int64_t bytes = static_cast<std::int64_t>(element_size_) * geometry(t).stride_z *
                                (geometry(t).extent[2] + 2 * (grid_.dims == 3 ? halo_ : 0));
+    const std::size_t elements = static_cast<std::size_t>(bytes) / element_size_;
     // Only this rank's tiles get memory; the others are placeholders StarPU-MPI knows the
     // owner of, which no task on this rank reads (only their face buffers travel).
-    if (!mine(t)) {
-      memory_.push_back(nullptr);
-      handles_.push_back(register_vector(nullptr, static_cast<std::size_t>(bytes) / element_size_,
-                                         element_size_, owner(t)));
-      continue;
-    }
     void* mem = nullptr;
-    // Pinned when CUDA workers exist, so transfers are asynchronous.
-    if (starpu_malloc(&mem, static_cast<std::size_t>(bytes)) != 0 || mem == nullptr)
-      throw Error("out of memory allocating " + std::to_string(bytes) + " bytes for tile " +
-                  std::to_string(t) + " of field '" + name_ + "'; use a smaller grid");
-    std::memset(mem, 0, static_cast<std::size_t>(bytes));
-    memory_.push_back(mem);
-    handles_.push_back(register_vector(mem, static_cast<std::size_t>(bytes) / element_size_,
-                                       element_size_, owner(t)));
+    if (mine(t)) {
+      mem = tasks::DataRegistry::allocate(static_cast<std::size_t>(bytes));
+      if (mem == nullptr)
+        throw Error("out of memory allocating " + std::to_string(bytes) + " bytes for tile " +
+                    std::to_string(t) + " of field '" + name_ + "'; use a smaller grid");
+      std::memset(mem, 0, static_cast<std::size_t>(bytes));
+    }
+    impl_->memory.push_back(mem);
+    impl_->handles.push_back(engine.data().register_vector(mem, elements, element_size_, owner(t)));
   }
   rt.fields.insert(this);
 }
 
-void release_field(FieldStorage& f) { f.release_handles(); }
-
 FieldStorage::~FieldStorage() { release_handles(); }
+
+Context& FieldStorage::context() const {
+  if (impl_->released)
+    throw Error("field '" + name_ + "' outlived its tessera::Runtime; create fields after the "
+                "Runtime and use them only while it is alive");
+  return *context_;
+}
 
 void FieldStorage::release_handles() {
   if (impl_->released) return;
   impl_->released = true;
-  Runtime::State& rt = runtime_state("destroying a Field");
+  tasks::DataRegistry& data = context_->engine->data();
   for (auto& [key, set] : impl_->halos)
     for (auto& tile : set.buffers)
-      for (Handle h : tile) starpu_data_unregister_no_coherency(h);
-  for (Handle h : handles_) starpu_data_unregister(h);
-  for (void* m : memory_)
-    if (m != nullptr) starpu_free(m);
-  rt.fields.erase(this);
+      for (tasks::Handle h : tile) data.unregister_scratch(h);
+  for (tasks::Handle h : impl_->handles) data.unregister(h);
+  for (void* m : impl_->memory)
+    if (m != nullptr) tasks::DataRegistry::free(m);
+  context_->fields.erase(this);
 }
 
 int FieldStorage::tiles() const { return impl_->tiling.size(); }
@@ -168,57 +149,84 @@ int FieldStorage::tile_at(const Extent3& p) const { return impl_->tiling.tile_at
 
 std::int64_t FieldStorage::thinnest_tile(int axis) const { return impl_->tiling.thinnest(axis); }
 
+// Counts the face buffers StarPU-MPI posted receives for in this exchange: those in its
+// receive cache now. Writing a buffer (the owner's next halo-pack) drops it from every rank's
+// cache, so each exchange counts its own messages only.
+static void count_received(const FieldStorage& f, const HaloSet& set) {
+  Context& rt = f.context();
+  if (!rt.engine->distributed()) return;
+  for (int t = 0; t < f.tiles(); ++t) {
+    if (f.mine(t)) continue;
+    const auto& plan = set.plans[static_cast<std::size_t>(t)];
+    for (std::size_t k = 0; k < plan.pack_sizes.size(); ++k)
+      if (rt.engine->data().received(set.buffers[static_cast<std::size_t>(t)][k])) {
+        ++rt.received.messages;
+        rt.received.bytes += plan.pack_sizes[k] * static_cast<std::int64_t>(f.element_size());
+      }
+  }
+}
+
 void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
   HaloSet& set = impl_->halos[{width, box}];
   if (set.version == version_) return;
-  const partition::Extent3 halo{halo_, halo_, grid_.dims == 3 ? halo_ : 0};
+  Context& rt = context();
+  tasks::Engine& engine = *rt.engine;
+  const int n = tiles();
+  // Every task of this exchange carries the field's name and the step of the stencil
+  // application it serves.
+  auto tag = [&](int t, long step) {
+    tasks::TaskTag g;
+    g.field = impl_->tag_name;
+    g.tile = t;
+    g.step = step;
+    g.rank = owner(t);
+    return g;
+  };
   if (set.plans.empty()) {
+    const Extent3 halo{halo_, halo_, grid_.dims == 3 ? halo_ : 0};
     partition::FaceRules rules;
     for (int a = 0; a < 3; ++a)
       for (int s = 0; s < 2; ++s) {
-        const FaceSpec& f = faces_[a][s];
-        rules.rule[a][s] = f.kind == 1 ? partition::FaceRule::Mirror
-                                       : (f.kind == 0 ? partition::FaceRule::Constant
-                                                      : partition::FaceRule::Neighbour);
-        rules.constant_bits[a][s] = f.constant_bits;
+        rules.rule[a][s] = faces_.face[a][s].kind;
+        rules.constant_bits[a][s] = faces_.face[a][s].constant_bits;
       }
     set.plans = partition::plan_halos(impl_->tiling, halo, rules, width, box, grid_.dims);
-    for (int t = 0; t < tiles(); ++t) {
-      std::vector<Handle> bufs;
+    for (int t = 0; t < n; ++t) {
+      std::vector<tasks::Handle> bufs;
       for (std::int64_t size : set.plans[static_cast<std::size_t>(t)].pack_sizes)
-        bufs.push_back(register_vector(nullptr, static_cast<std::size_t>(size), element_size_, owner(t)));
+        bufs.push_back(engine.data().register_vector(nullptr, static_cast<std::size_t>(size),
+                                                     element_size_, owner(t)));
       set.buffers.push_back(std::move(bufs));
     }
     for (auto& plan : set.plans) {
-      kernels::RegionCopyList copies, constants;
+      partition::RegionCopyList copies, constants;
       for (int r = 0; r < plan.ghosts.count; ++r) {
-        kernels::RegionCopyList& to = plan.ghosts.region[r].src_slot < 0 ? constants : copies;
+        partition::RegionCopyList& to = plan.ghosts.region[r].src_slot < 0 ? constants : copies;
         to.region[to.count++] = plan.ghosts.region[r];
       }
       plan.ghosts = copies;
       set.constants.push_back(constants);
     }
-    Codelet& fill = codelet(stencil, type_, tasks::constant_ghosts_kind(element_size_));
-    for (int t = 0; t < tiles(); ++t) {
+    tasks::Codelet& fill = engine.codelets().get(stencil, type_, tasks::constant_ghosts_kind(element_size_));
+    for (int t = 0; t < n; ++t) {
       auto& constants = set.constants[static_cast<std::size_t>(t)];
       if (constants.count > 0)
-        submit(fill, {handle(t)}, {}, &constants, sizeof(constants), false,
-               stencil + ":constant-ghosts tile=" + std::to_string(t) + " " + name_, {t, tiles()});
+        engine.submitter().submit(fill, {impl_->handles[t]}, {}, &constants, sizeof(constants),
+                                  false, tag(t, -1), {n, 0});
     }
   }
-  Codelet& pack = codelet(stencil, type_, tasks::halo_pack_kind(element_size_));
-  Codelet& boundary = codelet(stencil, type_, tasks::boundary_kind(element_size_));
-  const std::string suffix = " " + name_ + " step=" + std::to_string(runtime_state("exchange").steps);
-  for (int t = 0; t < tiles(); ++t) {
+  tasks::Codelet& pack = engine.codelets().get(stencil, type_, tasks::halo_pack_kind(element_size_));
+  tasks::Codelet& boundary = engine.codelets().get(stencil, type_, tasks::boundary_kind(element_size_));
+  for (int t = 0; t < n; ++t) {
     auto& plan = set.plans[static_cast<std::size_t>(t)];
     if (plan.packs.count > 0)
-      submit(pack, {handle(t)}, set.buffers[static_cast<std::size_t>(t)], &plan.packs,
-             sizeof(plan.packs), false, stencil + ":halo-pack tile=" + std::to_string(t) + suffix,
-             {t, tiles(), on_rank_edge(t) ? 1 : 0});
+      engine.submitter().submit(pack, {impl_->handles[t]}, set.buffers[static_cast<std::size_t>(t)],
+                                &plan.packs, sizeof(plan.packs), false, tag(t, rt.steps),
+                                {n, on_rank_edge(t) ? 1 : 0});
   }
-  for (int t = 0; t < tiles(); ++t) {
+  for (int t = 0; t < n; ++t) {
     auto& plan = set.plans[static_cast<std::size_t>(t)];
-    std::vector<Handle> sources;
+    std::vector<tasks::Handle> sources;
     for (const auto& [tile, dir] : plan.sources) {
       const auto& owner = set.plans[static_cast<std::size_t>(tile)];
       std::size_t k = 0;
@@ -226,46 +234,27 @@ void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
       sources.push_back(set.buffers[static_cast<std::size_t>(tile)][k]);
     }
     if (plan.ghosts.count > 0)
-      submit(boundary, {handle(t)}, sources, &plan.ghosts, sizeof(plan.ghosts), false,
-             stencil + ":boundary tile=" + std::to_string(t) + suffix, {t, tiles()});
+      engine.submitter().submit(boundary, {impl_->handles[t]}, sources, &plan.ghosts,
+                                sizeof(plan.ghosts), false, tag(t, rt.steps), {n, 0});
   }
   set.version = version_;
-  count_received(set);
-}
-
-// Counts the face buffers StarPU-MPI posted receives for in this exchange: those in its
-// receive cache now. Writing a buffer (the owner's next halo-pack) drops it from every rank's
-// cache, so each exchange counts its own messages only.
-void FieldStorage::count_received(const HaloSet& set) {
-#ifdef TESSERA_WITH_MPI
-  if (!runtime_state("exchange").distributed) return;
-  Traffic& received = runtime_state("exchange").received;
-  for (int t = 0; t < tiles(); ++t) {
-    if (mine(t)) continue;
-    const auto& plan = set.plans[static_cast<std::size_t>(t)];
-    for (std::size_t k = 0; k < plan.pack_sizes.size(); ++k)
-      if (starpu_mpi_cached_receive(set.buffers[static_cast<std::size_t>(t)][k]) != 0) {
-        ++received.messages;
-        received.bytes += plan.pack_sizes[k] * static_cast<std::int64_t>(element_size_);
-      }
-  }
-#else
-  (void)set;
-#endif
+  count_received(*this, set);
 }
 
 void* FieldStorage::acquire(int tile, bool write) {
-  starpu_data_acquire(handle(tile), write ? STARPU_RW : STARPU_R);
-  return memory_[static_cast<std::size_t>(tile)];
+  context().engine->data().acquire(impl_->handles[static_cast<std::size_t>(tile)], write);
+  return impl_->memory[static_cast<std::size_t>(tile)];
 }
 
-void FieldStorage::release(int tile) { starpu_data_release(handle(tile)); }
+void FieldStorage::release(int tile) {
+  context().engine->data().release(impl_->handles[static_cast<std::size_t>(tile)]);
+}
 
 namespace {
 // Visits the rows of a tile's interior in order: (element offset in the tile buffer, global
 // element index of the row's first point, points in the row).
 template <class Visit>
-void for_each_row(const TileGeometry& g, const GridSpec& grid, Visit visit) {
+void interior_rows(const TileGeometry& g, const GridSpec& grid, Visit visit) {
   for (std::int64_t z = 0; z < g.extent[2]; ++z)
     for (std::int64_t y = 0; y < g.extent[1]; ++y)
       visit(g.offset0 + y * g.stride_y + z * g.stride_z,
@@ -295,13 +284,13 @@ void FieldStorage::gather(void* out) const {
       *this,
       [&](int t, std::vector<unsigned char>& packed) {
         const auto* p = static_cast<const unsigned char*>(self->acquire(t, false));
-        for_each_row(geometry(t), grid_, [&](std::int64_t off, std::int64_t, std::int64_t n) {
+        interior_rows(geometry(t), grid_, [&](std::int64_t off, std::int64_t, std::int64_t n) {
           packed.insert(packed.end(), p + off * element_size_, p + (off + n) * element_size_);
         });
         self->release(t);
       },
       [&](int t, const unsigned char* from) {
-        for_each_row(geometry(t), grid_, [&](std::int64_t, std::int64_t global, std::int64_t n) {
+        interior_rows(geometry(t), grid_, [&](std::int64_t, std::int64_t global, std::int64_t n) {
           std::memcpy(dst + global * element_size_, from, n * element_size_);
           from += n * element_size_;
         });
@@ -310,6 +299,7 @@ void FieldStorage::gather(void* out) const {
 }
 
 void FieldStorage::read_point(const Extent3& p, void* out) const {
+  check_point(grid_, p);
   const int tile = tile_at(p);
   if (mine(tile)) {
     const TileGeometry g = geometry(tile);

@@ -1,13 +1,8 @@
+// The Runtime: resolves the options against the STARPU_* environment, checks them, starts the
+// engine (tasks/) and Kokkos, and holds the context every field and stencil works in.
 #include "tessera/runtime.hpp"
 
 #include <Kokkos_Core.hpp>
-#include <starpu.h>
-#include <starpu_profiling.h>
-
-#include <algorithm>
-#ifdef TESSERA_WITH_MPI
-#include <starpu_mpi.h>
-#endif
 
 #include <cstdlib>
 #include <cstring>
@@ -18,15 +13,16 @@
 #include <vector>
 
 #include "core/comm.hpp"
-#include "core/field_registry.hpp"
-#include "core/runtime_state.hpp"
+#include "core/context.hpp"
+#include "tessera/detail/field_storage.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera {
 
 namespace {
 
-Runtime::State* live = nullptr;
+// The one process-wide pointer: the live runtime's context, for creating fields.
+detail::Context* live = nullptr;
 
 // Measured on heat3d (docs/performance.md): see docs/scheduling.md for the comparison.
 constexpr const char* kDefaultScheduler = "dmda";
@@ -45,37 +41,14 @@ void check_agrees(const char* flag, const std::string& value, const char* var) {
                 "; unset " + var + " or drop " + flag);
 }
 
-std::string known_schedulers() {
+void check_scheduler(const std::string& name, const char* source, const tasks::Capabilities& caps) {
   std::string names;
-  for (starpu_sched_policy** p = starpu_sched_get_predefined_policies(); *p != nullptr; ++p)
-    names += std::string(names.empty() ? "" : ", ") + (*p)->policy_name;
-  return names;
-}
-
-void check_scheduler(const std::string& name, const char* source) {
-  for (starpu_sched_policy** p = starpu_sched_get_predefined_policies(); *p != nullptr; ++p)
-    if (name == (*p)->policy_name) return;
-  throw Error(std::string("scheduler '") + name + "' (from " + source +
-              ") is not a StarPU scheduler; choose one of: " + known_schedulers());
-}
-
-void stop_starpu(bool distributed) {
-#ifdef TESSERA_WITH_MPI
-  if (distributed) starpu_mpi_shutdown();
-#endif
-  if (starpu_is_initialized()) starpu_shutdown();
-}
-
-// In a distributed run every rank must also wait for the others' tasks it exchanges with.
-void wait_for_all_tasks(bool distributed) {
-#ifdef TESSERA_WITH_MPI
-  if (distributed) {
-    starpu_mpi_wait_for_all(MPI_COMM_WORLD);
-    return;
+  for (const std::string& s : caps.schedulers) {
+    if (name == s) return;
+    names += (names.empty() ? "" : ", ") + s;
   }
-#endif
-  (void)distributed;
-  starpu_task_wait_for_all();
+  throw Error(std::string("scheduler '") + name + "' (from " + source +
+              ") is not a StarPU scheduler; choose one of: " + names);
 }
 
 // A hand-set split needs a worker of each kind it pins tiles to.
@@ -109,22 +82,68 @@ void check_same_options_on_all_ranks(const Options& o) {
                               "start every rank with the same arguments");
 }
 
-// StarPU's own traces (paje.trace for ViTE, tasks.rec) come from FxT, which only some StarPU
-// builds have; StarPU writes them into STARPU_FXT_PREFIX at shutdown.
-void request_fxt_traces(const std::string& dir) {
-#ifdef STARPU_USE_FXT
-  setenv("STARPU_FXT_PREFIX", dir.c_str(), 1);
-  setenv("STARPU_FXT_TRACE", "1", 0);       // StarPU 1.4 records only when asked
-  setenv("STARPU_GENERATE_TRACE", "1", 0);  // paje.trace and tasks.rec at shutdown
-#else
-  int major = 0, minor = 0, release = 0;
-  starpu_get_version(&major, &minor, &release);
-  throw Error("--fxt " + dir + " needs a StarPU built with FxT, and this StarPU " +
-              std::to_string(major) + "." + std::to_string(minor) + "." +
-              std::to_string(release) +
-              " has none; build StarPU with --with-fxt (docs/building.md), or use --trace and "
-              "--report, which need no FxT");
+// The engine's settings: every option resolved against its STARPU_* variable and checked
+// against what this StarPU can do. Sets `sched_source` to where the scheduler came from.
+tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_source) {
+  const Options& o = c.options;
+  const tasks::Capabilities caps = tasks::capabilities();
+  tasks::EngineConfig e;
+  sched_source = "default";
+  if (!o.scheduler.empty()) {
+    check_agrees("--sched", o.scheduler, "STARPU_SCHED");
+    e.scheduler = o.scheduler;
+    sched_source = "--sched";
+  } else if (env("STARPU_SCHED") != nullptr) {
+    e.scheduler = env("STARPU_SCHED");
+    sched_source = "STARPU_SCHED";
+  } else {
+    e.scheduler = kDefaultScheduler;
+  }
+  check_scheduler(e.scheduler, sched_source.c_str(), caps);
+  if (o.cpu_workers >= 0) {
+    check_agrees("--ncpu", std::to_string(o.cpu_workers), "STARPU_NCPU");
+    if (o.cpu_workers > caps.max_cpus)
+      throw Error("--ncpu " + std::to_string(o.cpu_workers) + " exceeds the " +
+                  std::to_string(caps.max_cpus) +
+                  " CPU workers this StarPU was built for; rebuild StarPU with "
+                  "--enable-maxcpus (docs/building.md) or ask for fewer");
+    e.cpu_workers = o.cpu_workers;
+  }
+  if (o.cuda_workers >= 0) {
+    check_agrees("--ncuda", std::to_string(o.cuda_workers), "STARPU_NCUDA");
+    if (o.cuda_workers > 0 && !caps.cuda)
+      throw Error("--ncuda " + std::to_string(o.cuda_workers) +
+                  " but this StarPU has no CUDA support; build StarPU with CUDA (see README)");
+    e.cuda_workers = o.cuda_workers;
+  }
+  if (o.calibrate) {
+    check_agrees("--calibrate", "1", "STARPU_CALIBRATE");
+    e.calibrate = true;
+  }
+  if (!o.perfmodel_dir.empty()) {
+    check_agrees("--perfmodel-dir", o.perfmodel_dir, "STARPU_PERF_MODEL_DIR");
+    e.perfmodel_dir = o.perfmodel_dir;
+  }
+  if (!o.fxt.empty()) {
+    if (!caps.fxt)
+      throw Error("--fxt " + o.fxt + " needs a StarPU built with FxT, and this StarPU " +
+                  caps.version +
+                  " has none; build StarPU with --with-fxt (docs/building.md), or use --trace "
+                  "and --report, which need no FxT");
+    e.fxt_dir = o.fxt;
+  }
+  e.quiet = o.quiet;
+  e.record = !o.trace.empty() || !o.report.empty() || o.summary;
+  e.rank = c.rank;
+  e.policy.scheduler = e.scheduler;
+  e.policy.gpu_fraction = o.gpu_fraction;
+  e.policy.calibrating = o.calibrate;
+  e.policy.quiet = o.quiet;
+  e.policy.calibrate_command = o.calibrate_command;
+#ifdef TESSERA_WITH_MPI
+  e.policy.distributed = c.ranks > 1;  // one rank has nothing to exchange: plain StarPU
 #endif
+  return e;
 }
 
 }  // namespace
@@ -132,95 +151,34 @@ void request_fxt_traces(const std::string& dir) {
 int process_rank() { return detail::comm::rank(); }
 
 namespace detail {
-Runtime::State& runtime_state(const char* what) {
+Context& live_context(const char* what) {
   if (live == nullptr)
     throw Error(std::string(what) + " needs a live tessera::Runtime; create one first in main()");
   return *live;
 }
 }  // namespace detail
 
-Runtime::Runtime(const Options& options) : state_(std::make_unique<State>()) {
+Runtime::Runtime(const Options& options) : context_(std::make_unique<detail::Context>()) {
   if (live != nullptr)
     throw Error("a tessera::Runtime is already alive; create one Runtime per process at a time");
-  State& s = *state_;
-  s.options = options;
+  detail::Context& c = *context_;
+  c.options = options;
   detail::comm::start();
-  s.rank = detail::comm::rank();
-  s.ranks = detail::comm::ranks();
+  c.rank = detail::comm::rank();
+  c.ranks = detail::comm::ranks();
   check_same_options_on_all_ranks(options);
 
-  starpu_conf conf;
-  starpu_conf_init(&conf);
-  std::string sched_source = "default";
-  if (!options.scheduler.empty()) {
-    check_agrees("--sched", options.scheduler, "STARPU_SCHED");
-    s.scheduler = options.scheduler;
-    sched_source = "--sched";
-  } else if (env("STARPU_SCHED") != nullptr) {
-    s.scheduler = env("STARPU_SCHED");
-    sched_source = "STARPU_SCHED";
-  } else {
-    s.scheduler = kDefaultScheduler;
-  }
-  check_scheduler(s.scheduler, sched_source.c_str());
-  conf.sched_policy_name = s.scheduler.c_str();
-
-  if (options.cpu_workers >= 0) {
-    check_agrees("--ncpu", std::to_string(options.cpu_workers), "STARPU_NCPU");
-    if (options.cpu_workers > STARPU_MAXCPUS)
-      throw Error("--ncpu " + std::to_string(options.cpu_workers) + " exceeds the " +
-                  std::to_string(STARPU_MAXCPUS) +
-                  " CPU workers this StarPU was built for; rebuild StarPU with "
-                  "--enable-maxcpus (docs/building.md) or ask for fewer");
-    conf.ncpus = options.cpu_workers;
-  }
-  if (options.cuda_workers >= 0) {
-    check_agrees("--ncuda", std::to_string(options.cuda_workers), "STARPU_NCUDA");
-#ifndef STARPU_USE_CUDA
-    if (options.cuda_workers > 0)
-      throw Error("--ncuda " + std::to_string(options.cuda_workers) +
-                  " but this StarPU has no CUDA support; build StarPU with CUDA (see README)");
-#endif
-    conf.ncuda = options.cuda_workers;
-  }
-  if (options.calibrate) {
-    check_agrees("--calibrate", "1", "STARPU_CALIBRATE");
-    conf.calibrate = 1;
-  }
-  // Tessera has no OpenCL implementations: OpenCL workers could only sit idle.
-  if (env("STARPU_NOPENCL") == nullptr) conf.nopencl = 0;
-  // --quiet also silences StarPU's own messages, unless STARPU_SILENT says otherwise.
-  if (options.quiet && env("STARPU_SILENT") == nullptr) setenv("STARPU_SILENT", "1", 0);
-  if (!options.perfmodel_dir.empty()) {
-    // StarPU 1.3 and 1.4 read and save the models under STARPU_PERF_MODEL_DIR.
-    check_agrees("--perfmodel-dir", options.perfmodel_dir, "STARPU_PERF_MODEL_DIR");
-    setenv("STARPU_PERF_MODEL_DIR", options.perfmodel_dir.c_str(), 1);
-  }
-  if (!options.fxt.empty()) request_fxt_traces(options.fxt);
+  std::string sched_source;
+  const tasks::EngineConfig config = engine_config(c, sched_source);
+  c.scheduler = config.scheduler;
   // Every rank records; at shutdown rank 0 merges the ranks' records into one trace and report
   // (each rank checks here that it could write them, so a bad path stops every rank).
-  if (!options.trace.empty() || !options.report.empty() || options.summary)
-    s.trace = std::make_unique<TraceRecorder>(options.trace, options.report, s.rank);
-
-#ifdef TESSERA_WITH_MPI
-  // A one-rank run (no mpirun, or -np 1) has nothing to exchange: plain StarPU then, without
-  // StarPU-MPI's progress thread, which would take a core away from the workers.
-  s.distributed = s.ranks > 1;
-  // MPI is already up (comm::start), so StarPU-MPI must not initialise it again.
-  const int ret = s.distributed ? starpu_mpi_init_conf(nullptr, nullptr, 0, MPI_COMM_WORLD, &conf)
-                                : starpu_init(&conf);
-#else
-  const int ret = starpu_init(&conf);
-#endif
-  if (ret != 0)
-    throw Error("StarPU failed to start (starpu_init returned " + std::to_string(ret) +
-                "); check the STARPU_* environment and the worker counts");
-  if (s.trace) {
-    starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+  c.recording = detail::Recording(options.trace, options.report);
+  c.engine = std::make_unique<tasks::Engine>(config);
+  if (tasks::Recorder* recorder = c.engine->recorder()) {
     // Ranks' times are merged unaligned: start their clocks together.
-    if (s.ranks > 1) detail::comm::sum(0);
-    s.trace->start_clock();
-    TraceRecorder::active = s.trace.get();
+    if (c.ranks > 1) detail::comm::sum(0);
+    recorder->start_clock();
   }
   if (!Kokkos::is_initialized()) {
     Kokkos::initialize();
@@ -228,101 +186,74 @@ Runtime::Runtime(const Options& options) : state_(std::make_unique<State>()) {
       if (Kokkos::is_initialized()) Kokkos::finalize();
     });
   }
-  s.cpu_workers = static_cast<int>(starpu_cpu_worker_get_count());
-  s.cuda_workers = static_cast<int>(starpu_cuda_worker_get_count());
-  try {  // needs the worker counts StarPU actually started with
-    check_gpu_fraction(options.gpu_fraction, s.cpu_workers, s.cuda_workers);
-  } catch (const Error&) {
-    TraceRecorder::active = nullptr;
-    stop_starpu(s.distributed);
-    throw;
-  }
+  // Needs the worker counts StarPU actually started with; on error the engine stops again.
+  check_gpu_fraction(options.gpu_fraction, c.engine->cpu_workers(), c.engine->cuda_workers());
   const char* calibrate = env("STARPU_CALIBRATE");
-  int major = 0, minor = 0, release = 0;
-  starpu_get_version(&major, &minor, &release);
-  s.configuration = "tessera: StarPU " + std::to_string(major) + "." + std::to_string(minor) +
-                    "." + std::to_string(release) + ", scheduler " + s.scheduler + " (" +
-                    sched_source + "), " + std::to_string(s.cpu_workers) + " CPU + " +
-                    std::to_string(s.cuda_workers) + " CUDA workers, calibration " +
+  c.configuration = "tessera: StarPU " + tasks::capabilities().version + ", scheduler " +
+                    c.scheduler + " (" + sched_source + "), " +
+                    std::to_string(c.engine->cpu_workers()) + " CPU + " +
+                    std::to_string(c.engine->cuda_workers()) + " CUDA workers, calibration " +
                     (options.calibrate || (calibrate && std::strcmp(calibrate, "0") != 0)
                          ? "on"
                          : "off") +
                     (options.trace.empty() ? "" : ", trace " + options.trace) +
-                    (s.ranks > 1 ? ", " + std::to_string(s.ranks) + " ranks" : "") +
+                    (c.ranks > 1 ? ", " + std::to_string(c.ranks) + " ranks" : "") +
                     (options.report.empty() ? "" : ", report " + options.report);
-  if (!options.quiet && s.rank == 0) std::cout << s.configuration << std::endl;
-  live = &s;
+  if (!options.quiet && c.rank == 0) std::cout << c.configuration << std::endl;
+  live = &c;
 }
 
 Runtime::~Runtime() {
-  State& s = *state_;
+  detail::Context& c = *context_;
   wait();
-  // Fields outliving the runtime give their StarPU handles back now, while StarPU is up.
-  for (detail::FieldStorage* f : std::vector<detail::FieldStorage*>(s.fields.begin(), s.fields.end()))
-    detail::release_field(*f);
-  if (s.trace) {
-    trace::RankTrace mine = s.trace->rank_trace();
-    if (s.ranks > 1)  // StarPU-MPI's face-buffer traffic into this rank
-      mine.transfers.push_back({"other ranks", "rank " + std::to_string(s.rank),
-                                static_cast<std::uint64_t>(s.received.bytes),
-                                static_cast<std::uint64_t>(s.received.messages), true});
-    const std::vector<trace::RankTrace> ranks = gather_rank_traces(mine);  // collective
-    if (s.rank == 0) {
-      s.trace->write(ranks, s.configuration);
-      if (s.options.summary && !s.options.quiet)
+  // Fields outliving the runtime give their handles back now, while StarPU is up.
+  for (detail::FieldStorage* f : std::vector<detail::FieldStorage*>(c.fields.begin(), c.fields.end()))
+    f->release_handles();
+  if (tasks::Recorder* recorder = c.engine->recorder()) {
+    trace::RankTrace mine = recorder->rank_trace();
+    if (c.ranks > 1)  // StarPU-MPI's face-buffer traffic into this rank
+      mine.transfers.push_back({"other ranks", "rank " + std::to_string(c.rank),
+                                static_cast<std::uint64_t>(c.received.bytes),
+                                static_cast<std::uint64_t>(c.received.messages), true});
+    const std::vector<trace::RankTrace> ranks = detail::Recording::gather(mine);  // collective
+    if (c.rank == 0) {
+      c.recording.write(ranks, c.configuration);
+      if (c.options.summary && !c.options.quiet)
         std::cout << "tessera summary:\n" << trace::summary_table(ranks);
     }
-    TraceRecorder::active = nullptr;
   }
   live = nullptr;
-  stop_starpu(s.distributed);
+  c.engine.reset();  // shuts StarPU down
 }
 
-void Runtime::wait() {
-  wait_for_all_tasks(state_->distributed);
-  state_->task_names.clear();
-}
+void Runtime::wait() { context_->engine->wait_all(); }
 
-int Runtime::rank() const { return state_->rank; }
-int Runtime::ranks() const { return state_->ranks; }
+int Runtime::rank() const { return context_->rank; }
+int Runtime::ranks() const { return context_->ranks; }
 
 Traffic Runtime::traffic() const {
   Traffic t;
-  t.messages = detail::comm::sum(state_->received.messages);
-  t.bytes = detail::comm::sum(state_->received.bytes);
-#ifdef TESSERA_WITH_MPI
-  // STARPU_MPI_STATS is StarPU 1.4's name; 1.3's STARPU_COMM_STATS still works in 1.4.
-  const char* stats = env("STARPU_MPI_STATS") ? env("STARPU_MPI_STATS") : env("STARPU_COMM_STATS");
-  if (state_->distributed && stats != nullptr && std::strcmp(stats, "0") != 0) {
-    std::vector<size_t> sent(static_cast<std::size_t>(state_->ranks), 0);
-#if STARPU_MAJOR_VERSION > 1 || STARPU_MINOR_VERSION >= 4
-    starpu_mpi_comm_stats_retrieve(sent.data());  // renamed in 1.4, same meaning
-#else
-    starpu_mpi_comm_amounts_retrieve(sent.data());
-#endif
-    std::int64_t mine = 0;
-    for (size_t b : sent) mine += static_cast<std::int64_t>(b);
-    t.starpu_bytes = detail::comm::sum(mine);
-  }
-#endif
+  t.messages = detail::comm::sum(context_->received.messages);
+  t.bytes = detail::comm::sum(context_->received.bytes);
+  const std::int64_t sent = context_->engine->mpi_bytes_sent(context_->ranks);
+  if (sent >= 0) t.sent_bytes = detail::comm::sum(sent);
   return t;
 }
 
-const std::string& Runtime::configuration() const { return state_->configuration; }
-const std::string& Runtime::scheduler() const { return state_->scheduler; }
-int Runtime::cpu_workers() const { return state_->cpu_workers; }
-int Runtime::cuda_workers() const { return state_->cuda_workers; }
-std::size_t Runtime::tasks_submitted() const { return state_->tasks_submitted.load(); }
-std::size_t Runtime::tasks_pending() const {
-  return static_cast<std::size_t>(std::max(0, starpu_task_nsubmitted()));
-}
+const std::string& Runtime::configuration() const { return context_->configuration; }
+const std::string& Runtime::scheduler() const { return context_->scheduler; }
+int Runtime::cpu_workers() const { return context_->engine->cpu_workers(); }
+int Runtime::cuda_workers() const { return context_->engine->cuda_workers(); }
+std::size_t Runtime::tasks_submitted() const { return context_->engine->submitter().submitted(); }
+std::size_t Runtime::tasks_pending() const { return context_->engine->pending(); }
 
 trace::RankTrace Runtime::recorded() const {
-  return state_->trace ? state_->trace->rank_trace() : trace::RankTrace{};
+  tasks::Recorder* recorder = context_->engine->recorder();
+  return recorder ? recorder->rank_trace() : trace::RankTrace{};
 }
 
 void Runtime::clear_recorded() {
-  if (state_->trace) state_->trace->clear();
+  if (tasks::Recorder* recorder = context_->engine->recorder()) recorder->clear();
 }
 
 }  // namespace tessera

@@ -4,11 +4,18 @@
 
 namespace tessera::partition {
 
+std::int64_t clamped_tile(std::int64_t extent, std::int64_t tile) { return std::min(tile, extent); }
+
+int tiles_along(std::int64_t extent, std::int64_t tile) {
+  tile = clamped_tile(extent, tile);
+  return static_cast<int>((extent + tile - 1) / tile);
+}
+
 Tiling::Tiling(Extent3 extent, Extent3 tile, std::array<bool, 3> periodic)
     : extent_(extent), tile_(tile), periodic_(periodic) {
   for (int a = 0; a < 3; ++a) {
-    tile_[a] = std::min(tile_[a], extent_[a]);
-    counts_[a] = static_cast<int>((extent_[a] + tile_[a] - 1) / tile_[a]);
+    tile_[a] = clamped_tile(extent_[a], tile_[a]);
+    counts_[a] = tiles_along(extent_[a], tile_[a]);
   }
   for (int z = 0; z < counts_[2]; ++z)
     for (int y = 0; y < counts_[1]; ++y)
@@ -104,7 +111,7 @@ std::vector<TileHaloPlan> plan_halos(const Tiling& tiling, const Extent3& halo,
     const TileLayout layout{t.extent, halo};
     TileHaloPlan& plan = plans[static_cast<std::size_t>(id)];
     for (const Dir3& d : dirs) {
-      kernels::RegionCopy r;
+      RegionCopy r;
       r.dst_slot = 0;
       Extent3 lo{};
       Dir3 mapped{};
@@ -118,10 +125,13 @@ std::vector<TileHaloPlan> plan_halos(const Tiling& tiling, const Extent3& halo,
         Dir3 along{};
         along[a] = d[a];
         const int side = d[a] < 0 ? 0 : 1;
-        FaceRule rule = tiling.neighbour(id, along) >= 0 ? FaceRule::Neighbour : rules.rule[a][side];
-        if (rule == FaceRule::Neighbour) {
+        // A neighbour tile (across the wrap on a periodic axis) supplies the ghosts; else the
+        // face's boundary condition does.
+        const Boundary::Kind rule =
+            tiling.neighbour(id, along) >= 0 ? Boundary::Kind::Periodic : rules.rule[a][side];
+        if (rule == Boundary::Kind::Periodic) {
           mapped[a] = d[a];
-        } else if (rule == FaceRule::Mirror) {
+        } else if (rule == Boundary::Kind::Neumann) {
           // ghost -w+i mirrors to w-1-i; ghost n+i mirrors to n-1-i
           base[a] = d[a] < 0 ? width - 1 : t.extent[a] - 1;
           sign[a] = -1;
@@ -164,7 +174,7 @@ std::vector<TileHaloPlan> plan_halos(const Tiling& tiling, const Extent3& halo,
       if (!needed[static_cast<std::size_t>(id)][k]) continue;
       const Dir3& e = dirs[k];
       const Extent3 m = face_dims(t.extent, e, width);
-      kernels::RegionCopy r;
+      RegionCopy r;
       r.src_slot = 0;
       r.dst_slot = 1 + static_cast<int>(plan.pack_dirs.size());
       Extent3 lo{};

@@ -7,11 +7,13 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/common/region_copy.hpp"
+#include "partition/region_copy.hpp"
+#include "tessera/boundary.hpp"
+#include "tessera/index.hpp"
 
 namespace tessera::partition {
 
-using Extent3 = std::array<std::int64_t, 3>;
+using detail::Extent3;
 using Dir3 = std::array<int, 3>;  // each component in {-1, 0, +1}
 
 struct Tile {
@@ -20,6 +22,11 @@ struct Tile {
   Extent3 origin{};            // global index of the first interior point
   Extent3 extent{};            // interior points per axis
 };
+
+// The tile extent used along an axis of `extent` points when `tile` is asked for: at most the
+// extent (one tile covers the axis). And how many tiles that makes (the last may be smaller).
+std::int64_t clamped_tile(std::int64_t extent, std::int64_t tile);
+int tiles_along(std::int64_t extent, std::int64_t tile);
 
 // Cuts `extent` into tiles of `tile` points (the last tile of an axis may be smaller).
 // Tiles are numbered x fastest, then y, then z; that order is the fixed combination order of
@@ -66,12 +73,11 @@ std::int64_t cut_points(const Tiling& tiling, const std::array<int, 3>& rank_gri
 // Owners of every tile for a rank grid whose axes are at most the tile counts.
 Distribution distribute(const Tiling& tiling, const std::array<int, 3>& rank_grid);
 
-// What fills a ghost region that has no neighbour tile: the physical boundary condition.
-enum class FaceRule { Neighbour, Mirror, Constant };
-
-// Boundary rule per face: rule[axis][0] is the low face, rule[axis][1] the high face.
+// What fills a ghost region that has no neighbour tile, per face (rule[axis][0] the low face,
+// rule[axis][1] the high face): Dirichlet the constant, Neumann the mirrored interior, Periodic
+// the tile across the wrap (the tiling's periodic axes never get here: they have neighbours).
 struct FaceRules {
-  std::array<std::array<FaceRule, 2>, 3> rule{};
+  std::array<std::array<Boundary::Kind, 2>, 3> rule{};
   std::array<std::array<std::uint64_t, 2>, 3> constant_bits{};  // the constant, as the element's bytes
 };
 
@@ -91,14 +97,14 @@ struct TileLayout {
 struct TileHaloPlan {
   std::vector<Dir3> pack_dirs;                    // buffers this tile writes, by direction
   std::vector<std::int64_t> pack_sizes;           // elements in each
-  kernels::RegionCopyList packs;
+  RegionCopyList packs;
   std::vector<std::pair<int, Dir3>> sources;      // (tile, direction) of buffers read
-  kernels::RegionCopyList ghosts;
+  RegionCopyList ghosts;
 };
 
 // Builds the halo plan of every tile. Ghost value rule (shared with the serial reference):
 // map the ghost point's global index axis by axis (wrap on a neighbour/periodic axis, mirror
-// i -> -1-i on a Mirror face); if any axis falls on a Constant face, the value is the constant
+// i -> -1-i on a Neumann face); if any axis falls on a Dirichlet face, the value is the constant
 // of the lowest such axis; otherwise it is the value at the mapped interior point.
 // `halo` is the field's ghost width per axis, `width` the stencil radius (<= halo),
 // `box` whether diagonal neighbours are read, `dims` 2 or 3.

@@ -1,8 +1,6 @@
-// Reads StarPU's history-based models of the codelets the runtime created (core's registry of
-// codelets) to tell which codelet x architecture x footprint entries are calibrated.
+// Reads StarPU's history-based models of the codelets a runtime created (its engine's
+// codelet registry) to tell which codelet x architecture x footprint entries are calibrated.
 #include "tessera/perfmodels.hpp"
-
-#include <starpu.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +9,8 @@
 #include <map>
 #include <set>
 
-#include "core/runtime_state.hpp"
+#include "core/context.hpp"
+#include "tasks/starpu.hpp"
 
 namespace tessera::perfmodels {
 
@@ -30,8 +29,7 @@ unsigned calibration_minimum() {
 }
 
 Coverage coverage(const Runtime& rt) {
-  (void)rt;  // the models live in the runtime's state; `rt` proves it is alive
-  Runtime::State& s = detail::runtime_state("reading the performance models");
+  const tasks::CodeletRegistry& codelets = rt.context().engine->codelets();
   Coverage c;
   c.minimum = calibration_minimum();
   // One model per architecture name: CPU workers share one, each GPU has its own.
@@ -43,7 +41,7 @@ Coverage coverage(const Runtime& rt) {
     starpu_perfmodel_get_arch_name(arch, arch_name, sizeof(arch_name), 0);
     archs.emplace(arch_name, arch);
   }
-  for (const auto& [symbol, cl] : s.codelets) {
+  for (const auto& [key, cl] : codelets.all()) {
     if (cl->submitted == 0 || cl->cl.model == nullptr) continue;  // unused, or untimed kind
     for (const auto& [arch_name, arch] : archs) {
       const bool cuda = arch->devices[0].type == STARPU_CUDA_WORKER;

@@ -8,7 +8,7 @@
 
 namespace {
 
-using tessera::partition::FaceRule;
+using FaceRule = tessera::Boundary::Kind;
 using tessera::partition::FaceRules;
 using tessera::partition::plan_halos;
 using tessera::partition::Tile;
@@ -69,8 +69,8 @@ FaceRules all(FaceRule r) {
 
 TEST(HaloPlan, StarNeedsFacesOnlyAndBoxNeedsCornersToo) {
   const Tiling t({9, 9, 9}, {3, 3, 3}, {true, true, true});
-  const auto star = plan_halos(t, {1, 1, 1}, all(FaceRule::Neighbour), 1, false, 3);
-  const auto box = plan_halos(t, {1, 1, 1}, all(FaceRule::Neighbour), 1, true, 3);
+  const auto star = plan_halos(t, {1, 1, 1}, all(FaceRule::Periodic), 1, false, 3);
+  const auto box = plan_halos(t, {1, 1, 1}, all(FaceRule::Periodic), 1, true, 3);
   EXPECT_EQ(star[13].pack_dirs.size(), 6u);
   EXPECT_EQ(star[13].ghosts.count, 6);
   EXPECT_EQ(star[13].pack_sizes[0], 3 * 3);
@@ -80,11 +80,11 @@ TEST(HaloPlan, StarNeedsFacesOnlyAndBoxNeedsCornersToo) {
 
 TEST(HaloPlan, ConstantFacesNeedNoBuffersAndMirrorsReadTheTileItself) {
   const Tiling t({4, 4, 1}, {4, 4, 1}, {false, false, false});  // one tile
-  const auto dirichlet = plan_halos(t, {2, 2, 0}, all(FaceRule::Constant), 2, true, 2);
+  const auto dirichlet = plan_halos(t, {2, 2, 0}, all(FaceRule::Dirichlet), 2, true, 2);
   EXPECT_TRUE(dirichlet[0].pack_dirs.empty());
   EXPECT_EQ(dirichlet[0].ghosts.count, 8);
   for (int r = 0; r < 8; ++r) EXPECT_EQ(dirichlet[0].ghosts.region[r].src_slot, -1);
-  const auto mirror = plan_halos(t, {2, 2, 0}, all(FaceRule::Mirror), 2, true, 2);
+  const auto mirror = plan_halos(t, {2, 2, 0}, all(FaceRule::Neumann), 2, true, 2);
   EXPECT_TRUE(mirror[0].sources.empty());
   for (int r = 0; r < 8; ++r) EXPECT_EQ(mirror[0].ghosts.region[r].src_slot, 0);
 }

@@ -70,10 +70,20 @@ TEST(Trace, JsonHasEveryTaskInOrderOnItsWorker) {
     EXPECT_EQ(e["pid"].get<int>(), 0);
     EXPECT_EQ(e["args"]["rank"].get<int>(), 0);
     EXPECT_EQ(tracks.count({e["pid"].get<int>(), e["tid"].get<int>()}), 1u) << e.dump();
-    if (e["cat"] == "interior") {
-      EXPECT_GE(e["args"]["tile"].get<int>(), 0);
-      EXPECT_LT(e["args"]["tile"].get<int>(), 4);
+    // Every task's tag travels with it: stencil, tile and step; halo tasks name their field.
+    EXPECT_EQ(e["args"]["stencil"], "average") << e.dump();
+    EXPECT_GE(e["args"]["tile"].get<int>(), 0) << e.dump();
+    EXPECT_LT(e["args"]["tile"].get<int>(), 4) << e.dump();
+    if (e["cat"] == "interior" || e["cat"] == "halo-pack" || e["cat"] == "boundary") {
       EXPECT_GE(e["args"]["step"].get<int>(), 0);
+      EXPECT_LT(e["args"]["step"].get<int>(), 4);
+    }
+    if (e["cat"] == "halo-pack" || e["cat"] == "boundary") {
+      const std::string field = e["args"]["field"].get<std::string>();
+      EXPECT_TRUE(field == "u" || field == "v") << e.dump();
+      EXPECT_EQ(e["args"]["task"], "average:" + e["cat"].get<std::string>() + " " + field +
+                                       " tile=" + std::to_string(e["args"]["tile"].get<int>()) +
+                                       " step=" + std::to_string(e["args"]["step"].get<int>()));
     }
   }
   EXPECT_EQ(tasks, submitted);
@@ -98,18 +108,23 @@ TEST(Trace, HtmlReportHoldsEveryTaskAndWorker) {
   EXPECT_EQ(data["ranks"][0]["workers"].size(), 2u);
 }
 
-TEST(Trace, TaskNamesSplitIntoStencilKindTileStep) {
+TEST(Trace, TaskNamesAreMadeFromTheTag) {
   tessera::trace::TaskEvent e;
-  e.name = "heat3d:halo-pack tile=12 u step=7";
-  tessera::trace::parse_task_name(e);
-  EXPECT_EQ(e.stencil, "heat3d");
-  EXPECT_EQ(e.kind, "halo-pack");
-  EXPECT_EQ(e.tile, 12);
-  EXPECT_EQ(e.step, 7);
-  e.name = "reduce:sum u tile=3";
-  tessera::trace::parse_task_name(e);
-  EXPECT_EQ(e.kind, "sum");
-  EXPECT_EQ(e.step, -1);
+  e.stencil = "heat3d";
+  e.kind = "halo-pack";
+  e.field = "u";
+  e.tile = 12;
+  e.step = 7;
+  EXPECT_EQ(tessera::trace::task_name(e), "heat3d:halo-pack u tile=12 step=7");
+  e.stencil = "reduce";
+  e.kind = "sum";
+  e.step = -1;
+  e.tile = 3;
+  EXPECT_EQ(tessera::trace::task_name(e), "reduce:sum u tile=3");
+  e.field.clear();
+  e.stencil.clear();
+  e.tile = -1;
+  EXPECT_EQ(tessera::trace::task_name(e), "sum");
 }
 
 // Two ranks' records, as an MPI gather would hand them over.
@@ -120,8 +135,10 @@ std::vector<tessera::trace::RankTrace> two_ranks() {
     ranks[r].workers = {{0, "CPU 0", "cpu", 0}, {1, "CUDA 0", "cuda", 1}};
     for (int i = 0; i < 4; ++i) {
       tessera::trace::TaskEvent e;
-      e.name = "s:interior tile=" + std::to_string(i) + " step=0";
-      tessera::trace::parse_task_name(e);
+      e.stencil = "s";
+      e.kind = "interior";
+      e.tile = i;
+      e.step = 0;
       e.worker = i % 2;
       e.start_us = 10.0 * i;
       e.end_us = e.start_us + (r == 0 ? 10 : 5);

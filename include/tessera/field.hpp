@@ -45,31 +45,22 @@ GridSpec grid_spec(const Grid<D>& g) {
   return s;
 }
 
-std::string face_name(int axis, int side);
-
-// Checks the boundaries against the grid's periodicity and T, and encodes them.
+// The boundary conditions as the library takes them: per face its kind and, for Dirichlet, the
+// value converted to T (as bytes) and whether T holds it exactly. The library checks them.
 template <class T, int D>
-std::array<std::array<FaceSpec, 2>, 3> face_specs(const Grid<D>& g, const Boundaries<D>& bc) {
-  std::array<std::array<FaceSpec, 2>, 3> out{};
+FaceSpecs face_specs(const Boundaries<D>& bc) {
+  FaceSpecs out;
+  out.defaulted = bc.defaulted;
   for (int a = 0; a < D; ++a)
     for (int s = 0; s < 2; ++s) {
-      Boundary b = bc.face[a][s];
-      if (bc.defaulted && g.periodic()[a]) b = Boundary::periodic();
-      const bool periodic_face = b.kind == Boundary::Kind::Periodic;
-      if (periodic_face != g.periodic()[a])
-        throw Error("face " + face_name(a, s) + " is " +
-                    (periodic_face ? "Periodic but the grid is not periodic along "
-                                   : "not Periodic but the grid is periodic along ") +
-                    axis_name(a) + "; make the grid's periodic flag and both " + axis_name(a) +
-                    " faces agree");
-      out[a][s].kind = static_cast<int>(b.kind);
+      const Boundary& b = bc.face[a][s];
+      FaceSpec& f = out.face[a][s];
+      f.kind = b.kind;
+      f.value = b.value;
       if (b.kind == Boundary::Kind::Dirichlet) {
         const T v = static_cast<T>(b.value);
-        if (static_cast<double>(v) != b.value)
-          throw Error("Dirichlet value " + std::to_string(b.value) + " on face " +
-                      face_name(a, s) + " is not representable as " + element_name<T>() +
-                      "; give a value the element type holds exactly");
-        out[a][s].constant_bits = element_bits(v);
+        f.exact = static_cast<double>(v) == b.value;
+        f.constant_bits = element_bits(v);
       }
     }
   return out;
@@ -91,18 +82,10 @@ class Field {
   static constexpr int dims = D;
 
   Field(const Grid<D>& grid, int halo, const Boundaries<D>& bc = {}, std::string name = "field")
-      : grid_(grid) {
-    if (detail::element_name<T>() == nullptr)
-      throw Error(std::string("element type of ") + std::to_string(sizeof(T)) +
-                  " bytes is not supported for field '" + name +
-                  "'; use double, float, std::int32_t or std::uint8_t");
-    if (halo < 0)
-      throw Error("halo width " + std::to_string(halo) + " of field '" + name +
-                  "' must be >= 0; use at least the radius of the stencils that read it");
-    storage_ = std::make_shared<detail::FieldStorage>(
-        detail::grid_spec(grid), halo, detail::face_specs<T>(grid, bc), sizeof(T),
-        detail::element_name<T>(), std::move(name));
-  }
+      : grid_(grid),
+        storage_(std::make_shared<detail::FieldStorage>(
+            detail::grid_spec(grid), halo, detail::face_specs<T>(bc), sizeof(T),
+            detail::element_name<T>(), std::move(name))) {}
 
   const Grid<D>& grid() const { return grid_; }
   int halo() const { return storage_->halo(); }
@@ -135,12 +118,7 @@ class Field {
   /// distributed run: its owner sends it to every rank.
   T at(Index<D> idx) const {
     detail::Extent3 point{0, 0, 0};
-    for (int a = 0; a < D; ++a) {
-      if (idx[a] < 0 || idx[a] >= grid_.extent()[a])
-        throw Error("index " + std::to_string(idx[a]) + " on axis " + axis_name(a) +
-                    " is outside the grid extent " + std::to_string(grid_.extent()[a]));
-      point[static_cast<std::size_t>(a)] = idx[a];
-    }
+    for (int a = 0; a < D; ++a) point[static_cast<std::size_t>(a)] = idx[a];
     T v;
     storage_->read_point(point, &v);
     return v;
@@ -148,9 +126,7 @@ class Field {
 
   /// Exchanges the data of two fields on the same grid (double buffering).
   void swap(Field& other) {
-    if (grid_ != other.grid_)
-      throw Error("cannot swap fields '" + name() + "' and '" + other.name() +
-                  "' on different grids; swap fields of one grid");
+    detail::check_swap(*storage_, *other.storage_);
     std::swap(storage_, other.storage_);
   }
 

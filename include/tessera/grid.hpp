@@ -4,10 +4,21 @@
 #include <array>
 #include <string>
 
-#include "tessera/error.hpp"
+#include "tessera/error.hpp"  // Grid throws tessera::Error
 #include "tessera/index.hpp"
 
 namespace tessera {
+
+namespace detail {
+/// The tile lattice of a grid, by partition/'s rule (library): the tile extent used per axis
+/// (at most the grid's) and the number of tiles per axis; axes from `dims` on are 1. Throws
+/// tessera::Error on a non-positive extent or tile.
+struct Lattice {
+  Extent3 tile{1, 1, 1};
+  std::array<int, 3> tiles{1, 1, 1};
+};
+Lattice tile_lattice(const Extent3& extent, const Extent3& tile, int dims);
+}  // namespace detail
 
 /// Global extent, tile extent (the last tile of an axis may be smaller) and per-axis
 /// periodicity. Example: tessera::Grid<3> grid({256, 256, 256}, {256, 256, 32});
@@ -18,14 +29,16 @@ class Grid {
  public:
   Grid(Index<D> extent, Index<D> tile, std::array<bool, D> periodic = {})
       : extent_(extent), tile_(tile), periodic_(periodic) {
+    detail::Extent3 e{1, 1, 1}, t{1, 1, 1};
     for (int a = 0; a < D; ++a) {
-      if (extent_[a] <= 0)
-        throw Error("grid extent " + std::to_string(extent_[a]) + " on axis " + axis_name(a) +
-                    " must be positive; give at least 1 point per axis");
-      if (tile_[a] <= 0)
-        throw Error("tile extent " + std::to_string(tile_[a]) + " on axis " + axis_name(a) +
-                    " must be positive; use the grid extent for a single tile");
-      if (tile_[a] > extent_[a]) tile_[a] = extent_[a];  // one tile covers the axis
+      e[a] = extent_[a];
+      t[a] = tile_[a];
+    }
+    const detail::Lattice lattice = detail::tile_lattice(e, t, D);
+    tiles_ = 1;
+    for (int a = 0; a < D; ++a) {
+      tile_[a] = lattice.tile[a];
+      tiles_ *= lattice.tiles[a];
     }
   }
 
@@ -37,11 +50,7 @@ class Grid {
     for (int a = 0; a < D; ++a) p *= extent_[a];
     return p;
   }
-  int tiles() const {
-    std::int64_t t = 1;
-    for (int a = 0; a < D; ++a) t *= (extent_[a] + tile_[a] - 1) / tile_[a];
-    return static_cast<int>(t);
-  }
+  int tiles() const { return tiles_; }
   bool operator==(const Grid& o) const {
     for (int a = 0; a < D; ++a)
       if (extent_[a] != o.extent_[a] || tile_[a] != o.tile_[a] || periodic_[a] != o.periodic_[a])
@@ -60,6 +69,7 @@ class Grid {
  private:
   Index<D> extent_, tile_;
   std::array<bool, D> periodic_;
+  int tiles_ = 1;
 };
 
 }  // namespace tessera

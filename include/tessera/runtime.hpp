@@ -15,6 +15,10 @@ class App;
 
 namespace tessera {
 
+namespace detail {
+struct Context;
+}
+
 /// Runtime settings. Each one left unset defers to the matching STARPU_* environment variable,
 /// then to Tessera's default; setting one that contradicts the environment is an error.
 struct Options {
@@ -44,7 +48,7 @@ struct Traffic {
   std::int64_t messages = 0;  ///< face buffers StarPU-MPI received for the tasks of a rank
   std::int64_t bytes = 0;     ///< their bytes
   /// bytes StarPU-MPI itself counted as sent (STARPU_COMM_STATS=1), else -1
-  std::int64_t starpu_bytes = -1;
+  std::int64_t sent_bytes = -1;
 };
 
 /// This process's MPI rank, 0 without MPI; usable before a Runtime exists (e.g. to print an
@@ -91,10 +95,11 @@ class Runtime {
   /// Forgets the recorded tasks, e.g. those of a calibration sweep before a measured run.
   void clear_recorded();
 
-  struct State;
+  /// The runtime's context (core/context.hpp): for the library's own use.
+  detail::Context& context() const { return *context_; }
 
  private:
-  std::unique_ptr<State> state_;
+  std::unique_ptr<detail::Context> context_;
 };
 
 }  // namespace tessera

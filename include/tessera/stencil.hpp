@@ -2,8 +2,6 @@
 // through Kokkos and, when this file is compiled by nvcc, on CUDA workers too.
 #pragma once
 
-#include <cstdlib>
-#include <new>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -65,23 +63,16 @@ namespace detail {
 template <class... T>
 struct TypeList {};
 
-// What an interior task needs: the user's functor and where each field's tile lies in its
-// buffer (fields may have different halo widths, hence different strides).
-template <class F, int N>
-struct InteriorArgs {
-  F f;
-  std::int64_t origin[3], extent[3];
-  std::int64_t offset0[N], sy[N], sz[N];
-};
-
 template <int D, class F, class InList, class OutList>
 struct Interior;
 
+// The interior task of a stencil: the user's functor at every point of a tile. Its argument
+// block is the tile's frame (one entry per field: inputs, then outputs) and the functor.
 template <int D, class F, class... I, class... O>
 struct Interior<D, F, TypeList<I...>, TypeList<O...>> {
   static constexpr int kIn = sizeof...(I);
   static constexpr int kFields = kIn + static_cast<int>(sizeof...(O));
-  using Args = InteriorArgs<F, kFields>;
+  using Args = TileArgs<F, kFields>;
 
   // The one place the user's functor is called, by both backends.
   TESSERA_HD static void point(const Args& a, void* const* base, std::int64_t x, std::int64_t y,
@@ -93,23 +84,24 @@ struct Interior<D, F, TypeList<I...>, TypeList<O...>> {
   TESSERA_HD static void call(const Args& a, void* const* base, std::int64_t x, std::int64_t y,
                               std::int64_t z, std::index_sequence<Is...>,
                               std::index_sequence<Os...>) {
+    const TileFrame<kFields>& t = a.frame;
     Index<D> idx;
-    idx[0] = a.origin[0] + x;
-    idx[1] = a.origin[1] + y;
-    if constexpr (D == 3) idx[2] = a.origin[2] + z;
+    idx[0] = t.origin(0) + x;
+    idx[1] = t.origin(1) + y;
+    if constexpr (D == 3) idx[2] = t.origin(2) + z;
     a.f(idx,
-        In<I>{static_cast<const I*>(base[Is]) + a.offset0[Is] + x + y * a.sy[Is] + z * a.sz[Is],
-              a.sy[Is], a.sz[Is]}...,
-        Out<O>{static_cast<O*>(base[kIn + Os]) + a.offset0[kIn + Os] + x +
-               y * a.sy[kIn + Os] + z * a.sz[kIn + Os]}...);
+        In<I>{static_cast<const I*>(base[Is]) + t.offset0(Is) + x + y * t.sy(Is) + z * t.sz(Is),
+              t.sy(Is), t.sz(Is)}...,
+        Out<O>{static_cast<O*>(base[kIn + Os]) + t.offset0(kIn + Os) + x +
+               y * t.sy(kIn + Os) + z * t.sz(kIn + Os)}...);
   }
 
   static void cpu(void** buffers, void* arg) {
     const Args a = *static_cast<const Args*>(arg);  // a local copy: no aliasing with outputs
     void* base[kFields];
     for (int k = 0; k < kFields; ++k) base[k] = buffer_data(buffers, k);
-    for_each_row(a.extent, [&](std::int64_t y, std::int64_t z) {
-      for (std::int64_t x = 0; x < a.extent[0]; ++x) point(a, base, x, y, z);
+    parallel_rows(a.frame.extent(1), a.frame.extent(2), [&](std::int64_t y, std::int64_t z) {
+      for (std::int64_t x = 0; x < a.frame.extent(0); ++x) point(a, base, x, y, z);
     });
   }
 
@@ -131,10 +123,14 @@ struct Interior<D, F, TypeList<I...>, TypeList<O...>> {
 };
 
 std::string check_stencil_name(const std::string& name);
-void check_stencil_fields(const std::string& stencil, int radius,
-                          const std::vector<FieldStorage*>& inputs,
-                          const std::vector<FieldStorage*>& outputs);
-std::string type_names(const std::vector<FieldStorage*>& fields);
+void check_stencil_radius(const std::string& name, int radius);
+
+/// Submits one step of a stencil (library): checks the fields, brings the inputs' ghost layers
+/// up to date, then one `kind` task per tile with `args` (reads the inputs' tiles, writes the
+/// outputs'). Returns without waiting.
+void apply_stencil(const std::string& name, int radius, bool box, const TaskKind& kind,
+                   const std::vector<FieldStorage*>& inputs,
+                   const std::vector<FieldStorage*>& outputs, const ArgBlock& args);
 
 }  // namespace detail
 
@@ -155,9 +151,7 @@ class Stencil {
  public:
   Stencil(std::string name, Shape shape, int radius)
       : name_(detail::check_stencil_name(name)), shape_(shape), radius_(radius) {
-    if (radius < 1)
-      throw Error("stencil '" + name_ + "' has radius " + std::to_string(radius) +
-                  "; the radius must be >= 1 (use a parallel loop for pointwise updates)");
+    detail::check_stencil_radius(name_, radius_);
   }
 
   const std::string& name() const { return name_; }
@@ -181,36 +175,9 @@ class Stencil {
     std::apply([&](const auto&... fld) { (ins.push_back(&fld.storage()), ...); }, inputs.fields);
     std::apply([&](const auto&... fld) { (outs.push_back(&fld.storage()), ...); },
                outputs.fields);
-    const bool box = shape_ == Shape::Box;
-    detail::check_stencil_fields(name_, radius_, ins, outs);
-
-    for (detail::FieldStorage* s : ins) s->exchange(name_, radius_, box);
-    std::vector<detail::FieldStorage*> all = ins;
-    all.insert(all.end(), outs.begin(), outs.end());
-    detail::Codelet& cl = detail::codelet(name_, detail::type_names(all), K::kind());
-    const long step = detail::next_step();
-    for (int t = 0; t < ins.front()->tiles(); ++t) {
-      void* mem = std::malloc(sizeof(typename K::Args));
-      auto* a = new (mem) typename K::Args{f, {}, {}, {}, {}, {}};
-      std::vector<detail::Handle> read, write;
-      for (int k = 0; k < K::kFields; ++k) {
-        const detail::TileGeometry g = all[static_cast<std::size_t>(k)]->geometry(t);
-        for (int ax = 0; ax < 3; ++ax) {
-          a->origin[ax] = g.origin[ax];
-          a->extent[ax] = g.extent[ax];
-        }
-        a->offset0[k] = g.offset0;
-        a->sy[k] = g.stride_y;
-        a->sz[k] = g.stride_z;
-        (k < K::kIn ? read : write).push_back(all[static_cast<std::size_t>(k)]->handle(t));
-      }
-      // Tiles at a rank edge first: their new values feed the faces other ranks wait for.
-      detail::submit(cl, read, write, a, sizeof(*a), true,
-                     name_ + ":interior tile=" + std::to_string(t) + " step=" +
-                         std::to_string(step),
-                     {t, ins.front()->tiles(), ins.front()->on_rank_edge(t) ? 1 : 0});
-    }
-    for (detail::FieldStorage* s : outs) s->written();
+    const typename K::Args prototype{{}, f};
+    detail::apply_stencil(name_, radius_, shape_ == Shape::Box, K::kind(), ins, outs,
+                          detail::ArgBlock::of(prototype));
   }
 
  private:

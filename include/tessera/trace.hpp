@@ -11,11 +11,12 @@
 
 namespace tessera::trace {
 
-/// One executed task. Times are microseconds since the rank's runtime started.
+/// One executed task: what it was (its tag, as the runtime submitted it) and when and where
+/// it ran. Times are microseconds since the rank's runtime started.
 struct TaskEvent {
-  std::string name;     ///< the full task name, e.g. "heat3d:interior tile=3 step=7"
-  std::string kind;     ///< "interior", "halo-pack", "boundary", "constant-ghosts", "sum", ...
   std::string stencil;  ///< the stencil (or "reduce") that submitted it
+  std::string kind;     ///< "interior", "halo-pack", "boundary", "constant-ghosts", "sum", ...
+  std::string field;    ///< the field a halo or reduction task works on; empty for interiors
   int tile = -1, step = -1;  ///< -1 where the task has none
   int worker = -1;           ///< StarPU worker id on its rank
   double submit_us = 0, start_us = 0, end_us = 0;
@@ -51,9 +52,9 @@ struct RankTrace {
   std::vector<Transfer> transfers;
 };
 
-/// Splits a Tessera task name ("<stencil>:<kind> tile=T ... step=S") into `event`'s stencil,
-/// kind, tile and step.
-void parse_task_name(TaskEvent& event);
+/// The task's human-readable name, "<stencil>:<kind>[ <field>][ tile=T][ step=S]", e.g.
+/// "heat3d:halo-pack u tile=3 step=7": the one place task names are made.
+std::string task_name(const TaskEvent& event);
 
 /// Chrome/Perfetto trace-event JSON: one process per rank (pid = rank), one track per worker.
 void write_chrome_json(const std::vector<RankTrace>& ranks, std::ostream& out);

@@ -19,7 +19,7 @@ void region_copy_cpu(void** buffers, void* arg) {
     // Rows whose x-stride is 1 on both sides are contiguous: copy or fill them whole, which
     // the compiler turns into memcpy/memset-speed loops (the common case: every face but x).
     const bool contiguous = region.dst_stride[0] == 1 && (region.src_slot < 0 || region.src_stride[0] == 1);
-    detail::for_each_row(region.dims, [&](std::int64_t j, std::int64_t k) {
+    detail::parallel_rows(region.dims[1], region.dims[2], [&](std::int64_t j, std::int64_t k) {
       if (!contiguous) {
         for (std::int64_t i = 0; i < region.dims[0]; ++i) copy_region_point(region, slots, i, j, k);
         return;

@@ -1,20 +1,21 @@
-// Type-erased storage of a field: one StarPU handle per tile (interior plus ghost layers) and
-// the halo buffers of each stencil shape used on it. Field<T, D> is a typed view of this.
+// Type-erased storage of a field: the tiles (interior plus ghost layers) of one field, each a
+// runtime data handle, and the halo buffers of each stencil shape used on it. Field<T, D> is a
+// typed view of this; the library (core/field.cpp) implements it.
 #pragma once
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
+#include "tessera/boundary.hpp"
 #include "tessera/detail/task.hpp"
+#include "tessera/index.hpp"
 
 namespace tessera::detail {
 
-using Extent3 = std::array<std::int64_t, 3>;
+struct Context;
 
 struct GridSpec {
   int dims = 3;
@@ -25,10 +26,16 @@ struct GridSpec {
   }
 };
 
-// Per face: 0 Dirichlet, 1 Neumann, 2 Periodic; `constant` is the Dirichlet value's bytes.
+/// One face's boundary condition as a field of element type T sees it.
 struct FaceSpec {
-  int kind = 0;
-  std::uint64_t constant_bits = 0;
+  Boundary::Kind kind = Boundary::Kind::Dirichlet;
+  double value = 0;                 // the Dirichlet value as given
+  std::uint64_t constant_bits = 0;  // that value converted to T, as T's bytes
+  bool exact = true;                // whether T holds the value exactly
+};
+struct FaceSpecs {
+  std::array<std::array<FaceSpec, 2>, 3> face{};  // [axis][0 low, 1 high]
+  bool defaulted = true;  // Boundaries never set: periodic axes become Periodic
 };
 
 struct TileGeometry {
@@ -37,12 +44,12 @@ struct TileGeometry {
   std::int64_t stride_y, stride_z;
 };
 
-struct HaloSet;
-
 class FieldStorage {
  public:
-  FieldStorage(const GridSpec& grid, int halo, const std::array<std::array<FaceSpec, 2>, 3>& faces,
-               std::size_t element_size, std::string type_name, std::string name);
+  /// Checks the element type (`type_name` null: unsupported), the halo and the boundaries,
+  /// then allocates and registers this rank's tiles with the live runtime.
+  FieldStorage(const GridSpec& grid, int halo, const FaceSpecs& faces, std::size_t element_size,
+               const char* type_name, std::string name);
   ~FieldStorage();
   FieldStorage(const FieldStorage&) = delete;
   FieldStorage& operator=(const FieldStorage&) = delete;
@@ -51,13 +58,15 @@ class FieldStorage {
   int halo() const { return halo_; }
   const std::string& name() const { return name_; }
   const std::string& type_name() const { return type_; }
+  std::size_t element_size() const { return element_size_; }
+  /// The runtime this field was created in (throws once it has ended).
+  Context& context() const;
   int tiles() const;
   TileGeometry geometry(int tile) const;
   /// The tile holding global point `p` (inside the extent; unused axes 0).
   int tile_at(const Extent3& p) const;
   /// Smallest tile extent along `axis` (the last tile when the tile size does not divide).
   std::int64_t thinnest_tile(int axis) const;
-  Handle handle(int tile) const { return handles_[static_cast<std::size_t>(tile)]; }
 
   /// The rank that owns (stores, computes) `tile`, and whether that is this rank.
   int owner(int tile) const;
@@ -69,7 +78,8 @@ class FieldStorage {
   const std::array<int, 3>& rank_grid() const;
   /// The interior of every tile, in global order (x fastest), on every rank. Collective.
   void gather(void* out) const;
-  /// The element at global point `p`, on every rank (the owner broadcasts it). Collective.
+  /// The element at global point `p` (checked against the extent), on every rank (the owner
+  /// broadcasts it). Collective.
   void read_point(const Extent3& p, void* out) const;
   /// `per_tile[t]` as computed by tile t's owner, on every rank. Collective.
   std::vector<double> from_owners(const std::vector<double>& per_tile) const;
@@ -88,18 +98,21 @@ class FieldStorage {
   /// down before this field is destroyed). The field is unusable afterwards.
   void release_handles();
 
+  struct Impl;  // tiling, distribution, handles, halo buffers (core/field_impl.hpp)
+  Impl& impl() const { return *impl_; }
+
  private:
+  Context* context_;
   GridSpec grid_;
   int halo_;
   std::size_t element_size_;
   std::string type_, name_;
-  std::array<std::array<FaceSpec, 2>, 3> faces_;
-  struct Impl;
-  void count_received(const HaloSet& set);
+  FaceSpecs faces_;
   std::unique_ptr<Impl> impl_;
-  std::vector<Handle> handles_;
-  std::vector<void*> memory_;
   long version_ = 0;
 };
+
+/// Throws unless `a` and `b` are on the same grid (Field::swap).
+void check_swap(const FieldStorage& a, const FieldStorage& b);
 
 }  // namespace tessera::detail

@@ -15,14 +15,14 @@
 
 namespace tessera::detail {
 
-// Calls body(y, z) once per row of a tile. Kokkos' Serial space keeps no per-call state
-// for a RangePolicy parallel_for, so every StarPU CPU worker may run this concurrently.
+// Calls body(y, z) once per row of an ny x nz block of rows, through Kokkos. Kokkos' Serial
+// space keeps no per-call state for a RangePolicy parallel_for, so every CPU worker thread may
+// run this concurrently.
 template <class Body>
-void for_each_row(const std::int64_t (&extent)[3], const Body& body) {
-  const std::int64_t ny = extent[1];
+void parallel_rows(std::int64_t ny, std::int64_t nz, const Body& body) {
   Kokkos::parallel_for(
       "tessera.tile_rows",
-      Kokkos::RangePolicy<Kokkos::Serial, Kokkos::IndexType<std::int64_t>>(0, ny * extent[2]),
+      Kokkos::RangePolicy<Kokkos::Serial, Kokkos::IndexType<std::int64_t>>(0, ny * nz),
       [&](std::int64_t row) { body(row % ny, row / ny); });
 }
 
@@ -38,15 +38,15 @@ __global__ void point_kernel(typename K::Args a, Pointers<K::kFields> base) {
   const std::int64_t x = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   const std::int64_t y = blockIdx.y * std::int64_t(blockDim.y) + threadIdx.y;
   const std::int64_t z = blockIdx.z;
-  if (x < a.extent[0] && y < a.extent[1]) K::point(a, base.p, x, y, z);
+  if (x < a.frame.extent(0) && y < a.frame.extent(1)) K::point(a, base.p, x, y, z);
 }
 
 template <class K>
 void launch_points(const typename K::Args& a, const Pointers<K::kFields>& base) {
   const dim3 block(64, 4, 1);
-  const dim3 grid(static_cast<unsigned>((a.extent[0] + block.x - 1) / block.x),
-                  static_cast<unsigned>((a.extent[1] + block.y - 1) / block.y),
-                  static_cast<unsigned>(a.extent[2]));
+  const dim3 grid(static_cast<unsigned>((a.frame.extent(0) + block.x - 1) / block.x),
+                  static_cast<unsigned>((a.frame.extent(1) + block.y - 1) / block.y),
+                  static_cast<unsigned>(a.frame.extent(2)));
   point_kernel<K><<<grid, block, 0, static_cast<cudaStream_t>(cuda_stream())>>>(a, base);
 }
 #endif

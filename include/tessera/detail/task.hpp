@@ -1,25 +1,25 @@
-// Task kinds and task submission, as seen by the header templates. StarPU stays out of the
-// public headers: handles are opaque pointers and kernels use the accessors below.
+// What the header templates need to define a task kind and to run inside one: the kind's
+// declaration, the tile frame and argument block, and the buffer accessors. The library does
+// every submission (core/tile_tasks.cpp); no runtime type appears here.
 #pragma once
 
 #include <cstddef>
-#include <string>
-#include <vector>
+#include <cstdint>
 
-struct _starpu_data_state;
+#include "tessera/macros.hpp"
 
 namespace tessera::detail {
 
-using Handle = _starpu_data_state*;
+/// A task body: the task's buffers (as the runtime hands them over) and its argument block.
 using KernelFn = void (*)(void** buffers, void* arg);
 
 enum class Access { Read, Write, ReadWrite };
 
 /// One declaration per task kind: its name, the access mode of its first group of buffers and
 /// of the rest, and one entry per backend (cuda may be null: CPU only). The codelet and its
-/// history-based perfmodel are built from this, so modes and inserted handles never disagree.
+/// history-based perfmodel are built from this, so modes and inserted buffers never disagree.
 struct TaskKind {
-  const char* kind;
+  const char* kind;  // a string literal: "interior", "halo-pack", "sum", ...
   Access first;
   Access rest;
   KernelFn cpu;
@@ -29,40 +29,49 @@ struct TaskKind {
   bool untimed = false;
 };
 
-struct Codelet;  // a starpu_codelet plus its perfmodel, owned by the Runtime
-
-/// The codelet of `kind` for `stencil` (e.g. "heat3d"); its perfmodel symbol is
-/// "tessera.<stencil>.<kind>.<type>". Built once, then cached by the Runtime.
-Codelet& codelet(const std::string& stencil, const std::string& type, const TaskKind& kind);
-
-/// Submits one task: `first` handles get kind.first, `rest` get kind.rest. `arg` is passed
-/// to the kernel; when `owned`, it was allocated with std::malloc and StarPU frees it.
-/// The tile a task works on, of how many the field has, and its priority (higher runs first
-/// with priority-aware schedulers). Under a hand-set GPU fraction (Options::gpu_fraction) the
-/// tile decides whether the task is pinned to CUDA or to CPU workers.
-struct TaskPlace {
-  int tile = -1;  // -1: not a tile's task; never pinned
-  int tiles = 0;
-  int priority = 0;
-};
-
-void submit(Codelet& cl, const std::vector<Handle>& first, const std::vector<Handle>& rest,
-            void* arg, std::size_t arg_size, bool owned, const std::string& name,
-            TaskPlace place = {});
-
 /// Pointer to the data of buffer `i` on the memory node the task runs on.
 void* buffer_data(void** buffers, int i);
 /// Number of elements of buffer `i`.
 std::size_t buffer_elements(void** buffers, int i);
-/// The CUDA stream StarPU gives the current worker (a cudaStream_t), null without CUDA.
+/// The CUDA stream of the current CUDA worker (a cudaStream_t), null without CUDA.
 void* cuda_stream();
-/// A vector registered with StarPU and StarPU-MPI (the next tag), owned by rank `owner`:
-/// `data` is its host memory on the owner, null elsewhere and for buffers StarPU allocates
-/// where they are written. unregister_buffer waits for the tasks using it and brings the data
-/// back to the host.
-Handle register_vector(void* data, std::size_t elements, std::size_t element_size, int owner);
-void unregister_buffer(Handle h);
-/// Number of stencil applications submitted so far: the step in task names.
-long next_step();
+
+/// Where a tile lies, as its task sees it: the tile's global origin and extent, and for each of
+/// the task's N fields the element offset of interior point (0, 0, 0) in its buffer and the y
+/// and z strides (fields may have different halo widths). Plain words, so that the library,
+/// which does not know N, writes it for every tile.
+template <int N>
+struct TileFrame {
+  static constexpr int kFields = N;
+  std::int64_t w[6 + 3 * N];
+  TESSERA_HD std::int64_t origin(int axis) const { return w[axis]; }
+  TESSERA_HD std::int64_t extent(int axis) const { return w[3 + axis]; }
+  TESSERA_HD std::int64_t offset0(int field) const { return w[6 + 3 * field]; }
+  TESSERA_HD std::int64_t sy(int field) const { return w[7 + 3 * field]; }
+  TESSERA_HD std::int64_t sz(int field) const { return w[8 + 3 * field]; }
+};
+
+/// The argument block of a tile task: the frame, then the user's functor.
+template <class F, int N>
+struct TileArgs {
+  TileFrame<N> frame;
+  F f;
+};
+
+/// The argument blocks of one call's tasks, described for the library: a prototype (the
+/// functor set, the frame empty) that is copied once per tile with that tile's frame written in.
+struct ArgBlock {
+  const void* prototype;
+  std::size_t size;
+  std::size_t frame_offset;  // where the frame's words start in the block
+  int frame_fields;          // N
+
+  template <class F, int N>
+  static ArgBlock of(const TileArgs<F, N>& proto) {
+    const auto* base = reinterpret_cast<const unsigned char*>(&proto);
+    const auto* frame = reinterpret_cast<const unsigned char*>(&proto.frame.w[0]);
+    return {&proto, sizeof(proto), static_cast<std::size_t>(frame - base), N};
+  }
+};
 
 }  // namespace tessera::detail

@@ -1,4 +1,4 @@
-// The outputs of a trace that need no StarPU: name parsing, Chrome JSON, totals and the summary.
+// The outputs of a trace, from plain records: task names, Chrome JSON, totals and the summary.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -12,13 +12,6 @@
 namespace tessera::trace {
 
 namespace {
-// The integer after " key=" in `name`, or -1.
-int field_value(const std::string& name, const std::string& key) {
-  const std::size_t at = name.find(" " + key + "=");
-  if (at == std::string::npos) return -1;
-  return std::atoi(name.c_str() + at + key.size() + 2);
-}
-
 std::string format(const char* fmt, double a, double b = 0, double c = 0) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), fmt, a, b, c);
@@ -45,14 +38,12 @@ std::string table(const std::vector<std::vector<std::string>>& rows) {
 }
 }  // namespace
 
-void parse_task_name(TaskEvent& e) {
-  const std::size_t colon = e.name.find(':');
-  const std::size_t space = e.name.find(' ');
-  e.stencil = colon == std::string::npos ? "" : e.name.substr(0, colon);
-  const std::size_t from = colon == std::string::npos ? 0 : colon + 1;
-  e.kind = e.name.substr(from, space == std::string::npos ? std::string::npos : space - from);
-  e.tile = field_value(e.name, "tile");
-  e.step = field_value(e.name, "step");
+std::string task_name(const TaskEvent& e) {
+  std::string name = e.stencil.empty() ? e.kind : e.stencil + ":" + e.kind;
+  if (!e.field.empty()) name += " " + e.field;
+  if (e.tile >= 0) name += " tile=" + std::to_string(e.tile);
+  if (e.step >= 0) name += " step=" + std::to_string(e.step);
+  return name;
 }
 
 void write_chrome_json(const std::vector<RankTrace>& ranks, std::ostream& out) {
@@ -65,9 +56,10 @@ void write_chrome_json(const std::vector<RankTrace>& ranks, std::ostream& out) {
       events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", r.rank}, {"tid", w.id},
                         {"args", {{"name", w.name}}}});
     for (const TaskEvent& t : r.tasks) {
-      json args = {{"task", t.name}, {"stencil", t.stencil}, {"tile", t.tile},
+      json args = {{"task", task_name(t)}, {"stencil", t.stencil}, {"tile", t.tile},
                    {"step", t.step}, {"worker", t.worker}, {"rank", r.rank},
                    {"submit_us", t.submit_us}};
+      if (!t.field.empty()) args["field"] = t.field;
       if (t.predicted_us >= 0) args["predicted_us"] = t.predicted_us;
       // Named "<stencil>:<kind>" so that tracks of two stencils stay apart.
       const std::string name = t.stencil.empty() ? t.kind : t.stencil + ":" + t.kind;

@@ -119,7 +119,7 @@ void write_html_report(const std::vector<RankTrace>& ranks, const std::string& a
     json workers = json::array(), tasks = json::array();
     for (const Worker& w : r.workers) workers.push_back({{"id", w.id}, {"name", w.name}});
     for (const TaskEvent& t : r.tasks)
-      tasks.push_back({{"name", t.name}, {"kind", t.kind}, {"worker", t.worker},
+      tasks.push_back({{"name", task_name(t)}, {"kind", t.kind}, {"worker", t.worker},
                        {"start_us", t.start_us}, {"end_us", t.end_us}});
     task_count += static_cast<long>(r.tasks.size());
     data["ranks"].push_back(

@@ -1,0 +1,30 @@
+// Validation of user input that the library does before submitting anything: each check
+// throws tessera::Error with a message that names the value, the rule and the fix.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "tessera/detail/field_storage.hpp"
+
+namespace tessera::detail {
+
+std::string face_name(int axis, int side);
+/// A field's element type (null: unsupported) and halo width.
+void check_field(int halo, std::size_t element_size, const char* type_name, const std::string& name);
+/// The boundaries of a field on `grid`, with defaulted faces resolved (periodic axes become
+/// Periodic); checks that periodic faces match periodic axes and that Dirichlet values are
+/// exact in the element type.
+FaceSpecs checked_faces(const GridSpec& grid, FaceSpecs faces, const char* type_name);
+/// The fields of one stencil application: one grid, halos at least the radius, no field both
+/// read and written or written twice, tiles at least as thick as the radius.
+void check_stencil_fields(const std::string& stencil, int radius,
+                          const std::vector<FieldStorage*>& inputs,
+                          const std::vector<FieldStorage*>& outputs);
+/// A global point of a field's grid: inside the extent.
+void check_point(const GridSpec& grid, const Extent3& p);
+/// "double-float": the element types of `fields`, for codelet symbols.
+std::string type_names(const std::vector<FieldStorage*>& fields);
+
+}  // namespace tessera::detail

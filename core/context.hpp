@@ -1,0 +1,33 @@
+// The runtime context: everything a live Runtime holds, in parts with one job each. Fields
+// capture it when they are created, and every library call reaches it through them; the one
+// process-wide pointer (to the live context) serves only to create fields.
+#pragma once
+
+#include <memory>
+#include <set>
+#include <string>
+
+#include "core/recording.hpp"
+#include "tasks/engine.hpp"
+#include "tessera/runtime.hpp"
+
+namespace tessera::detail {
+
+class FieldStorage;
+
+struct Context {
+  Options options;
+  int rank = 0, ranks = 1;
+  std::string scheduler;      // as resolved against STARPU_SCHED
+  std::string configuration;  // the line printed at start-up
+  Recording recording;        // --trace / --report paths, written at shutdown
+  std::unique_ptr<tasks::Engine> engine;  // StarPU: codelets, data, submission, recorder
+  std::set<FieldStorage*> fields;         // alive; released if the Runtime ends first
+  long steps = 0;             // stencil applications submitted: the step of task tags
+  Traffic received;           // face buffers this rank's tasks received (counted at submission)
+};
+
+/// The live runtime's context; throws tessera::Error naming `what` when none is alive.
+Context& live_context(const char* what);
+
+}  // namespace tessera::detail

@@ -1,0 +1,38 @@
+// What a field's storage holds beyond its public face (include/tessera/detail/field_storage.hpp):
+// the tiling and distribution (partition/), the tiles' handles and memory and the halo buffers
+// (tasks/). For the library's own files.
+#pragma once
+
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "partition/tiling.hpp"
+#include "tasks/data.hpp"
+#include "tessera/detail/field_storage.hpp"
+
+namespace tessera::detail {
+
+// The halo buffers and copy plans for one (stencil radius, shape) used on a field.
+struct HaloSet {
+  std::vector<partition::TileHaloPlan> plans;
+  std::vector<std::vector<tasks::Handle>> buffers;  // [tile][k]: towards plans[tile].pack_dirs[k]
+  // Constant (Dirichlet) ghost regions, split off plans[tile].ghosts: their values never
+  // change and nothing else writes ghost layers, so they are written once, not every step.
+  std::vector<partition::RegionCopyList> constants;
+  long version = -1;  // field version the ghost layers reflect
+};
+
+struct FieldStorage::Impl {
+  partition::Tiling tiling;
+  partition::Distribution distribution;
+  int rank = 0;                      // this process's rank
+  std::vector<bool> rank_edge;       // per tile: a neighbour belongs to another rank
+  std::vector<tasks::Handle> handles;  // per tile
+  std::vector<void*> memory;         // per tile: host memory, null for other ranks' tiles
+  std::map<std::pair<int, bool>, HaloSet> halos;  // by (width, box)
+  const char* tag_name = nullptr;    // the field's name, interned for task tags
+  bool released = false;
+};
+
+}  // namespace tessera::detail

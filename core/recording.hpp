@@ -1,0 +1,26 @@
+// The run's trace outputs (--trace, --report): paths checked before StarPU starts, every
+// rank's record gathered at the end, and the files written by rank 0.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tessera/trace.hpp"
+
+namespace tessera::detail {
+
+class Recording {
+ public:
+  Recording() = default;
+  /// Checks that the output paths (either may be empty) are writable.
+  Recording(std::string json_path, std::string html_path);
+  /// Every rank's record, in rank order, on every rank (collective in multi-rank runs).
+  static std::vector<trace::RankTrace> gather(const trace::RankTrace& mine);
+  /// Writes the files asked for from the records of every rank.
+  void write(const std::vector<trace::RankTrace>& ranks, const std::string& title) const;
+
+ private:
+  std::string json_path_, html_path_;
+};
+
+}  // namespace tessera::detail

@@ -1,0 +1,37 @@
+// The codelets of a run: one per (stencil or loop, task kind, element types), built from the
+// kind's one declaration (detail::TaskKind) with its history-based perfmodel.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "tessera/detail/task.hpp"
+
+namespace tessera::tasks {
+
+struct Codelet;  // tasks/starpu.hpp
+
+class CodeletRegistry {
+ public:
+  CodeletRegistry();
+  ~CodeletRegistry();
+  CodeletRegistry(const CodeletRegistry&) = delete;
+  CodeletRegistry& operator=(const CodeletRegistry&) = delete;
+
+  /// The codelet of `kind` for `stencil` (a stencil, loop or "reduce") on element types
+  /// `types` (e.g. "double-double"); its perfmodel symbol is tessera.<stencil>.<kind>.<types>.
+  /// Built once, then the same one. Throws tessera::Error when a timed kind's symbol is taken
+  /// by another implementation (one name, one functor).
+  Codelet& get(const std::string& stencil, const std::string& types, const detail::TaskKind& kind);
+
+  /// Every codelet built so far, by key.
+  const std::map<std::string, std::unique_ptr<Codelet>>& all() const { return codelets_; }
+
+ private:
+  // Codelets and perfmodels must outlive StarPU's shutdown, which saves the models: the
+  // Engine that owns this registry shuts StarPU down first.
+  std::map<std::string, std::unique_ptr<Codelet>> codelets_;
+};
+
+}  // namespace tessera::tasks

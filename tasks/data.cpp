@@ -1,0 +1,49 @@
+#include "tasks/data.hpp"
+
+#include "tasks/starpu.hpp"
+
+namespace tessera::tasks {
+
+Handle DataRegistry::register_vector(void* data, std::size_t elements, std::size_t element_size,
+                                     int owner) {
+  starpu_data_handle_t h = nullptr;
+  starpu_vector_data_register(&h, data != nullptr ? STARPU_MAIN_RAM : -1,
+                              reinterpret_cast<uintptr_t>(data), static_cast<std::uint32_t>(elements),
+                              element_size);
+  const std::int64_t tag = next_tag_++;
+#ifdef TESSERA_WITH_MPI
+  if (distributed_) starpu_mpi_data_register(h, tag, owner);
+#endif
+  (void)tag;
+  (void)owner;
+  return opaque(h);
+}
+
+void DataRegistry::unregister(Handle h) { starpu_data_unregister(raw(h)); }
+
+void DataRegistry::unregister_scratch(Handle h) { starpu_data_unregister_no_coherency(raw(h)); }
+
+void DataRegistry::acquire(Handle h, bool write) {
+  starpu_data_acquire(raw(h), write ? STARPU_RW : STARPU_R);
+}
+
+void DataRegistry::release(Handle h) { starpu_data_release(raw(h)); }
+
+bool DataRegistry::received(Handle h) const {
+#ifdef TESSERA_WITH_MPI
+  return distributed_ && starpu_mpi_cached_receive(raw(h)) != 0;
+#else
+  (void)h;
+  return false;
+#endif
+}
+
+void* DataRegistry::allocate(std::size_t bytes) {
+  void* memory = nullptr;
+  if (starpu_malloc(&memory, bytes) != 0) return nullptr;
+  return memory;
+}
+
+void DataRegistry::free(void* memory) { starpu_free(memory); }
+
+}  // namespace tessera::tasks

@@ -1,0 +1,46 @@
+// Data handles: the buffers tasks read and write (tiles, halo buffers, reduction results),
+// registered with StarPU and, in distributed runs, StarPU-MPI.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tessera::tasks {
+
+struct Data;  // a StarPU data handle, opaque outside tasks/
+using Handle = Data*;
+
+/// Registers and unregisters handles. Every rank registers the same handles in the same order
+/// (same program, same options: checked at start-up), so their StarPU-MPI tags, given in
+/// registration order here, agree on every rank.
+class DataRegistry {
+ public:
+  explicit DataRegistry(bool distributed) : distributed_(distributed) {}
+
+  /// A vector of `elements` elements of `element_size` bytes, owned by rank `owner`: `data` is
+  /// its host memory on the owner, null elsewhere and for buffers allocated where a task
+  /// first writes them.
+  Handle register_vector(void* data, std::size_t elements, std::size_t element_size, int owner);
+  /// Waits for the tasks using `h`, brings its data back to the host, and forgets it.
+  void unregister(Handle h);
+  /// Forgets a scratch buffer (a halo buffer) without bringing its data back.
+  void unregister_scratch(Handle h);
+  /// Host access to a buffer this rank owns: waits for the tasks that write it (and, to
+  /// write, those that read it) until release().
+  void acquire(Handle h, bool write);
+  void release(Handle h);
+  /// Whether StarPU-MPI holds `h` in this rank's receive cache: received from its owner for a
+  /// task of this rank since the owner last wrote it.
+  bool received(Handle h) const;
+
+  /// Host memory for a tile: pinned when CUDA workers exist, so transfers are asynchronous.
+  /// Null when out of memory.
+  static void* allocate(std::size_t bytes);
+  static void free(void* memory);
+
+ private:
+  bool distributed_;
+  std::int64_t next_tag_ = 0;
+};
+
+}  // namespace tessera::tasks

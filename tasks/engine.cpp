@@ -1,0 +1,131 @@
+#include "tasks/engine.hpp"
+
+#include <starpu_profiling.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "tasks/starpu.hpp"
+#include "tessera/error.hpp"
+
+namespace tessera::tasks {
+
+namespace {
+const char* env(const char* name) {
+  const char* v = std::getenv(name);
+  return (v != nullptr && *v != '\0') ? v : nullptr;
+}
+
+void stop(bool distributed) {
+#ifdef TESSERA_WITH_MPI
+  if (distributed) starpu_mpi_shutdown();
+#endif
+  (void)distributed;
+  if (starpu_is_initialized()) starpu_shutdown();
+}
+}  // namespace
+
+Capabilities capabilities() {
+  Capabilities c;
+  int major = 0, minor = 0, release = 0;
+  starpu_get_version(&major, &minor, &release);
+  c.version = std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release);
+  for (starpu_sched_policy** p = starpu_sched_get_predefined_policies(); *p != nullptr; ++p)
+    c.schedulers.push_back((*p)->policy_name);
+  c.max_cpus = STARPU_MAXCPUS;
+#ifdef STARPU_USE_CUDA
+  c.cuda = true;
+#endif
+#ifdef STARPU_USE_FXT
+  c.fxt = true;
+#endif
+  return c;
+}
+
+Engine::Engine(const EngineConfig& config)
+    : distributed_(config.policy.distributed), data_(config.policy.distributed) {
+  starpu_conf conf;
+  starpu_conf_init(&conf);
+  conf.sched_policy_name = config.scheduler.c_str();
+  if (config.cpu_workers >= 0) conf.ncpus = config.cpu_workers;
+  if (config.cuda_workers >= 0) conf.ncuda = config.cuda_workers;
+  if (config.calibrate) conf.calibrate = 1;
+  // Tessera has no OpenCL implementations: OpenCL workers could only sit idle.
+  if (env("STARPU_NOPENCL") == nullptr) conf.nopencl = 0;
+  if (config.quiet && env("STARPU_SILENT") == nullptr) setenv("STARPU_SILENT", "1", 0);
+  // StarPU 1.3 and 1.4 read and save the models under STARPU_PERF_MODEL_DIR.
+  if (!config.perfmodel_dir.empty()) setenv("STARPU_PERF_MODEL_DIR", config.perfmodel_dir.c_str(), 1);
+  // StarPU's own traces (paje.trace for ViTE, tasks.rec) come from FxT; StarPU writes them into
+  // STARPU_FXT_PREFIX at shutdown.
+  if (!config.fxt_dir.empty()) {
+    setenv("STARPU_FXT_PREFIX", config.fxt_dir.c_str(), 1);
+    setenv("STARPU_FXT_TRACE", "1", 0);       // StarPU 1.4 records only when asked
+    setenv("STARPU_GENERATE_TRACE", "1", 0);  // paje.trace and tasks.rec at shutdown
+  }
+#ifdef TESSERA_WITH_MPI
+  // MPI is already up (core/comm.cpp), so StarPU-MPI must not initialise it again. A one-rank
+  // run uses plain StarPU, without StarPU-MPI's progress thread taking a core from the workers.
+  const int ret = distributed_ ? starpu_mpi_init_conf(nullptr, nullptr, 0, MPI_COMM_WORLD, &conf)
+                               : starpu_init(&conf);
+#else
+  const int ret = starpu_init(&conf);
+#endif
+  if (ret != 0)
+    throw Error("StarPU failed to start (starpu_init returned " + std::to_string(ret) +
+                "); check the STARPU_* environment and the worker counts");
+  if (config.record) {
+    starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+    recorder_ = std::make_unique<Recorder>(config.rank);
+  }
+  SubmitPolicy policy = config.policy;
+  policy.name_tasks = !config.fxt_dir.empty();
+  submitter_ = std::make_unique<Submitter>(std::move(policy), recorder_.get());
+  cpu_workers_ = static_cast<int>(starpu_cpu_worker_get_count());
+  cuda_workers_ = static_cast<int>(starpu_cuda_worker_get_count());
+}
+
+Engine::~Engine() { stop(distributed_); }
+
+void Engine::wait_all() {
+#ifdef TESSERA_WITH_MPI
+  if (distributed_) {
+    starpu_mpi_wait_for_all(MPI_COMM_WORLD);
+    submitter_->forget_names();
+    return;
+  }
+#endif
+  starpu_task_wait_for_all();
+  submitter_->forget_names();
+}
+
+std::size_t Engine::pending() const {
+  return static_cast<std::size_t>(std::max(0, starpu_task_nsubmitted()));
+}
+
+std::int64_t Engine::mpi_bytes_sent(int ranks) const {
+#ifdef TESSERA_WITH_MPI
+  // STARPU_MPI_STATS is StarPU 1.4's name; 1.3's STARPU_COMM_STATS still works in 1.4.
+  const char* stats = env("STARPU_MPI_STATS") ? env("STARPU_MPI_STATS") : env("STARPU_COMM_STATS");
+  if (!distributed_ || stats == nullptr || std::strcmp(stats, "0") == 0) return -1;
+  std::vector<size_t> sent(static_cast<std::size_t>(ranks), 0);
+#if STARPU_MAJOR_VERSION > 1 || STARPU_MINOR_VERSION >= 4
+  starpu_mpi_comm_stats_retrieve(sent.data());  // renamed in 1.4, same meaning
+#else
+  starpu_mpi_comm_amounts_retrieve(sent.data());
+#endif
+  std::int64_t mine = 0;
+  for (size_t b : sent) mine += static_cast<std::int64_t>(b);
+  return mine;
+#else
+  (void)ranks;
+  return -1;
+#endif
+}
+
+const char* Engine::intern(const std::string& name) {
+  names_.push_back(name);
+  return names_.back().c_str();
+}
+
+}  // namespace tessera::tasks

@@ -1,0 +1,80 @@
+// One StarPU session (StarPU-MPI in distributed runs), and the parts that need one: codelets,
+// data handles, submission, the recorder. core/'s Runtime owns one Engine.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tasks/codelets.hpp"
+#include "tasks/data.hpp"
+#include "tasks/recorder.hpp"
+#include "tasks/submit.hpp"
+
+namespace tessera::tasks {
+
+/// What the StarPU Tessera was built with can do; known before it starts.
+struct Capabilities {
+  std::string version;                  ///< e.g. "1.3.10"
+  std::vector<std::string> schedulers;  ///< the predefined scheduling policies
+  int max_cpus = 0;                     ///< CPU workers it was built for (STARPU_MAXCPUS)
+  bool cuda = false, fxt = false;
+};
+Capabilities capabilities();
+
+/// How to start: each setting is already resolved against the STARPU_* environment by core/.
+struct EngineConfig {
+  std::string scheduler;
+  int cpu_workers = -1, cuda_workers = -1;  // -1: StarPU's choice
+  bool calibrate = false;
+  std::string perfmodel_dir;  // empty: StarPU's default
+  std::string fxt_dir;        // empty: no FxT traces
+  bool quiet = false;         // StarPU's own messages too (unless STARPU_SILENT says otherwise)
+  bool record = false;        // record every task (trace, report, summary)
+  int rank = 0;
+  SubmitPolicy policy;        // policy.distributed: start StarPU-MPI
+};
+
+class Engine {
+ public:
+  /// Starts StarPU; throws tessera::Error when it cannot.
+  explicit Engine(const EngineConfig& config);
+  /// Shuts StarPU down (which saves the performance models); the caller waited for the tasks.
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  int cpu_workers() const { return cpu_workers_; }
+  int cuda_workers() const { return cuda_workers_; }
+  bool distributed() const { return distributed_; }
+  /// Waits until every task submitted has run; in a distributed run also for the other
+  /// ranks' tasks this rank exchanges data with (collective).
+  void wait_all();
+  /// Tasks submitted to StarPU and not finished yet.
+  std::size_t pending() const;
+  /// Bytes StarPU-MPI counted as sent by this rank (STARPU_MPI_STATS / STARPU_COMM_STATS), or
+  /// -1 when it does not count.
+  std::int64_t mpi_bytes_sent(int ranks) const;
+  /// A copy of `name` that lives as long as the engine (for task tags).
+  const char* intern(const std::string& name);
+
+  CodeletRegistry& codelets() { return codelets_; }
+  const CodeletRegistry& codelets() const { return codelets_; }
+  DataRegistry& data() { return data_; }
+  Submitter& submitter() { return *submitter_; }
+  const Submitter& submitter() const { return *submitter_; }
+  Recorder* recorder() const { return recorder_.get(); }  // null unless recording
+
+ private:
+  bool distributed_;
+  int cpu_workers_ = 0, cuda_workers_ = 0;
+  CodeletRegistry codelets_;  // destroyed after the shutdown in ~Engine, which saves the models
+  DataRegistry data_;
+  std::unique_ptr<Recorder> recorder_;
+  std::unique_ptr<Submitter> submitter_;
+  std::deque<std::string> names_;
+};
+
+}  // namespace tessera::tasks

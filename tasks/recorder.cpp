@@ -1,0 +1,102 @@
+#include "tasks/recorder.hpp"
+
+#include <starpu_profiling.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "tasks/starpu.hpp"
+
+namespace tessera::tasks {
+
+namespace {
+double to_us(const timespec& t) { return t.tv_sec * 1e6 + t.tv_nsec / 1e3; }
+
+std::string memory_node_name(int node) {
+  char name[64];
+  starpu_memory_node_get_name(static_cast<unsigned>(node), name, sizeof(name));
+  return name;
+}
+
+// What a watched task's callback receives: the recorder and the task's tag.
+struct Watched {
+  Recorder* recorder;
+  starpu_task* task;
+  TaskTag tag;
+};
+}  // namespace
+
+// StarPU's profiling timestamps come from its own clock (CLOCK_MONOTONIC_RAW where it exists),
+// which starpu_timing_now() reads once StarPU is up.
+void Recorder::start_clock() { origin_us_ = starpu_timing_now(); }
+
+void Recorder::watch(starpu_task* task, const TaskTag& tag) {
+  task->callback_func = &Recorder::task_done;
+  task->callback_arg = new Watched{this, task, tag};
+  // starpu_mpi_task_build marks the callback argument as StarPU's to free; it is ours.
+  task->callback_arg_free = 0;
+}
+
+void Recorder::task_done(void* arg) {
+  std::unique_ptr<Watched> w(static_cast<Watched*>(arg));
+  const starpu_profiling_task_info* info = w->task->profiling_info;
+  if (info == nullptr) return;
+  Recorder& self = *w->recorder;
+  trace::TaskEvent e;
+  e.stencil = w->tag.stencil;
+  e.kind = w->tag.kind;
+  if (w->tag.field != nullptr) e.field = w->tag.field;
+  e.tile = w->tag.tile;
+  e.step = static_cast<int>(w->tag.step);
+  e.worker = info->workerid;
+  e.submit_us = to_us(info->submit_time) - self.origin_us_;
+  e.start_us = to_us(info->start_time) - self.origin_us_;
+  e.end_us = to_us(info->end_time) - self.origin_us_;
+  // Model-based schedulers set `predicted` (us); others leave 0, uncalibrated models NaN.
+  if (std::isfinite(w->task->predicted) && w->task->predicted > 0) e.predicted_us = w->task->predicted;
+  std::lock_guard<std::mutex> lock(self.mutex_);
+  self.events_.push_back(std::move(e));
+}
+
+trace::RankTrace Recorder::rank_trace() const {
+  trace::RankTrace r;
+  r.rank = rank_;
+  const unsigned workers = starpu_worker_get_count();
+  for (unsigned w = 0; w < workers; ++w) {
+    char name[64];
+    starpu_worker_get_name(static_cast<int>(w), name, sizeof(name));
+    const bool cuda = starpu_worker_get_type(static_cast<int>(w)) == STARPU_CUDA_WORKER;
+    r.workers.push_back({static_cast<int>(w), name, cuda ? "cuda" : "cpu",
+                         static_cast<int>(starpu_worker_get_memory_node(w))});
+  }
+  // StarPU without FxT reports transfers as totals per bus, and reading them resets them:
+  // keep the running totals here so that every read sees the whole run.
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (int bus = 0; bus < starpu_bus_get_count(); ++bus) {
+    starpu_profiling_bus_info info{};
+    if (starpu_bus_get_profiling_info(bus, &info) != 0 || info.transfer_count == 0) continue;
+    trace::Transfer& total = bus_totals_[bus];
+    total.from = memory_node_name(starpu_bus_get_src(bus));
+    total.to = memory_node_name(starpu_bus_get_dst(bus));
+    total.bytes += static_cast<std::uint64_t>(info.transferred_bytes);
+    total.count += static_cast<std::uint64_t>(info.transfer_count);
+  }
+  for (const auto& [bus, total] : bus_totals_) r.transfers.push_back(total);
+  r.tasks = events_;
+  std::sort(r.tasks.begin(), r.tasks.end(),
+            [](const trace::TaskEvent& a, const trace::TaskEvent& b) { return a.start_us < b.start_us; });
+  if (!r.tasks.empty()) r.begin_us = r.tasks.front().start_us;
+  for (const trace::TaskEvent& t : r.tasks) r.end_us = std::max(r.end_us, t.end_us);
+  return r;
+}
+
+void Recorder::clear() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  events_.clear();
+  bus_totals_.clear();
+  starpu_profiling_bus_info discarded{};  // reading StarPU's bus totals resets them
+  for (int bus = 0; bus < starpu_bus_get_count(); ++bus) starpu_bus_get_profiling_info(bus, &discarded);
+}
+
+}  // namespace tessera::tasks

@@ -1,0 +1,135 @@
+#include "tasks/submit.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+
+#include "tasks/recorder.hpp"
+#include "tasks/starpu.hpp"
+#include "tessera/error.hpp"
+#include "tessera/trace.hpp"
+
+namespace tessera::tasks {
+
+std::string name_of(const TaskTag& tag) {
+  trace::TaskEvent e;
+  e.stencil = tag.stencil;
+  e.kind = tag.kind;
+  e.field = tag.field != nullptr ? tag.field : "";
+  e.tile = tag.tile;
+  e.step = static_cast<int>(tag.step);
+  return trace::task_name(e);
+}
+
+// Says once per run that a task will run without a calibrated model (StarPU predicts NaN for
+// it on some architecture), with the command that calibrates the models. Each data footprint
+// (tile shape) of a codelet is looked at once.
+void Submitter::report_if_uncalibrated(Codelet& c, starpu_task* task) {
+  if (c.cl.model == nullptr) return;
+  for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
+    if (!starpu_worker_can_execute_task(w, task, 0)) continue;
+    starpu_perfmodel_arch* arch =
+        starpu_worker_get_perf_archtype(static_cast<int>(w), STARPU_NMAX_SCHED_CTXS);
+    if (!std::isnan(starpu_task_expected_length(task, arch, 0))) continue;
+    uncalibrated_reported_ = true;
+    if (policy_.quiet) return;
+    char arch_name[128];
+    starpu_perfmodel_get_arch_name(arch, arch_name, sizeof(arch_name), 0);
+    std::cerr << "tessera: the performance model of " << c.name << " on " << arch_name
+              << " is not calibrated, so " << policy_.scheduler
+              << " places such tasks without a prediction; calibrate the models once with: "
+              << policy_.calibrate_command << " (docs/tracing.md)" << std::endl;
+    return;
+  }
+}
+
+void Submitter::submit(Codelet& c, const std::vector<Handle>& first, const std::vector<Handle>& rest,
+                       void* arg, std::size_t arg_size, bool owned, TaskTag tag, Placement place) {
+  tag.stencil = c.stencil.c_str();
+  tag.kind = c.kind.c_str();
+  starpu_task* task = nullptr;
+#ifdef TESSERA_WITH_MPI
+  std::vector<starpu_data_descr> descrs;
+  if (policy_.distributed) {
+    // Every rank submits every task: StarPU-MPI runs it on the owner of the data it writes and
+    // posts the sends and receives of the data it reads from other ranks (the face buffers),
+    // which keeps the graph identical on every rank and lets StarPU-MPI decide the transfers.
+    for (Handle h : first) descrs.push_back({raw(h), c.modes[0]});
+    for (Handle h : rest) descrs.push_back({raw(h), c.modes[1]});
+    task = starpu_mpi_task_build(MPI_COMM_WORLD, &c.cl, STARPU_DATA_MODE_ARRAY, descrs.data(),
+                                 static_cast<int>(descrs.size()), STARPU_PRIORITY, place.priority, 0);
+    if (task == nullptr && owned) std::free(arg);  // another rank runs it
+  }
+#endif
+  if (!policy_.distributed) {
+    task = starpu_task_create();
+    task->cl = &c.cl;
+    const int n = static_cast<int>(first.size() + rest.size());
+    task->nbuffers = n;
+    if (n > STARPU_NMAXBUFS) {
+      task->dyn_handles = static_cast<starpu_data_handle_t*>(std::malloc(n * sizeof(starpu_data_handle_t)));
+      task->dyn_modes = static_cast<starpu_data_access_mode*>(std::malloc(n * sizeof(starpu_data_access_mode)));
+    }
+    int i = 0;
+    for (Handle h : first) {
+      STARPU_TASK_SET_HANDLE(task, raw(h), i);
+      STARPU_TASK_SET_MODE(task, c.modes[0], i);
+      ++i;
+    }
+    for (Handle h : rest) {
+      STARPU_TASK_SET_HANDLE(task, raw(h), i);
+      STARPU_TASK_SET_MODE(task, c.modes[1], i);
+      ++i;
+    }
+  }
+  if (task != nullptr) {  // this rank runs it
+    task->cl_arg = arg;
+    task->cl_arg_size = arg_size;
+    task->cl_arg_free = owned ? 1 : 0;
+    task->priority = place.priority;
+    // A hand-set split pins the first round(F x tiles) tiles to CUDA workers, the rest to CPU
+    // workers; every task of a tile goes the same way, so tiles stay where they are.
+    if (policy_.gpu_fraction >= 0 && tag.tile >= 0)
+      task->where = tag.tile < std::lround(policy_.gpu_fraction * place.tiles) ? STARPU_CUDA : STARPU_CPU;
+    if (policy_.name_tasks) {
+      names_.push_back(name_of(tag));
+      task->name = names_.back().c_str();
+    }
+    if (recorder_ != nullptr) recorder_->watch(task, tag);
+    const bool new_footprint = c.footprints.insert(starpu_task_data_footprint(task)).second;
+    // A calibrating run is the fix itself: nothing to say then.
+    if (new_footprint && !uncalibrated_reported_ && !policy_.calibrating) report_if_uncalibrated(c, task);
+    const int ret = starpu_task_submit(task);
+    if (ret != 0)
+      throw Error("StarPU refused task " + name_of(tag) + " (error " + std::to_string(ret) +
+                  "): no worker can run it; check --ncpu/--ncuda");
+    ++c.submitted;
+    ++submitted_;
+  }
+#ifdef TESSERA_WITH_MPI
+  if (policy_.distributed)
+    starpu_mpi_task_post_build(MPI_COMM_WORLD, &c.cl, STARPU_DATA_MODE_ARRAY, descrs.data(),
+                               static_cast<int>(descrs.size()), STARPU_PRIORITY, place.priority, 0);
+#endif
+}
+
+}  // namespace tessera::tasks
+
+// The accessors the header templates' kernels call (include/tessera/detail/task.hpp).
+namespace tessera::detail {
+
+void* buffer_data(void** buffers, int i) {
+  return reinterpret_cast<void*>(STARPU_VECTOR_GET_PTR(buffers[i]));
+}
+
+std::size_t buffer_elements(void** buffers, int i) { return STARPU_VECTOR_GET_NX(buffers[i]); }
+
+void* cuda_stream() {
+#ifdef STARPU_USE_CUDA
+  return static_cast<void*>(starpu_cuda_get_local_stream());
+#else
+  return nullptr;
+#endif
+}
+
+}  // namespace tessera::detail

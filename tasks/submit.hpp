@@ -1,0 +1,75 @@
+// Task submission: one task of a codelet over handles, with an argument block and a typed tag.
+// The only way tasks enter StarPU.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "tasks/data.hpp"
+
+struct starpu_task;
+
+namespace tessera::tasks {
+
+struct Codelet;
+class Recorder;
+
+/// What a task is: typed, travels with the task, and becomes a name (trace::task_name) only
+/// where one is asked for (a trace, StarPU's FxT traces, an error message).
+struct TaskTag {
+  const char* stencil = "";     ///< the stencil, loop or "reduce": set from the codelet
+  const char* kind = "";        ///< the task kind: set from the codelet
+  const char* field = nullptr;  ///< the field of a halo or reduction task (an interned name)
+  int tile = -1;
+  long step = -1;
+  int rank = 0;                 ///< the rank that runs it: the owner of its tile
+};
+std::string name_of(const TaskTag& tag);
+
+/// How a task is placed: its priority (higher first, for priority-aware schedulers) and, under
+/// a hand-set GPU fraction, how many tiles its tile is one of.
+struct Placement {
+  int tiles = 0;
+  int priority = 0;
+};
+
+/// The run's settings that submission needs.
+struct SubmitPolicy {
+  std::string scheduler;
+  /// A hand-set split (Options::gpu_fraction): the first round(F x tiles) tiles' tasks are
+  /// pinned to CUDA workers, the others' to CPU workers. < 0: the scheduler decides.
+  double gpu_fraction = -1;
+  bool calibrating = false;  // the run calibrates: no message about uncalibrated models
+  bool quiet = false;
+  std::string calibrate_command;  // how to calibrate, for the uncalibrated-model message
+  bool distributed = false;       // every rank submits every task through StarPU-MPI
+  bool name_tasks = false;        // give StarPU each task's name (its FxT traces show them)
+};
+
+class Submitter {
+ public:
+  Submitter(SubmitPolicy policy, Recorder* recorder) : policy_(std::move(policy)), recorder_(recorder) {}
+
+  /// Submits one task of `c`: `first` handles get the kind's first mode, `rest` its second.
+  /// `arg` is the kernel's argument; when `owned`, it was allocated with std::malloc and is
+  /// freed after the task (or at once, by ranks that do not run it).
+  void submit(Codelet& c, const std::vector<Handle>& first, const std::vector<Handle>& rest,
+              void* arg, std::size_t arg_size, bool owned, TaskTag tag, Placement place);
+  /// Tasks this rank submitted to StarPU so far (read by the progress-line thread).
+  std::size_t submitted() const { return submitted_.load(); }
+  /// Drops the task names kept for StarPU; call once every task has run.
+  void forget_names() { names_.clear(); }
+
+ private:
+  void report_if_uncalibrated(Codelet& c, starpu_task* task);
+  SubmitPolicy policy_;
+  Recorder* recorder_;  // null unless recording
+  std::atomic<std::size_t> submitted_{0};
+  bool uncalibrated_reported_ = false;
+  std::deque<std::string> names_;  // StarPU keeps task->name as a pointer
+};
+
+}  // namespace tessera::tasks
