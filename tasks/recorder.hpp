@@ -7,8 +7,10 @@
 #include <mutex>
 #include <vector>
 
-#include "tasks/submit.hpp"
+#include "tasks/tag.hpp"
 #include "tessera/trace.hpp"
+
+struct starpu_task;
 
 namespace tessera::tasks {
 

@@ -7,19 +7,8 @@
 #include "tasks/recorder.hpp"
 #include "tasks/starpu.hpp"
 #include "tessera/error.hpp"
-#include "tessera/trace.hpp"
 
 namespace tessera::tasks {
-
-std::string name_of(const TaskTag& tag) {
-  trace::TaskEvent e;
-  e.stencil = tag.stencil;
-  e.kind = tag.kind;
-  e.field = tag.field != nullptr ? tag.field : "";
-  e.tile = tag.tile;
-  e.step = static_cast<int>(tag.step);
-  return trace::task_name(e);
-}
 
 // Says once per run that a task will run without a calibrated model (StarPU predicts NaN for
 // it on some architecture), with the command that calibrates the models. Each data footprint

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tasks/data.hpp"
+#include "tasks/tag.hpp"
 
 struct starpu_task;
 
@@ -16,18 +17,6 @@ namespace tessera::tasks {
 
 struct Codelet;
 class Recorder;
-
-/// What a task is: typed, travels with the task, and becomes a name (trace::task_name) only
-/// where one is asked for (a trace, StarPU's FxT traces, an error message).
-struct TaskTag {
-  const char* stencil = "";     ///< the stencil, loop or "reduce": set from the codelet
-  const char* kind = "";        ///< the task kind: set from the codelet
-  const char* field = nullptr;  ///< the field of a halo or reduction task (an interned name)
-  int tile = -1;
-  long step = -1;
-  int rank = 0;                 ///< the rank that runs it: the owner of its tile
-};
-std::string name_of(const TaskTag& tag);
 
 /// How a task is placed: its priority (higher first, for priority-aware schedulers) and, under
 /// a hand-set GPU fraction, how many tiles its tile is one of.
