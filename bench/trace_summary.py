@@ -31,7 +31,7 @@ for path in sys.argv[1:]:
         workers = len({e["tid"] for e in tasks})
         busy = defaultdict(float)
         for e in tasks:
-            busy[e.get("cat") or e["name"].split(":")[-1]] += e["dur"]
+            busy[e["cat"]] += e["dur"]  # the task kind, from its tag
         span = end - start
         idle = span * workers - sum(busy.values())
         kinds = " ".join(f"{k}={v / 1e3:.1f}ms" for k, v in sorted(busy.items()))
