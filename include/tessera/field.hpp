@@ -28,8 +28,9 @@ const char* element_name() {
 
 template <class T>
 std::uint64_t element_bits(T v) {
+  // Unsupported types wider than 8 bytes are refused by the library; never copy past `bits`.
   std::uint64_t bits = 0;
-  std::memcpy(&bits, &v, sizeof(T));
+  std::memcpy(&bits, &v, sizeof(T) < sizeof(bits) ? sizeof(T) : sizeof(bits));
   return bits;
 }
 

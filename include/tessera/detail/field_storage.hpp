@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "tessera/boundary.hpp"
-#include "tessera/detail/task.hpp"
 #include "tessera/index.hpp"
 
 namespace tessera::detail {
