@@ -74,7 +74,8 @@ std::string check_stencil_name(const std::string& name) {
 
 void check_stencil_fields(const std::string& stencil, int radius,
                           const std::vector<FieldStorage*>& inputs,
-                          const std::vector<FieldStorage*>& outputs) {
+                          const std::vector<FieldStorage*>& outputs,
+                          const std::vector<bool>& centre_only) {
   const GridSpec& grid = inputs.front()->grid();
   std::vector<FieldStorage*> all = inputs;
   all.insert(all.end(), outputs.begin(), outputs.end());
@@ -83,12 +84,16 @@ void check_stencil_fields(const std::string& stencil, int radius,
       throw Error("stencil '" + stencil + "': field '" + f->name() +
                   "' is on a different grid (extent, tile or periodicity) than field '" +
                   inputs.front()->name() + "'; create all fields of one stencil on one Grid");
-  for (FieldStorage* f : inputs)
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const FieldStorage* f = inputs[k];
+    if (k < centre_only.size() && centre_only[k]) continue;  // read at the point only
     if (f->halo() < radius)
       throw Error("stencil '" + stencil + "' has radius " + std::to_string(radius) +
                   " but input field '" + f->name() + "' has halo width " +
                   std::to_string(f->halo()) + "; create the field with a halo >= " +
-                  std::to_string(radius));
+                  std::to_string(radius) + ", or pass it as tessera::centre(" + f->name() +
+                  ") if the stencil reads it at the point only");
+  }
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     for (FieldStorage* in : inputs)
       if (in == outputs[i])
@@ -114,6 +119,31 @@ std::string type_names(const std::vector<FieldStorage*>& fields) {
   std::string out;
   for (FieldStorage* f : fields) out += (out.empty() ? "" : "-") + f->type_name();
   return out;
+}
+
+}  // namespace tessera::detail
+
+namespace tessera::detail {
+
+void check_vertex_mirror(const std::string& stencil, int radius,
+                         const std::vector<FieldStorage*>& inputs,
+                         const std::vector<bool>& centre_only) {
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const FieldStorage& f = *inputs[k];
+    if (centre_only[k]) continue;
+    for (int a = 0; a < f.grid().dims; ++a) {
+      const auto& faces = f.faces().face[a];
+      const bool vertex = faces[0].kind == Boundary::Kind::NeumannVertex ||
+                          faces[1].kind == Boundary::Kind::NeumannVertex;
+      if (vertex && f.thinnest_tile(a) < radius + 1)
+        throw Error("stencil '" + stencil + "' has radius " + std::to_string(radius) +
+                    " and field '" + f.name() + "' has a NeumannVertex face along " + axis_name(a) +
+                    ", whose ghost -" + std::to_string(radius) + " mirrors interior point " +
+                    std::to_string(radius) + ", but a tile is only " +
+                    std::to_string(f.thinnest_tile(a)) + " point(s) thick there; choose tiles " +
+                    "(the last one included) at least " + std::to_string(radius + 1) + " thick");
+    }
+  }
 }
 
 }  // namespace tessera::detail

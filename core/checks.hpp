@@ -17,11 +17,17 @@ void check_field(int halo, std::size_t element_size, const char* type_name, cons
 /// Periodic); checks that periodic faces match periodic axes and that Dirichlet values are
 /// exact in the element type.
 FaceSpecs checked_faces(const GridSpec& grid, FaceSpecs faces, const char* type_name);
-/// The fields of one stencil application: one grid, halos at least the radius, no field both
-/// read and written or written twice, tiles at least as thick as the radius.
+/// The fields of one stencil application: one grid, halos at least the radius (but for
+/// centre-only inputs), no field both read and written or written twice, tiles at least as
+/// thick as the radius.
 void check_stencil_fields(const std::string& stencil, int radius,
                           const std::vector<FieldStorage*>& inputs,
-                          const std::vector<FieldStorage*>& outputs);
+                          const std::vector<FieldStorage*>& outputs,
+                          const std::vector<bool>& centre_only = {});
+/// Inputs with a NeumannVertex face: tiles at least radius + 1 thick along that axis.
+void check_vertex_mirror(const std::string& stencil, int radius,
+                         const std::vector<FieldStorage*>& inputs,
+                         const std::vector<bool>& centre_only);
 /// A global point of a field's grid: inside the extent.
 void check_point(const GridSpec& grid, const Extent3& p);
 /// "double-float": the element types of `fields`, for codelet symbols.

@@ -313,17 +313,18 @@ void FieldStorage::read_point(const Extent3& p, void* out) const {
   comm::broadcast(out, element_size_, owner(tile));
 }
 
-std::vector<double> FieldStorage::from_owners(const std::vector<double>& per_tile) const {
+std::vector<double> FieldStorage::from_owners(const std::vector<double>& per_tile, int width) const {
   std::vector<double> out(per_tile.size());
+  const std::size_t bytes = sizeof(double) * static_cast<std::size_t>(width);
   share_owned(
       *this,
       [&](int t, std::vector<unsigned char>& packed) {
-        const auto* v = reinterpret_cast<const unsigned char*>(&per_tile[static_cast<std::size_t>(t)]);
-        packed.insert(packed.end(), v, v + sizeof(double));
+        const auto* v = reinterpret_cast<const unsigned char*>(&per_tile[static_cast<std::size_t>(t * width)]);
+        packed.insert(packed.end(), v, v + bytes);
       },
       [&](int t, const unsigned char* from) {
-        std::memcpy(&out[static_cast<std::size_t>(t)], from, sizeof(double));
-        return from + sizeof(double);
+        std::memcpy(&out[static_cast<std::size_t>(t * width)], from, bytes);
+        return from + bytes;
       });
   return out;
 }

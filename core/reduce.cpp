@@ -1,40 +1,89 @@
-// Reductions: one task per tile writes its tile's result; every rank then folds the tiles'
-// results in tile order, so the answer is the same for any schedule, worker or rank count.
+// Reductions: each task of a loop with reductions writes its tile's partial results; every
+// rank then folds the tiles' results in tile order, so the answer is the same for any
+// schedule, worker, backend or rank count.
+#include "core/reduce.hpp"
+
 #include "core/context.hpp"
 #include "core/field_impl.hpp"
-#include "core/tile_tasks.hpp"
-#include "tessera/reduce.hpp"
+
+#include <limits>
 
 namespace tessera::detail {
 
-double reduce_tiles(FieldStorage& s, ReduceOp op, const TaskKind& kind, const ArgBlock& args) {
+struct PendingReduction {
+  FieldStorage* field;  // kept alive by the caller (Reduction holds the loop's fields)
+  std::vector<ReduceOp> ops;
+  // Per tile: [tile results, one set per row of its window], 2 doubles per reduction, in
+  // memory on the tile's owner only; no handle where the loop's box misses the tile.
+  std::vector<std::vector<double>> partial;
+  std::vector<tasks::Handle> handles;
+  bool finished = false;
+
+  ~PendingReduction() {
+    if (finished) return;
+    try {
+      tasks::DataRegistry& data = field->context().engine->data();
+      for (tasks::Handle h : handles)
+        if (h != nullptr) data.unregister(h);
+    } catch (...) {
+      // The Runtime ended first: StarPU and its handles are gone with it.
+    }
+  }
+};
+
+std::shared_ptr<PendingReduction> start_reduction(TileTaskCall& call, FieldStorage& s,
+                                                  const std::vector<ReduceOp>& ops) {
   tasks::Engine& engine = *s.context().engine;
-  TileTaskCall call{&engine.codelets().get("reduce", s.type_name(), kind), {&s}, {}, args};
-  call.field = s.impl().tag_name;
-  // Per tile: [tile result, one partial per row], in memory only on the tile's owner.
-  std::vector<std::vector<double>> partial(static_cast<std::size_t>(s.tiles()));
+  auto p = std::make_shared<PendingReduction>();
+  p->field = &s;
+  p->ops = ops;
+  const std::size_t width = 2 * ops.size();
+  p->partial.resize(static_cast<std::size_t>(s.tiles()));
   for (int t = 0; t < s.tiles(); ++t) {
-    const TileGeometry geo = s.geometry(t);
-    auto& p = partial[static_cast<std::size_t>(t)];
-    const auto size = static_cast<std::size_t>(1 + geo.extent[1] * geo.extent[2]);
-    if (s.mine(t)) p.assign(size, 0.0);
-    call.extra.push_back(engine.data().register_vector(s.mine(t) ? p.data() : nullptr, size,
-                                                       sizeof(double), s.owner(t)));
+    const TileWindow w = tile_window(s.geometry(t), call.lo, call.hi);
+    tasks::Handle h = nullptr;
+    if (!w.empty()) {
+      auto& part = p->partial[static_cast<std::size_t>(t)];
+      const auto size = width * static_cast<std::size_t>(1 + w.extent[1] * w.extent[2]);
+      if (s.mine(t)) part.assign(size, 0.0);
+      h = engine.data().register_vector(s.mine(t) ? part.data() : nullptr, size, sizeof(double),
+                                        s.owner(t));
+    }
+    p->handles.push_back(h);
   }
-  submit_tile_tasks(call);
-  std::vector<double> tile_result(static_cast<std::size_t>(s.tiles()), 0.0);
+  call.extra = p->handles;
+  return p;
+}
+
+std::vector<double> finish_reduction(PendingReduction& p) {
+  FieldStorage& s = *p.field;
+  tasks::DataRegistry& data = s.context().engine->data();
+  const std::size_t width = 2 * p.ops.size();
+  std::vector<double> tile_result(width * static_cast<std::size_t>(s.tiles()), 0.0);
   for (int t = 0; t < s.tiles(); ++t) {
-    engine.data().unregister(call.extra[static_cast<std::size_t>(t)]);  // waits, brings it home
-    if (s.mine(t)) tile_result[static_cast<std::size_t>(t)] = partial[static_cast<std::size_t>(t)][0];
+    const auto ut = static_cast<std::size_t>(t);
+    if (p.handles[ut] == nullptr) continue;
+    data.unregister(p.handles[ut]);  // waits, brings the results home
+    if (s.mine(t))
+      for (std::size_t k = 0; k < width; ++k) tile_result[ut * width + k] = p.partial[ut][k];
   }
-  // Every rank folds every tile's result in tile order: the same bits for any rank count.
-  tile_result = s.from_owners(tile_result);
-  double acc = 0;
-  for (int t = 0; t < s.tiles(); ++t) {
-    const double v = tile_result[static_cast<std::size_t>(t)];
-    acc = t == 0 ? v : combine(op, acc, v);
+  p.finished = true;
+  // Every rank folds every tile's results in tile order: the same bits for any rank count.
+  tile_result = s.from_owners(tile_result, static_cast<int>(width));
+  std::vector<double> out;
+  for (std::size_t k = 0; k < p.ops.size(); ++k) {
+    double acc[2] = {0.0, 0.0};
+    for (int t = 0; t < s.tiles(); ++t) {
+      const double* r = &tile_result[static_cast<std::size_t>(t) * width + 2 * k];
+      if (r[1] != 0.0) accumulate(p.ops[k], acc, r[0]);
+    }
+    if (acc[1] == 0.0)  // no value reached this reduction: its identity
+      acc[0] = p.ops[k] == ReduceOp::Sum ? 0.0
+               : p.ops[k] == ReduceOp::Min ? std::numeric_limits<double>::infinity()
+                                           : -std::numeric_limits<double>::infinity();
+    out.push_back(acc[0]);
   }
-  return acc;
+  return out;
 }
 
 }  // namespace tessera::detail

@@ -2,6 +2,7 @@
 // loops) put their tasks on tiles.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "tasks/codelets.hpp"
@@ -22,9 +23,22 @@ struct TileTaskCall {
   /// Per tile, one more written buffer after the fields' tiles (e.g. a reduction's partial
   /// results); empty: none.
   std::vector<tasks::Handle> extra;
+  /// The points visited, [lo, hi) in global indices: tiles outside get no task, the others a
+  /// frame clipped to it. Default: every point.
+  Extent3 lo{0, 0, 0};
+  Extent3 hi{INT64_MAX, INT64_MAX, INT64_MAX};
 };
 
-/// Submits one task per tile of the call's fields (all on one tiling), in tile order. Tiles
+/// The part of a tile inside [lo, hi): its global origin and extent (0 along some axis when
+/// they do not meet).
+struct TileWindow {
+  Extent3 origin, extent;
+  bool empty() const { return extent[0] <= 0 || extent[1] <= 0 || extent[2] <= 0; }
+};
+TileWindow tile_window(const TileGeometry& tile, const Extent3& lo, const Extent3& hi);
+
+/// Submits one task per tile of the call's fields (all on one tiling) that meets the call's
+/// window, in tile order. Tiles
 /// at a rank edge go first (priority): their new values feed the faces other ranks wait for.
 void submit_tile_tasks(const TileTaskCall& call);
 

@@ -135,6 +135,10 @@ std::vector<TileHaloPlan> plan_halos(const Tiling& tiling, const Extent3& halo,
           // ghost -w+i mirrors to w-1-i; ghost n+i mirrors to n-1-i
           base[a] = d[a] < 0 ? width - 1 : t.extent[a] - 1;
           sign[a] = -1;
+        } else if (rule == Boundary::Kind::NeumannVertex) {
+          // about the first point: ghost -w+i mirrors to w-i; ghost n+i mirrors to n-2-i
+          base[a] = d[a] < 0 ? width : t.extent[a] - 2;
+          sign[a] = -1;
         } else if (constant_axis < 0) {
           constant_axis = a;
           r.constant_bits = rules.constant_bits[a][side];

@@ -104,7 +104,8 @@ struct TileHaloPlan {
 
 // Builds the halo plan of every tile. Ghost value rule (shared with the serial reference):
 // map the ghost point's global index axis by axis (wrap on a neighbour/periodic axis, mirror
-// i -> -1-i on a Neumann face); if any axis falls on a Dirichlet face, the value is the constant
+// i -> -1-i on a Neumann face, i -> -i on a NeumannVertex face, whose tile must then be at
+// least width + 1 thick); if any axis falls on a Dirichlet face, the value is the constant
 // of the lowest such axis; otherwise it is the value at the mapped interior point.
 // `halo` is the field's ghost width per axis, `width` the stencil radius (<= halo),
 // `box` whether diagonal neighbours are read, `dims` 2 or 3.

@@ -7,16 +7,21 @@ namespace tessera {
 
 /// What the ghost layers outside a domain face hold.
 ///  - Dirichlet: a constant value.
-///  - Neumann: zero gradient, the interior mirrored (ghost -1-i takes interior i).
+///  - Neumann: zero gradient, cell-centred: the interior mirrored about the face (ghost -1-i
+///    takes interior i).
+///  - NeumannVertex: zero gradient, vertex-centred: mirrored about the first point (ghost -i
+///    takes interior i, so ghost -1 takes interior 1), as classic finite-difference codes
+///    (Aliev-Panfilov) write it. Tiles at the face must be at least radius + 1 thick.
 ///  - Periodic: the opposite side of the domain; the grid axis must be periodic.
 struct Boundary {
-  enum class Kind { Dirichlet, Neumann, Periodic };
+  enum class Kind { Dirichlet, Neumann, Periodic, NeumannVertex };
   Kind kind = Kind::Dirichlet;
   double value = 0.0;
 
   static Boundary dirichlet(double v) { return {Kind::Dirichlet, v}; }
   static Boundary neumann() { return {Kind::Neumann, 0.0}; }
   static Boundary periodic() { return {Kind::Periodic, 0.0}; }
+  static Boundary neumann_vertex() { return {Kind::NeumannVertex, 0.0}; }
 };
 
 /// Boundary per face: face[axis][0] is the low face, face[axis][1] the high face.

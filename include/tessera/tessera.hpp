@@ -1,11 +1,13 @@
 // Tessera: tiled structured-grid stencils scheduled by StarPU on CPU (Kokkos) and CUDA workers.
 #pragma once
 
+#include "tessera/access.hpp"
 #include "tessera/boundary.hpp"
 #include "tessera/error.hpp"
 #include "tessera/field.hpp"
 #include "tessera/grid.hpp"
 #include "tessera/index.hpp"
+#include "tessera/loop.hpp"
 #include "tessera/macros.hpp"
 #include "tessera/reduce.hpp"
 #include "tessera/runtime.hpp"

@@ -10,8 +10,9 @@ namespace tessera::detail {
 template struct Interior<3, apps::Heat3d, TypeList<double>, TypeList<double>>;
 template struct Interior<2, apps::Jacobi2d, TypeList<float, float>, TypeList<float>>;
 template struct Interior<2, apps::Life, TypeList<std::uint8_t>, TypeList<std::uint8_t>>;
-template struct TileReduce<double, ReduceOp::Sum, AsDouble<double>>;
-template struct TileReduce<std::uint8_t, ReduceOp::Max, AsDouble<std::uint8_t>>;
+template struct TilePoints<3, ReduceValue<AsDouble<double>, Sum>, TypeList<In<double>>, TypeList<Sum>>;
+template struct TilePoints<2, ReduceValue<AsDouble<std::uint8_t>, Max>, TypeList<In<std::uint8_t>>,
+                           TypeList<Max>>;
 }  // namespace tessera::detail
 
 // The entries a CUDA-enabled StarPU would be given.

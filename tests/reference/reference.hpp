@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <tuple>
 #include <utility>
@@ -33,7 +34,8 @@ struct Padded {
   std::int64_t sy = 0, sz = 0, origin = 0;  // origin: offset of interior point (0,0,0)
 };
 
-// The ghost value rule: wrap periodic axes, mirror Neumann faces (-1-i), and the constant of
+// The ghost value rule: wrap periodic axes, mirror Neumann faces (-1-i) and NeumannVertex faces
+// (-i), and the constant of
 // the lowest axis that lands on a Dirichlet face.
 template <class T, int D>
 T ghost_value(const Domain<D>& dom, const RefField<T, D>& f, std::array<std::int64_t, 3> p) {
@@ -47,6 +49,8 @@ T ghost_value(const Domain<D>& dom, const RefField<T, D>& f, std::array<std::int
       p[a] = ((p[a] % n) + n) % n;
     } else if (b.kind == tessera::Boundary::Kind::Neumann) {
       p[a] = p[a] < 0 ? -1 - p[a] : 2 * n - 1 - p[a];
+    } else if (b.kind == tessera::Boundary::Kind::NeumannVertex) {
+      p[a] = p[a] < 0 ? -p[a] : 2 * (n - 1) - p[a];
     } else {
       if (!constant) constant = b.value;
       p[a] = 0;
@@ -131,6 +135,69 @@ double tiled_fold(const std::vector<T>& values, std::array<std::int64_t, 3> n,
         first_tile = false;
       }
   return total;
+}
+
+// One contribution to a partial result (value, any), written independently of the library.
+inline void fold(tessera::detail::ReduceOp op, double* slot, double v) {
+  using tessera::detail::ReduceOp;
+  if (slot[1] == 0)
+    slot[0] = v;
+  else if (op == ReduceOp::Sum)
+    slot[0] = slot[0] + v;
+  else if (op == ReduceOp::Min)
+    slot[0] = v < slot[0] ? v : slot[0];
+  else
+    slot[0] = v > slot[0] ? v : slot[0];
+  slot[1] = 1;
+}
+
+// A pointwise loop over the box [lo, hi) (global indices, unused axes 0..1) of a grid cut in
+// tiles of `tile`, with K reductions of ops `ops`: call(idx, flat, slots) applies the user's
+// functor at one point (flat: its x-fastest index), its Reducers writing into `slots`
+// (2 doubles per reduction). Points are visited, and contributions folded, the way Tessera
+// defines it: each tile's window row by row in x order, rows in order, tiles in tile order.
+// Returns the reductions (0, +inf, -inf when nothing was contributed).
+template <int D, std::size_t K, class Call>
+std::array<double, K> loop(const Domain<D>& dom, std::array<std::int64_t, 3> tile,
+                           std::array<std::int64_t, 3> lo, std::array<std::int64_t, 3> hi,
+                           std::array<tessera::detail::ReduceOp, K> ops, Call call) {
+  std::array<std::int64_t, 3> count{};
+  for (int a = 0; a < 3; ++a) count[a] = (dom.n[a] + tile[a] - 1) / tile[a];
+  std::array<double, 2 * K + 1> total{}, tile_acc{}, row{};
+  for (std::int64_t tz = 0; tz < count[2]; ++tz)
+    for (std::int64_t ty = 0; ty < count[1]; ++ty)
+      for (std::int64_t tx = 0; tx < count[0]; ++tx) {
+        const std::array<std::int64_t, 3> t{tx, ty, tz};
+        std::array<std::int64_t, 3> a0{}, a1{};
+        for (int a = 0; a < 3; ++a) {
+          a0[a] = std::max(t[a] * tile[a], lo[a]);
+          a1[a] = std::min(std::min(dom.n[a], (t[a] + 1) * tile[a]), hi[a]);
+        }
+        if (a0[0] >= a1[0] || a0[1] >= a1[1] || a0[2] >= a1[2]) continue;
+        for (std::size_t k = 0; k < K; ++k) tile_acc[2 * k + 1] = 0;
+        for (std::int64_t z = a0[2]; z < a1[2]; ++z)
+          for (std::int64_t y = a0[1]; y < a1[1]; ++y) {
+            for (std::size_t k = 0; k < K; ++k) row[2 * k + 1] = 0;
+            for (std::int64_t x = a0[0]; x < a1[0]; ++x) {
+              tessera::Index<D> idx;
+              idx[0] = x;
+              idx[1] = y;
+              if constexpr (D == 3) idx[2] = z;
+              call(idx, static_cast<std::size_t>(x + dom.n[0] * (y + dom.n[1] * z)), row.data());
+            }
+            for (std::size_t k = 0; k < K; ++k)
+              if (row[2 * k + 1] != 0) fold(ops[k], &tile_acc[2 * k], row[2 * k]);
+          }
+        for (std::size_t k = 0; k < K; ++k)
+          if (tile_acc[2 * k + 1] != 0) fold(ops[k], &total[2 * k], tile_acc[2 * k]);
+      }
+  std::array<double, K> out{};
+  for (std::size_t k = 0; k < K; ++k)
+    out[k] = total[2 * k + 1] != 0 ? total[2 * k]
+             : ops[k] == tessera::detail::ReduceOp::Sum ? 0.0
+             : ops[k] == tessera::detail::ReduceOp::Min ? std::numeric_limits<double>::infinity()
+                                                        : -std::numeric_limits<double>::infinity();
+  return out;
 }
 
 }  // namespace reference

@@ -58,6 +58,8 @@ class FieldStorage {
   const std::string& name() const { return name_; }
   const std::string& type_name() const { return type_; }
   std::size_t element_size() const { return element_size_; }
+  /// The boundary conditions, defaulted faces resolved.
+  const FaceSpecs& faces() const { return faces_; }
   /// The runtime this field was created in (throws once it has ended).
   Context& context() const;
   int tiles() const;
@@ -81,7 +83,8 @@ class FieldStorage {
   /// broadcasts it). Collective.
   void read_point(const Extent3& p, void* out) const;
   /// `per_tile[t]` as computed by tile t's owner, on every rank. Collective.
-  std::vector<double> from_owners(const std::vector<double>& per_tile) const;
+  /// `width` values per tile (per_tile[t * width + k]).
+  std::vector<double> from_owners(const std::vector<double>& per_tile, int width = 1) const;
 
   /// Submits halo-pack and boundary tasks so every tile's ghost layers hold `width` layers
   /// for a stencil of that shape; skipped when nothing was written since the last exchange.

@@ -49,6 +49,26 @@ void launch_points(const typename K::Args& a, const Pointers<K::kFields>& base) 
                   static_cast<unsigned>(a.frame.extent(2)));
   point_kernel<K><<<grid, block, 0, static_cast<cudaStream_t>(cuda_stream())>>>(a, base);
 }
+
+// With reductions: one thread per row, each visiting its row in x order as the CPU does, then
+// one thread folding the rows in order (slow, but the same bits as the CPU).
+template <class K>
+__global__ void row_kernel(typename K::Args a, Pointers<K::kBuffers> base) {
+  const std::int64_t r = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
+  if (r < a.frame.extent(1) * a.frame.extent(2)) K::row(a, base.p, r % a.frame.extent(1), r / a.frame.extent(1));
+}
+template <class K>
+__global__ void fold_rows_kernel(typename K::Args a, double* partial) {
+  K::fold_rows(a, partial);
+}
+
+template <class K>
+void launch_rows(const typename K::Args& a, const Pointers<K::kBuffers>& base) {
+  const std::int64_t rows = a.frame.extent(1) * a.frame.extent(2);
+  cudaStream_t stream = static_cast<cudaStream_t>(cuda_stream());
+  row_kernel<K><<<static_cast<unsigned>((rows + 127) / 128), 128, 0, stream>>>(a, base);
+  fold_rows_kernel<K><<<1, 1, 0, stream>>>(a, static_cast<double*>(base.p[K::kFields]));
+}
 #endif
 
 }  // namespace tessera::detail

@@ -1,0 +1,178 @@
+// The one per-tile point loop behind stencils, loops and reductions: the user's functor at every
+// point of a tile's window, called with its accessors in the user's order and its reducers.
+// Buffers: the fields read (In), then the fields written (Out, InOut), then, with reductions,
+// one buffer of partial results.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "tessera/access.hpp"
+#include "tessera/detail/kernel_launch.hpp"
+
+namespace tessera::detail {
+
+template <class... T>
+struct TypeList {};
+
+template <class A>
+struct AccessOf;
+template <class T>
+struct AccessOf<In<T>> {
+  static constexpr bool reads = true;
+  using type = T;
+};
+template <class T>
+struct AccessOf<Out<T>> {
+  static constexpr bool reads = false;
+  using type = T;
+};
+template <class T>
+struct AccessOf<InOut<T>> {
+  static constexpr bool reads = false;
+  using type = T;
+};
+
+template <int N>
+struct AccessRules {
+  AccessRule rule[N];
+};
+struct NoAccessRules {};
+
+/// What the argument block carries besides the frame: the user's functor and, in checking
+/// mode, one access rule per input.
+template <class F, int NIn>
+struct Payload {
+  F f;
+  std::conditional_t<(TESSERA_CHECKED_ACCESS != 0 && NIn > 0), AccessRules<NIn>, NoAccessRules> rules;
+};
+
+template <int D, class F, class Accessors, class Reductions>
+struct TilePoints;
+
+template <int D, class F, class... A, class... R>
+struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
+  static constexpr int kFields = static_cast<int>(sizeof...(A));
+  static constexpr int kIn = (0 + ... + (AccessOf<A>::reads ? 1 : 0));
+  static constexpr int kReduce = static_cast<int>(sizeof...(R));
+  static constexpr int kBuffers = kFields + (kReduce > 0 ? 1 : 0);
+  using Args = TileArgs<Payload<F, kIn>, kFields>;
+
+  /// The buffer (and frame field) of accessor j: reads first, then writes, each in order.
+  TESSERA_HD static constexpr int buffer_of(int j) {
+    constexpr bool reads[] = {AccessOf<A>::reads..., false};
+    int before = 0;
+    for (int k = 0; k < j; ++k) before += reads[k] == reads[j] ? 1 : 0;
+    return reads[j] ? before : kIn + before;
+  }
+
+  template <std::size_t J>
+  TESSERA_HD static auto accessor(const Args& a, void* const* base, std::int64_t x, std::int64_t y,
+                                  std::int64_t z) {
+    using Acc = std::tuple_element_t<J, std::tuple<A...>>;
+    using T = typename AccessOf<Acc>::type;
+    constexpr int b = buffer_of(static_cast<int>(J));
+    const TileFrame<kFields>& t = a.frame;
+    const std::int64_t at = t.offset0(b) + x + y * t.sy(b) + z * t.sz(b);
+    if constexpr (AccessOf<Acc>::reads) {
+#if TESSERA_CHECKED_ACCESS
+      return Acc{static_cast<const T*>(base[b]) + at, t.sy(b), t.sz(b), &a.f.rules.rule[b]};
+#else
+      return Acc{static_cast<const T*>(base[b]) + at, t.sy(b), t.sz(b)};
+#endif
+    } else {
+      return Acc{static_cast<T*>(base[b]) + at};
+    }
+  }
+
+  template <std::size_t... J, std::size_t... K>
+  TESSERA_HD static void call(const Args& a, void* const* base, std::int64_t x, std::int64_t y,
+                              std::int64_t z, double* slots, std::index_sequence<J...>,
+                              std::index_sequence<K...>) {
+    const TileFrame<kFields>& t = a.frame;
+    Index<D> idx;
+    idx[0] = t.origin(0) + x;
+    idx[1] = t.origin(1) + y;
+    if constexpr (D == 3) idx[2] = t.origin(2) + z;
+    a.f.f(idx, accessor<J>(a, base, x, y, z)..., Reducer<R>{slots + 2 * K}...);
+  }
+
+  /// The one place the user's functor is called, by both backends. `slots`: this row's
+  /// partial results (2 doubles per reduction), unused without reductions.
+  TESSERA_HD static void point(const Args& a, void* const* base, std::int64_t x, std::int64_t y,
+                               std::int64_t z, double* slots = nullptr) {
+    call(a, base, x, y, z, slots, std::index_sequence_for<A...>{}, std::index_sequence_for<R...>{});
+  }
+
+  // Partial results: [the tile's, then one set per row], 2 doubles (value, any) per reduction.
+  TESSERA_HD static double* row_slots(const Args& a, void* const* base, std::int64_t y,
+                                      std::int64_t z) {
+    if constexpr (kReduce == 0) return nullptr;
+    return static_cast<double*>(base[kFields]) + 2 * kReduce * (1 + y + z * a.frame.extent(1));
+  }
+
+  /// One row in x order: the order reductions fold in on either backend.
+  TESSERA_HD static void row(const Args& a, void* const* base, std::int64_t y, std::int64_t z) {
+    double* slots = row_slots(a, base, y, z);
+    for (int k = 0; k < kReduce; ++k) slots[2 * k + 1] = 0.0;
+    for (std::int64_t x = 0; x < a.frame.extent(0); ++x) point(a, base, x, y, z, slots);
+  }
+
+  /// Folds the rows' partial results in row order into the tile's.
+  TESSERA_HD static void fold_rows(const Args& a, double* partial) {
+    if constexpr (kReduce > 0) {
+      constexpr ReduceOp ops[] = {op_of<R>()...};
+      const std::int64_t rows = a.frame.extent(1) * a.frame.extent(2);
+      for (int k = 0; k < kReduce; ++k) {
+        partial[2 * k + 1] = 0.0;
+        for (std::int64_t r = 0; r < rows; ++r) {
+          const double* s = partial + 2 * kReduce * (1 + r) + 2 * k;
+          if (s[1] != 0.0) accumulate(ops[k], partial + 2 * k, s[0]);
+        }
+      }
+    }
+  }
+
+  static void cpu(void** buffers, void* arg) {
+    const Args a = *static_cast<const Args*>(arg);  // a local copy: no aliasing with outputs
+    void* base[kBuffers];
+    for (int k = 0; k < kBuffers; ++k) base[k] = buffer_data(buffers, k);
+    parallel_rows(a.frame.extent(1), a.frame.extent(2),
+                  [&](std::int64_t y, std::int64_t z) { row(a, base, y, z); });
+    if constexpr (kReduce > 0) fold_rows(a, static_cast<double*>(base[kFields]));
+  }
+
+#if defined(__CUDACC__)
+  static void cuda(void** buffers, void* arg) {
+    const Args& a = *static_cast<const Args*>(arg);
+    Pointers<kBuffers> base;
+    for (int k = 0; k < kBuffers; ++k) base.p[k] = buffer_data(buffers, k);
+    if constexpr (kReduce == 0)
+      launch_points<TilePoints>(a, base);
+    else
+      launch_rows<TilePoints>(a, base);
+  }
+#endif
+
+  /// The task kind: inputs read, the rest (outputs, partial results) `rest`.
+  static TaskKind kind(const char* name, Access rest, bool untimed = false) {
+#if defined(__CUDACC__)
+    return {name, Access::Read, rest, &cpu, &cuda, untimed};
+#else
+    return {name, Access::Read, rest, &cpu, nullptr, untimed};
+#endif
+  }
+};
+
+/// Copies `text` into a fixed-size field of an access rule, truncated.
+template <std::size_t N>
+void copy_name(char (&to)[N], const std::string& text) {
+  std::size_t n = text.size() < N - 1 ? text.size() : N - 1;
+  for (std::size_t i = 0; i < n; ++i) to[i] = text[i];
+  to[n] = '\0';
+}
+
+}  // namespace tessera::detail
