@@ -10,6 +10,7 @@
 
 #include "apps/heat3d/heat3d.hpp"
 #include "apps/life/life.hpp"
+#include "tests/app_cases.hpp"
 #include "tests/stencil_cases.hpp"
 
 namespace {
@@ -144,6 +145,33 @@ TEST(Distributed, OnlyTilesAtRankEdgesAreRankEdgeTiles) {
     EXPECT_GT(edge, 0);
     EXPECT_LT(edge, u.storage().tiles());
   }
+}
+
+// Cardiac on tiles spread over the ranks: the reference's bits; and per step only e crosses
+// ranks (the recovery variable r, read by the pointwise loop only, has no halo): one face
+// buffer per tile of each cut plane in each direction, as for a lone radius-1 stencil on e.
+TEST(Distributed, CardiacMatchesReferenceAndOnlyECrossesRanks) {
+  test::expect_cardiac_matches_reference<2>(tessera::Grid<2>({128, 24}, {32, 6}), 10, true);
+  test::expect_cardiac_matches_reference<3>(tessera::Grid<3>({128, 8, 6}, {32, 4, 3}), 5, true);
+  const std::array<std::int64_t, 3> n{128, 8, 8}, tile{32, 4, 4};
+  const tessera::Grid<3> grid({n[0], n[1], n[2]}, {tile[0], tile[1], tile[2]});
+  apps::Cardiac<3> model(grid);
+  const std::array<int, 3> ranks = model.e.storage().rank_grid();
+  std::int64_t plane_tiles = 0, plane_points = 0;
+  for (int a = 0; a < 3; ++a) {
+    const int b = (a + 1) % 3, c = (a + 2) % 3;
+    plane_tiles += (ranks[a] - 1) * (n[b] / tile[b]) * (n[c] / tile[c]);
+    plane_points += (ranks[a] - 1) * n[b] * n[c];
+  }
+  const int steps = 3;
+  runtime->wait();
+  const tessera::Traffic before = runtime->traffic();
+  for (int s = 0; s < steps; ++s) model.advance();
+  runtime->wait();
+  const tessera::Traffic after = runtime->traffic();
+  EXPECT_EQ(after.messages - before.messages, steps * 2 * plane_tiles);
+  EXPECT_EQ(after.bytes - before.bytes, steps * 2 * 8 * plane_points);
+  if (runtime->ranks() > 1) EXPECT_GT(plane_tiles, 0);
 }
 
 }  // namespace

@@ -1,0 +1,119 @@
+// The Aliev-Panfilov cardiac model of the Panda paper (after the classic finite-difference
+// code): e_t = delta lap(e) - k e (e - a)(e - 1) - e r,
+//          r_t = -(eps + mu1 r / (mu2 + e)) (r + k e (e - b - 1)),
+// explicit Euler, vertex-centred mirror (Neumann) boundaries. Diffusion is a stencil on e;
+// reaction and the ODE of r are a pointwise loop updating e and r in place, so r (halo 0) is
+// never exchanged: only e crosses tiles and ranks.
+#pragma once
+
+#include <algorithm>
+
+#include <tessera/tessera.hpp>
+
+namespace apps {
+
+struct AlievPanfilov {
+  double a = 0.1, b = 0.1, k = 8.0, eps = 0.01, mu1 = 0.07, mu2 = 0.3;
+  double delta = 5e-5;  // diffusion coefficient
+};
+
+// The time step and the diffusion number of the classic code: 0.95 of the smaller of the
+// diffusion and reaction stability limits, on the unit square (cube) with n points per side.
+struct CardiacStep {
+  double dt, alpha;  // alpha = delta dt / h^2
+};
+inline CardiacStep cardiac_step(const AlievPanfilov& m, std::int64_t n, int dims) {
+  const double h = 1.0 / static_cast<double>(n - 1);
+  const double rp = m.k * (m.b + 1) * (m.b + 1) / 4.0;
+  const double dte = h * h / (m.delta * 2 * dims + m.delta * h * h * (rp + m.k));
+  const double dtr = 1.0 / (m.eps + (m.mu1 / m.mu2) * rp);
+  const double dt = 0.95 * std::min(dte, dtr);
+  return {dt, m.delta * dt / (h * h)};
+}
+
+// Diffusion, e_next = e + alpha lap(e): 5 points in 2-D, 7 in 3-D.
+template <int D>
+struct CardiacDiffusion {
+  double alpha;
+  TESSERA_HD void operator()(tessera::Index<D>, tessera::In<double> e,
+                             tessera::Out<double> next) const {
+    if constexpr (D == 2)
+      next = e() + alpha * (e(1, 0) + e(-1, 0) - 4.0 * e() + e(0, 1) + e(0, -1));
+    else
+      next = e() + alpha * (e(1, 0, 0) + e(-1, 0, 0) - 6.0 * e() + e(0, 1, 0) + e(0, -1, 0) +
+                            e(0, 0, 1) + e(0, 0, -1));
+  }
+};
+
+// Reaction and recovery at one point, in place; r sees the e just updated (as the classic
+// code's second loop does).
+template <int D>
+struct CardiacReaction {
+  AlievPanfilov m;
+  double dt;
+  TESSERA_HD void operator()(tessera::Index<D>, tessera::InOut<double> e,
+                             tessera::InOut<double> r) const {
+    double E = e, R = r;
+    E = E - dt * (m.k * E * (E - m.a) * (E - 1.0) + E * R);
+    R = R + dt * (m.eps + m.mu1 * R / (E + m.mu2)) * (-R - m.k * E * (E - m.b - 1.0));
+    e = E;
+    r = R;
+  }
+};
+
+// Extrema of e in one pass.
+template <int D>
+struct Extrema {
+  TESSERA_HD void operator()(tessera::Index<D>, tessera::In<double> e,
+                             tessera::Reducer<tessera::Min> lo, tessera::Reducer<tessera::Max> hi) const {
+    lo(e());
+    hi(e());
+  }
+};
+
+// The classic spiral-wave start: e = 1 on the right half (x >= n/2), r = 1 on the top half
+// (y >= n/2), zero elsewhere.
+template <int D>
+double cardiac_e0(tessera::Index<D> p, std::int64_t nx) {
+  return p[0] >= nx / 2 ? 1.0 : 0.0;
+}
+template <int D>
+double cardiac_r0(tessera::Index<D> p, std::int64_t ny) {
+  return p[1] >= ny / 2 ? 1.0 : 0.0;
+}
+
+// One model on one grid: the fields, the stencil, the loop, the step.
+template <int D>
+struct Cardiac {
+  AlievPanfilov model;
+  CardiacStep step;
+  tessera::Field<double, D> e, next, r;
+  // One name per dimension: a name is one functor (and one performance model).
+  tessera::Stencil<D> diffusion{D == 2 ? "cardiac2d-diffusion" : "cardiac3d-diffusion",
+                                tessera::Shape::Star, 1};
+  tessera::Loop<D> reaction{D == 2 ? "cardiac2d-reaction" : "cardiac3d-reaction"};
+
+  explicit Cardiac(const tessera::Grid<D>& grid)
+      : step(cardiac_step(model, grid.extent()[0], D)),
+        e(grid, 1, tessera::Boundaries<D>::all(tessera::Boundary::neumann_vertex()), "e"),
+        next(grid, 1, tessera::Boundaries<D>::all(tessera::Boundary::neumann_vertex()), "e_next"),
+        r(grid, 0, {}, "r") {
+    const std::int64_t nx = grid.extent()[0], ny = grid.extent()[1];
+    e.fill([nx](tessera::Index<D> p) { return cardiac_e0<D>(p, nx); });
+    r.fill([ny](tessera::Index<D> p) { return cardiac_r0<D>(p, ny); });
+  }
+
+  void advance() {
+    diffusion.apply(CardiacDiffusion<D>{step.alpha}, tessera::in(e), tessera::out(next));
+    reaction.apply(CardiacReaction<D>{model, step.dt}, tessera::inout(next, r));
+    tessera::swap(e, next);
+  }
+
+  std::array<double, 2> extrema() const {
+    return tessera::Loop<D>(D == 2 ? "cardiac2d-extrema" : "cardiac3d-extrema")
+        .apply(Extrema<D>{}, tessera::in(e), tessera::reductions(tessera::Min{}, tessera::Max{}))
+        .get();
+  }
+};
+
+}  // namespace apps

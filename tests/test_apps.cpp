@@ -1,0 +1,31 @@
+// The applications built on loops match their serial references bitwise for every tiling,
+// scheduler and worker count.
+#include "tests/app_cases.hpp"
+
+namespace {
+
+class AppMatchesReference : public testing::TestWithParam<test::Config> {};
+
+TEST_P(AppMatchesReference, Cardiac2dAcrossTilings) {
+  tessera::Runtime rt(test::options(GetParam()));
+  for (const auto& grid : {tessera::Grid<2>({128, 24}, {128, 24}), tessera::Grid<2>({128, 24}, {40, 7}),
+                           tessera::Grid<2>({128, 24}, {64, 2})}) {
+    SCOPED_TRACE(grid.describe());
+    test::expect_cardiac_matches_reference<2>(grid, 30, false);
+    test::expect_cardiac_matches_reference<2>(grid, 10, true);
+  }
+}
+
+TEST_P(AppMatchesReference, Cardiac3dAcrossTilings) {
+  tessera::Runtime rt(test::options(GetParam()));
+  for (const auto& grid : {tessera::Grid<3>({128, 10, 6}, {128, 10, 6}), tessera::Grid<3>({128, 10, 6}, {50, 4, 3})}) {
+    SCOPED_TRACE(grid.describe());
+    test::expect_cardiac_matches_reference<3>(grid, 20, false);
+    test::expect_cardiac_matches_reference<3>(grid, 10, true);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Config, AppMatchesReference, testing::ValuesIn(test::configs()),
+                         test::config_name);
+
+}  // namespace
