@@ -5,7 +5,9 @@
 #include <algorithm>
 
 #include "apps/cardiac/cardiac.hpp"
+#include "apps/cloudsim/cloudsim.hpp"
 #include "tests/reference/cardiac.hpp"
+#include "tests/reference/cloudsim.hpp"
 #include "tests/test_support.hpp"
 
 namespace test {
@@ -31,6 +33,29 @@ void expect_cardiac_matches_reference(const tessera::Grid<D>& grid, int steps, b
   EXPECT_EQ(ex[0], *std::min_element(want.e.begin(), want.e.end()));
   EXPECT_EQ(ex[1], *std::max_element(want.e.begin(), want.e.end()));
   EXPECT_LT(ex[0], ex[1]);  // a wave, not a constant (nor NaN)
+}
+
+// Runs cloudsim for `steps` steps (PSkel's dt too, while it is still finite); temperatures
+// bitwise equal to the serial reference, the band count and extrema equal to the reference's.
+inline void expect_cloudsim_matches_reference(const tessera::Grid<2>& grid, int steps, float dt) {
+  apps::CloudParams params;
+  params.cloud_radius = static_cast<int>(std::min(grid.extent()[0], grid.extent()[1]) / 3);
+  params.dt = dt;
+  apps::CloudSim sim(grid, params);
+  const std::vector<float> t0 = sim.t.gather();
+  for (int s = 0; s < steps; ++s) sim.advance();
+  const std::vector<float> want = reference::cloudsim(grid.extent()[0], grid.extent()[1], steps, t0,
+                                                      sim.wind_x.gather(), sim.wind_y.gather(), params);
+  const std::vector<float> got = sim.t.gather();
+  expect_bitwise_equal(got, want);
+  const auto cells = sim.cells();
+  double band = 0;
+  for (float v : want) band += (v >= sim.dew - params.dew_band && v <= sim.dew + params.dew_band) ? 1 : 0;
+  EXPECT_EQ(cells[0], band);
+  EXPECT_EQ(cells[1], *std::min_element(want.begin(), want.end()));
+  EXPECT_EQ(cells[2], *std::max_element(want.begin(), want.end()));
+  if (dt < 0.005f) EXPECT_GT(band, 0);  // PSkel's step soon drives every cell out of the band
+  EXPECT_LT(cells[1], cells[2]);
 }
 
 }  // namespace test

@@ -1,4 +1,4 @@
-// The applications built on loops match their serial references bitwise for every tiling,
+// The applications built on loops and centre-only inputs match their serial references bitwise for every tiling,
 // scheduler and worker count.
 #include "tests/app_cases.hpp"
 
@@ -22,6 +22,16 @@ TEST_P(AppMatchesReference, Cardiac3dAcrossTilings) {
     SCOPED_TRACE(grid.describe());
     test::expect_cardiac_matches_reference<3>(grid, 20, false);
     test::expect_cardiac_matches_reference<3>(grid, 10, true);
+  }
+}
+
+TEST_P(AppMatchesReference, CloudsimAcrossTilings) {
+  tessera::Runtime rt(test::options(GetParam()));
+  for (const auto& grid : {tessera::Grid<2>({40, 36}, {40, 36}), tessera::Grid<2>({40, 36}, {13, 8}),
+                           tessera::Grid<2>({37, 41}, {10, 41})}) {
+    SCOPED_TRACE(grid.describe());
+    test::expect_cloudsim_matches_reference(grid, 12, 0.001f);
+    test::expect_cloudsim_matches_reference(grid, 6, 0.01f);  // PSkel's own (unstable) step
   }
 }
 

@@ -174,6 +174,10 @@ TEST(Distributed, CardiacMatchesReferenceAndOnlyECrossesRanks) {
   if (runtime->ranks() > 1) EXPECT_GT(plane_tiles, 0);
 }
 
+TEST(Distributed, CloudsimMatchesReference) {
+  test::expect_cloudsim_matches_reference(tessera::Grid<2>({40, 36}, {10, 9}), 8, 0.001f);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {

@@ -1,0 +1,29 @@
+// cloudsim: PSkel's cloud-dynamics cellular automaton (temperature, read-only winds, 5 cells).
+#include <cstdio>
+
+#include "apps/cloudsim/cloudsim.hpp"
+#include "apps/common/run.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App cli{"cloudsim: PSkel's cloud-dynamics cellular automaton, float"};
+  apps::RunOptions o{{2048, 2048}, {2048, 256}, 100, {}};
+  o.add_to(cli);
+  apps::CloudParams params;
+  cli.add_option("--cloud-radius", params.cloud_radius, "radius of the starting cloud (points)");
+  cli.add_option("--dt", params.dt, "time step (PSkel: 0.01, which is unstable: see cloudsim.hpp)");
+  CLI11_PARSE(cli, argc, argv);
+
+  return apps::run_guarded([&] {
+    tessera::Runtime rt(o.runtime);
+    tessera::Grid<2> grid({o.size[0], o.size[1]}, {o.tile[0], o.tile[1]});
+    apps::CloudSim sim(grid, params);
+    const double points = static_cast<double>(grid.points());
+    const double seconds = apps::timed_steps(rt, o, points, [&] { sim.advance(); });
+    // Per point and step: t read, next written, two wind values read.
+    apps::print_result("cloudsim", o, rt, grid.tiles(), seconds, points, 4.0 * sizeof(float),
+                       tessera::sum(sim.t));
+    const auto c = sim.cells();
+    if (rt.rank() == 0)
+      std::printf("cloudsim cloud_cells=%.17g t_min=%.9g t_max=%.9g\n", c[0], c[1], c[2]);
+  });
+}
