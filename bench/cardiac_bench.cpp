@@ -7,7 +7,6 @@
 #include <omp.h>
 #include <starpu.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -15,12 +14,9 @@
 #include <CLI/CLI.hpp>
 
 #include "apps/cardiac/cardiac.hpp"
+#include "bench/twin.hpp"
 
 namespace {
-
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 // The OpenMP twin: padded arrays, vertex-centred mirror ghosts, the diffusion loop, then the
 // reaction and recovery fused per point (the same arithmetic as the apps' functors).
@@ -125,30 +121,15 @@ int run(const std::vector<long>& size, const std::vector<long>& tile, long steps
   }
   tessera::Grid<D> grid(s, t);
   apps::Cardiac<D> model(grid);
-  model.advance();  // first step: ghost plans, codelets
-  rt.wait();
-  double t0 = now();
-  for (long k = 1; k < steps; ++k) model.advance();
-  rt.wait();
-  const double tessera_s = (now() - t0) / static_cast<double>(steps - 1);
-
+  const double tessera_s = bench::seconds_per_step(steps, [&] { model.advance(); }, [&] { rt.wait(); });
   starpu_pause();
   Twin<D> twin(n);
-  twin.step(threads);
-  t0 = now();
-  for (long k = 1; k < steps; ++k) twin.step(threads);
-  const double omp_s = (now() - t0) / static_cast<double>(steps - 1);
+  const double omp_s = bench::seconds_per_step(steps, [&] { twin.step(threads); }, [] {});
   starpu_resume();
-
   const bool same = model.e.gather() == twin.interior(twin.ep) && model.r.gather() == twin.interior(twin.r);
-  const double points = static_cast<double>(grid.points());
-  std::printf("cardiac%dd grid=%s tiles=%d steps=%ld threads=%d\n", D, grid.describe().c_str(),
-              grid.tiles(), steps, threads);
-  std::printf("  openmp   %.6f s/step  %.1f MLUPS\n", omp_s, points / omp_s / 1e6);
-  std::printf("  tessera  %.6f s/step  %.1f MLUPS\n", tessera_s, points / tessera_s / 1e6);
-  std::printf("  tessera/openmp time ratio %.2f; results %s\n", tessera_s / omp_s,
-              same ? "bitwise equal" : "DIFFER");
-  return same ? 0 : 1;
+  return bench::report("cardiac" + std::to_string(D) + "d grid=" + grid.describe() +
+                           " tiles=" + std::to_string(grid.tiles()),
+                       steps, threads, static_cast<double>(grid.points()), omp_s, tessera_s, same);
 }
 
 }  // namespace

@@ -6,19 +6,15 @@
 #include <omp.h>
 #include <starpu.h>
 
-#include <chrono>
 #include <cstdio>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "apps/cloudsim/cloudsim.hpp"
+#include "bench/twin.hpp"
 
 namespace {
-
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 // The twin: whole arrays, x fastest. Interior rows in a branch-free loop with PSkel's
 // arithmetic; the edge cells (PSkel's 2- and 3-neighbour cases) through the app's functor.
@@ -76,33 +72,19 @@ int main(int argc, char** argv) {
     apps::CloudSim sim(grid, params);
     std::vector<float> t = sim.t.gather(), out(t.size());
     const std::vector<float> wx = sim.wind_x.gather(), wy = sim.wind_y.gather();
-    sim.advance();
-    rt.wait();
-    double t0 = now();
-    for (long k = 1; k < steps; ++k) sim.advance();
-    rt.wait();
-    const double tessera_s = (now() - t0) / static_cast<double>(steps - 1);
-
+    const double tessera_s = bench::seconds_per_step(steps, [&] { sim.advance(); }, [&] { rt.wait(); });
     starpu_pause();
-    twin_step(size[0], size[1], params, t.data(), wx.data(), wy.data(), out.data(), threads);
-    std::swap(t, out);
-    t0 = now();
-    for (long k = 1; k < steps; ++k) {
-      twin_step(size[0], size[1], params, t.data(), wx.data(), wy.data(), out.data(), threads);
-      std::swap(t, out);
-    }
-    const double omp_s = (now() - t0) / static_cast<double>(steps - 1);
+    const double omp_s = bench::seconds_per_step(
+        steps,
+        [&] {
+          twin_step(size[0], size[1], params, t.data(), wx.data(), wy.data(), out.data(), threads);
+          std::swap(t, out);
+        },
+        [] {});
     starpu_resume();
-
-    const bool same = sim.t.gather() == t;
-    const double points = static_cast<double>(grid.points());
-    std::printf("cloudsim grid=%s tiles=%d steps=%ld threads=%d\n", grid.describe().c_str(),
-                grid.tiles(), steps, threads);
-    std::printf("  openmp   %.6f s/step  %.1f MLUPS\n", omp_s, points / omp_s / 1e6);
-    std::printf("  tessera  %.6f s/step  %.1f MLUPS\n", tessera_s, points / tessera_s / 1e6);
-    std::printf("  tessera/openmp time ratio %.2f; results %s\n", tessera_s / omp_s,
-                same ? "bitwise equal" : "DIFFER");
-    return same ? 0 : 1;
+    return bench::report("cloudsim grid=" + grid.describe() + " tiles=" + std::to_string(grid.tiles()),
+                         steps, threads, static_cast<double>(grid.points()), omp_s, tessera_s,
+                         sim.t.gather() == t);
   } catch (const tessera::Error& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 2;

@@ -125,7 +125,7 @@ namespace detail {
 enum class ReduceOp { Sum, Min, Max };
 
 template <class Tag>
-constexpr ReduceOp op_of() {
+TESSERA_HD constexpr ReduceOp op_of() {
   if constexpr (std::is_same_v<Tag, Min>) return ReduceOp::Min;
   if constexpr (std::is_same_v<Tag, Max>) return ReduceOp::Max;
   static_assert(std::is_same_v<Tag, Sum> || std::is_same_v<Tag, Min> || std::is_same_v<Tag, Max>,

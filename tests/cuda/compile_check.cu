@@ -2,6 +2,8 @@
 // so a machine without a GPU still proves the device code builds (nothing runs here).
 #include <tessera/tessera.hpp>
 
+#include "apps/cardiac/cardiac.hpp"
+#include "apps/cloudsim/cloudsim.hpp"
 #include "apps/heat3d/heat3d.hpp"
 #include "apps/jacobi2d/jacobi2d.hpp"
 #include "apps/life/life.hpp"
@@ -13,6 +15,12 @@ template struct Interior<2, apps::Life, TypeList<std::uint8_t>, TypeList<std::ui
 template struct TilePoints<3, ReduceValue<AsDouble<double>, Sum>, TypeList<In<double>>, TypeList<Sum>>;
 template struct TilePoints<2, ReduceValue<AsDouble<std::uint8_t>, Max>, TypeList<In<std::uint8_t>>,
                            TypeList<Max>>;
+// Loops (in place, with fused reductions: the row and fold kernels) and centre-only inputs.
+template struct Interior<2, apps::CardiacDiffusion<2>, TypeList<double>, TypeList<double>>;
+template struct TilePoints<3, apps::CardiacReaction<3>, TypeList<InOut<double>, InOut<double>>, TypeList<>>;
+template struct TilePoints<2, apps::Extrema<2>, TypeList<In<double>>, TypeList<Min, Max>>;
+template struct Interior<2, apps::CloudStep, TypeList<float, float, float>, TypeList<float>>;
+template struct TilePoints<2, apps::CloudCells, TypeList<In<float>>, TypeList<Sum, Min, Max>>;
 }  // namespace tessera::detail
 
 // The entries a CUDA-enabled StarPU would be given.
