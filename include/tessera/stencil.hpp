@@ -80,8 +80,13 @@ struct Interior;
 template <int D, class F, class... I, class... O>
 struct Interior<D, F, TypeList<I...>, TypeList<O...>>
     : TilePoints<D, F, TypeList<In<I>..., Out<O>...>, TypeList<>> {
+  // Outputs are read-write although only their interior is written: their ghost layers hold
+  // Dirichlet constants written once (constant-ghosts), and write-only access would let the
+  // runtime hand a task a fresh or stale copy of the tile on another memory node (a GPU),
+  // losing them. On one memory node it costs nothing.
   static TaskKind kind() {
-    return TilePoints<D, F, TypeList<In<I>..., Out<O>...>, TypeList<>>::kind("interior", Access::Write);
+    return TilePoints<D, F, TypeList<In<I>..., Out<O>...>, TypeList<>>::kind("interior",
+                                                                            Access::ReadWrite);
   }
 };
 
