@@ -1,6 +1,7 @@
 #include "core/comm.hpp"
 
 #include <chrono>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -174,12 +175,24 @@ std::vector<unsigned char> all_gather(const void* mine, std::size_t bytes) {
     const auto* p = static_cast<const unsigned char*>(mine);
     return std::vector<unsigned char>(p, p + bytes);
   }
-  // Counts as MPI ints: a rank's share of a gathered field must stay below 2 GiB.
+  // MPI counts are ints: every rank sees every share, so all refuse a share above 2 GiB alike.
+  const std::int64_t mine_bytes = static_cast<std::int64_t>(bytes);
+  std::vector<std::int64_t> shares(static_cast<std::size_t>(n));
+  MPI_Allgather(&mine_bytes, 1, MPI_INT64_T, shares.data(), 1, MPI_INT64_T, MPI_COMM_WORLD);
+  for (int r = 0; r < n; ++r)
+    if (shares[static_cast<std::size_t>(r)] > INT_MAX)
+      throw Error("rank " + std::to_string(r) + " would send " +
+                  std::to_string(shares[static_cast<std::size_t>(r)]) +
+                  " bytes in one gather, more than MPI's 2^31 - 1; gather smaller fields (or "
+                  "use more ranks)");
   const int count = static_cast<int>(bytes);
   std::vector<int> counts(static_cast<std::size_t>(n)), displs(static_cast<std::size_t>(n));
-  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
   std::size_t total = 0;
   for (int r = 0; r < n; ++r) {
+    counts[static_cast<std::size_t>(r)] = static_cast<int>(shares[static_cast<std::size_t>(r)]);
+    if (total > static_cast<std::size_t>(INT_MAX))
+      throw Error("a gather of " + std::to_string(total) +
+                  " bytes or more exceeds MPI's 2^31 - 1 displacement; gather smaller fields");
     displs[static_cast<std::size_t>(r)] = static_cast<int>(total);
     total += static_cast<std::size_t>(counts[static_cast<std::size_t>(r)]);
   }
