@@ -44,7 +44,7 @@ const char* env(const char* name) {
   return (v != nullptr && *v != '\0') ? v : nullptr;
 }
 
-// StarPU reads these with starpu_get_env_number, which aborts the program on anything but a
+// StarPU reads these as integers and aborts the program on anything but a
 // whole number >= 0 ("abc", "-1", "2x"): checked here first, with a message.
 constexpr const char* kNumericStarpuVariables[] = {
     "STARPU_NCPU", "STARPU_NCPUS", "STARPU_NCUDA", "STARPU_NOPENCL", "STARPU_NMPI_MS",
@@ -57,7 +57,7 @@ constexpr const char* kNumericStarpuVariables[] = {
     "STARPU_CALIBRATE_MINIMUM", "STARPU_PROFILING", "STARPU_WATCHDOG_TIMEOUT",
     "STARPU_WATCHDOG_CRASH", "STARPU_NWORKER_PER_CUDA", "STARPU_CUDA_PIPELINE"};
 
-// `text` as a whole number >= 0 (what starpu_get_env_number accepts), or -1.
+// `text` as a whole number >= 0 (what StarPU accepts), or -1.
 long whole_number(const char* text) {
   errno = 0;
   char* end = nullptr;
@@ -66,7 +66,7 @@ long whole_number(const char* text) {
   return v;
 }
 
-void check_starpu_environment() {
+void check_runtime_environment() {
   for (const char* var : kNumericStarpuVariables) {
     const char* v = env(var);
     if (v != nullptr && whole_number(v) < 0)
@@ -150,7 +150,7 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
   const Options& o = c.options;
   const tasks::Capabilities caps = tasks::capabilities();
   tasks::EngineConfig e;
-  check_starpu_environment();
+  check_runtime_environment();
   sched_source = "default";
   if (!o.scheduler.empty()) {
     check_agrees("--sched", o.scheduler, "STARPU_SCHED");
