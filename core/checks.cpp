@@ -2,7 +2,18 @@
 // task is submitted.
 #include "core/checks.hpp"
 
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "partition/tiling.hpp"
 
 #include "tessera/error.hpp"
 #include "tessera/index.hpp"
@@ -22,6 +33,130 @@ void check_field(int halo, std::size_t element_size, const char* type_name, cons
   if (halo < 0)
     throw Error("halo width " + std::to_string(halo) + " of field '" + name +
                 "' must be >= 0; use at least the radius of the stencils that read it");
+}
+
+namespace {
+
+// What the runtime keeps per tile of a field besides its data, on every rank: the StarPU (and
+// StarPU-MPI) handles of the tile and of its face buffers, the halo plans (region-copy lists)
+// and the tasks of a step in flight. Measured with heat3d: 64^3 in tiles of 4^3 (4096 tiles,
+// two fields) peaks 200 MB above tiles of 16^3, about 25 KB per tile and field.
+constexpr double kBytesPerTile = 32.0 * 1024;
+
+// A number of the first word of `path` (e.g. cgroup's memory.max), or -1 ("max", missing).
+double number_in(const char* path) {
+  std::ifstream in(path);
+  std::string word;
+  if (!(in >> word)) return -1;
+  char* end = nullptr;
+  const double v = std::strtod(word.c_str(), &end);
+  return end != word.c_str() && *end == '\0' ? v : -1;
+}
+
+// A "Key: value kB" line of a /proc file, in bytes; -1 when absent.
+double proc_kib(const char* path, const std::string& key) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.compare(0, key.size() + 1, key + ":") == 0) return std::atof(line.c_str() + key.size() + 1) * 1024;
+  return -1;
+}
+
+std::string gib(double bytes) {
+  char buf[32];
+  if (bytes >= 1024.0 * 1024 * 1024)
+    std::snprintf(buf, sizeof(buf), "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+  else
+    std::snprintf(buf, sizeof(buf), "%.0f MiB", std::ceil(bytes / (1024.0 * 1024)));
+  return buf;
+}
+
+std::string extent_text(const Extent3& v, int dims) {
+  std::string s;
+  for (int a = 0; a < dims; ++a) s += (a ? " x " : "") + std::to_string(v[a]);
+  return s;
+}
+
+struct FieldSize {
+  double tiles = 1;     // tiles of the grid
+  double data = 1;      // bytes of every tile with its ghost layers
+  double largest = 1;   // elements of the largest tile with its ghost layers
+};
+
+// Separable: along each axis, the tiles' extents plus their ghost layers add up to
+// extent + 2 halo tiles.
+FieldSize field_size(const GridSpec& grid, const Extent3& tile, int halo, std::size_t element_size) {
+  FieldSize f;
+  f.data = static_cast<double>(element_size);
+  for (int a = 0; a < grid.dims; ++a) {
+    const double n = static_cast<double>(partition::tile_count_along(grid.extent[a], tile[a]));
+    const double h = (grid.dims == 3 || a < 2) ? halo : 0;
+    f.tiles *= n;
+    f.data *= static_cast<double>(grid.extent[a]) + 2 * h * n;
+    f.largest *= static_cast<double>(partition::clamped_tile(grid.extent[a], tile[a])) + 2 * h;
+  }
+  return f;
+}
+
+}  // namespace
+
+double available_memory_bytes() {
+  double available = proc_kib("/proc/meminfo", "MemAvailable");
+  if (available < 0) available = 1e300;
+  // The ranks of one node share it (Open MPI and MPICH say how many there are).
+  for (const char* var : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
+    if (const char* v = std::getenv(var))
+      if (std::atoi(v) > 1) available /= std::atoi(v);
+  const double limit = number_in("/sys/fs/cgroup/memory.max");  // cgroup v2
+  const double used = number_in("/sys/fs/cgroup/memory.current");
+  if (limit > 0 && used >= 0) available = std::min(available, limit - used);
+  rlimit as{};
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+    const double mapped = proc_kib("/proc/self/status", "VmSize");
+    available = std::min(available, static_cast<double>(as.rlim_cur) - std::max(0.0, mapped));
+  }
+  return std::max(0.0, available);
+}
+
+void check_field_memory(const GridSpec& grid, int halo, std::size_t element_size,
+                        const std::string& name, int ranks) {
+  const FieldSize f = field_size(grid, grid.tile, halo, element_size);
+  if (f.largest > 4294967295.0)
+    throw Error("field '" + name + "': a tile of " + extent_text(grid.tile, grid.dims) +
+                " points with its ghost layers has " + std::to_string(static_cast<long long>(f.largest)) +
+                " elements, more than a StarPU vector holds (2^32 - 1); use smaller tiles");
+  const double data = f.data / ranks;  // the block distribution balances tiles over ranks
+  const double needed = data + f.tiles * kBytesPerTile;
+  const double available = available_memory_bytes();
+  if (needed <= available) return;
+  std::string fix;
+  if (data > 0.8 * available) {
+    fix = "the data alone does not fit: use a smaller grid or more ranks (on more nodes)";
+  } else {
+    // Larger tiles until their bookkeeping fits in a quarter of what the data leaves (a
+    // program has several fields): double the tile along the axis cut into the most tiles.
+    Extent3 tile = grid.tile;
+    FieldSize g = f;
+    while (g.tiles * kBytesPerTile > 0.25 * (available - data)) {
+      int axis = 0;
+      double most = 0;
+      for (int a = 0; a < grid.dims; ++a) {
+        const double n = static_cast<double>(partition::tile_count_along(grid.extent[a], tile[a]));
+        if (n > most) most = n, axis = a;
+      }
+      if (most <= 1) break;
+      tile[axis] = std::min(grid.extent[axis], 2 * partition::clamped_tile(grid.extent[axis], tile[axis]));
+      g = field_size(grid, tile, halo, element_size);
+    }
+    fix = "use larger tiles, e.g. " + extent_text(tile, grid.dims) + " (" +
+          std::to_string(static_cast<long long>(g.tiles)) + " tiles)";
+  }
+  throw Error("field '" + name + "' on " + extent_text(grid.extent, grid.dims) + " points in tiles of " +
+              extent_text(grid.tile, grid.dims) + " needs about " + gib(needed) + " on this rank (" +
+              gib(data) + " of data with ghost layers, " + gib(f.tiles * kBytesPerTile) + " for its " +
+              std::to_string(static_cast<long long>(f.tiles)) + " tiles at about " +
+              std::to_string(static_cast<int>(kBytesPerTile / 1024)) + " KiB each) but " + gib(available) +
+              " is available; " + fix);
 }
 
 FaceSpecs checked_faces(const GridSpec& grid, FaceSpecs faces, const char* type_name) {

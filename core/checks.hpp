@@ -13,6 +13,15 @@ namespace tessera::detail {
 std::string face_name(int axis, int side);
 /// A field's element type (null: unsupported) and halo width.
 void check_field(int halo, std::size_t element_size, const char* type_name, const std::string& name);
+/// Whether a field of `element_size`-byte elements with `halo` ghost layers on `grid` fits: each
+/// tile's buffer within what a StarPU vector holds (2^32 - 1 elements), and this rank's share
+/// of the data plus the bookkeeping of every tile (every rank registers every tile) within the
+/// memory available to this process. The message names a tile size that fits.
+void check_field_memory(const GridSpec& grid, int halo, std::size_t element_size,
+                        const std::string& name, int ranks);
+/// Bytes this process may still allocate: the least of the system's available memory (shared
+/// by the ranks of this node), the cgroup's limit and the address-space limit (ulimit -v).
+double available_memory_bytes();
 /// The boundaries of a field on `grid`, with defaulted faces resolved (periodic axes become
 /// Periodic); checks that periodic faces match periodic axes and that Dirichlet values are
 /// exact in the element type.

@@ -1,7 +1,11 @@
 #include "core/comm.hpp"
 
+#include <chrono>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <new>
+#include <thread>
 
 #include "tessera/error.hpp"
 
@@ -20,9 +24,63 @@ std::uint64_t hash(const std::string& bytes, std::uint64_t seed) {
   return h;
 }
 
+namespace {
+// Error adds "tessera: " to every message; re-raised messages must not get it twice.
+std::string without_prefix(const std::string& what) {
+  const std::string prefix = "tessera: ";
+  return what.compare(0, prefix.size(), prefix) == 0 ? what.substr(prefix.size()) : what;
+}
+}  // namespace
+
+void agree(const std::function<void()>& local) {
+  std::string mine;  // empty: this rank's part went well
+  try {
+    local();
+  } catch (const std::bad_alloc&) {
+    mine = "out of memory; use a smaller grid or more ranks";
+  } catch (const std::exception& e) {
+    mine = without_prefix(e.what());
+    if (mine.empty()) mine = "unknown error";
+  }
+  if (ranks() == 1) {
+    if (!mine.empty()) throw Error(mine);
+    return;
+  }
+  // Every rank's message, each ended by a NUL (messages hold none).
+  const std::vector<unsigned char> all = all_gather(mine.c_str(), mine.size() + 1);
+  std::vector<std::string> messages;
+  for (std::size_t at = 0; at < all.size();) {
+    messages.emplace_back(reinterpret_cast<const char*>(all.data() + at));
+    at += messages.back().size() + 1;
+  }
+  int first = -1;
+  bool alike = true;
+  std::string others;
+  for (int r = 0; r < static_cast<int>(messages.size()); ++r) {
+    const std::string& m = messages[static_cast<std::size_t>(r)];
+    alike = alike && m == messages[0];
+    if (m.empty()) continue;
+    if (first < 0)
+      first = r;
+    else
+      others += (others.empty() ? "" : ", ") + std::to_string(r);
+  }
+  if (first < 0) return;
+  if (alike) throw Error(messages[0]);  // every rank failed the same way: a shared cause
+  throw Error("rank " + std::to_string(first) + ": " + messages[static_cast<std::size_t>(first)] +
+              (others.empty() ? "" : " (ranks " + others + " failed too)"));
+}
+
 #ifdef TESSERA_WITH_MPI
 
 namespace {
+// The communicator of the failure protocol: its own, so that a rank leaving on an error never
+// matches a collective the healthy ranks are in on MPI_COMM_WORLD.
+MPI_Comm fault_comm = MPI_COMM_NULL;
+enum class Failure { unknown, every_rank, not_every_rank };
+Failure failure = Failure::unknown;
+MPI_Request failure_barrier = MPI_REQUEST_NULL;
+
 bool mpi_up() {
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
@@ -34,7 +92,10 @@ bool mpi_up() {
 void start() {
   int initialized = 0;
   MPI_Initialized(&initialized);
-  if (initialized != 0) return;
+  if (initialized != 0) {
+    if (fault_comm == MPI_COMM_NULL && mpi_up()) MPI_Comm_dup(MPI_COMM_WORLD, &fault_comm);
+    return;
+  }
   // Tessera started MPI, so Tessera ends it, once, at exit: a process may create several
   // Runtimes one after the other (the tests do) but may initialise MPI only once.
   int provided = 0;
@@ -42,9 +103,46 @@ void start() {
   if (provided < MPI_THREAD_SERIALIZED)
     throw Error("MPI provides thread level " + std::to_string(provided) +
                 " but StarPU-MPI needs MPI_THREAD_SERIALIZED; use an MPI built with threads");
+  MPI_Comm_dup(MPI_COMM_WORLD, &fault_comm);
   std::atexit([] {
     if (mpi_up()) MPI_Finalize();
   });
+}
+
+bool every_rank_failed(double seconds) {
+  if (ranks() == 1 || fault_comm == MPI_COMM_NULL) return true;
+  if (failure != Failure::unknown) return failure == Failure::every_rank;
+  // A barrier that only ranks leaving on an error enter: it completes when all of them have.
+  if (failure_barrier == MPI_REQUEST_NULL) MPI_Ibarrier(fault_comm, &failure_barrier);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  for (;;) {
+    int done = 0;
+    MPI_Test(&failure_barrier, &done, MPI_STATUS_IGNORE);
+    if (done != 0) {
+      failure = Failure::every_rank;
+      return true;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      failure = Failure::not_every_rank;
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+bool same_on_every_rank(const std::string& message) {
+  if (ranks() == 1 || fault_comm == MPI_COMM_NULL) return true;
+  std::uint64_t mine = hash(message);
+  std::vector<std::uint64_t> all(static_cast<std::size_t>(ranks()));
+  MPI_Allgather(&mine, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, fault_comm);
+  for (std::uint64_t h : all)
+    if (h != mine) return false;
+  return true;
+}
+
+void abort_every_rank(int status) {
+  if (mpi_up()) MPI_Abort(MPI_COMM_WORLD, status);
+  std::_Exit(status);
 }
 
 int rank() {
@@ -77,12 +175,24 @@ std::vector<unsigned char> all_gather(const void* mine, std::size_t bytes) {
     const auto* p = static_cast<const unsigned char*>(mine);
     return std::vector<unsigned char>(p, p + bytes);
   }
-  // Counts as MPI ints: a rank's share of a gathered field must stay below 2 GiB.
+  // MPI counts are ints: every rank sees every share, so all refuse a share above 2 GiB alike.
+  const std::int64_t mine_bytes = static_cast<std::int64_t>(bytes);
+  std::vector<std::int64_t> shares(static_cast<std::size_t>(n));
+  MPI_Allgather(&mine_bytes, 1, MPI_INT64_T, shares.data(), 1, MPI_INT64_T, MPI_COMM_WORLD);
+  for (int r = 0; r < n; ++r)
+    if (shares[static_cast<std::size_t>(r)] > INT_MAX)
+      throw Error("rank " + std::to_string(r) + " would send " +
+                  std::to_string(shares[static_cast<std::size_t>(r)]) +
+                  " bytes in one gather, more than MPI's 2^31 - 1; gather smaller fields (or "
+                  "use more ranks)");
   const int count = static_cast<int>(bytes);
   std::vector<int> counts(static_cast<std::size_t>(n)), displs(static_cast<std::size_t>(n));
-  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
   std::size_t total = 0;
   for (int r = 0; r < n; ++r) {
+    counts[static_cast<std::size_t>(r)] = static_cast<int>(shares[static_cast<std::size_t>(r)]);
+    if (total > static_cast<std::size_t>(INT_MAX))
+      throw Error("a gather of " + std::to_string(total) +
+                  " bytes or more exceeds MPI's 2^31 - 1 displacement; gather smaller fields");
     displs[static_cast<std::size_t>(r)] = static_cast<int>(total);
     total += static_cast<std::size_t>(counts[static_cast<std::size_t>(r)]);
   }
@@ -107,6 +217,9 @@ std::int64_t sum(std::int64_t value) {
 #else
 
 void start() {}
+bool every_rank_failed(double) { return true; }
+bool same_on_every_rank(const std::string&) { return true; }
+void abort_every_rank(int status) { std::_Exit(status); }
 int rank() { return 0; }
 int ranks() { return 1; }
 void require_equal(std::uint64_t, const std::string&, const std::string&) {}

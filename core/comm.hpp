@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,22 @@ std::vector<unsigned char> all_gather(const void* mine, std::size_t bytes);
 void broadcast(void* data, std::size_t bytes, int root);
 /// Sum of `value` over the ranks, on every rank.
 std::int64_t sum(std::int64_t value);
+/// Runs `local` on every rank: checks whose outcome may differ between ranks (paths, memory,
+/// the environment, starting StarPU). Collective. When it throws tessera::Error on any rank,
+/// every rank throws the same Error: the message itself when every rank failed alike, else the
+/// first failing rank's message as "rank R: ..." (and which other ranks failed), so that rank 0
+/// can print it and every rank can exit, instead of the healthy ranks waiting forever in their
+/// next collective for a rank that left.
+void agree(const std::function<void()>& local);
+/// For a rank leaving on an error: whether every rank is leaving on an error too, within
+/// `seconds` (then they all reached the same failure and may exit together). Non-blocking for
+/// the other ranks: it runs on a communicator of its own. The answer is kept: later calls
+/// return it at once. Without MPI or with one rank: true.
+bool every_rank_failed(double seconds);
+/// Whether the ranks' `message`s are all equal (collective; call only once every_rank_failed).
+bool same_on_every_rank(const std::string& message);
+/// Ends every rank of the job with `status` (MPI_Abort); without MPI, this process.
+[[noreturn]] void abort_every_rank(int status);
 /// FNV-1a hash of bytes, for comparing option sets across ranks.
 std::uint64_t hash(const std::string& bytes, std::uint64_t seed = 1469598103934665603ull);
 

@@ -25,6 +25,8 @@ struct Context {
   std::set<FieldStorage*> fields;         // alive; released if the Runtime ends first
   long steps = 0;             // stencil applications submitted: the step of task tags
   Traffic received;           // face buffers this rank's tasks received (counted at submission)
+  int uncaught = 0;           // exceptions in flight when the Runtime was made (to see unwinding)
+  bool finished = false;      // Runtime::finish() has written the outputs
 };
 
 /// The live runtime's context; throws tessera::Error naming `what` when none is alive.

@@ -65,6 +65,10 @@ FieldStorage::FieldStorage(const GridSpec& grid, int halo, const FaceSpecs& face
   faces_ = checked_faces(grid, faces, type_name);
   Context& rt = live_context("creating a Field");
   context_ = &rt;
+  // Sizes and memory before anything is built: a tile count in the millions would otherwise
+  // spend minutes registering handles and then fail inside StarPU. Available memory differs
+  // between ranks, so they agree on the outcome.
+  comm::agree([&] { check_field_memory(grid, halo, element_size, name_, rt.ranks); });
   partition::Tiling tiling_of_grid(grid.extent, grid.tile, grid.periodic);
   partition::Distribution distribution = distribute(tiling_of_grid, rt, grid.dims, name_);
   impl_ = std::make_unique<Impl>(Impl{std::move(tiling_of_grid), std::move(distribution), rt.rank});
@@ -81,22 +85,33 @@ FieldStorage::FieldStorage(const GridSpec& grid, int halo, const FaceSpecs& face
         }
     impl_->rank_edge.push_back(edge);
   }
-  for (int t = 0; t < tiling.size(); ++t) {
-    const std::int64_t bytes = static_cast<std::int64_t>(element_size_) * geometry(t).stride_z *
-                               (geometry(t).extent[2] + 2 * (grid_.dims == 3 ? halo_ : 0));
-    const std::size_t elements = static_cast<std::size_t>(bytes) / element_size_;
-    // Only this rank's tiles get memory; the others are placeholders StarPU-MPI knows the
-    // owner of, which no task on this rank reads (only their face buffers travel).
-    void* mem = nullptr;
-    if (mine(t)) {
-      mem = tasks::DataRegistry::allocate(static_cast<std::size_t>(bytes));
-      if (mem == nullptr)
-        throw Error("out of memory allocating " + std::to_string(bytes) + " bytes for tile " +
-                    std::to_string(t) + " of field '" + name_ + "'; use a smaller grid");
-      std::memset(mem, 0, static_cast<std::size_t>(bytes));
+  auto tile_bytes = [&](int t) {
+    return static_cast<std::int64_t>(element_size_) * geometry(t).stride_z *
+           (geometry(t).extent[2] + 2 * (grid_.dims == 3 ? halo_ : 0));
+  };
+  // Only this rank's tiles get memory; the others are placeholders StarPU-MPI knows the
+  // owner of, which no task on this rank reads (only their face buffers travel). Allocated
+  // first, and agreed on, so that a rank out of memory stops every rank before any handle is
+  // registered (registration order gives StarPU-MPI its tags).
+  impl_->memory.assign(static_cast<std::size_t>(tiling.size()), nullptr);
+  comm::agree([&] {
+    for (int t = 0; t < tiling.size(); ++t) {
+      if (!mine(t)) continue;
+      void* mem = tasks::DataRegistry::allocate(static_cast<std::size_t>(tile_bytes(t)));
+      if (mem == nullptr) {
+        for (void*& m : impl_->memory)
+          if (m != nullptr) tasks::DataRegistry::free(m), m = nullptr;
+        throw Error("out of memory allocating " + std::to_string(tile_bytes(t)) + " bytes for tile " +
+                    std::to_string(t) + " of field '" + name_ + "'; use a smaller grid or more ranks");
+      }
+      std::memset(mem, 0, static_cast<std::size_t>(tile_bytes(t)));
+      impl_->memory[static_cast<std::size_t>(t)] = mem;
     }
-    impl_->memory.push_back(mem);
-    impl_->handles.push_back(engine.data().register_vector(mem, elements, element_size_, owner(t)));
+  });
+  for (int t = 0; t < tiling.size(); ++t) {
+    const std::size_t elements = static_cast<std::size_t>(tile_bytes(t)) / element_size_;
+    impl_->handles.push_back(engine.data().register_vector(impl_->memory[static_cast<std::size_t>(t)],
+                                                           elements, element_size_, owner(t)));
   }
   rt.fields.insert(this);
 }

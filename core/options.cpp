@@ -9,29 +9,68 @@
 
 namespace tessera {
 
+namespace {
+// CLI11 checks with messages that name the rule (its own print ranges as doubles, and let nan
+// through a Range).
+CLI::Validator count() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        long v = 0;
+        if (!CLI::detail::lexical_cast(text, v) || v < 0)
+          return "'" + text + "' is not a whole number >= 0";
+        return {};
+      },
+      "COUNT >= 0");
+}
+
+CLI::Validator share() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(text, v) || !(v >= 0.0 && v <= 1.0))
+          return "'" + text + "' is not a number between 0 and 1";
+        return {};
+      },
+      "0..1");
+}
+
+CLI::Validator not_empty(const char* what) {
+  return CLI::Validator(
+      [what](std::string& text) -> std::string {
+        return text.empty() ? std::string("an empty ") + what + " was given; name one or drop the flag"
+                            : std::string();
+      },
+      "");
+}
+}  // namespace
+
 void add_options(CLI::App& app, Options& o) {
   const std::string group = "Tessera runtime";
   app.add_option("--sched", o.scheduler, "StarPU scheduler (eager, dmda, dmdas, heteroprio, ...)")
-      ->group(group);
-  app.add_option("--ncpu", o.cpu_workers, "CPU workers")->group(group)->check(CLI::NonNegativeNumber);
-  app.add_option("--ncuda", o.cuda_workers, "CUDA workers")->group(group)->check(CLI::NonNegativeNumber);
+      ->group(group)
+      ->check(not_empty("scheduler"));
+  app.add_option("--ncpu", o.cpu_workers, "CPU workers")->group(group)->check(count());
+  app.add_option("--ncuda", o.cuda_workers, "CUDA workers")->group(group)->check(count());
   app.add_flag("--calibrate", o.calibrate, "keep calibrating the performance models")->group(group);
   app.add_option("--trace", o.trace, "write a Chrome/Perfetto trace of every task to FILE")
-      ->group(group);
+      ->group(group)
+      ->check(not_empty("file name"));
   app.add_option("--report", o.report,
                  "write a self-contained HTML report (Gantt chart, busy time, predictions) to FILE")
-      ->group(group);
+      ->group(group)
+      ->check(not_empty("file name"));
   app.add_option("--perfmodel-dir", o.perfmodel_dir,
                  "read and save StarPU's performance models in DIR (STARPU_PERF_MODEL_DIR)")
-      ->group(group);
+      ->group(group)
+      ->check(not_empty("directory"));
   app.add_option("--fxt", o.fxt, "also write StarPU's FxT traces (paje.trace, tasks.rec) to DIR; "
-                 "needs a StarPU built with FxT")->group(group);
+                 "needs a StarPU built with FxT")->group(group)->check(not_empty("directory"));
   app.add_flag("--quiet", o.quiet, "print nothing but errors")->group(group);
   app.add_option("--gpu-fraction", o.gpu_fraction,
                  "hand-set share of the tiles run on CUDA workers, the rest on CPU workers "
                  "(default: the scheduler decides)")
       ->group(group)
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(share());
   app.add_option("--rank-grid", o.rank_grid, "ranks per axis of the tile distribution (X Y [Z])")
       ->group(group)
       ->expected(2, 3)

@@ -1,27 +1,23 @@
 #include "core/recording.hpp"
 
-#include <fstream>
+#include <sstream>
 
 #include "core/comm.hpp"
+#include "core/files.hpp"
 #include "tessera/error.hpp"
 #include "trace/encoding.hpp"
 
 namespace tessera::detail {
 
-namespace {
-void check_writable(const std::string& path, const char* flag) {
-  if (path.empty()) return;
-  std::ofstream probe(path);
-  if (!probe)
-    throw Error(std::string("cannot write the ") + flag + " file '" + path + "'; give " + flag +
-                " a path in a writable directory");
-}
-}  // namespace
-
 Recording::Recording(std::string json_path, std::string html_path)
     : json_path_(std::move(json_path)), html_path_(std::move(html_path)) {
-  check_writable(json_path_, "--trace");
-  check_writable(html_path_, "--report");
+  if (!json_path_.empty() && !html_path_.empty() && files::same_file(json_path_, html_path_))
+    throw Error("--trace and --report both name '" + json_path_ +
+                "'; the report would overwrite the trace: give them different files");
+  // Checked without touching the files: an existing trace stays as it is until the new one is
+  // complete (files::write_atomically).
+  if (!json_path_.empty()) files::check_writable(json_path_, "--trace");
+  if (!html_path_.empty()) files::check_writable(html_path_, "--report");
 }
 
 std::vector<trace::RankTrace> Recording::gather(const trace::RankTrace& mine) {
@@ -34,12 +30,14 @@ std::vector<trace::RankTrace> Recording::gather(const trace::RankTrace& mine) {
 
 void Recording::write(const std::vector<trace::RankTrace>& ranks, const std::string& title) const {
   if (!json_path_.empty()) {
-    std::ofstream out(json_path_);
+    std::ostringstream out;
     trace::write_chrome_json(ranks, out);
+    files::write_atomically(json_path_, out.str(), "--trace");
   }
   if (!html_path_.empty()) {
-    std::ofstream out(html_path_);
+    std::ostringstream out;
     trace::write_html_report(ranks, title, out);
+    files::write_atomically(html_path_, out.str(), "--report");
   }
 }
 

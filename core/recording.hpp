@@ -1,5 +1,6 @@
 // The run's trace outputs (--trace, --report): paths checked before StarPU starts, every
-// rank's record gathered at the end, and the files written by rank 0.
+// rank's record gathered at the end, and the files written by rank 0 (core/files.hpp: a
+// temporary file renamed when complete, every write checked).
 #pragma once
 
 #include <string>
@@ -12,11 +13,13 @@ namespace tessera::detail {
 class Recording {
  public:
   Recording() = default;
-  /// Checks that the output paths (either may be empty) are writable.
+  /// Checks that the output paths (either may be empty) are writable, without touching them,
+  /// and that they are two different files.
   Recording(std::string json_path, std::string html_path);
   /// Every rank's record, in rank order, on every rank (collective in multi-rank runs).
   static std::vector<trace::RankTrace> gather(const trace::RankTrace& mine);
-  /// Writes the files asked for from the records of every rank.
+  /// Writes the files asked for from the records of every rank, each whole or not at all;
+  /// throws tessera::Error when one cannot be written.
   void write(const std::vector<trace::RankTrace>& ranks, const std::string& title) const;
 
  private:

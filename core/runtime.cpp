@@ -4,8 +4,11 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -14,6 +17,7 @@
 
 #include "core/comm.hpp"
 #include "core/context.hpp"
+#include "core/files.hpp"
 #include "tessera/detail/field_storage.hpp"
 #include "tessera/error.hpp"
 
@@ -27,9 +31,49 @@ detail::Context* live = nullptr;
 // Measured on heat3d (docs/performance.md): see docs/scheduling.md for the comparison.
 constexpr const char* kDefaultScheduler = "dmda";
 
+// How long a rank leaving on an error waits for the others to leave too (the same bad input
+// fails on every rank within milliseconds) before it ends every rank (docs/reliability.md).
+constexpr double kFailureWaitSeconds = 5.0;
+
+// Set when a rank left StarPU running because the other ranks did not fail with it: nothing
+// may wait for them any more, so report_error ends every rank.
+bool abandoned = false;
+
 const char* env(const char* name) {
   const char* v = std::getenv(name);
   return (v != nullptr && *v != '\0') ? v : nullptr;
+}
+
+// StarPU reads these as integers and aborts the program on anything but a
+// whole number >= 0 ("abc", "-1", "2x"): checked here first, with a message.
+constexpr const char* kNumericStarpuVariables[] = {
+    "STARPU_NCPU", "STARPU_NCPUS", "STARPU_NCUDA", "STARPU_NOPENCL", "STARPU_NMPI_MS",
+    "STARPU_RESERVE_NCPU", "STARPU_CALIBRATE", "STARPU_BUS_CALIBRATE", "STARPU_SILENT",
+    "STARPU_LIMIT_MAX_SUBMITTED_TASKS", "STARPU_LIMIT_MIN_SUBMITTED_TASKS", "STARPU_STATS",
+    "STARPU_MEMORY_STATS", "STARPU_WORKERS_NOBIND", "STARPU_SINGLE_COMBINED_WORKER",
+    "STARPU_DISABLE_ASYNCHRONOUS_COPY", "STARPU_DISABLE_ASYNCHRONOUS_CUDA_COPY",
+    "STARPU_FXT_TRACE", "STARPU_GENERATE_TRACE", "STARPU_COMM_STATS", "STARPU_MPI_STATS",
+    "STARPU_LIMIT_CPU_MEM", "STARPU_LIMIT_CUDA_MEM", "STARPU_HISTORY_MAX_ERROR",
+    "STARPU_CALIBRATE_MINIMUM", "STARPU_PROFILING", "STARPU_WATCHDOG_TIMEOUT",
+    "STARPU_WATCHDOG_CRASH", "STARPU_NWORKER_PER_CUDA", "STARPU_CUDA_PIPELINE"};
+
+// `text` as a whole number >= 0 (what StarPU accepts), or -1.
+long whole_number(const char* text) {
+  errno = 0;
+  char* end = nullptr;
+  const long v = std::strtol(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || v < 0 || v > 1000000000L) return -1;
+  return v;
+}
+
+void check_runtime_environment() {
+  for (const char* var : kNumericStarpuVariables) {
+    const char* v = env(var);
+    if (v != nullptr && whole_number(v) < 0)
+      throw Error(std::string(var) + "=" + v +
+                  " is not a whole number >= 0 (StarPU would abort on it); set it to a number "
+                  "such as 2, or unset it");
+  }
 }
 
 // A flag and its STARPU_* variable may agree, but a contradiction would be a silent override
@@ -39,6 +83,21 @@ void check_agrees(const char* flag, const std::string& value, const char* var) {
   if (e != nullptr && value != e)
     throw Error(std::string(flag) + " " + value + " contradicts " + var + "=" + e +
                 "; unset " + var + " or drop " + flag);
+}
+
+// The same for a count: compared as numbers, so STARPU_NCPU=02 agrees with --ncpu 2.
+void check_agrees(const char* flag, int value, const char* var) {
+  const char* e = env(var);
+  if (e != nullptr && whole_number(e) != value)
+    throw Error(std::string(flag) + " " + std::to_string(value) + " contradicts " + var + "=" + e +
+                "; unset " + var + " or drop " + flag);
+}
+
+// A worker count from its flag, else its variable; -1: StarPU's choice.
+int resolved_count(int flag, const char* var) {
+  if (flag >= 0) return flag;
+  const char* e = env(var);
+  return e != nullptr ? static_cast<int>(whole_number(e)) : -1;
 }
 
 void check_scheduler(const std::string& name, const char* source, const tasks::Capabilities& caps) {
@@ -53,6 +112,9 @@ void check_scheduler(const std::string& name, const char* source, const tasks::C
 
 // A hand-set split needs a worker of each kind it pins tiles to.
 void check_gpu_fraction(double fraction, int cpu_workers, int cuda_workers) {
+  if (std::isnan(fraction))
+    throw Error("--gpu-fraction nan is not a number; give the share of tiles for the GPU, "
+                "between 0 and 1, or leave it unset");
   if (fraction < 0) return;
   std::ostringstream f;
   f << "--gpu-fraction " << fraction;
@@ -88,6 +150,7 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
   const Options& o = c.options;
   const tasks::Capabilities caps = tasks::capabilities();
   tasks::EngineConfig e;
+  check_runtime_environment();
   sched_source = "default";
   if (!o.scheduler.empty()) {
     check_agrees("--sched", o.scheduler, "STARPU_SCHED");
@@ -101,7 +164,7 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
   }
   check_scheduler(e.scheduler, sched_source.c_str(), caps);
   if (o.cpu_workers >= 0) {
-    check_agrees("--ncpu", std::to_string(o.cpu_workers), "STARPU_NCPU");
+    check_agrees("--ncpu", o.cpu_workers, "STARPU_NCPU");
     if (o.cpu_workers > caps.max_cpus)
       throw Error("--ncpu " + std::to_string(o.cpu_workers) + " exceeds the " +
                   std::to_string(caps.max_cpus) +
@@ -110,12 +173,20 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
     e.cpu_workers = o.cpu_workers;
   }
   if (o.cuda_workers >= 0) {
-    check_agrees("--ncuda", std::to_string(o.cuda_workers), "STARPU_NCUDA");
+    check_agrees("--ncuda", o.cuda_workers, "STARPU_NCUDA");
     if (o.cuda_workers > 0 && !caps.cuda)
       throw Error("--ncuda " + std::to_string(o.cuda_workers) +
                   " but this StarPU has no CUDA support; build StarPU with CUDA (see README)");
     e.cuda_workers = o.cuda_workers;
   }
+  // StarPU fails to start without a worker ("returned -19"): say which setting left none.
+  const int cpus = resolved_count(o.cpu_workers, env("STARPU_NCPU") ? "STARPU_NCPU" : "STARPU_NCPUS");
+  const int cudas = resolved_count(o.cuda_workers, "STARPU_NCUDA");
+  if (cpus == 0 && (cudas == 0 || !caps.cuda))
+    throw Error(std::string(o.cpu_workers == 0 ? "--ncpu 0" : "STARPU_NCPU=0") +
+                " leaves no worker to run tasks (" +
+                (caps.cuda ? "and no CUDA worker either" : "this StarPU has no CUDA") +
+                "); give at least 1 CPU worker");
   if (o.calibrate) {
     check_agrees("--calibrate", "1", "STARPU_CALIBRATE");
     e.calibrate = true;
@@ -124,6 +195,12 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
     check_agrees("--perfmodel-dir", o.perfmodel_dir, "STARPU_PERF_MODEL_DIR");
     e.perfmodel_dir = o.perfmodel_dir;
   }
+  // StarPU creates the models' directory when it first saves a model and aborts the program
+  // when it cannot (a file in the way, no permission): created and checked here instead.
+  if (!o.perfmodel_dir.empty())
+    detail::files::check_directory(o.perfmodel_dir, "--perfmodel-dir");
+  else if (env("STARPU_PERF_MODEL_DIR") != nullptr)
+    detail::files::check_directory(env("STARPU_PERF_MODEL_DIR"), "STARPU_PERF_MODEL_DIR");
   if (!o.fxt.empty()) {
     if (!caps.fxt)
       throw Error("--fxt " + o.fxt + " needs a StarPU built with FxT, and this StarPU " +
@@ -133,6 +210,7 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
     e.fxt_dir = o.fxt;
   }
   e.quiet = o.quiet;
+  e.max_submitted = o.max_submitted_tasks;
   e.record = !o.trace.empty() || !o.report.empty() || o.summary;
   e.rank = c.rank;
   e.policy.scheduler = e.scheduler;
@@ -150,6 +228,33 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
 
 int process_rank() { return detail::comm::rank(); }
 
+int report_error(const std::exception& error, int status) {
+  const std::string message = error.what();
+  // Error's messages start with "tessera: "; others get it, and a rank-local one the rank.
+  const std::string prefix = "tessera: ";
+  const std::string text = message.compare(0, prefix.size(), prefix) == 0
+                               ? message.substr(prefix.size())
+                               : message;
+  const int rank = detail::comm::rank();
+  if (detail::comm::ranks() == 1) {
+    std::cerr << prefix << text << std::endl;
+    return status;
+  }
+  if (detail::comm::every_rank_failed(kFailureWaitSeconds)) {
+    if (detail::comm::same_on_every_rank(message)) {
+      if (rank == 0) std::cerr << prefix << text << std::endl;  // one cause, said once
+    } else {
+      std::cerr << prefix << "rank " << rank << ": " << text << std::endl;
+    }
+    if (!abandoned) return status;
+  } else {
+    std::cerr << prefix << "rank " << rank << ": " << text << "\n" << prefix << "rank " << rank
+              << " ends every rank: the others did not fail and would wait for it forever"
+              << std::endl;
+  }
+  detail::comm::abort_every_rank(status);
+}
+
 namespace detail {
 Context& live_context(const char* what) {
   if (live == nullptr)
@@ -163,18 +268,29 @@ Runtime::Runtime(const Options& options) : context_(std::make_unique<detail::Con
     throw Error("a tessera::Runtime is already alive; create one Runtime per process at a time");
   detail::Context& c = *context_;
   c.options = options;
+  c.uncaught = std::uncaught_exceptions();
   detail::comm::start();
   c.rank = detail::comm::rank();
   c.ranks = detail::comm::ranks();
   check_same_options_on_all_ranks(options);
 
+  // What may differ between ranks (each one's environment, working directory, file system,
+  // StarPU's start) is agreed on: a failure on one rank fails every rank with its message,
+  // rather than leaving the others waiting for it in their next collective.
   std::string sched_source;
-  const tasks::EngineConfig config = engine_config(c, sched_source);
+  tasks::EngineConfig config;
+  detail::comm::agree([&] {
+    config = engine_config(c, sched_source);
+    // Every rank records; at shutdown rank 0 merges the ranks' records into one trace and
+    // report (each rank checks here that it could write them).
+    c.recording = detail::Recording(options.trace, options.report);
+  });
   c.scheduler = config.scheduler;
-  // Every rank records; at shutdown rank 0 merges the ranks' records into one trace and report
-  // (each rank checks here that it could write them, so a bad path stops every rank).
-  c.recording = detail::Recording(options.trace, options.report);
-  c.engine = std::make_unique<tasks::Engine>(config);
+  detail::comm::agree([&] {
+    c.engine = std::make_unique<tasks::Engine>(config);
+    // Needs the worker counts StarPU actually started with.
+    check_gpu_fraction(options.gpu_fraction, c.engine->cpu_workers(), c.engine->cuda_workers());
+  });
   if (tasks::Recorder* recorder = c.engine->recorder()) {
     // Ranks' times are merged unaligned: start their clocks together.
     if (c.ranks > 1) detail::comm::sum(0);
@@ -186,8 +302,6 @@ Runtime::Runtime(const Options& options) : context_(std::make_unique<detail::Con
       if (Kokkos::is_initialized()) Kokkos::finalize();
     });
   }
-  // Needs the worker counts StarPU actually started with; on error the engine stops again.
-  check_gpu_fraction(options.gpu_fraction, c.engine->cpu_workers(), c.engine->cuda_workers());
   const char* calibrate = env("STARPU_CALIBRATE");
   c.configuration = "tessera: StarPU " + tasks::capabilities().version + ", scheduler " +
                     c.scheduler + " (" + sched_source + "), " +
@@ -205,25 +319,64 @@ Runtime::Runtime(const Options& options) : context_(std::make_unique<detail::Con
 
 Runtime::~Runtime() {
   detail::Context& c = *context_;
-  wait();
+  const bool failing = std::uncaught_exceptions() > c.uncaught;
+  if (failing && c.ranks > 1 &&
+      !(detail::comm::every_rank_failed(kFailureWaitSeconds) &&
+        detail::comm::same_on_every_rank(std::to_string(c.steps) + "/" +
+                                         std::to_string(c.engine->data().registered())))) {
+    // This rank leaves on an error that the other ranks did not raise at the same point:
+    // waiting for its tasks (they need data the others will never send) or shutting
+    // StarPU-MPI down would block forever. StarPU is left as it is (and the context leaked
+    // with it, for fields still holding it); report_error ends every rank.
+    abandoned = true;
+    live = nullptr;
+    (void)context_.release();
+    return;
+  }
+  std::string failure;
+  if (failing) {
+    wait();  // an incomplete run: no trace, report or summary
+  } else {
+    try {
+      finish();
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+  }
   // Fields outliving the runtime give their handles back now, while StarPU is up.
   for (detail::FieldStorage* f : std::vector<detail::FieldStorage*>(c.fields.begin(), c.fields.end()))
     f->release_handles();
-  if (tasks::Recorder* recorder = c.engine->recorder()) {
-    trace::RankTrace mine = recorder->rank_trace();
-    if (c.ranks > 1)  // StarPU-MPI's face-buffer traffic into this rank
-      mine.transfers.push_back({"other ranks", "rank " + std::to_string(c.rank),
-                                static_cast<std::uint64_t>(c.received.bytes),
-                                static_cast<std::uint64_t>(c.received.messages), true});
-    const std::vector<trace::RankTrace> ranks = detail::Recording::gather(mine);  // collective
-    if (c.rank == 0) {
-      c.recording.write(ranks, c.configuration);
-      if (c.options.summary && !c.options.quiet)
-        std::cout << "tessera summary:\n" << trace::summary_table(ranks);
-    }
-  }
   live = nullptr;
   c.engine.reset();  // shuts StarPU down
+  if (!failure.empty()) {
+    // A destructor must not throw, and a run whose outputs are missing must not end as a
+    // success: the message (every rank has it; rank 0 prints) and exit status 1.
+    if (c.rank == 0) std::cerr << failure << std::endl;
+    std::exit(EXIT_FAILURE);
+  }
+}
+
+void Runtime::finish() {
+  detail::Context& c = *context_;
+  wait();
+  if (c.finished) return;
+  c.finished = true;
+  tasks::Recorder* recorder = c.engine->recorder();
+  if (recorder == nullptr) return;
+  trace::RankTrace mine = recorder->rank_trace();
+  if (c.ranks > 1)  // StarPU-MPI's face-buffer traffic into this rank
+    mine.transfers.push_back({"other ranks", "rank " + std::to_string(c.rank),
+                              static_cast<std::uint64_t>(c.received.bytes),
+                              static_cast<std::uint64_t>(c.received.messages), true});
+  const std::vector<trace::RankTrace> ranks = detail::Recording::gather(mine);  // collective
+  // Only rank 0 writes; every rank learns whether it could.
+  detail::comm::agree([&] {
+    if (c.rank == 0) c.recording.write(ranks, c.configuration);
+  });
+  std::size_t tasks = 0;
+  for (const trace::RankTrace& r : ranks) tasks += r.tasks.size();
+  if (c.rank == 0 && c.options.summary && !c.options.quiet && tasks > 0)
+    std::cout << "tessera summary:\n" << trace::summary_table(ranks);
 }
 
 void Runtime::wait() { context_->engine->wait_all(); }

@@ -6,9 +6,13 @@ namespace tessera::partition {
 
 std::int64_t clamped_tile(std::int64_t extent, std::int64_t tile) { return std::min(tile, extent); }
 
-int tiles_along(std::int64_t extent, std::int64_t tile) {
+std::int64_t tile_count_along(std::int64_t extent, std::int64_t tile) {
   tile = clamped_tile(extent, tile);
-  return static_cast<int>((extent + tile - 1) / tile);
+  return (extent - 1) / tile + 1;  // not (extent + tile - 1) / tile, which overflows near 2^63
+}
+
+int tiles_along(std::int64_t extent, std::int64_t tile) {
+  return static_cast<int>(tile_count_along(extent, tile));
 }
 
 Tiling::Tiling(Extent3 extent, Extent3 tile, std::array<bool, 3> periodic)

@@ -25,7 +25,9 @@ struct Tile {
 
 // The tile extent used along an axis of `extent` points when `tile` is asked for: at most the
 // extent (one tile covers the axis). And how many tiles that makes (the last may be smaller).
+// tiles_along narrows to int: callers check tile_count_along first (core/grid.cpp).
 std::int64_t clamped_tile(std::int64_t extent, std::int64_t tile);
+std::int64_t tile_count_along(std::int64_t extent, std::int64_t tile);
 int tiles_along(std::int64_t extent, std::int64_t tile);
 
 // Cuts `extent` into tiles of `tile` points (the last tile of an axis may be smaller).

@@ -37,6 +37,9 @@ class DataRegistry {
   /// Null when out of memory.
   static void* allocate(std::size_t bytes);
   static void free(void* memory);
+  /// Handles registered so far: where a rank is in the program (equal on every rank at the
+  /// same point of the same program).
+  std::int64_t registered() const { return next_tag_; }
 
  private:
   bool distributed_;

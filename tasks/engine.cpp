@@ -3,6 +3,7 @@
 #include <starpu_profiling.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
@@ -54,6 +55,16 @@ Engine::Engine(const EngineConfig& config)
   // Tessera has no OpenCL implementations: OpenCL workers could only sit idle.
   if (env("STARPU_NOPENCL") == nullptr) conf.nopencl = 0;
   if (config.quiet && env("STARPU_SILENT") == nullptr) setenv("STARPU_SILENT", "1", 0);
+  // A bounded window of tasks in flight: submission blocks while more than the maximum are
+  // submitted and not finished, until they are fewer than the minimum, so memory does not
+  // grow with the step count (all steps are submitted without waiting). StarPU 1.3 reads the
+  // limits only from the environment, at start; a user's own setting of either is kept.
+  if (env("STARPU_LIMIT_MAX_SUBMITTED_TASKS") == nullptr &&
+      env("STARPU_LIMIT_MIN_SUBMITTED_TASKS") == nullptr && config.max_submitted > 0) {
+    setenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS", std::to_string(config.max_submitted).c_str(), 1);
+    setenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS", std::to_string(config.max_submitted * 9 / 10).c_str(), 1);
+    set_limits_ = true;  // taken back at shutdown: the next Engine may ask for others
+  }
   // StarPU 1.3 and 1.4 read and save the models under STARPU_PERF_MODEL_DIR.
   if (!config.perfmodel_dir.empty()) setenv("STARPU_PERF_MODEL_DIR", config.perfmodel_dir.c_str(), 1);
   // StarPU's own traces (paje.trace for ViTE, tasks.rec) come from FxT; StarPU writes them into
@@ -71,6 +82,13 @@ Engine::Engine(const EngineConfig& config)
 #else
   const int ret = starpu_init(&conf);
 #endif
+  if (ret != 0 && set_limits_) {
+    unsetenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS");
+    unsetenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS");
+  }
+  if (ret == -ENODEV)
+    throw Error("StarPU found no worker it could start (no CPU worker and no usable GPU); give "
+                "--ncpu 1 or more, and check STARPU_NCPU, STARPU_NCUDA and STARPU_WORKERS_*");
   if (ret != 0)
     throw Error("StarPU failed to start (starpu_init returned " + std::to_string(ret) +
                 "); check the STARPU_* environment and the worker counts");
@@ -85,7 +103,13 @@ Engine::Engine(const EngineConfig& config)
   cuda_workers_ = static_cast<int>(starpu_cuda_worker_get_count());
 }
 
-Engine::~Engine() { stop(distributed_); }
+Engine::~Engine() {
+  stop(distributed_);
+  if (set_limits_) {
+    unsetenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS");
+    unsetenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS");
+  }
+}
 
 void Engine::wait_all() {
 #ifdef TESSERA_WITH_MPI

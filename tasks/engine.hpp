@@ -34,6 +34,9 @@ struct EngineConfig {
   bool quiet = false;         // StarPU's own messages too (unless STARPU_SILENT says otherwise)
   bool record = false;        // record every task (trace, report, summary)
   int rank = 0;
+  /// Tasks submitted and not finished beyond which submission waits (0: no limit); unless the
+  /// user set STARPU_LIMIT_MAX/MIN_SUBMITTED_TASKS.
+  int max_submitted = 0;
   SubmitPolicy policy;        // policy.distributed: start StarPU-MPI
 };
 
@@ -69,6 +72,7 @@ class Engine {
 
  private:
   bool distributed_;
+  bool set_limits_ = false;  // this engine set STARPU_LIMIT_*_SUBMITTED_TASKS
   int cpu_workers_ = 0, cuda_workers_ = 0;
   CodeletRegistry codelets_;  // destroyed after the shutdown in ~Engine, which saves the models
   DataRegistry data_;

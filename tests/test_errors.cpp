@@ -1,6 +1,9 @@
 // Bad input throws tessera::Error naming the value and the rule, before any task is submitted.
 #include <gmock/gmock.h>
 
+#include <cstdio>
+#include <limits>
+
 #include "tests/test_support.hpp"
 
 namespace {
@@ -140,3 +143,44 @@ TEST(Errors, RankGridMustMatchRanksAndTiles) {
 }
 
 }  // namespace
+
+// Sizes that do not fit the library's counters are refused, never wrapped into another grid.
+TEST(Errors, SizesThatOverflowAreRefused) {
+  const std::int64_t huge = std::numeric_limits<std::int64_t>::max();
+  EXPECT_THAT(error_of([&] { tessera::Grid<3>({huge, 8, 8}, {huge, 8, 8}); }),
+              AllOf(HasSubstr("9223372036854775807 x 8 x 8"), HasSubstr("64-bit count")));
+  // 3e9^3 in tiles of 1: the tile count overflows int (it was reported as "0 tiles").
+  EXPECT_THAT(error_of([] {
+                tessera::Grid<3>({3000000000, 3000000000, 3000000000}, {1, 1, 1});
+              }),
+              AllOf(HasSubstr("more than the 2147483647 a grid may have"), HasSubstr("larger tiles")));
+  // A tile count near 2^63 along one axis (tile near extent: (extent + tile - 1) overflowed).
+  EXPECT_THAT(error_of([&] { tessera::Grid<2>({huge, 2}, {256, 2}); }),
+              HasSubstr("36028797018963968 x 1 tiles"));
+  const tessera::Grid<2> ok({huge / 4, 1}, {huge / 4, 1});
+  EXPECT_EQ(ok.points(), huge / 4);
+  EXPECT_EQ(ok.tiles(), 1);
+}
+
+// A field that cannot fit is refused before any handle is registered, naming a tile size
+// that fits; a tile beyond what one StarPU vector holds too.
+TEST(Errors, FieldsThatCannotFitAreRefusedWithATileThatFits) {
+  tessera::Runtime rt(test::options({"eager", 1}));
+  const std::string tiny = error_of([] {
+    tessera::Field<double, 3> u(tessera::Grid<3>({256, 256, 256}, {1, 1, 1}), 1, {}, "u");
+  });
+  EXPECT_THAT(tiny, AllOf(HasSubstr("field 'u' on 256 x 256 x 256 points in tiles of 1 x 1 x 1"),
+                          HasSubstr("16777216 tiles at about 32 KiB each"),
+                          HasSubstr("use larger tiles, e.g. ")));
+  EXPECT_THAT(error_of([] {
+                tessera::Field<float, 2> u(tessera::Grid<2>({70000, 70000}, {70000, 70000}), 1, {}, "big");
+              }),
+              AllOf(HasSubstr("field 'big': a tile of 70000 x 70000"), HasSubstr("2^32 - 1"),
+                    HasSubstr("smaller tiles")));
+  // The suggestion is a real tile size, with fewer tiles (creating it would take seconds).
+  const std::string suggested = tiny.substr(tiny.find("e.g. ") + 5);
+  long x = 0, y = 0, z = 0, tiles = 0;
+  ASSERT_EQ(std::sscanf(suggested.c_str(), "%ld x %ld x %ld (%ld tiles)", &x, &y, &z, &tiles), 4);
+  EXPECT_GE(x * y * z, 8);
+  EXPECT_EQ(tiles, (256 / x) * (256 / y) * (256 / z));
+}

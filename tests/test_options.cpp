@@ -4,6 +4,10 @@
 #include <gmock/gmock.h>
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -12,6 +16,7 @@
 
 namespace {
 
+using testing::AllOf;
 using testing::HasSubstr;
 
 TEST(Options, RuntimeFlagsAreParsedAndStripped) {
@@ -164,6 +169,97 @@ TEST(Options, TraceHasOneEventPerTaskOnExistingWorkers) {
   EXPECT_EQ(interior, 3 * 4);
   for (const auto& e : trace["traceEvents"])
     if (e["ph"] == "X") EXPECT_EQ(workers.count(e["tid"].get<int>()), 1u);
+}
+
+}  // namespace
+
+namespace {
+
+std::string start_error(const tessera::Options& o) {
+  try {
+    tessera::Runtime rt(o);
+  } catch (const tessera::Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "the Runtime started";
+  return {};
+}
+
+// StarPU aborts the program on these; Tessera refuses them first, with a message.
+TEST(Options, EnvironmentStarPUWouldAbortOnIsRefused) {
+  tessera::Options o;
+  o.quiet = true;
+  setenv("STARPU_NCPU", "abc", 1);
+  EXPECT_THAT(start_error(o), AllOf(HasSubstr("STARPU_NCPU=abc is not a whole number"),
+                                    HasSubstr("unset it")));
+  setenv("STARPU_NCPU", "-1", 1);
+  EXPECT_THAT(start_error(o), HasSubstr("STARPU_NCPU=-1"));
+  // Compared as numbers: 02 is 2.
+  setenv("STARPU_NCPU", "02", 1);
+  o.cpu_workers = 2;
+  {
+    tessera::Runtime rt(o);
+    EXPECT_EQ(rt.cpu_workers(), 2);
+  }
+  o.cpu_workers = 1;
+  EXPECT_THAT(start_error(o), HasSubstr("--ncpu 1 contradicts STARPU_NCPU=02"));
+  unsetenv("STARPU_NCPU");
+  o.cpu_workers = 0;
+  o.cuda_workers = 0;
+  EXPECT_THAT(start_error(o), AllOf(HasSubstr("--ncpu 0 leaves no worker"), HasSubstr("at least 1 CPU")));
+}
+
+TEST(Options, PerfmodelDirMustBeAWritableDirectory) {
+  const std::string file = testing::TempDir() + "tessera_not_a_dir";
+  std::ofstream(file) << "x";
+  tessera::Options o = test::options({"eager", 1});
+  o.perfmodel_dir = file;
+  EXPECT_THAT(start_error(o), AllOf(HasSubstr("--perfmodel-dir '" + file + "' is not a directory")));
+  o.perfmodel_dir = file + "/models";
+  EXPECT_THAT(start_error(o), HasSubstr("'" + file + "' is not a directory; give a directory you can write"));
+  // A missing directory is created (with its parents), as StarPU would.
+  const std::string fresh = testing::TempDir() + "tessera_models_" + std::to_string(getpid()) + "/a/b";
+  o.perfmodel_dir = fresh;
+  { tessera::Runtime rt(o); }
+  struct stat st {};
+  ASSERT_EQ(stat(fresh.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISDIR(st.st_mode));
+}
+
+TEST(Options, NanAndEmptyValuesAreRefused) {
+  tessera::Options o = test::options({"eager", 1});
+  o.gpu_fraction = std::nan("");
+  EXPECT_THAT(start_error(o), HasSubstr("--gpu-fraction nan is not a number"));
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--gpu-fraction", "nan"}, {"--sched", ""}, {"--ncpu", "-1"},
+        {"--trace", ""}, {"--perfmodel-dir", ""}}) {
+    CLI::App app{"app"};
+    tessera::Options parsed;
+    tessera::add_options(app, parsed);
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    EXPECT_THROW(app.parse(reversed), CLI::ValidationError) << args[0] << " '" << args[1] << "'";
+  }
+}
+
+TEST(Options, TraceAndReportMustBeDifferentFilesAndExistingOnesAreKept) {
+  tessera::Options o = test::options({"eager", 1});
+  o.trace = testing::TempDir() + "tessera_same.out";
+  o.report = testing::TempDir() + "./tessera_same.out";
+  EXPECT_THAT(start_error(o), HasSubstr("--trace and --report both name"));
+  // Checking the path at start-up leaves an existing file as it was.
+  const std::string kept = testing::TempDir() + "tessera_kept.json";
+  std::ofstream(kept) << "previous";
+  o.trace = kept;
+  o.report.clear();
+  try {
+    tessera::Runtime rt(o);
+    throw tessera::Error("a failure after start-up");
+  } catch (const tessera::Error&) {
+  }
+  std::ifstream in(kept);
+  std::string content;
+  in >> content;
+  EXPECT_EQ(content, "previous");
 }
 
 }  // namespace

@@ -98,7 +98,12 @@ struct Cardiac {
         e(grid, 1, tessera::Boundaries<D>::all(tessera::Boundary::neumann_vertex()), "e"),
         next(grid, 1, tessera::Boundaries<D>::all(tessera::Boundary::neumann_vertex()), "e_next"),
         r(grid, 0, {}, "r") {
-    const std::int64_t nx = grid.extent()[0], ny = grid.extent()[1];
+    init();
+  }
+
+  // The spiral-wave start (again, e.g. after a calibration sweep).
+  void init() {
+    const std::int64_t nx = e.grid().extent()[0], ny = e.grid().extent()[1];
     e.fill([nx](tessera::Index<D> p) { return cardiac_e0<D>(p, nx); });
     r.fill([ny](tessera::Index<D> p) { return cardiac_r0<D>(p, ny); });
   }

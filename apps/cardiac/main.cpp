@@ -25,11 +25,13 @@ int main(int argc, char** argv) {
     tessera::Grid<D> grid(size, tile);
     apps::Cardiac<D> model(grid);
     const double points = static_cast<double>(grid.points());
-    const double seconds = apps::timed_steps(rt, o, points, [&] { model.advance(); });
+    const double seconds = apps::timed_steps(
+        rt, o, points, [&] { model.init(); }, [&] { model.advance(); });
     // Per point and step: e read, e_next written, then e_next and r read and written.
     apps::print_result(name, o, rt, grid.tiles(), seconds, points, 6.0 * sizeof(double),
                        tessera::sum(model.e));
     const auto ex = model.extrema();
     if (rt.rank() == 0) std::printf("%s e_min=%.17g e_max=%.17g\n", name, ex[0], ex[1]);
+    rt.finish();
   });
 }

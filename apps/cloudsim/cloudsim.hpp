@@ -155,9 +155,14 @@ struct CloudSim {
         next(grid, 1, tessera::Boundaries<2>::all(tessera::Boundary::neumann()), "t_next"),
         wind_x(grid, 0, {}, "wind_x"),
         wind_y(grid, 0, {}, "wind_y") {
-    t.fill([this](tessera::Index<2> q) { return cloudsim_t0(q, nx, ny, params, dew); });
+    init();
     wind_x.fill([this](tessera::Index<2> q) { return cloudsim_wind(q, params.wind_x, params.disturb, 1); });
     wind_y.fill([this](tessera::Index<2> q) { return cloudsim_wind(q, params.wind_y, params.disturb, 2); });
+  }
+
+  // The starting cloud (again, e.g. after a calibration sweep); the winds never change.
+  void init() {
+    t.fill([this](tessera::Index<2> q) { return cloudsim_t0(q, nx, ny, params, dew); });
   }
 
   void advance() {

@@ -18,12 +18,14 @@ int main(int argc, char** argv) {
     tessera::Grid<2> grid({o.size[0], o.size[1]}, {o.tile[0], o.tile[1]});
     apps::CloudSim sim(grid, params);
     const double points = static_cast<double>(grid.points());
-    const double seconds = apps::timed_steps(rt, o, points, [&] { sim.advance(); });
+    const double seconds = apps::timed_steps(
+        rt, o, points, [&] { sim.init(); }, [&] { sim.advance(); });
     // Per point and step: t read, next written, two wind values read.
     apps::print_result("cloudsim", o, rt, grid.tiles(), seconds, points, 4.0 * sizeof(float),
                        tessera::sum(sim.t));
     const auto c = sim.cells();
     if (rt.rank() == 0)
       std::printf("cloudsim cloud_cells=%.17g t_min=%.9g t_max=%.9g\n", c[0], c[1], c[2]);
+    rt.finish();
   });
 }

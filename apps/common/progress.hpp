@@ -1,9 +1,14 @@
 // A progress line for long runs: at most once per second, on stderr, from a helper thread that
-// reads how many submitted tasks have finished (the steps are submitted ahead of execution).
+// reads how many submitted tasks have finished. Steps are submitted ahead of execution, within
+// the runtime's window of tasks in flight, so the steps done are the steps submitted times the
+// finished share of the submitted tasks.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cmath>
 #include <cstdio>
 #include <mutex>
 #include <thread>
@@ -28,6 +33,8 @@ class ProgressLine {
   }
   ProgressLine(const ProgressLine&) = delete;
   ProgressLine& operator=(const ProgressLine&) = delete;
+  // Called by the submitting thread after each step.
+  void submitted(long steps) { steps_submitted_.store(steps, std::memory_order_relaxed); }
 
  private:
   void run() {
@@ -38,10 +45,10 @@ class ProgressLine {
       const double submitted = static_cast<double>(rt_.tasks_submitted() - first_task_);
       const double pending = static_cast<double>(rt_.tasks_pending());
       if (submitted <= 0) continue;
-      // Steps go out ahead of execution, so the finished share of the submitted tasks is the
-      // finished share of the run once submission is over (it is, within the first second).
-      const double done = std::max(0.0, std::min(1.0, 1.0 - pending / submitted));
-      const double step = done * static_cast<double>(steps_);
+      const double finished = std::max(0.0, std::min(1.0, 1.0 - pending / submitted));
+      const double step =
+          std::floor(finished * static_cast<double>(steps_submitted_.load(std::memory_order_relaxed)));
+      const double done = step / static_cast<double>(steps_);
       const double eta = done > 0 ? elapsed * (1 - done) / done : 0;
       std::fprintf(stderr, "step %.0f/%ld  elapsed %.1f s  ETA %.1f s  MLUPS %.1f\n", step,
                    steps_, elapsed, eta, step * points_ / elapsed / 1e6);
@@ -52,6 +59,7 @@ class ProgressLine {
   long steps_;
   double points_;
   std::size_t first_task_;
+  std::atomic<long> steps_submitted_{0};
   std::chrono::steady_clock::time_point start_;
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -26,6 +26,19 @@ inline std::string calibrate_command() {
   return line.empty() ? "this program with --calibrate-models" : line + " --calibrate-models";
 }
 
+// A CLI11 check that a whole number is at least `low`, with a message that says so (CLI11's
+// PositiveNumber prints its range as doubles: "not in range 2.22507e-308 to ...").
+inline CLI::Validator at_least(long low) {
+  return CLI::Validator(
+      [low](std::string& text) -> std::string {
+        long v = 0;
+        if (!CLI::detail::lexical_cast(text, v)) return "'" + text + "' is not a whole number";
+        if (v < low) return text + " is below " + std::to_string(low) + "; give at least " + std::to_string(low);
+        return {};
+      },
+      ">=" + std::to_string(low));
+}
+
 // --size, --tile and --steps, plus the Tessera runtime flags.
 struct RunOptions {
   std::vector<long> size, tile;
@@ -38,7 +51,7 @@ struct RunOptions {
     const auto n = static_cast<int>(size.size());
     cli.add_option("--size", size, "grid points per axis")->expected(n);
     cli.add_option("--tile", tile, "tile points per axis (the last tile may be smaller)")->expected(n);
-    cli.add_option("--steps", steps, "time steps")->check(CLI::PositiveNumber);
+    cli.add_option("--steps", steps, "time steps")->check(at_least(1));
     cli.add_flag("--calibrate-models", calibrate_models,
                  "first run steps until every performance model used has enough samples "
                  "(saved in --perfmodel-dir), print them and the prediction error of the run");
@@ -86,19 +99,28 @@ void calibrate_models(tessera::Runtime& rt, long steps, Step step, int max_round
   rt.clear_recorded();  // the prediction error is measured on the run that follows
 }
 
-// Submits `step` `o.steps` times without waiting in between; returns the seconds until all ran.
-// With --calibrate-models, calibrates first and reports the prediction error of the timed run.
-// Unless --quiet, rank 0 prints a progress line at most once per second.
-template <class Step>
-double timed_steps(tessera::Runtime& rt, const RunOptions& o, double points, Step step) {
-  if (o.calibrate_models) calibrate_models(rt, o.steps, step);
+// Sets the initial state with `init`, then submits `step` `o.steps` times without waiting in
+// between (the runtime keeps a bounded window of tasks in flight); returns the seconds until
+// all ran. With --calibrate-models, calibrates first, then sets the initial state again, so the
+// result is the one of the same run without calibration, and reports the prediction error of
+// the timed run. Unless --quiet, rank 0 prints a progress line at most once per second.
+template <class Init, class Step>
+double timed_steps(tessera::Runtime& rt, const RunOptions& o, double points, Init init, Step step) {
+  init();
+  if (o.calibrate_models) {
+    calibrate_models(rt, o.steps, step);
+    init();  // calibration advanced the fields: start the requested run from the beginning
+  }
   rt.wait();
   const double start = now_seconds();
   {
     std::unique_ptr<ProgressLine> progress;
     if (!o.runtime.quiet && rt.rank() == 0)  // one line per run, not per rank
       progress = std::make_unique<ProgressLine>(rt, o.steps, points);
-    for (long s = 0; s < o.steps; ++s) step();
+    for (long s = 0; s < o.steps; ++s) {
+      step();
+      if (progress) progress->submitted(s + 1);
+    }
     rt.wait();
   }
   const double seconds = now_seconds() - start;
@@ -125,15 +147,15 @@ inline void print_result(const char* app, const RunOptions& o, const tessera::Ru
               static_cast<double>(traffic.bytes) / static_cast<double>(o.steps));
 }
 
-// Runs the application body; bad input (tessera::Error) is reported and exits with 2. Every
-// rank of a distributed run detects the same bad input, so rank 0 alone reports it.
+// Runs the application body; an error (bad input is a tessera::Error) is reported and the
+// program exits with 2. Under mpirun, an error every rank raised is printed once; one that
+// only some ranks raised is printed by them, and they end every rank (tessera::report_error).
 template <class Body>
 int run_guarded(Body body) {
   try {
     body();
-  } catch (const tessera::Error& e) {
-    if (tessera::process_rank() == 0) std::fprintf(stderr, "%s\n", e.what());
-    return 2;
+  } catch (const std::exception& e) {
+    return tessera::report_error(e, 2);
   }
   return 0;
 }

@@ -2,6 +2,9 @@
 // with u held constant on the whole physical boundary.
 #pragma once
 
+#include <sstream>
+#include <string>
+
 #include <tessera/tessera.hpp>
 
 namespace apps {
@@ -14,6 +17,17 @@ struct Heat3d {
                           u(0, 0, 1) - 6.0 * u());
   }
 };
+
+// The explicit Euler scheme of the 7-point Laplacian is stable for 0 <= alpha <= 1/6; beyond,
+// the solution grows without bound (to +-1e95 in 50 steps at alpha 10) and nan stays nan.
+inline void check_heat3d_alpha(double alpha) {
+  std::ostringstream text;
+  text << alpha;
+  if (!(alpha >= 0.0 && alpha <= 1.0 / 6.0))
+    throw tessera::Error("--alpha " + text.str() +
+                         " is outside the explicit scheme's stability range 0 <= alpha <= 1/6 "
+                         "(0.1667); give a smaller time step, e.g. --alpha 0.1");
+}
 
 // The boundary value: hot x-low face, cold elsewhere.
 inline tessera::Boundaries<3> heat3d_boundaries() {

@@ -7,21 +7,23 @@ int main(int argc, char** argv) {
   apps::RunOptions o{{256, 256, 256}, {256, 256, 64}, 50, {}};  // 4 tiles: best measured on 2 cores
   o.add_to(cli);
   double alpha = 0.1;
-  cli.add_option("--alpha", alpha, "dt/h^2 (<= 1/6 for stability)");
+  cli.add_option("--alpha", alpha, "dt/h^2, between 0 and 1/6 (the explicit scheme's stability limit)");
   CLI11_PARSE(cli, argc, argv);
 
   return apps::run_guarded([&] {
     tessera::Runtime rt(o.runtime);
+    apps::check_heat3d_alpha(alpha);  // after the Runtime: under mpirun, said once
     tessera::Grid<3> grid({o.size[0], o.size[1], o.size[2]}, {o.tile[0], o.tile[1], o.tile[2]});
     tessera::Field<double, 3> u(grid, 1, apps::heat3d_boundaries(), "u");
     tessera::Field<double, 3> next(grid, 1, apps::heat3d_boundaries(), "next");
-    u.fill([](tessera::Index<3>) { return 0.0; });
     tessera::Stencil<3> heat("heat3d", tessera::Shape::Star, 1);
-    const double seconds = apps::timed_steps(rt, o, static_cast<double>(grid.points()), [&] {
+    auto init = [&] { u.fill([](tessera::Index<3>) { return 0.0; }); };
+    const double seconds = apps::timed_steps(rt, o, static_cast<double>(grid.points()), init, [&] {
       heat.apply(apps::Heat3d{alpha}, tessera::in(u), tessera::out(next));
       tessera::swap(u, next);
     });
     apps::print_result("heat3d", o, rt, grid.tiles(), seconds, static_cast<double>(grid.points()),
                        2.0 * sizeof(double), tessera::sum(u));
+    rt.finish();
   });
 }

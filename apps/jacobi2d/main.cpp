@@ -13,15 +13,16 @@ int main(int argc, char** argv) {
     tessera::Grid<2> grid({o.size[0], o.size[1]}, {o.tile[0], o.tile[1]});
     const auto zero = tessera::Boundaries<2>::all(tessera::Boundary::dirichlet(0.0));
     tessera::Field<float, 2> u(grid, 1, zero, "u"), next(grid, 1, zero, "next"), f(grid, 1, zero, "f");
-    u.fill([](tessera::Index<2>) { return 0.0f; });
     f.fill([&](tessera::Index<2> p) { return apps::jacobi2d_source(p, o.size[0], o.size[1]); });
     const float h = 1.0f / static_cast<float>(o.size[0] + 1);
     tessera::Stencil<2> jacobi("jacobi2d", tessera::Shape::Star, 1);
-    const double seconds = apps::timed_steps(rt, o, static_cast<double>(grid.points()), [&] {
+    auto init = [&] { u.fill([](tessera::Index<2>) { return 0.0f; }); };
+    const double seconds = apps::timed_steps(rt, o, static_cast<double>(grid.points()), init, [&] {
       jacobi.apply(apps::Jacobi2d{h * h}, tessera::in(u, f), tessera::out(next));
       tessera::swap(u, next);
     });
     apps::print_result("jacobi2d", o, rt, grid.tiles(), seconds, static_cast<double>(grid.points()),
                        3.0 * sizeof(float), tessera::sum(u));
+    rt.finish();
   });
 }

@@ -12,13 +12,14 @@ int main(int argc, char** argv) {
     tessera::Runtime rt(o.runtime);
     tessera::Grid<2> grid({o.size[0], o.size[1]}, {o.tile[0], o.tile[1]}, {true, true});
     tessera::Field<std::uint8_t, 2> cells(grid, 1, {}, "cells"), next(grid, 1, {}, "next");
-    cells.fill(apps::life_seed);
     tessera::Stencil<2> life("life", tessera::Shape::Box, 1);
-    const double seconds = apps::timed_steps(rt, o, static_cast<double>(grid.points()), [&] {
+    auto init = [&] { cells.fill(apps::life_seed); };
+    const double seconds = apps::timed_steps(rt, o, static_cast<double>(grid.points()), init, [&] {
       life.apply(apps::Life{}, tessera::in(cells), tessera::out(next));
       tessera::swap(cells, next);
     });
     apps::print_result("life", o, rt, grid.tiles(), seconds, static_cast<double>(grid.points()),
                        2.0 * sizeof(std::uint8_t), tessera::sum(cells));
+    rt.finish();
   });
 }

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstddef>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +40,10 @@ struct Options {
   /// --rank-grid X Y [Z]: ranks per axis of the block distribution of tiles (product = number
   /// of ranks); empty: the grid that cuts the fewest points (docs/distributed.md)
   std::vector<int> rank_grid;
+  /// Tasks in flight (submitted, not finished) beyond which submitting waits for some to
+  /// finish, so that memory stays flat however many steps a program submits without waiting.
+  /// 0: no limit. STARPU_LIMIT_MAX_SUBMITTED_TASKS and _MIN_, when set, take precedence.
+  int max_submitted_tasks = 20000;
   /// How to rerun this program to calibrate its models, for the uncalibrated-model message.
   std::string calibrate_command = "this program with --calibrate";
 };
@@ -54,6 +59,14 @@ struct Traffic {
 /// This process's MPI rank, 0 without MPI; usable before a Runtime exists (e.g. to print an
 /// error on rank 0 only).
 int process_rank();
+
+/// For main's error handler; returns the exit status to use (`status`). One process: prints
+/// the message. Under mpirun, an error that every rank raised alike (the same bad input) is
+/// printed once, by rank 0, and every rank returns; an error that only some ranks raised is
+/// printed by each of them, which then end every rank (MPI_Abort with `status`) within a few
+/// seconds instead of leaving the others waiting for them forever:
+///   try { run(); } catch (const std::exception& e) { return tessera::report_error(e); }
+int report_error(const std::exception& error, int status = 2);
 
 /// Adds the runtime flags to an application's CLI11 parser (which then rejects unknown flags):
 ///   CLI::App cli{"heat3d"}; tessera::Options opts; tessera::add_options(cli, opts);
@@ -76,6 +89,12 @@ class Runtime {
 
   /// Waits until every submitted task has finished (on every rank: collective under MPI).
   void wait();
+  /// Ends the run's outputs: waits for every task, writes the --trace and --report files (each
+  /// whole, through a temporary file, or not at all) and prints the summary. Collective; throws
+  /// tessera::Error on every rank when a file could not be written. The destructor calls it
+  /// unless it was called (there a failure prints its message and exits with status 1), but not
+  /// while an exception unwinds: a failed run writes no trace and prints no summary.
+  void finish();
   /// One line: StarPU version, scheduler, workers, calibration, and where each came from.
   const std::string& configuration() const;
   const std::string& scheduler() const;

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Runs the applications on bad input, as a hostile user would, and prints a verdict per case:
+# PASS when the run ended by itself (no hang), without a crash (no signal), with the expected
+# exit status and a message matching the expected one. Exit status: the number of failures.
+#   bash scripts/bad-input.sh [BUILD_DIR]        (default build/; needs the apps built)
+# MPI cases run when mpirun exists and Tessera was built with MPI. See docs/reliability.md.
+set -u
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=$(cd "${1:-${BUILD_DIR:-$root/build}}" && pwd)
+heat3d=$build/apps/heat3d/heat3d jacobi2d=$build/apps/jacobi2d/jacobi2d life=$build/apps/life/life
+for app in "$heat3d" "$jacobi2d" "$life"; do
+  [ -x "$app" ] || { echo "missing $app: build first (bash scripts/build.sh)"; exit 1; }
+done
+work=$(mktemp -d)
+trap 'chmod -R u+w "$work"; rm -rf "$work"' EXIT
+cd "$work" || exit 1
+export STARPU_SILENT=1
+limit=${BAD_INPUT_TIMEOUT:-60}
+grid=(--size 8 8 8 --tile 8 8 4 --steps 2)
+small=("${grid[@]}" --ncpu 1)
+passed=0 failed=0
+
+# check NAME fail|ok|any REGEX command...: one case (any: either exit status, e.g. a feature
+# this build may lack).
+check() {
+  local name=$1 want=$2 pattern=$3
+  shift 3
+  local out rc verdict=PASS why=""
+  out=$(timeout "$limit" "$@" 2>&1 < /dev/null)
+  rc=$?
+  if [ "$rc" -eq 124 ]; then verdict=FAIL why="hang (still running after ${limit}s)"
+  elif [ "$rc" -gt 128 ]; then verdict=FAIL why="crash (signal $((rc - 128)))"
+  elif [ "$want" = fail ] && [ "$rc" -eq 0 ]; then verdict=FAIL why="exit status 0"
+  elif [ "$want" = ok ] && [ "$rc" -ne 0 ]; then verdict=FAIL why="exit status $rc"
+  elif ! grep -qE -- "$pattern" <<<"$out"; then verdict=FAIL why="no message matching '$pattern'"
+  fi
+  if [ "$verdict" = PASS ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+  printf '%-4s %-44s rc=%-3s %s\n' "$verdict" "$name" "$rc" "${why:-$(grep -m1 -E -- "$pattern" <<<"$out" | cut -c1-110)}"
+  [ "$verdict" = PASS ] || sed 's/^/       | /' <<<"$out" | tail -5
+}
+
+echo "== grid sizes"
+check "size 0" fail "grid extent 0" "$heat3d" --size 0 8 8 --steps 1
+check "tile 0" fail "tile extent 0" "$heat3d" --size 8 8 8 --tile 0 8 8 --steps 1
+check "negative size" fail "grid extent -8" "$jacobi2d" --size -8 8 --steps 1
+check "size 2^63-1 (overflow)" fail "tiles, more than|64-bit count" "$heat3d" --size 9223372036854775807 8 8 --steps 1
+check "size 3e9^3 tile 1 (tile count)" fail "more than the 2147483647" "$heat3d" --size 3000000000 3000000000 3000000000 --tile 1 1 1 --steps 1
+check "256^3 in tiles of 1 (memory)" fail "use larger tiles, e.g." "$heat3d" --size 256 256 256 --tile 1 1 1 --steps 1
+check "one 3000^3 tile (StarPU vector)" fail "2\^32 - 1" "$heat3d" --size 3000 3000 3000 --tile 3000 3000 3000 --steps 1
+check "jacobi2d more tiles than fit" fail "use larger tiles" "$jacobi2d" --size 1000000 100000 --tile 1 1 --steps 1
+check "life 1x1 periodic" ok "checksum=" "$life" --size 1 1 --tile 1 1 --steps 3 --ncpu 1 --quiet
+echo "== steps and physics"
+check "steps 0" fail "steps: 0 is below 1" "$heat3d" "${small[@]}" --steps 0
+check "steps -1" fail "is below 1" "$heat3d" "${small[@]}" --steps -1
+check "steps abc" fail "not a whole number|could not be converted|--steps" "$heat3d" "${small[@]}" --steps abc
+check "heat3d alpha 10 (unstable)" fail "stability range" "$heat3d" "${small[@]}" --alpha 10
+check "heat3d alpha nan" fail "stability range" "$heat3d" "${small[@]}" --alpha nan
+check "heat3d alpha -0.1" fail "stability range" "$heat3d" "${small[@]}" --alpha -0.1
+check "heat3d alpha 1/6 (the limit)" ok "checksum=" "$heat3d" "${small[@]}" --alpha 0.16666666666666666 --quiet
+echo "== runtime flags and environment"
+check "unknown flag" fail "bogus" "$heat3d" --bogus
+check "sched empty" fail "empty scheduler" "$heat3d" "${small[@]}" --sched ""
+check "sched unknown" fail "is not a StarPU scheduler" "$heat3d" "${small[@]}" --sched fastest
+check "ncpu 0" fail "leaves no worker" "$heat3d" "${grid[@]}" --ncpu 0
+check "ncpu -1" fail "not a whole number >= 0" "$heat3d" "${grid[@]}" --ncpu -1
+check "ncpu 100000" fail "exceeds" "$heat3d" "${grid[@]}" --ncpu 100000
+check "gpu-fraction nan" fail "between 0 and 1" "$heat3d" "${small[@]}" --gpu-fraction nan
+check "gpu-fraction 2" fail "between 0 and 1" "$heat3d" "${small[@]}" --gpu-fraction 2
+check "STARPU_NCPU=abc" fail "STARPU_NCPU=abc is not a whole number" env STARPU_NCPU=abc "$heat3d" --size 8 8 8 --steps 1
+check "STARPU_NCPU=-2" fail "STARPU_NCPU=-2" env STARPU_NCPU=-2 "$heat3d" --size 8 8 8 --steps 1
+check "STARPU_NCPU=02 with --ncpu 2 (agree)" ok "checksum=" env STARPU_NCPU=02 "$heat3d" --size 8 8 8 --steps 1 --ncpu 2 --quiet
+check "STARPU_NCPU=1 with --ncpu 2" fail "contradicts STARPU_NCPU=1" env STARPU_NCPU=1 "$heat3d" --size 8 8 8 --steps 1 --ncpu 2
+check "STARPU_SCHED=bogus" fail "is not a StarPU scheduler" env STARPU_SCHED=bogus "$heat3d" "${small[@]}"
+check "STARPU_CALIBRATE=yes" fail "STARPU_CALIBRATE=yes" env STARPU_CALIBRATE=yes "$heat3d" "${small[@]}"
+touch afile
+check "perfmodel-dir is a file" fail "is not a directory" "$heat3d" "${small[@]}" --perfmodel-dir afile
+check "perfmodel-dir under a file" fail "is not a directory" "$heat3d" "${small[@]}" --perfmodel-dir afile/models
+check "STARPU_PERF_MODEL_DIR is a file" fail "is not a directory" env STARPU_PERF_MODEL_DIR=afile "$heat3d" "${small[@]}"
+check "perfmodel-dir missing (created)" ok "checksum=" "$heat3d" "${small[@]}" --perfmodel-dir new/models --quiet
+echo "== outputs"
+check "trace to /dev/full" fail "could not write the --trace file '/dev/full'" "$heat3d" "${small[@]}" --quiet --trace /dev/full
+check "report to /dev/full" fail "could not write the --report file '/dev/full'" "$heat3d" "${small[@]}" --quiet --report /dev/full
+check "trace and report the same file" fail "both name" "$heat3d" "${small[@]}" --trace x.out --report ./x.out
+check "trace in a missing directory" fail "cannot write the --trace file" "$heat3d" "${small[@]}" --trace nodir/t.json
+check "trace is a directory" fail "is a directory" "$heat3d" "${small[@]}" --trace .
+check "trace empty name" fail "empty file name" "$heat3d" "${small[@]}" --trace ""
+check "trace to /dev/null (a device)" ok "checksum=" "$heat3d" "${small[@]}" --quiet --trace /dev/null
+check "fxt without FxT (or written)" any "needs a StarPU built with FxT|checksum=" "$heat3d" "${small[@]}" --quiet --fxt fxt
+echo "== errors after start-up"
+out=$("$heat3d" "${small[@]}" --alpha 10 2>&1)
+if grep -q "tessera summary" <<<"$out"; then
+  failed=$((failed + 1)); echo "FAIL a failed run prints no summary"
+else
+  passed=$((passed + 1)); echo "PASS a failed run prints no summary"
+fi
+
+mpirun=$(command -v mpirun || true)
+if [ -n "$mpirun" ] && [ -x "$build/tests/rank_error" ]; then
+  echo "== MPI (2 ranks)"
+  mpi=("$mpirun" --oversubscribe --allow-run-as-root)
+  export STARPU_NCPU=1
+  mkdir -p a/out b && touch b/out
+  args=(--size 8 8 8 --tile 8 8 4 --steps 2 --quiet --trace out/t.json)
+  check "trace path bad on rank 1 only" fail "rank 1: cannot write the --trace file" \
+    "${mpi[@]}" -np 1 -wdir "$work/a" "$heat3d" "${args[@]}" : -np 1 -wdir "$work/b" "$heat3d" "${args[@]}"
+  check "error on rank 1 only, mid-run" fail "tessera: rank 1: injected failure" "${mpi[@]}" -np 2 "$build/tests/rank_error" local
+  check "error on every rank, mid-run" fail "^tessera: injected failure" "${mpi[@]}" -np 2 "$build/tests/rank_error" everywhere
+  check "more ranks than tiles" fail "has 2 tiles but the run has 3 ranks" "${mpi[@]}" -np 3 "$heat3d" "${small[@]}" --quiet
+  check "options differ between ranks" fail "differ between ranks" \
+    "${mpi[@]}" -np 1 "$heat3d" "${grid[@]}" : -np 1 "$heat3d" --size 8 8 8 --tile 8 8 4 --steps 3
+  check "STARPU_NCPU differs between ranks" fail "rank 1: .*STARPU_NCPU" \
+    "${mpi[@]}" -np 1 -x STARPU_NCPU=1 "$heat3d" --size 8 8 8 --tile 8 8 4 --steps 1 --ncpu 1 : -np 1 -x STARPU_NCPU=2 "$heat3d" --size 8 8 8 --tile 8 8 4 --steps 1 --ncpu 1
+  unset STARPU_NCPU
+fi
+
+echo "bad-input: $passed passed, $failed failed"
+exit "$failed"

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# ThreadSanitizer build of Tessera (build-tsan/), then the test suite under it. StarPU, MPI and
+# Kokkos are not instrumented: reports inside them (StarPU's workers hand data over through
+# their own locks that TSan does not see) are suppressed by scripts/tsan.supp, so what remains
+# points at Tessera's code (its recorder callbacks, the progress thread, the runtime context).
+# SLOW=1 also runs the tests labelled slow; extra arguments go to ctest. docs/reliability.md.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$root/scripts/sanitize-common.sh"
+export TSAN_OPTIONS=${TSAN_OPTIONS:-suppressions=$root/scripts/tsan.supp:halt_on_error=1:report_signal_unsafe=0:second_deadlock_stack=1}
+sanitize_build_and_test "${BUILD_DIR:-$root/build-tsan}" "-fsanitize=thread" "$@"
