@@ -9,8 +9,7 @@
 
 #include <tessera/levels.hpp>
 
-#include "tests/reference/mg.hpp"
-#include "tests/test_support.hpp"
+#include "tests/tile_cases.hpp"
 
 namespace {
 
@@ -84,22 +83,9 @@ TEST_P(Levels, RestrictionAndProlongationMatchPlainLoopsAcrossTilings) {
 
 TEST_P(Levels, MgClassSMatchesReferenceAndVerifies) {
   tessera::Runtime rt(test::options(GetParam()));
-  const apps::MgClass s = apps::mg_class("S");
-  reference::MgReference ref(s.n);
-  ref.run(s.iterations);
   for (std::int64_t tile_z : {32, 4}) {
     SCOPED_TRACE("top tiles " + std::to_string(tile_z) + " thick");
-    apps::Mg mg(s.n, tile_z);
-    mg.initialise();
-    mg.resid_top();
-    for (int it = 0; it < s.iterations; ++it) {
-      mg.mg3p();
-      mg.resid_top();
-    }
-    test::expect_bitwise_equal(mg.R(mg.lt).gather(), ref.r[static_cast<std::size_t>(mg.lt - 1)].interior());
-    test::expect_bitwise_equal(mg.U(mg.lt).gather(), ref.u[static_cast<std::size_t>(mg.lt - 1)].interior());
-    const double rnm2 = mg.rnm2(mg.norms().get(0));
-    EXPECT_LE(std::fabs(rnm2 - s.verify_value) / s.verify_value, 1e-8) << "rnm2 " << rnm2;
+    test::expect_mg_class_s_verified(tile_z);
   }
 }
 
@@ -132,14 +118,7 @@ TEST(LevelErrors, MismatchedLevelsAreRefused) {
   o.quiet = true;
   tessera::Runtime rt(o);
   using testing::HasSubstr;
-  auto message = [&](auto f) {
-    try {
-      f();
-    } catch (const tessera::Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  auto message = [](auto f) { return test::error_of(f); };
   EXPECT_THAT(message([] { tessera::coarser(tessera::Grid<3>({6, 5, 4}, {6, 5, 4})); }),
               HasSubstr("5 points along y; a coarser level halves every extent"));
   tessera::Grid<3> fine({8, 8, 8}, {8, 8, 4}, {true, true, true});

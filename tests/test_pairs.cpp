@@ -7,7 +7,7 @@
 #include <tessera/pairs.hpp>
 
 #include "tests/reference/nbody.hpp"
-#include "tests/test_support.hpp"
+#include "tests/tile_cases.hpp"
 
 namespace {
 
@@ -113,14 +113,7 @@ TEST(PairsErrors, FieldsAreCheckedBeforeSubmission) {
   tessera::Grid<2> g({8, 1}, {4, 1}), other({8, 1}, {2, 1});
   tessera::Field<double, 2> w(g, 0, {}, "w"), v(g, 0, {}, "v"), a(g, 0, {}, "a"), b(other, 0, {}, "b");
   tessera::Pairs<2> pairs("weighted");
-  auto message = [&](auto submit) {
-    try {
-      submit();
-    } catch (const tessera::Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  auto message = [](auto submit) { return test::error_of(submit); };
   using testing::HasSubstr;
   EXPECT_THAT(message([&] {
                 pairs.apply(Weighted{}, tessera::targets(w), tessera::sources(v), tessera::accumulate(v, a));

@@ -5,7 +5,7 @@
 
 #include <tessera/task.hpp>
 
-#include "tests/test_support.hpp"
+#include "tests/tile_cases.hpp"
 
 namespace {
 
@@ -26,23 +26,6 @@ struct Step {  // v = 3 v + k in place: the result depends on the order of the u
   void cpu(TileView<double, 2> v) const {
     for (std::int64_t y = 0; y < v.extent[1]; ++y)
       for (std::int64_t x = 0; x < v.extent[0]; ++x) v(x, y) = 3.0 * v(x, y) + k;
-  }
-};
-
-// One block of a transpose between two tilings: the points of `dst` tile that `src` tile holds,
-// dst(z, y, x) = src(x, y, z) in global indices.
-struct TransposeBlock {
-  void cpu(TileView<const double, 3> src, TileView<double, 3> dst) const {
-    for (std::int64_t z = 0; z < src.extent[2]; ++z)
-      for (std::int64_t y = 0; y < src.extent[1]; ++y)
-        for (std::int64_t x = 0; x < src.extent[0]; ++x) {
-          const std::int64_t gx = src.origin[0] + x, gy = src.origin[1] + y, gz = src.origin[2] + z;
-          const std::int64_t dx = gz - dst.origin[0], dy = gy - dst.origin[1], dz = gx - dst.origin[2];
-          if (dx < 0 || dx >= dst.extent[0] || dy < 0 || dy >= dst.extent[1] || dz < 0 ||
-              dz >= dst.extent[2])
-            continue;
-          dst(dx, dy, dz) = src(x, y, z);
-        }
   }
 };
 
@@ -97,21 +80,7 @@ TEST_P(TaskOnTiles, UpdatesOfOneTileRunInSubmissionOrder) {
 
 TEST_P(TaskOnTiles, TransposeBetweenTwoTilingsMatchesReference) {
   tessera::Runtime rt(test::options(GetParam()));
-  const std::int64_t nx = 8, ny = 6, nz = 10;
-  tessera::Grid<3> slabs({nx, ny, nz}, {nx, ny, 3});    // z slabs
-  tessera::Grid<3> pencils({nz, ny, nx}, {nz, 2, nx});  // y slabs of the transposed array
-  tessera::Field<double, 3> u(slabs, 0, {}, "u"), v(pencils, 0, {}, "v");
-  u.fill([](Index<3> p) { return test::noise<3>(p); });
-  tessera::Task transpose("transpose");
-  for (int d = 0; d < pencils.tiles(); ++d)
-    for (int s = 0; s < slabs.tiles(); ++s)
-      transpose.submit(TransposeBlock{}, tessera::read_tile(u, s), tessera::update_tile(v, d));
-  const std::vector<double> a = u.gather(), b = v.gather();
-  std::vector<double> want(b.size());
-  for (std::int64_t z = 0; z < nz; ++z)
-    for (std::int64_t y = 0; y < ny; ++y)
-      for (std::int64_t x = 0; x < nx; ++x) want[z + nz * (y + ny * x)] = a[x + nx * (y + ny * z)];
-  test::expect_bitwise_equal(b, want);
+  test::expect_transpose_matches_reference(8, 6, 10, 3, 2);
 }
 
 TEST_P(TaskOnTiles, StencilAfterATaskSeesTheTasksValuesInItsGhostLayers) {
@@ -164,14 +133,7 @@ TEST(TaskErrors, BadTilesAreRefusedWithTheFix) {
   tessera::Field<double, 2> u(grid, 0, {}, "u"), v(grid, 0, {}, "v");
   tessera::Task add("add-one");
   using testing::HasSubstr;
-  auto message = [&](auto submit) {
-    try {
-      submit();
-    } catch (const tessera::Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  auto message = [](auto submit) { return test::error_of(submit); };
   EXPECT_THAT(message([&] { add.submit(AddOne{}, tessera::update_tile(u, 4)); }),
               HasSubstr("task 'add-one': tile 4 of field 'u' does not exist (the field has tiles 0 to 3)"));
   EXPECT_THAT(message([&] { add.submit(AddOne{}, tessera::update_tile(u, -1)); }),

@@ -9,9 +9,8 @@
 #include <tessera/pairs.hpp>
 #include <tessera/task.hpp>
 
-#include "tests/reference/mg.hpp"
 #include "tests/reference/nbody.hpp"
-#include "tests/test_support.hpp"
+#include "tests/tile_cases.hpp"
 
 namespace {
 
@@ -20,36 +19,7 @@ using tessera::TileView;
 
 tessera::Runtime* runtime = nullptr;  // one for the whole program: MPI starts once per process
 
-// dst(z, y, x) = src(x, y, z) for the points of dst's tile that src's tile holds.
-struct TransposeBlock {
-  void cpu(TileView<const double, 3> src, TileView<double, 3> dst) const {
-    for (std::int64_t z = 0; z < src.extent[2]; ++z)
-      for (std::int64_t y = 0; y < src.extent[1]; ++y)
-        for (std::int64_t x = 0; x < src.extent[0]; ++x) {
-          const std::int64_t dx = src.origin[2] + z - dst.origin[0], dy = src.origin[1] + y - dst.origin[1],
-                             dz = src.origin[0] + x - dst.origin[2];
-          if (dx >= 0 && dx < dst.extent[0] && dy >= 0 && dy < dst.extent[1] && dz >= 0 && dz < dst.extent[2])
-            dst(dx, dy, dz) = src(x, y, z);
-        }
-  }
-};
-
-TEST(DistributedTiles, TransposeReadsTilesOfOtherRanks) {
-  const std::int64_t nx = 8, ny = 6, nz = 12;
-  tessera::Grid<3> slabs({nx, ny, nz}, {nx, ny, 3}), pencils({nz, ny, nx}, {nz, ny, 2});
-  tessera::Field<double, 3> u(slabs, 0, {}, "u"), v(pencils, 0, {}, "v");
-  u.fill([](Index<3> p) { return test::noise<3>(p); });
-  tessera::Task transpose("transpose");
-  for (int d = 0; d < pencils.tiles(); ++d)
-    for (int s = 0; s < slabs.tiles(); ++s)
-      transpose.submit(TransposeBlock{}, tessera::read_tile(u, s), tessera::update_tile(v, d));
-  const std::vector<double> a = u.gather(), b = v.gather();
-  std::vector<double> want(b.size());
-  for (std::int64_t z = 0; z < nz; ++z)
-    for (std::int64_t y = 0; y < ny; ++y)
-      for (std::int64_t x = 0; x < nx; ++x) want[z + nz * (y + ny * x)] = a[x + nx * (y + ny * z)];
-  test::expect_bitwise_equal(b, want);
-}
+TEST(DistributedTiles, TransposeReadsTilesOfOtherRanks) { test::expect_transpose_matches_reference(8, 6, 12, 3, 2); }
 
 struct Copy2 {
   void cpu(TileView<const double, 2>, TileView<double, 2>, TileView<double, 2>) const {}
@@ -89,19 +59,7 @@ TEST(DistributedTiles, NBodyMatchesSerialReference) {
 TEST(DistributedTiles, MgClassSMatchesReferenceAndVerifies) {
   // Every level's field needs a tile per rank: the coarsest (2^3 points) has 2 z-tiles.
   if (runtime->ranks() > 2) GTEST_SKIP() << "the coarsest MG level has 2 tiles";
-  const apps::MgClass s = apps::mg_class("S");
-  reference::MgReference ref(s.n);
-  ref.run(s.iterations);
-  apps::Mg mg(s.n, 4);  // levels' tiles on different ranks: restriction and interp cross ranks
-  mg.initialise();
-  mg.resid_top();
-  for (int it = 0; it < s.iterations; ++it) {
-    mg.mg3p();
-    mg.resid_top();
-  }
-  test::expect_bitwise_equal(mg.R(mg.lt).gather(), ref.r[static_cast<std::size_t>(mg.lt - 1)].interior());
-  const double rnm2 = mg.rnm2(mg.norms().get(0));
-  EXPECT_LE(std::fabs(rnm2 - s.verify_value) / s.verify_value, 1e-8) << "rnm2 " << rnm2;
+  test::expect_mg_class_s_verified(4);  // levels' tiles on different ranks: operators cross ranks
 }
 
 }  // namespace

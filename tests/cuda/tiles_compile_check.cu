@@ -1,8 +1,9 @@
 // nvcc compiles the device code of user tasks with a CUDA body and of all-pairs interactions
-// (apps/nbody) even where no GPU exists.
+// (apps/nbody) and of MG's Box stencils (apps/mg) even where no GPU exists.
 #include <tessera/pairs.hpp>
 #include <tessera/task.hpp>
 
+#include "apps/mg/mg.hpp"
 #include "apps/nbody/nbody.hpp"
 
 namespace {
@@ -25,7 +26,8 @@ struct ScaleRow {  // a body with both implementations (halo 0 tiles: contiguous
 
 }  // namespace
 
-void tessera_tiles_compile_check(tessera::Field<double, 2>& u, apps::NBody& sim) {
+void tessera_tiles_compile_check(tessera::Field<double, 2>& u, apps::NBody& sim, apps::Mg& mg) {
+  mg.mg3p();
   tessera::Task("scale-row").submit(ScaleRow{2.0}, tessera::update_tile(u, 0));
   sim.step();
   (void)sim.energies();
