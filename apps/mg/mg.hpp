@@ -1,0 +1,263 @@
+// NAS MG (NPB 3.x): a V-cycle multigrid solving the periodic 3-D Poisson problem A u = v on a
+// hierarchy of grids, n^3 down to 2^3 points, from NPB's random charges (zran3). resid and psinv
+// are 27-point Box stencils with one coefficient per class (centre, faces, edges, corners),
+// rprj3 a tessera::Restriction, interp a tessera::Prolongation, comm3 the periodic ghost
+// exchange Tessera does before each, norm2u3 a loop with two reductions. Every formula keeps
+// NPB's grouping of the sums (its u1/u2 partial sums), so the results follow NPB's reference.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <tessera/levels.hpp>
+#include <tessera/tessera.hpp>
+
+namespace apps {
+
+// NPB's random numbers: x_{k+1} = 5^13 x_k mod 2^46, value x_k / 2^46, seed 314159265 (exact
+// integer arithmetic gives the bits of NPB's randlc).
+struct NpbRandom {
+  static constexpr std::uint64_t kMod = std::uint64_t(1) << 46;
+  static constexpr std::uint64_t kA = 1220703125;  // 5^13
+  static std::uint64_t mul(std::uint64_t x, std::uint64_t y) {
+    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(x) * y) & (kMod - 1));
+  }
+  static std::uint64_t power(std::uint64_t a, std::uint64_t n) {
+    std::uint64_t r = 1;
+    for (; n != 0; n >>= 1, a = mul(a, a))
+      if (n & 1) r = mul(r, a);
+    return r;
+  }
+  static double value(std::uint64_t x) { return static_cast<double>(x) * (1.0 / static_cast<double>(kMod)); }
+};
+
+// The grid points of NPB's charges: +1 at the ten largest of the random numbers laid over the
+// grid (x fastest, number g + 1 of the sequence at global index g), -1 at the ten smallest,
+// chosen as NPB's zran3 does (strict comparisons while scanning z, y, x).
+struct Charges {
+  std::vector<std::int64_t> plus, minus;  // global indices x + n (y + n z)
+};
+inline Charges zran3(std::int64_t n) {
+  constexpr int mm = 10;
+  double big[mm], small[mm];
+  std::int64_t big_at[mm], small_at[mm];
+  for (int i = 0; i < mm; ++i) {
+    big[i] = 0.0;
+    small[i] = 1.0;
+    big_at[i] = small_at[i] = 0;
+  }
+  std::uint64_t x = NpbRandom::mul(314159265, NpbRandom::kA);  // the first number
+  for (std::int64_t g = 0; g < n * n * n; ++g, x = NpbRandom::mul(x, NpbRandom::kA)) {
+    const double v = NpbRandom::value(x);
+    if (v > big[0]) {  // big[0] is the smallest of the ten largest: bubble the new one up
+      big[0] = v;
+      big_at[0] = g;
+      for (int i = 0; i < mm - 1 && big[i] > big[i + 1]; ++i) {
+        std::swap(big[i], big[i + 1]);
+        std::swap(big_at[i], big_at[i + 1]);
+      }
+    }
+    if (v < small[0]) {
+      small[0] = v;
+      small_at[0] = g;
+      for (int i = 0; i < mm - 1 && small[i] < small[i + 1]; ++i) {
+        std::swap(small[i], small[i + 1]);
+        std::swap(small_at[i], small_at[i + 1]);
+      }
+    }
+  }
+  return {std::vector<std::int64_t>(big_at, big_at + mm), std::vector<std::int64_t>(small_at, small_at + mm)};
+}
+
+// r = v - A u, A's coefficients a[0] (centre), a[2] (edges), a[3] (corners); NPB takes a[1]
+// (faces) = 0 and leaves its term out. `v` is the right-hand side (at the top level) or the
+// old residual (below).
+struct Resid {
+  double a0, a2, a3;
+  TESSERA_HD void operator()(tessera::Index<3>, tessera::In<double> u, tessera::In<double> v,
+                             tessera::Out<double> r) const {
+    auto u1 = [&](int dx) { return u(dx, -1, 0) + u(dx, 1, 0) + u(dx, 0, -1) + u(dx, 0, 1); };
+    auto u2 = [&](int dx) { return u(dx, -1, -1) + u(dx, 1, -1) + u(dx, -1, 1) + u(dx, 1, 1); };
+    r = v() - a0 * u() - a2 * (u2(0) + u1(-1) + u1(1)) - a3 * (u2(-1) + u2(1));
+  }
+};
+
+// The smoother, u = u + C r, C's coefficients c[0..2] (NPB takes c[3] = 0). `from_zero`: u was
+// just set to zero (the coarsest level).
+struct Psinv {
+  double c0, c1, c2;
+  bool from_zero;
+  TESSERA_HD void operator()(tessera::Index<3>, tessera::In<double> r, tessera::In<double> u,
+                             tessera::Out<double> next) const {
+    auto r1 = [&](int dx) { return r(dx, -1, 0) + r(dx, 1, 0) + r(dx, 0, -1) + r(dx, 0, 1); };
+    auto r2 = [&](int dx) { return r(dx, -1, -1) + r(dx, 1, -1) + r(dx, -1, 1) + r(dx, 1, 1); };
+    const double old = from_zero ? 0.0 : u();
+    next = old + c0 * r() + c1 * (r(-1, 0, 0) + r(1, 0, 0) + r1(0)) + c2 * (r2(0) + r1(-1) + r1(1));
+  }
+};
+
+// rprj3: the trilinear projection of the fine residual around fine point 2c + 1.
+struct Rprj3 {
+  TESSERA_HD void operator()(tessera::Index<3>, tessera::In<double> r, tessera::Out<double> s) const {
+    auto x1 = [&](int dx) { return r(dx, -1, 0) + r(dx, 1, 0) + r(dx, 0, -1) + r(dx, 0, 1); };
+    auto y1 = [&](int dx) { return r(dx, -1, -1) + r(dx, -1, 1) + r(dx, 1, -1) + r(dx, 1, 1); };
+    s = 0.5 * r() + 0.25 * (r(-1, 0, 0) + r(1, 0, 0) + x1(0)) + 0.125 * (x1(-1) + x1(1) + y1(0)) +
+        0.0625 * (y1(-1) + y1(1));
+  }
+};
+
+// interp: the trilinear interpolation of the coarse correction z at fine point p, added to u
+// (`add`) or into a u just set to zero. Along an axis an odd p coincides with the anchor p / 2,
+// an even p lies between offsets -1 and 0.
+struct Interp {
+  bool add;
+  TESSERA_HD void operator()(tessera::Index<3> p, tessera::In<double> z, tessera::InOut<double> u) const {
+    const bool ex = p[0] % 2 == 0, ey = p[1] % 2 == 0, ez = p[2] % 2 == 0;
+    const int ox = ex ? -1 : 0;
+    const int zo = ez ? -1 : 0;  // the z plane of NPB's z1 (its i3)
+    auto z1 = [&](int dx) { return z(dx, 0, zo) + z(dx, -1, zo); };
+    auto z2 = [&](int dx) { return z(dx, 0, 0) + z(dx, 0, -1); };
+    auto z3 = [&](int dx) { return z(dx, 0, 0) + z(dx, -1, 0) + z1(dx); };
+    double q;
+    if (!ey && !ez)
+      q = ex ? 0.5 * (z(0, 0, 0) + z(ox, 0, 0)) : z(0, 0, 0);
+    else if (ey && !ez)
+      q = ex ? 0.25 * (z1(ox) + z1(0)) : 0.5 * z1(0);
+    else if (!ey && ez)
+      q = ex ? 0.25 * (z2(ox) + z2(0)) : 0.5 * z2(0);
+    else
+      q = ex ? 0.125 * (z3(ox) + z3(0)) : 0.25 * z3(0);
+    u = (add ? u() : 0.0) + q;
+  }
+};
+
+struct Norms {  // NPB's norm2u3: the sum of squares and the largest magnitude
+  TESSERA_HD void operator()(tessera::Index<3>, tessera::In<double> r, tessera::Reducer<tessera::Sum> s,
+                             tessera::Reducer<tessera::Max> m) const {
+    s(r() * r());
+    m(r() < 0 ? -r() : r());
+  }
+};
+struct Set {
+  double value;
+  TESSERA_HD void operator()(tessera::Index<3>, tessera::Out<double> u) const { u = value; }
+};
+
+// A problem: its size, iterations, the official rnm2 of its class (0: class U, none).
+struct MgClass {
+  std::string name;  // "S", "W", "A", "B", "W-npb3.0", "U"
+  std::int64_t n;
+  int iterations;
+  double verify_value;
+};
+inline MgClass mg_class(const std::string& name, std::int64_t n_u = 32, int it_u = 4) {
+  if (name == "S") return {"S", 32, 4, 0.5307707005734e-04};
+  if (name == "W") return {"W", 128, 4, 0.6467329375339e-05};              // NPB 3.3 and later
+  if (name == "W-npb3.0") return {"W-npb3.0", 64, 40, 0.250391406439e-17};  // NPB 2.x and 3.0
+  if (name == "A") return {"A", 256, 4, 0.2433365309069e-05};
+  if (name == "B") return {"B", 256, 20, 0.1800564401355e-05};
+  if (name == "U") return {"U", n_u, it_u, 0.0};
+  throw tessera::Error("--class " + name + " is not an MG class; give S, W (NPB 3.3+: 128^3, 4 "
+                       "iterations), W-npb3.0 (64^3, 40 iterations), A, B, or U with --size and --iterations");
+}
+
+// The hierarchy: levels 1 (2^3 points) to lt (n^3), u and r on each, a scratch field per level
+// for the stencils' double buffering, v at the top.
+class Mg {
+ public:
+  Mg(std::int64_t n, std::int64_t tile_z, std::int64_t min_tile = 1) {
+    if (n < 4 || (n & (n - 1)) != 0)
+      throw tessera::Error("MG size " + std::to_string(n) + ": give a power of two >= 4 (the "
+                           "hierarchy halves it down to 2 points per axis)");
+    lt = 0;
+    for (std::int64_t m = n; m > 1; m /= 2) ++lt;
+    std::vector<tessera::Grid<3>> grids{tessera::Grid<3>({n, n, n}, {n, n, tile_z}, {true, true, true})};
+    for (int k = lt - 1; k >= 1; --k) grids.insert(grids.begin(), tessera::coarser(grids.front(), min_tile));
+    for (int k = 1; k <= lt; ++k) {
+      const tessera::Grid<3>& g = grids[static_cast<std::size_t>(k - 1)];
+      const std::string level = std::to_string(k);
+      u.emplace_back(g, 1, tessera::Boundaries<3>{}, "u" + level);
+      r.emplace_back(g, 1, tessera::Boundaries<3>{}, "r" + level);
+      t.emplace_back(g, 1, tessera::Boundaries<3>{}, "t" + level);
+    }
+    v = std::make_unique<tessera::Field<double, 3>>(grids.back(), 0, tessera::Boundaries<3>{}, "v");
+  }
+
+  const tessera::Grid<3>& grid(int k) const { return u[static_cast<std::size_t>(k - 1)].grid(); }
+  tessera::Field<double, 3>& U(int k) { return u[static_cast<std::size_t>(k - 1)]; }
+  tessera::Field<double, 3>& R(int k) { return r[static_cast<std::size_t>(k - 1)]; }
+  tessera::Field<double, 3>& V() { return *v; }
+
+  // v = NPB's charges, u = 0 at the top.
+  void initialise() {
+    const std::int64_t n = grid(lt).extent()[0];
+    const Charges c = zran3(n);
+    v->fill([&](tessera::Index<3> p) {
+      const std::int64_t g = p[0] + n * (p[1] + n * p[2]);
+      for (std::int64_t at : c.minus)
+        if (at == g) return -1.0;
+      for (std::int64_t at : c.plus)
+        if (at == g) return 1.0;
+      return 0.0;
+    });
+    set.apply(Set{0.0}, tessera::out(U(lt)));
+  }
+
+  // r = v - A u at the top level.
+  void resid_top() { resid.apply(Resid{a0, a2, a3}, tessera::in(U(lt), tessera::centre(*v)), tessera::out(R(lt))); }
+
+  // One V-cycle (NPB's mg3P).
+  void mg3p() {
+    for (int k = lt; k >= 2; --k) rprj3.apply(Rprj3{}, R(k), R(k - 1));
+    smooth(1, true);
+    for (int k = 2; k <= lt - 1; ++k) {
+      interp.apply(Interp{false}, U(k - 1), U(k));
+      resid.apply(Resid{a0, a2, a3}, tessera::in(U(k), tessera::centre(R(k))), tessera::out(T(k)));
+      tessera::swap(R(k), T(k));
+      smooth(k, false);
+    }
+    interp.apply(Interp{true}, U(lt - 1), U(lt));
+    resid_top();
+    smooth(lt, false);
+  }
+
+  // {rnm2, rnmu} of the top residual (NPB's norm2u3); get() waits.
+  tessera::Reduction<2> norms() {
+    return norm.apply(Norms{}, tessera::in(R(lt)), tessera::reductions(tessera::Sum{}, tessera::Max{}));
+  }
+  double rnm2(double sum_of_squares) const {
+    const double n = static_cast<double>(grid(lt).extent()[0]);
+    return std::sqrt(sum_of_squares / (n * n * n));
+  }
+
+  int lt;
+  double a0 = -8.0 / 3.0, a2 = 1.0 / 6.0, a3 = 1.0 / 12.0;  // a1 = 0
+  double c0 = -3.0 / 8.0, c1 = 1.0 / 32.0, c2 = -1.0 / 64.0;  // S(a), classes S, W, A (c3 = 0)
+
+  // The S(b) smoother of classes B and larger.
+  void use_smoother_b() {
+    c0 = -3.0 / 17.0;
+    c1 = 1.0 / 33.0;
+    c2 = -1.0 / 61.0;
+  }
+
+ private:
+  tessera::Field<double, 3>& T(int k) { return t[static_cast<std::size_t>(k - 1)]; }
+  void smooth(int k, bool from_zero) {
+    psinv.apply(Psinv{c0, c1, c2, from_zero}, tessera::in(R(k), tessera::centre(U(k))), tessera::out(T(k)));
+    tessera::swap(U(k), T(k));
+  }
+
+  std::vector<tessera::Field<double, 3>> u, r, t;
+  std::unique_ptr<tessera::Field<double, 3>> v;
+  tessera::Stencil<3> resid{"mg-resid", tessera::Shape::Box, 1}, psinv{"mg-psinv", tessera::Shape::Box, 1};
+  tessera::Restriction<3> rprj3{"mg-rprj3"};
+  tessera::Prolongation<3> interp{"mg-interp"};
+  tessera::Loop<3> norm{"mg-norm"}, set{"mg-set"};
+};
+
+}  // namespace apps

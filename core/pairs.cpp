@@ -1,0 +1,62 @@
+// All-pairs interactions (include/tessera/pairs.hpp): checks, then per target tile one task per
+// source tile, in tile order. The tasks of one target tile update the same accumulator tiles, so
+// the runtime runs them in that order on the tile's owner: each target's sums are folded source
+// by source in one order, whatever the schedule, the workers or the ranks.
+#include <algorithm>
+
+#include "core/checks.hpp"
+#include "tessera/error.hpp"
+#include "tessera/pairs.hpp"
+
+namespace tessera::detail {
+
+namespace {
+
+void one_grid(const std::string& name, const char* what, const std::vector<FieldStorage*>& fields,
+              const FieldStorage& first) {
+  for (const FieldStorage* f : fields)
+    if (!(f->grid() == first.grid()))
+      throw Error("pairs '" + name + "': " + what + " field '" + f->name() +
+                  "' is on a different grid (extent, tile or periodicity) than field '" +
+                  first.name() + "'; create them on one Grid");
+}
+
+void check_pairs(const std::string& name, const std::vector<FieldStorage*>& targets,
+                 const std::vector<FieldStorage*>& sources,
+                 const std::vector<FieldStorage*>& accumulators) {
+  one_grid(name, "target", targets, *accumulators.front());
+  one_grid(name, "accumulator", accumulators, *accumulators.front());
+  one_grid(name, "source", sources, *sources.front());
+  for (std::size_t i = 0; i < accumulators.size(); ++i) {
+    const FieldStorage* a = accumulators[i];
+    for (const auto* list : {&targets, &sources})
+      if (std::find(list->begin(), list->end(), a) != list->end())
+        throw Error("pairs '" + name + "': field '" + a->name() +
+                    "' is both read (targets or sources) and accumulated into; accumulate into "
+                    "a field of its own");
+    for (std::size_t j = 0; j < i; ++j)
+      if (accumulators[j] == a)
+        throw Error("pairs '" + name + "': accumulator '" + a->name() +
+                    "' is given twice; give each accumulator once");
+  }
+}
+
+}  // namespace
+
+void submit_pairs(const std::string& name, const TaskKind& kind,
+                  const std::vector<FieldStorage*>& targets, const std::vector<FieldStorage*>& sources,
+                  const std::vector<FieldStorage*>& accumulators, const SlotBlock& args) {
+  check_pairs(name, targets, sources, accumulators);
+  const int target_tiles = accumulators.front()->tiles(), source_tiles = sources.front()->tiles();
+  std::vector<TileRef> refs;
+  for (int t = 0; t < target_tiles; ++t)
+    for (int s = 0; s < source_tiles; ++s) {
+      refs.clear();
+      for (FieldStorage* f : targets) refs.push_back({f, t, Mode::Read});
+      for (FieldStorage* f : sources) refs.push_back({f, s, Mode::Read});
+      for (FieldStorage* f : accumulators) refs.push_back({f, t, Mode::Update});
+      submit_tiles(name, kind, refs, args);
+    }
+}
+
+}  // namespace tessera::detail

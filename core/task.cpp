@@ -1,0 +1,145 @@
+// User tasks on tiles (include/tessera/task.hpp): checks, the buffers of one task (each tile
+// once, read tiles first), the slots that tell the body where each tile is, submission.
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/checks.hpp"
+#include "core/context.hpp"
+#include "core/field_impl.hpp"
+#include "tessera/error.hpp"
+#include "tessera/stencil.hpp"
+#include "tessera/task.hpp"
+
+namespace tessera::detail {
+
+namespace {
+
+const char* mode_name(Mode m) {
+  return m == Mode::Read ? "read_tile" : (m == Mode::Write ? "write_tile" : "update_tile");
+}
+
+std::string tile_text(const TileRef& r) {
+  return "tile " + std::to_string(r.tile) + " of field '" + r.field->name() + "'";
+}
+
+void check_tile(const std::string& task, const FieldStorage& f, int t) {
+  if (t < 0 || t >= f.tiles())
+    throw Error("task '" + task + "': tile " + std::to_string(t) + " of field '" + f.name() +
+                "' does not exist (the field has tiles 0 to " + std::to_string(f.tiles() - 1) +
+                "); give a tile number below Grid::tiles()");
+}
+
+void check_task(const std::string& name, const std::vector<TileRef>& tiles) {
+  const TileRef* written = nullptr;
+  for (std::size_t i = 0; i < tiles.size(); ++i) {
+    const TileRef& r = tiles[i];
+    check_tile(name, *r.field, r.tile);
+    if (&r.field->context() != &tiles.front().field->context())
+      throw Error("task '" + name + "': field '" + r.field->name() +
+                  "' belongs to another Runtime; use fields of one Runtime");
+    for (std::size_t j = 0; j < i; ++j) {
+      const TileRef& o = tiles[j];
+      if (o.field != r.field || o.tile != r.tile) continue;
+      if (r.mode != Mode::Read || o.mode != Mode::Read)
+        throw Error("task '" + name + "': " + tile_text(r) + " is given twice (" +
+                    mode_name(o.mode) + " and " + mode_name(r.mode) +
+                    "); give each tile once, as update_tile to read and write it");
+    }
+    if (r.mode == Mode::Read) continue;
+    if (written == nullptr) {
+      written = &r;
+    } else if (r.field->owner(r.tile) != written->field->owner(written->tile)) {
+      throw Error("task '" + name + "' writes " + tile_text(*written) + " (rank " +
+                  std::to_string(written->field->owner(written->tile)) + ") and " + tile_text(r) +
+                  " (rank " + std::to_string(r.field->owner(r.tile)) +
+                  "); a task runs on the rank that owns what it writes: split it into one task "
+                  "per owner");
+    }
+  }
+  if (written == nullptr)
+    throw Error("task '" + name + "' writes no tile; give at least one write_tile or update_tile "
+                "(a task without output has no effect)");
+}
+
+}  // namespace
+
+void tile_info(const FieldStorage& f, int t, std::int64_t* origin, std::int64_t* extent, int* owner) {
+  check_tile("tile_of", f, t);
+  const TileGeometry g = f.geometry(t);
+  for (int a = 0; a < 3; ++a) {
+    origin[a] = g.origin[a];
+    extent[a] = g.extent[a];
+  }
+  *owner = f.owner(t);
+}
+
+void submit_tiles(const std::string& name, const TaskKind& kind, const std::vector<TileRef>& tiles,
+                  const SlotBlock& args) {
+  check_task(name, tiles);
+  Context& rt = tiles.front().field->context();
+  tasks::Engine& engine = *rt.engine;
+  // Buffers: each read tile once, then the written ones; slot k names its tile's buffer.
+  std::vector<tasks::Handle> read, write;
+  std::vector<FieldStorage*> fields;
+  std::vector<std::int64_t> buffer(tiles.size());
+  for (bool reading : {true, false})
+    for (std::size_t k = 0; k < tiles.size(); ++k) {
+      const TileRef& r = tiles[k];
+      if ((r.mode == Mode::Read) != reading) continue;
+      tasks::Handle h = r.field->impl().handles[static_cast<std::size_t>(r.tile)];
+      std::vector<tasks::Handle>& list = reading ? read : write;
+      auto at = std::find(list.begin(), list.end(), h);
+      if (at == list.end()) {
+        list.push_back(h);
+        fields.push_back(r.field);
+        at = list.end() - 1;
+      }
+      buffer[k] = (reading ? 0 : static_cast<std::int64_t>(read.size())) + (at - list.begin());
+    }
+  tasks::Codelet& codelet = engine.codelets().get(name, type_names(fields), kind);
+
+  auto* block = static_cast<unsigned char*>(std::malloc(args.size));  // freed by the engine
+  std::memcpy(block, args.prototype, args.size);
+  auto* slots = reinterpret_cast<TileSlot*>(block + args.slots_offset);
+  for (std::size_t k = 0; k < tiles.size(); ++k) {
+    const TileGeometry g = tiles[k].field->geometry(tiles[k].tile);
+    TileSlot s{};
+    s.buffer = buffer[k];
+    for (int a = 0; a < 3; ++a) {
+      s.origin[a] = g.origin[a];
+      s.extent[a] = g.extent[a];
+    }
+    s.offset0 = g.offset0;
+    s.sy = g.stride_y;
+    s.sz = g.stride_z;
+    std::memcpy(&slots[k], &s, sizeof(s));
+  }
+  const TileRef& first_written = *std::find_if(tiles.begin(), tiles.end(),
+                                               [](const TileRef& r) { return r.mode != Mode::Read; });
+  tasks::TaskTag tag;
+  tag.field = first_written.field->impl().tag_name;
+  tag.tile = first_written.tile;
+  tag.rank = first_written.field->owner(first_written.tile);
+  engine.submitter().submit(codelet, read, write, block, args.size, true, tag,
+                            {first_written.field->tiles(), 0});
+  for (const TileRef& r : tiles)
+    if (r.mode != Mode::Read) r.field->written();
+}
+
+void submit_user_task(const std::string& name, TaskKind kind, const std::vector<TileRef>& tiles,
+                      const SlotBlock& args) {
+  const bool all_write = std::all_of(tiles.begin(), tiles.end(), [](const TileRef& r) {
+    return r.mode != Mode::Update;
+  });
+  // Write-only tasks have their own codelet: the modes are the codelet's.
+  kind.kind = all_write ? "task-write" : "task";
+  kind.rest = all_write ? Access::Write : Access::ReadWrite;
+  submit_tiles(name, kind, tiles, args);
+}
+
+}  // namespace tessera::detail
+
+namespace tessera {
+Task::Task(std::string name) : name_(detail::check_stencil_name(name)) {}
+}  // namespace tessera

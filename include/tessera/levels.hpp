@@ -1,0 +1,151 @@
+// Grid hierarchies: fields on a coarser grid of the same domain (half the points per axis), and
+// the inter-grid operators between two levels as tasks: restriction (fine -> coarse) and
+// prolongation (coarse -> fine). Coarse point c coincides with fine point 2c + 1 (NPB MG's
+// vertex-centred hierarchy): restriction reads the 27 fine points around 2c + 1, prolongation
+// of fine point f reads coarse points around f / 2 (rounded down). Each destination tile's task
+// reads exactly the source tiles holding those points (with their ghost layers, brought up to
+// date first, so periodic faces wrap across levels).
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "tessera/stencil.hpp"
+#include "tessera/task.hpp"
+
+namespace tessera {
+
+/// The next coarser grid: half the points per axis (every extent must be even), the same
+/// periodicity, tiles of half the extent while they stay at least `min_tile` points thick, else
+/// of the fine tile's extent (at most the coarse extent).
+///   tessera::Grid<3> g1 = tessera::coarser(g0);
+template <int D>
+Grid<D> coarser(const Grid<D>& fine, std::int64_t min_tile = 2) {
+  Index<D> extent, tile;
+  for (int a = 0; a < D; ++a) {
+    if (fine.extent()[a] % 2 != 0 || fine.extent()[a] < 2)
+      throw Error("tessera::coarser: the grid has " + std::to_string(fine.extent()[a]) +
+                  " points along " + axis_name(a) + "; a coarser level halves every extent, so " +
+                  "give even extents (powers of two for a full hierarchy)");
+    extent[a] = fine.extent()[a] / 2;
+    const std::int64_t half = fine.tile()[a] / 2;
+    tile[a] = std::min(half >= min_tile ? half : fine.tile()[a], extent[a]);
+  }
+  return Grid<D>(extent, tile, fine.periodic());
+}
+
+/// The sums of a 27-point neighbourhood by coefficient class: the centre, the 6 face
+/// neighbours, the 12 edge neighbours and the 8 corners (each added in a fixed order: z, then
+/// y, then x from low to high), for stencils with one coefficient per class.
+struct Box27 {
+  double centre, faces, edges, corners;
+};
+template <class T>
+TESSERA_HD Box27 box27(const In<T>& u) {
+  Box27 s{static_cast<double>(u()), 0.0, 0.0, 0.0};
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        const int far = (dx != 0) + (dy != 0) + (dz != 0);
+        const double v = static_cast<double>(u(dx, dy, dz));
+        if (far == 1) s.faces += v;
+        if (far == 2) s.edges += v;
+        if (far == 3) s.corners += v;
+      }
+  return s;
+}
+
+namespace detail {
+
+/// The (destination tile, source tile) pairs of one inter-grid operator, checked (library):
+/// extents halved per axis, the same periodicity, the source's halo >= 1; brings the source's
+/// ghost layers up to date (Box, radius 1). `restrict`: destination coarse, else fine.
+std::vector<std::pair<int, int>> level_tiles(const std::string& name, FieldStorage& source,
+                                             FieldStorage& destination, bool restrict);
+
+/// The task body of one (destination tile, source tile) pair: every destination point whose
+/// anchor (restriction: 2c + 1; prolongation: f / 2 rounded down) lies in the source tile's
+/// interior, with the source read around the anchor.
+template <int D, class F, class T, bool Restrict>
+struct LevelBlock {
+  F f;
+  void cpu(TileView<const T, D> src, TileView<T, D> dst) const {
+    std::int64_t lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+    for (int a = 0; a < D; ++a) {
+      const std::int64_t so = src.origin[a], se = src.extent[a], d0 = dst.origin[a];
+      // Destination points (global) whose anchor is in [so, so + se): restriction
+      // so <= 2c + 1 <= so + se - 1, prolongation so <= p / 2 <= so + se - 1 (so >= 0).
+      const std::int64_t first = Restrict ? so / 2 : 2 * so;
+      const std::int64_t last = Restrict ? (so + se) / 2 - 1 : 2 * (so + se) - 1;
+      lo[a] = std::max(first, d0) - d0;
+      hi[a] = std::min(last + 1, d0 + dst.extent[a]) - d0;
+    }
+    for (std::int64_t z = lo[2]; z < hi[2]; ++z)
+      for (std::int64_t y = lo[1]; y < hi[1]; ++y)
+        for (std::int64_t x = lo[0]; x < hi[0]; ++x) {
+          Index<D> p;
+          std::int64_t anchor[3] = {0, 0, 0};
+          const std::int64_t local[3] = {x, y, z};
+          for (int a = 0; a < D; ++a) {
+            p[a] = dst.origin[a] + local[a];
+            anchor[a] = (Restrict ? 2 * p[a] + 1 : p[a] / 2) - src.origin[a];
+          }
+          const In<T> in{&src(anchor[0], anchor[1], anchor[2]), src.sy, src.sz};
+          if constexpr (Restrict)
+            f(p, in, Out<T>{&dst(x, y, z)});
+          else
+            f(p, in, InOut<T>{&dst(x, y, z)});
+        }
+  }
+};
+
+}  // namespace detail
+
+/// Restriction from a fine level to the next coarser one: for every coarse point c,
+///   f(Index<D> c, In<T> fine, Out<T> coarse)
+/// with `fine` centred on fine point 2c + 1 (offsets -1..1 per axis: the 27 points around it).
+/// One task per (coarse tile, fine tile holding some of those centres); the fine field's ghost
+/// layers (halo >= 1) are brought up to date first. CPU workers.
+///   struct Project { void operator()(Index<3>, In<double> r, Out<double> s) const { s = 0.5 * r() + ...; } };
+///   tessera::Restriction<3> rprj3("rprj3");
+///   rprj3.apply(Project{}, r_fine, r_coarse);
+template <int D>
+class Restriction {
+ public:
+  explicit Restriction(std::string name) : task_(std::move(name)) {}
+  template <class F, class T>
+  void apply(const F& f, const Field<T, D>& fine, const Field<T, D>& coarse) const {
+    static_assert(std::is_trivially_copyable_v<F>, "the point functor must be trivially copyable");
+    for (const auto& [c, s] : detail::level_tiles(task_.name(), fine.storage(), coarse.storage(), true))
+      task_.submit(detail::LevelBlock<D, F, T, true>{f}, read_tile(fine, s), update_tile(coarse, c));
+  }
+
+ private:
+  Task task_;
+};
+
+/// Prolongation from a coarse level to the next finer one: for every fine point f,
+///   f(Index<D> p, In<T> coarse, InOut<T> fine)
+/// with `coarse` centred on coarse point p / 2 (per axis, rounded down; an odd p coincides with
+/// it, an even p lies between it and offset -1). Add to `fine` (fine = fine + ...) or set it.
+/// One task per (fine tile, coarse tile holding some of those anchors); the coarse field's ghost
+/// layers (halo >= 1) are brought up to date first. CPU workers.
+template <int D>
+class Prolongation {
+ public:
+  explicit Prolongation(std::string name) : task_(std::move(name)) {}
+  template <class F, class T>
+  void apply(const F& f, const Field<T, D>& coarse, const Field<T, D>& fine) const {
+    static_assert(std::is_trivially_copyable_v<F>, "the point functor must be trivially copyable");
+    for (const auto& [d, s] : detail::level_tiles(task_.name(), coarse.storage(), fine.storage(), false))
+      task_.submit(detail::LevelBlock<D, F, T, false>{f}, read_tile(coarse, s), update_tile(fine, d));
+  }
+
+ private:
+  Task task_;
+};
+
+}  // namespace tessera
