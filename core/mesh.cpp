@@ -132,6 +132,10 @@ void MeshStorage::release_handles() {
       if (h != nullptr) data.unregister(h);
   }
   context->handle_owners.erase(this);
+  // Sets hold their mesh and the mesh holds the sets (through maps too): let go of them last,
+  // since dropping the last set may free this mesh.
+  const auto keep_sets = std::move(sets);
+  const auto keep_maps = std::move(maps);
 }
 
 MeshStorage::~MeshStorage() { release_handles(); }

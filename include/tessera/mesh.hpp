@@ -212,7 +212,8 @@ void par_loop(const F& kernel, const std::string& name, const Set& set, const Ar
                 "the kernel is copied to every task: make it trivially copyable (plain data members)");
   using K = detail::MeshLoop<F, T...>;
   const typename K::Args prototype{{}, kernel};
-  detail::run_loop(name, *set.storage(), {args.a...}, K::kind(), detail::LoopBlock::of(prototype));
+  const std::vector<detail::LoopArg> described{args.a...};
+  detail::run_loop(name, *set.storage(), described, K::kind(), detail::LoopBlock::of(prototype));
 }
 
 namespace detail {

@@ -2,6 +2,9 @@
 // so a machine without a GPU still proves the device code builds (nothing runs here).
 #include <tessera/tessera.hpp>
 
+#include <tessera/mesh.hpp>
+
+#include "apps/airfoil/airfoil.hpp"
 #include "apps/heat3d/heat3d.hpp"
 #include "apps/jacobi2d/jacobi2d.hpp"
 #include "apps/life/life.hpp"
@@ -12,6 +15,9 @@ template struct Interior<2, apps::Jacobi2d, TypeList<float, float>, TypeList<flo
 template struct Interior<2, apps::Life, TypeList<std::uint8_t>, TypeList<std::uint8_t>>;
 template struct TileReduce<double, ReduceOp::Sum, AsDouble<double>>;
 template struct TileReduce<std::uint8_t, ReduceOp::Max, AsDouble<std::uint8_t>>;
+// Mesh loops have CPU implementations only so far; their header and kernels compile under nvcc.
+template struct MeshLoop<apps::airfoil::ResCalc, double, double, double, double, double, double, double, double>;
+template struct MeshLoop<apps::airfoil::Update, double, double, double, double, double, double>;
 }  // namespace tessera::detail
 
 // The entries a CUDA-enabled StarPU would be given.

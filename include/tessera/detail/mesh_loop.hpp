@@ -73,13 +73,13 @@ struct LoopBlock {
 /// slot added to its target later gives the same bits as incrementing the target in place.
 /// For floating point that is -0.0 (0.0 + -0.0 would turn a -0.0 increment into +0.0).
 template <class T>
-TESSERA_HD T increment_start() {
+inline T increment_start() {
   if constexpr (std::is_floating_point_v<T>) return -T(0);
   return T(0);
 }
 /// Where a Min or Max contribution starts: the operation's identity.
 template <class T>
-TESSERA_HD T reduction_start(ArgAccess a) {
+inline T reduction_start(ArgAccess a) {
   if (a == ArgAccess::Inc) return increment_start<T>();
   if constexpr (std::is_floating_point_v<T>)
     return a == ArgAccess::Min ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
