@@ -3,6 +3,7 @@
 // task per tile, the tasks that bring increments home (inc-combine, write-back), and the
 // globals' reductions folded in element order.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/comm.hpp"
@@ -303,7 +304,8 @@ void gather_dat(const DatStorage& d, void* out) {
   }
   MeshStorage& mesh = *d.set->mesh;
   Context& rt = mesh.live("dat '" + d.name + "'");
-  if (d.released) mesh.live("dat '" + d.name + "'");
+  if (d.released)
+    throw Error("dat '" + d.name + "' outlived its tessera::Runtime; gather dats while the Runtime is alive");
   const partition::SetTiles& st = mesh.part.sets[at(d.set->number)];
   const std::size_t bytes = d.bytes();
   share_tiles(

@@ -110,6 +110,10 @@ void check_loop(const std::string& name, const SetStorage& set, const std::vecto
       if (same_path)
         throw Error(pair + " both write dat '" + a.dat->name + "' through map '" + a.map->name + "' at index " +
                     std::to_string(a.index) + "; pass each (map, index) once");
+      if (writes(a.access) && writes(b.access))
+        throw Error(pair + " both write dat '" + a.dat->name + "' (" + access_name(a.access) + ", " +
+                    access_name(b.access) + "); a loop writes a dat either directly or through one map with one kind "
+                    "of access (all Inc, or all Write/ReadWrite), since its updates are ordered per map: split the loop");
       throw Error(pair + " use dat '" + a.dat->name + "' with " + access_name(a.access) + " and " + access_name(b.access) +
                   "; a loop that writes a dat may not also read it through another argument (it would see some "
                   "updates and not others): split the loop, or copy the dat first");

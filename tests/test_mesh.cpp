@@ -341,6 +341,8 @@ TEST_F(MeshErrors, ADatWrittenAndReadInOneLoop) {
                "a loop that writes a dat may not also read it through another argument");
   expect_error([&] { tessera::par_loop(Nothing2{}, "n", s.edges, arg(r, s.pecell, 0, 2, Access::Inc), arg(r, s.pecell, 0, 2, Access::Inc)); },
                "both write dat 'r' through map 'pecell' at index 0; pass each (map, index) once");
+  expect_error([&] { tessera::par_loop(Nothing2{}, "n", s.edges, arg(r, s.pecell, 0, 2, Access::Inc), arg(r, s.pecell, 1, 2, Access::Write)); },
+               "both write dat 'r' (Access::Inc, Access::Write); a loop writes a dat either directly or through one map");
 }
 
 TEST_F(MeshErrors, PartitioningAndLoopNames) {
