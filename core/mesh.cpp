@@ -114,6 +114,11 @@ IncrementState& MeshStorage::increments_of(MapStorage& map, unsigned mask) {
   }
   for (int u = 0; u < tiles(); ++u)
     s.combine.push_back(s.plan.sources[at(u)].empty() ? nullptr : register_ints(*this, s.plan.combine[at(u)], u));
+  for (int t = 0; t < tiles(); ++t) {
+    const bool elements = s.codes[at(t)] != nullptr;
+    s.device_codes.push_back(elements ? register_ints(*this, s.plan.device_codes[at(t)], t) : nullptr);
+    s.local_gather.push_back(elements ? register_ints(*this, s.plan.local_gather[at(t)], t) : nullptr);
+  }
   return s;
 }
 
@@ -129,8 +134,9 @@ void MeshStorage::release_handles() {
   for (auto& [key, s] : increments) {
     for (tasks::Handle h : s.codes)
       if (h != nullptr) data.unregister(h);
-    for (tasks::Handle h : s.combine)
-      if (h != nullptr) data.unregister(h);
+    for (const auto* handles : {&s.combine, &s.device_codes, &s.local_gather})
+      for (tasks::Handle h : *handles)
+        if (h != nullptr) data.unregister(h);
   }
   context->handle_owners.erase(this);
   // Sets hold their mesh and the mesh holds the sets (through maps too): let go of them last,
@@ -282,6 +288,8 @@ void DatStorage::release_handles() {
   for (auto& [key, per_tile] : slots)
     for (auto& buffers : per_tile)
       for (tasks::Handle h : buffers) data.unregister_scratch(h);
+  for (auto& [key, per_tile] : local_slots)
+    for (tasks::Handle h : per_tile) data.unregister_scratch(h);
   for (tasks::Handle h : owned) data.unregister(h);
   for (void* m : memory)
     if (m != nullptr) tasks::DataRegistry::free(m);
@@ -450,17 +458,17 @@ tasks::TaskTag tag_of(const MeshStorage& mesh, int tile, long step, const char* 
   return tag;
 }
 
-kernels::MeshCopyArgs* copy_args(std::int64_t element_bytes, std::int64_t dim, std::size_t buffers) {
+kernels::MeshCopyArgs* copy_args(std::int64_t element_bytes, std::int64_t dim, std::size_t buffers,
+                                 std::int64_t targets = 0) {
   auto* a = static_cast<kernels::MeshCopyArgs*>(std::malloc(sizeof(kernels::MeshCopyArgs)));
-  *a = {element_bytes, dim, static_cast<std::int32_t>(buffers)};
+  *a = {element_bytes, dim, targets, static_cast<std::int32_t>(buffers)};
   return a;
 }
 
 // Brings the import halo of `d` up to date: each tile gathers what its consumers need into one
 // export buffer per consumer, and each tile imports its halo from its sources' buffers. Only
 // those elements move (between memory nodes and ranks).
-void exchange(MeshStorage& mesh, DatStorage& d, const std::string& loop, long step) {
-  if (d.halo_version == d.version) return;
+void register_halo(MeshStorage& mesh, DatStorage& d) {
   tasks::Engine& engine = *mesh.context->engine;
   const partition::SetTiles& st = mesh.part.sets[at(d.set->number)];
   const int n = mesh.tiles();
@@ -475,6 +483,14 @@ void exchange(MeshStorage& mesh, DatStorage& d, const std::string& loop, long st
         d.exports.back().push_back(engine.data().register_vector(nullptr, list.size(), d.bytes(), mesh.owner[at(u)]));
     }
   }
+}
+
+void exchange(MeshStorage& mesh, DatStorage& d, const std::string& loop, long step) {
+  if (d.halo_version == d.version) return;
+  tasks::Engine& engine = *mesh.context->engine;
+  const partition::SetTiles& st = mesh.part.sets[at(d.set->number)];
+  const int n = mesh.tiles();
+  register_halo(mesh, d);
   tasks::Codelet& gather = engine.codelets().get(loop, d.type, tasks::halo_gather_kind());
   tasks::Codelet& import = engine.codelets().get(loop, d.type, tasks::halo_import_kind());
   const auto bytes = static_cast<std::int64_t>(d.bytes());
@@ -538,9 +554,10 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
       global_value[i].resize(args[i].global->value.size());
       global_values(*args[i].global, global_value[i].data());
     }
-  // Import halos of the dats read (or written in part) through maps.
+  // Import halos of the dats read (or written in part) through maps: their handles now, their
+  // tasks once every task of the loop is known to be valid.
   for (const LoopArg& a : args)
-    if (a.map != nullptr && a.access != tessera::Access::Inc) exchange(mesh, *a.dat, name, step);
+    if (a.map != nullptr && a.access != tessera::Access::Inc) register_halo(mesh, *a.dat);
   // Increments and writes through maps: the plan and slot buffers of each (dat, map).
   struct Written {
     DatStorage* dat;
@@ -548,8 +565,10 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
     unsigned mask;
     IncrementState* plan;
     std::vector<std::vector<tasks::Handle>>* slots;
+    std::vector<tasks::Handle>* local_slots;  // CUDA implementations only
     bool assign;
   };
+  const bool device = kind.cuda != nullptr;
   std::vector<Written> written;
   for (const LoopArg& a : args) {
     if (a.map == nullptr || !writes(a.access)) continue;
@@ -565,7 +584,16 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
           slots.back().push_back(engine.data().register_vector(nullptr, static_cast<std::size_t>(count), a.dat->bytes(),
                                                                mesh.owner[at(t)]));
       }
-    written.push_back({a.dat, a.map, mask, &plan, &slots, a.access != tessera::Access::Inc});
+    std::vector<tasks::Handle>* local = nullptr;
+    if (device && a.access == tessera::Access::Inc) {
+      local = &a.dat->local_slots[{a.map->number, mask}];
+      if (local->empty())
+        for (int t = 0; t < tiles; ++t)
+          local->push_back(engine.data().register_vector(
+              nullptr, static_cast<std::size_t>(std::max<std::int64_t>(1, plan.plan.local_slots[at(t)])), a.dat->bytes(),
+              mesh.owner[at(t)]));
+    }
+    written.push_back({a.dat, a.map, mask, &plan, &slots, local, a.access != tessera::Access::Inc});
   }
   // Global reductions: one contribution per element, per tile.
   std::vector<PendingReduction> reductions(args.size());
@@ -583,11 +611,25 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
     }
   }
 
+  // A limit found while the tasks are prepared: nothing submitted yet, nothing left registered.
+  const auto fail = [&](const std::string& message) {
+    for (PendingReduction& r : reductions)
+      for (tasks::Handle h : r.contributions)
+        if (h != nullptr) engine.data().unregister_scratch(h);
+    throw Error(message);
+  };
   const partition::SetTiles& loop_set = mesh.part.sets[at(set.number)];
+  struct TileTask {
+    int tile;
+    TaskBuffers buffers;
+    std::vector<std::int64_t> frame;
+  };
+  std::vector<TileTask> tasks_of_loop;
   for (int t = 0; t < tiles; ++t) {
     const auto n = static_cast<std::int64_t>(loop_set.owned[at(t)].size());
     if (n == 0) continue;
-    TaskBuffers b;
+    tasks_of_loop.push_back({t, {}, {}});
+    TaskBuffers& b = tasks_of_loop.back().buffers;
     std::vector<std::int64_t> frame(2 + args.size() * ArgWords::kCount, 0);
     frame[0] = n;
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -628,6 +670,12 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
       // In-place updates touch some of the tile's elements only: the rest must stay.
       w[ArgWords::kOwned] = b.add(d.owned[at(t)], detail::Access::ReadWrite);
       w[ArgWords::kCodes] = b.add(wr.plan->codes[at(t)], detail::Access::Read);
+      if (wr.local_slots != nullptr) {
+        w[ArgWords::kDeviceCodes] = b.add(wr.plan->device_codes[at(t)], detail::Access::Read);
+        w[ArgWords::kLocalSlots] = b.add((*wr.local_slots)[at(t)], detail::Access::Write);
+        w[ArgWords::kLocalGather] = b.add(wr.plan->local_gather[at(t)], detail::Access::Read);
+        w[ArgWords::kLocalTargets] = wr.plan->plan.local_gather[at(t)][0];
+      }
       const auto& slots = (*wr.slots)[at(t)];
       w[ArgWords::kSlotFirst] = static_cast<std::int64_t>(b.handles.size());
       w[ArgWords::kSlotCount] = static_cast<std::int64_t>(slots.size());
@@ -638,11 +686,27 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
       }
     }
     frame[1] = static_cast<std::int64_t>(b.handles.size());
+    if (device && b.handles.size() > static_cast<std::size_t>(mesh_codes::kMaxDeviceBuffers))
+      fail("loop '" + name + "': the task of tile " + std::to_string(t) + " has " +
+                  std::to_string(b.handles.size()) + " buffers but a CUDA implementation takes at most " +
+           std::to_string(mesh_codes::kMaxDeviceBuffers) + "; use fewer tiles (fewer neighbours per tile)");
+    tasks_of_loop.back().frame = std::move(frame);
+  }
+  for (const Written& wr : written)
+    for (int u = 0; u < tiles; ++u)
+      if (tasks::combine_kind(wr.dat->type, wr.assign).cuda != nullptr &&
+          wr.plan->plan.sources[at(u)].size() + 2 > static_cast<std::size_t>(mesh_codes::kMaxDeviceBuffers))
+        fail("loop '" + name + "': tile " + std::to_string(u) + " of dat '" + wr.dat->name + "' takes increments from " +
+                    std::to_string(wr.plan->plan.sources[at(u)].size()) + " tiles, more than CUDA combine tasks take; "
+                    "use fewer tiles");
+  for (const LoopArg& a : args)
+    if (a.map != nullptr && a.access != tessera::Access::Inc) exchange(mesh, *a.dat, name, step);
+  for (TileTask& task : tasks_of_loop) {
     auto* arg = static_cast<unsigned char*>(std::malloc(block.size));
     std::memcpy(arg, block.prototype, block.size);
-    std::memcpy(arg + block.frame_offset, frame.data(), frame.size() * sizeof(std::int64_t));
-    engine.submitter().submit_with_modes(codelet, b.handles, b.modes, arg, block.size, true, tag_of(mesh, t, step, nullptr),
-                              {tiles, mesh.rank_edge[at(t)]});
+    std::memcpy(arg + block.frame_offset, task.frame.data(), task.frame.size() * sizeof(std::int64_t));
+    engine.submitter().submit_with_modes(codelet, task.buffers.handles, task.buffers.modes, arg, block.size, true,
+                                         tag_of(mesh, task.tile, step, nullptr), {tiles, mesh.rank_edge[at(task.tile)]});
   }
   // The owners add (or copy) the slots of shared targets, in the plan's fixed order.
   for (const Written& wr : written) {
@@ -653,7 +717,8 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
       std::vector<tasks::Handle> rest{wr.plan->combine[at(u)]};
       for (std::size_t j = 0; j < plan.sources[at(u)].size(); ++j)
         rest.push_back((*wr.slots)[at(plan.sources[at(u)][j])][at(plan.source_buffer[at(u)][j])]);
-      engine.submitter().submit(combine, {wr.dat->owned[at(u)]}, rest, copy_args(0, wr.dat->dim, 1 + rest.size()),
+      engine.submitter().submit(combine, {wr.dat->owned[at(u)]}, rest,
+                                copy_args(0, wr.dat->dim, 1 + rest.size(), plan.combine[at(u)][0]),
                                 sizeof(kernels::MeshCopyArgs), true, tag_of(mesh, u, step, wr.dat->tag_name), {tiles, 0});
     }
   }

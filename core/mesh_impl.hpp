@@ -42,6 +42,7 @@ struct IncrementState {
   partition::IncrementPlan plan;
   std::vector<tasks::Handle> codes;    // [t], null for tiles without elements
   std::vector<tasks::Handle> combine;  // [u], null for tiles without sources
+  std::vector<tasks::Handle> device_codes, local_gather;  // [t], for CUDA implementations
 };
 
 struct MeshStorage : HandleOwner {
@@ -80,6 +81,7 @@ struct DatStorage : HandleOwner {
   std::vector<tasks::Handle> halo;     // [tile], null: empty halo (made at the first exchange)
   std::vector<std::vector<tasks::Handle>> exports;  // [u][k]: to consumers[u][k]
   std::map<std::pair<int, unsigned>, std::vector<std::vector<tasks::Handle>>> slots;  // [t][k]
+  std::map<std::pair<int, unsigned>, std::vector<tasks::Handle>> local_slots;  // [t], CUDA only
   long version = 0, halo_version = -1;
 
   std::size_t bytes() const { return element_size * static_cast<std::size_t>(dim); }

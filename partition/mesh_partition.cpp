@@ -303,6 +303,33 @@ IncrementPlan plan_increments(const MeshPartition& p, const MeshMap& m, unsigned
       }
     }
   }
+  // The device variant: local slots in (element, index) order, gathered per target.
+  plan.device_codes = plan.codes;
+  plan.local_slots.assign(static_cast<std::size_t>(tiles), 0);
+  plan.local_gather.assign(static_cast<std::size_t>(tiles), {});
+  for (int t = 0; t < tiles; ++t) {
+    auto& code = plan.device_codes[static_cast<std::size_t>(t)];
+    std::vector<std::vector<std::int32_t>> slots_of(to.owned[static_cast<std::size_t>(t)].size());
+    std::int32_t next = 0;
+    for (std::size_t k = 0; k < code.size(); ++k) {
+      if (!in_mask(static_cast<int>(k % static_cast<std::size_t>(m.arity))) || code[k] < 0) continue;
+      slots_of[static_cast<std::size_t>(code[k])].push_back(next);
+      code[k] = next++;
+    }
+    plan.local_slots[static_cast<std::size_t>(t)] = next;
+    std::vector<std::int32_t> targets, starts{0}, entries;
+    for (std::size_t c = 0; c < slots_of.size(); ++c) {
+      if (slots_of[c].empty()) continue;
+      targets.push_back(static_cast<std::int32_t>(c));
+      entries.insert(entries.end(), slots_of[c].begin(), slots_of[c].end());
+      starts.push_back(static_cast<std::int32_t>(entries.size()));
+    }
+    auto& out = plan.local_gather[static_cast<std::size_t>(t)];
+    out.push_back(static_cast<std::int32_t>(targets.size()));
+    out.insert(out.end(), targets.begin(), targets.end());
+    out.insert(out.end(), starts.begin(), starts.end());
+    out.insert(out.end(), entries.begin(), entries.end());
+  }
   plan.sources.assign(static_cast<std::size_t>(tiles), {});
   plan.source_buffer.assign(static_cast<std::size_t>(tiles), {});
   for (int t = 0; t < tiles; ++t)

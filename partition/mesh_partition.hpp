@@ -79,6 +79,15 @@ struct IncrementPlan {
   /// [u]: {m, m target local numbers, m + 1 starts, entries}; an entry is a slot code whose
   /// buffer is j (the j-th source) and offset the slot in that source's buffer for u.
   std::vector<std::vector<std::int32_t>> combine;
+  /// On a CUDA worker a tile's elements run at once, so in-place increments would race: there
+  /// every increment to the tile's own targets goes to a local slot of its own instead, and a
+  /// second kernel adds each target's local slots in element order (the same bits as the CPU,
+  /// no atomics). [t]: like codes, with every code >= 0 replaced by its local slot.
+  std::vector<std::vector<std::int32_t>> device_codes;
+  std::vector<std::int64_t> local_slots;  // [t]: local slots of tile t
+  /// [t]: {m, m target local numbers, m + 1 starts, local slots}: each target's local slots in
+  /// (element, index) order.
+  std::vector<std::vector<std::int32_t>> local_gather;
 };
 
 /// The increment plan of `map` at the indices in `mask`. `reverse` adds every shared target's

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <limits>
 #include <random>
+#include <set>
 
 #include <tessera/mesh.hpp>
 
@@ -261,6 +262,105 @@ TEST(MeshIncrementOrder, ReversedCombinationOrderIsCaught) {
   const auto want = serial_flux(s, w, s.m.x, r0, 3);
   EXPECT_NE(0, std::memcmp(got.data(), want.data(), want.size() * sizeof(double)))
       << "reversing the combination order left every bit unchanged: the test could not fail";
+}
+
+// ---- the CUDA schedule, emulated on CPU workers ----------------------------------------
+// A loop kind that declares a CUDA entry makes the library give its tasks the device buffers
+// (local slots, device codes, local gathers). StarPU without CUDA runs the CPU entry, here the
+// CUDA schedule done on the CPU: start values, every element in reverse order (on a GPU they run
+// at once), then each target's local slots added in order. It must give the serial bits.
+template <class F, class... T>
+struct DeviceSchedule {
+  using L = tessera::detail::MeshLoop<F, T...>;
+  using W = tessera::detail::ArgWords;
+  template <class U>
+  static void start(typename L::Args& a, int i, void** buffers, void* const* base) {
+    std::int64_t* d = a.frame.arg(i);
+    tessera::detail::start_slots<U>(d, buffers, base, a.frame.elements());
+    if (d[W::kPath] == static_cast<std::int64_t>(tessera::detail::ArgPath::IndirectWritten) &&
+        d[W::kAccess] == static_cast<std::int64_t>(tessera::detail::ArgAccess::Inc)) {
+      U* local = static_cast<U*>(base[d[W::kLocalSlots]]);
+      const auto n = static_cast<std::int64_t>(tessera::detail::buffer_elements(buffers, static_cast<int>(d[W::kLocalSlots])));
+      for (std::int64_t k = 0; k < n * d[W::kDim]; ++k) local[k] = tessera::detail::increment_start<U>();
+    }
+  }
+  template <class U>
+  static void gather(const std::int64_t* d, void* const* base, std::set<std::int64_t>& done) {
+    if (d[W::kPath] != static_cast<std::int64_t>(tessera::detail::ArgPath::IndirectWritten) ||
+        d[W::kAccess] != static_cast<std::int64_t>(tessera::detail::ArgAccess::Inc) || !done.insert(d[W::kLocalGather]).second)
+      return;
+    const auto* plan = static_cast<const std::int32_t*>(base[d[W::kLocalGather]]);
+    const std::int32_t m = plan[0];
+    ASSERT_EQ(m, d[W::kLocalTargets]);
+    U* own = static_cast<U*>(base[d[W::kOwned]]);
+    const U* slots = static_cast<const U*>(base[d[W::kLocalSlots]]);
+    for (std::int32_t j = m; j-- > 0;)  // targets in any order; each one's slots in order
+      for (std::int32_t q = plan[1 + m + j]; q < plan[1 + m + j + 1]; ++q)
+        for (std::int64_t k = 0; k < d[W::kDim]; ++k)
+          own[plan[1 + j] * d[W::kDim] + k] += slots[std::int64_t(plan[1 + 2 * m + 1 + q]) * d[W::kDim] + k];
+  }
+  static void cpu(void** buffers, void* arg) {
+    typename L::Args a = *static_cast<const typename L::Args*>(arg);
+    std::vector<void*> base(static_cast<std::size_t>(a.frame.buffers()));
+    for (std::size_t k = 0; k < base.size(); ++k) base[k] = tessera::detail::buffer_data(buffers, static_cast<int>(k));
+    int i = 0;
+    (start<T>(a, i++, buffers, base.data()), ...);
+    for (std::int64_t e = a.frame.elements(); e-- > 0;) L::template element<true>(a, base.data(), e, typename L::Indices{});
+    std::set<std::int64_t> done;
+    i = 0;
+    (gather<T>(a.frame.arg(i++), base.data(), done), ...);
+  }
+};
+
+template <class F, class... T>
+void device_par_loop(const F& kernel, const std::string& name, const tessera::Set& set, const tessera::Arg<T>&... args) {
+  using L = tessera::detail::MeshLoop<F, T...>;
+  const typename L::Args prototype{{}, kernel};
+  const tessera::detail::TaskKind kind{"loop", tessera::detail::Access::Read, tessera::detail::Access::ReadWrite,
+                                       &DeviceSchedule<F, T...>::cpu, &L::cpu /* marks a CUDA entry */};
+  tessera::detail::run_loop(name, *set.storage(), {args.a...}, kind, tessera::detail::LoopBlock::of(prototype));
+}
+
+TEST(MeshCudaSchedule, EmulatedOnTheCpuItGivesTheSerialBits) {
+  for (Cut cut : {Cut{tessera::Partitioner::Block, 1}, Cut{tessera::Partitioner::Metis, 5}}) {
+    tessera::Runtime rt(test::options({"eager", 2}));
+    SmallMesh s;
+    const auto w = random_values(static_cast<std::size_t>(s.m.nedge), 3);
+    const auto r0 = random_values(2 * static_cast<std::size_t>(s.m.ncell), 4);
+    const auto v0 = random_values(static_cast<std::size_t>(s.m.ncell), 5);
+    std::vector<std::int32_t> n(static_cast<std::size_t>(s.m.ncell / 2), 2);
+    tessera::Dat<double> dw(s.edges, 1, w, "w"), x(s.nodes, 2, s.m.x, "x"), r(s.cells, 2, r0, "r"), v(s.cells, 1, v0, "v");
+    tessera::Dat<std::int32_t> dn(s.pairs, 1, n, "n");
+    tessera::Global<double> sum("sum", 0.0), hi("hi", 0.0), lo("lo", 0.0);
+    tessera::Global<std::int32_t> count("count", 0);
+    tessera::partition_mesh(s.cells, cut.tiles, cut.method);
+    for (int rep = 0; rep < 2; ++rep)
+      device_par_loop(Flux{}, "flux_device", s.edges, arg(dw, 1, Access::Read), arg(x, s.pedge, 0, 2, Access::Read),
+                      arg(x, s.pedge, 1, 2, Access::Read), arg(r, s.pecell, 0, 2, Access::Inc),
+                      arg(r, s.pecell, 1, 2, Access::Inc));
+    device_par_loop(Swap{}, "swap_device", s.pairs, arg(v, s.ppair, 0, 1, Access::Write),
+                    arg(v, s.ppair, 1, 1, Access::ReadWrite), arg(dn, 1, Access::Read));
+    device_par_loop(Norms{}, "norms_device", s.cells, arg(r, 2, Access::Read), arg(sum, 1, Access::Inc),
+                    arg(lo, 1, Access::Min), arg(hi, 1, Access::Max), arg(count, 1, Access::Inc));
+    const auto want_r = serial_flux(s, w, s.m.x, r0, 2);
+    expect_bits(r.gather(), want_r);
+    std::vector<double> want_v = v0;
+    for (std::int32_t k = 0; k < s.m.ncell / 2; ++k) Swap{}(&want_v[2 * k], &want_v[2 * k + 1], &n[k]);
+    expect_bits(v.gather(), want_v);
+    double want_sum = 0.0, want_lo = 0.0, want_hi = 0.0;
+    std::int32_t want_count = 0;
+    for (std::int32_t c = 0; c < s.m.ncell; ++c) {
+      double e_sum = -0.0, e_lo = std::numeric_limits<double>::infinity(), e_hi = -e_lo;
+      std::int32_t e_count = 0;
+      Norms{}(&want_r[2 * c], &e_sum, &e_lo, &e_hi, &e_count);
+      want_sum += e_sum;
+      want_lo = e_lo < want_lo ? e_lo : want_lo;
+      want_hi = e_hi > want_hi ? e_hi : want_hi;
+      want_count += e_count;
+    }
+    expect_bits(std::vector<double>{sum.value(), lo.value(), hi.value()}, {want_sum, want_lo, want_hi});
+    EXPECT_EQ(count.value(), want_count);
+  }
 }
 
 // ---- validation: every error before any task, with the fix named ------------------------

@@ -10,8 +10,10 @@ namespace tessera::kernels {
 struct MeshCopyArgs {
   std::int64_t element_bytes;  // gather, import: bytes per element (dim values)
   std::int64_t dim;            // combine: values per element
+  std::int64_t targets;        // combine: targets in the plan (the CUDA launch needs it)
   std::int32_t buffers;        // the task's buffer count
 };
+
 
 // halo-gather: buffer 0 a tile's own elements, buffer 1 the export indices of every consumer
 // concatenated, buffers 2.. one export buffer per consumer (their sizes split the indices).

@@ -4,7 +4,7 @@
 
 #include <tessera/mesh.hpp>
 
-#include "apps/airfoil/airfoil.hpp"
+#include "apps/airfoil/solver.hpp"
 #include "apps/heat3d/heat3d.hpp"
 #include "apps/jacobi2d/jacobi2d.hpp"
 #include "apps/life/life.hpp"
@@ -15,7 +15,7 @@ template struct Interior<2, apps::Jacobi2d, TypeList<float, float>, TypeList<flo
 template struct Interior<2, apps::Life, TypeList<std::uint8_t>, TypeList<std::uint8_t>>;
 template struct TileReduce<double, ReduceOp::Sum, AsDouble<double>>;
 template struct TileReduce<std::uint8_t, ReduceOp::Max, AsDouble<std::uint8_t>>;
-// Mesh loops have CPU implementations only so far; their header and kernels compile under nvcc.
+// Mesh loops: the CUDA implementation of Airfoil's increment loop and of its reductions.
 template struct MeshLoop<apps::airfoil::ResCalc, double, double, double, double, double, double, double, double>;
 template struct MeshLoop<apps::airfoil::Update, double, double, double, double, double, double>;
 }  // namespace tessera::detail
@@ -24,4 +24,9 @@ template struct MeshLoop<apps::airfoil::Update, double, double, double, double, 
 tessera::detail::KernelFn heat3d_cuda_entry() {
   return tessera::detail::Interior<3, apps::Heat3d, tessera::detail::TypeList<double>,
                                    tessera::detail::TypeList<double>>::kind().cuda;
+}
+
+tessera::detail::KernelFn res_calc_cuda_entry() {
+  return tessera::detail::MeshLoop<apps::airfoil::ResCalc, double, double, double, double, double, double, double,
+                                   double>::kind().cuda;
 }

@@ -13,6 +13,9 @@ namespace tessera::detail::mesh_codes {
 constexpr int kOffsetBits = 22;                     // offsets below 4,194,304 per slot buffer
 constexpr std::int32_t kMaxOffset = (1 << kOffsetBits) - 1;
 constexpr std::int32_t kMaxBuffers = (1 << (31 - kOffsetBits)) - 1;  // 511 buffers
+/// Buffers a mesh task may have when it runs on a CUDA worker (its kernels take one pointer
+/// per buffer in a single kernel parameter).
+constexpr int kMaxDeviceBuffers = 96;
 
 TESSERA_HD std::int32_t slot(std::int32_t buffer, std::int32_t offset) {
   return -1 - ((buffer << kOffsetBits) | offset);

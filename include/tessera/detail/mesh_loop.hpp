@@ -29,7 +29,10 @@ enum class ArgPath : std::int64_t {
 struct ArgWords {
   static constexpr int kPath = 0, kDim = 1, kOwned = 2, kHalo = 3, kMap = 4, kCodes = 5,
                        kSlotFirst = 6, kSlotCount = 7, kOwnedCount = 8, kArity = 9, kIndex = 10,
-                       kAccess = 11, kValue = 12;
+                       kAccess = 11,
+                       // increments on CUDA workers (IncrementPlan::device_codes): -1 elsewhere
+                       kDeviceCodes = 12, kLocalSlots = 13, kLocalGather = 14, kLocalTargets = 15,
+                       kValue = 16;
   static constexpr int kValueBytes = 32;  // a read global's value: at most 32 bytes
   static constexpr int kCount = kValue + kValueBytes / 8;
 };
@@ -86,8 +89,10 @@ inline T reduction_start(ArgAccess a) {
   return a == ArgAccess::Min ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
 }
 
-template <class T>
-TESSERA_HD T* arg_pointer(std::int64_t* d, void* const* base, std::int64_t e) {
+// The pointer argument `d` gives the kernel for element e. On a CUDA worker (Device) a tile's
+// elements run at once, so increments to the tile's own elements go to local slots.
+template <class T, bool Device = false>
+TESSERA_HD T* arg_pointer(const std::int64_t* d, void* const* base, std::int64_t e) {
   using W = ArgWords;
   const std::int64_t dim = d[W::kDim];
   switch (static_cast<ArgPath>(d[W::kPath])) {
@@ -99,12 +104,15 @@ TESSERA_HD T* arg_pointer(std::int64_t* d, void* const* base, std::int64_t e) {
                      : static_cast<T*>(base[d[W::kHalo]]) + (l - own) * dim;
     }
     case ArgPath::IndirectWritten: {
-      const std::int32_t c = static_cast<const std::int32_t*>(base[d[W::kCodes]])[e * d[W::kArity] + d[W::kIndex]];
-      if (c >= 0) return static_cast<T*>(base[d[W::kOwned]]) + c * dim;
+      const bool local_slots = Device && static_cast<ArgAccess>(d[W::kAccess]) == ArgAccess::Inc;
+      const std::int32_t c = static_cast<const std::int32_t*>(
+          base[local_slots ? d[W::kDeviceCodes] : d[W::kCodes]])[e * d[W::kArity] + d[W::kIndex]];
+      if (c >= 0) return static_cast<T*>(base[local_slots ? d[W::kLocalSlots] : d[W::kOwned]]) + c * dim;
       return static_cast<T*>(base[d[W::kSlotFirst] + mesh_codes::slot_buffer(c)]) +
              std::int64_t(mesh_codes::slot_offset(c)) * dim;
     }
-    case ArgPath::GlobalRead: return reinterpret_cast<T*>(d + W::kValue);
+    case ArgPath::GlobalRead:  // the task's own copy of the frame
+      return reinterpret_cast<T*>(const_cast<std::int64_t*>(d) + W::kValue);
     case ArgPath::GlobalReduce: return static_cast<T*>(base[d[W::kOwned]]) + e * dim;
   }
   return nullptr;
@@ -149,10 +157,11 @@ template <class F, class... T>
 struct MeshLoop {
   static constexpr int K = static_cast<int>(sizeof...(T));
   using Args = LoopArgs<F, K>;
+  using Indices = std::index_sequence_for<T...>;
 
-  template <std::size_t... I>
-  TESSERA_HD static void element(Args& a, void* const* base, std::int64_t e, std::index_sequence<I...>) {
-    a.f(arg_pointer<T>(a.frame.arg(static_cast<int>(I)), base, e)...);
+  template <bool Device, std::size_t... I>
+  TESSERA_HD static void element(const Args& a, void* const* base, std::int64_t e, std::index_sequence<I...>) {
+    a.f(arg_pointer<T, Device>(a.frame.arg(static_cast<int>(I)), base, e)...);
   }
 
   template <std::size_t... I>
@@ -168,13 +177,140 @@ struct MeshLoop {
     for (std::size_t k = 0; k < base.size(); ++k) base[k] = buffer_data(buffers, static_cast<int>(k));
     start(a, buffers, base.data(), std::index_sequence_for<T...>{});
     const std::int64_t n = a.frame.elements();
-    for (std::int64_t e = 0; e < n; ++e) element(a, base.data(), e, std::index_sequence_for<T...>{});
+    for (std::int64_t e = 0; e < n; ++e) element<false>(a, base.data(), e, std::index_sequence_for<T...>{});
   }
+
+#if defined(__CUDACC__)
+  static void cuda(void** buffers, void* arg);
+#endif
 
   static TaskKind kind() {
     // Modes come per buffer from the loop's access descriptors; these two are unused.
+#if defined(__CUDACC__)
+    return {"loop", Access::Read, Access::ReadWrite, &cpu, &cuda};
+#else
     return {"loop", Access::Read, Access::ReadWrite, &cpu, nullptr};
+#endif
   }
 };
+
+#if defined(__CUDACC__)
+struct DeviceBuffers {
+  void* p[mesh_codes::kMaxDeviceBuffers];
+};
+
+inline unsigned blocks_for(std::int64_t n, unsigned threads) {
+  const std::int64_t b = (n + threads - 1) / threads;
+  return static_cast<unsigned>(b < 65535 ? (b < 1 ? 1 : b) : 65535);
+}
+
+template <class T>
+__global__ void mesh_fill_kernel(T* p, std::int64_t n, T value) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * blockDim.x)
+    p[i] = value;
+}
+
+// Slots of targets written (not incremented) through a map start from the target's value.
+template <class T, int K>
+__global__ void mesh_written_slots_kernel(LoopFrame<K> frame, int arg, DeviceBuffers base) {
+  using W = ArgWords;
+  const std::int64_t* d = frame.arg(arg);
+  for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < frame.elements();
+       e += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t at = e * d[W::kArity] + d[W::kIndex];
+    const std::int32_t code = static_cast<const std::int32_t*>(base.p[d[W::kCodes]])[at];
+    if (code >= 0) continue;
+    const std::int64_t l = static_cast<const std::int32_t*>(base.p[d[W::kMap]])[at], own = d[W::kOwnedCount];
+    const std::int64_t dim = d[W::kDim];
+    const T* from = l < own ? static_cast<const T*>(base.p[d[W::kOwned]]) + l * dim
+                            : static_cast<const T*>(base.p[d[W::kHalo]]) + (l - own) * dim;
+    T* to = static_cast<T*>(base.p[d[W::kSlotFirst] + mesh_codes::slot_buffer(code)]) +
+            std::int64_t(mesh_codes::slot_offset(code)) * dim;
+    for (std::int64_t k = 0; k < dim; ++k) to[k] = from[k];
+  }
+}
+
+// One thread per element: every argument's pointer, the user's kernel.
+template <class L>
+__global__ void mesh_element_kernel(typename L::Args a, DeviceBuffers base) {
+  for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < a.frame.elements();
+       e += std::int64_t(gridDim.x) * blockDim.x)
+    L::template element<true>(a, base.p, e, typename L::Indices{});
+}
+
+// One thread per target: its local slots added in element order (IncrementPlan::local_gather).
+template <class T>
+__global__ void mesh_local_gather_kernel(T* own, const std::int32_t* plan, const T* slots, std::int64_t dim) {
+  const std::int32_t m = plan[0];
+  const std::int32_t* targets = plan + 1;
+  const std::int32_t* starts = targets + m;
+  const std::int32_t* entries = starts + m + 1;
+  for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < m; j += std::int64_t(gridDim.x) * blockDim.x) {
+    T* target = own + std::int64_t(targets[j]) * dim;
+    for (std::int32_t q = starts[j]; q < starts[j + 1]; ++q)
+      for (std::int64_t k = 0; k < dim; ++k) target[k] += slots[std::int64_t(entries[q]) * dim + k];
+  }
+}
+
+template <class L, class T>
+void device_start(const typename L::Args& a, int arg, void** buffers, const DeviceBuffers& base, cudaStream_t s) {
+  using W = ArgWords;
+  const std::int64_t* d = a.frame.arg(arg);
+  const auto path = static_cast<ArgPath>(d[W::kPath]);
+  const auto access = static_cast<ArgAccess>(d[W::kAccess]);
+  const std::int64_t dim = d[W::kDim], n = a.frame.elements();
+  const auto fill = [&](std::int64_t buffer, T value) {
+    const auto count = static_cast<std::int64_t>(buffer_elements(buffers, static_cast<int>(buffer))) * dim;
+    mesh_fill_kernel<T><<<blocks_for(count, 256), 256, 0, s>>>(static_cast<T*>(base.p[buffer]), count, value);
+  };
+  if (path == ArgPath::GlobalReduce) {
+    fill(d[W::kOwned], reduction_start<T>(access));
+  } else if (path == ArgPath::IndirectWritten && access == ArgAccess::Inc) {
+    for (std::int64_t k = 0; k < d[W::kSlotCount]; ++k) fill(d[W::kSlotFirst] + k, increment_start<T>());
+    fill(d[W::kLocalSlots], increment_start<T>());
+  } else if (path == ArgPath::IndirectWritten) {
+    mesh_written_slots_kernel<T, L::K><<<blocks_for(n, 128), 128, 0, s>>>(a.frame, arg, base);
+  }
+}
+
+template <class T>
+void device_gather(const std::int64_t* d, const DeviceBuffers& base, cudaStream_t s) {
+  using W = ArgWords;
+  if (static_cast<ArgPath>(d[W::kPath]) != ArgPath::IndirectWritten ||
+      static_cast<ArgAccess>(d[W::kAccess]) != ArgAccess::Inc || d[W::kLocalTargets] == 0)
+    return;
+  mesh_local_gather_kernel<T><<<blocks_for(d[W::kLocalTargets], 128), 128, 0, s>>>(
+      static_cast<T*>(base.p[d[W::kOwned]]), static_cast<const std::int32_t*>(base.p[d[W::kLocalGather]]),
+      static_cast<const T*>(base.p[d[W::kLocalSlots]]), d[W::kDim]);
+}
+
+// Whether argument `i` shares its local gather with an earlier argument (both cells of an edge
+// incremented through one map): the gather runs once.
+template <int K>
+bool gathered_before(const LoopFrame<K>& f, int i) {
+  using W = ArgWords;
+  for (int j = 0; j < i; ++j)
+    if (f.arg(j)[W::kPath] == f.arg(i)[W::kPath] && f.arg(j)[W::kLocalGather] == f.arg(i)[W::kLocalGather] &&
+        f.arg(j)[W::kAccess] == f.arg(i)[W::kAccess])
+      return true;
+  return false;
+}
+
+// Start values, then every element at once, then the local slots added per target in order:
+// the CPU's bits (no atomics), on the worker's stream.
+template <class F, class... T>
+void MeshLoop<F, T...>::cuda(void** buffers, void* arg) {
+  static_assert(sizeof(Args) + sizeof(DeviceBuffers) <= 4000, "too many loop arguments for a CUDA kernel");
+  const Args& a = *static_cast<const Args*>(arg);
+  cudaStream_t s = static_cast<cudaStream_t>(cuda_stream());
+  DeviceBuffers base{};
+  for (std::int64_t k = 0; k < a.frame.buffers(); ++k) base.p[k] = buffer_data(buffers, static_cast<int>(k));
+  int i = 0;
+  ((device_start<MeshLoop, T>(a, i++, buffers, base, s)), ...);
+  mesh_element_kernel<MeshLoop><<<blocks_for(a.frame.elements(), 128), 128, 0, s>>>(a, base);
+  i = 0;
+  ((gathered_before(a.frame, i) ? void(i++) : (device_gather<T>(a.frame.arg(i++), base, s))), ...);
+}
+#endif
 
 }  // namespace tessera::detail
