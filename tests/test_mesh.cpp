@@ -205,6 +205,26 @@ TEST_P(MeshLoops, IndirectWriteAndReadWriteThroughAMapReachingEachElementOnce) {
   expect_bits(v.gather(), want);
 }
 
+// The serial loop of Norms over the cells, `reps` times: each element reduces into its own
+// value (from the identity), folded in element order into the running values.
+struct NormsResult {
+  double sum, lo, hi;
+  std::int32_t count;
+};
+NormsResult serial_norms(const std::vector<double>& v, std::int32_t ncell, int reps, NormsResult r) {
+  for (int rep = 0; rep < reps; ++rep)
+    for (std::int32_t c = 0; c < ncell; ++c) {
+      double e_sum = -0.0, e_lo = std::numeric_limits<double>::infinity(), e_hi = -e_lo;
+      std::int32_t e_count = 0;
+      Norms{}(&v[2 * static_cast<std::size_t>(c)], &e_sum, &e_lo, &e_hi, &e_count);
+      r.sum += e_sum;
+      r.lo = e_lo < r.lo ? e_lo : r.lo;
+      r.hi = e_hi > r.hi ? e_hi : r.hi;
+      r.count += e_count;
+    }
+  return r;
+}
+
 TEST_P(MeshLoops, GlobalSumMinMaxFoldInElementOrder) {
   const auto v = random_values(2 * static_cast<std::size_t>(s.m.ncell), 6);
   tessera::Dat<double> dv(s.cells, 2, v, "v");
@@ -214,20 +234,9 @@ TEST_P(MeshLoops, GlobalSumMinMaxFoldInElementOrder) {
   for (int rep = 0; rep < 2; ++rep)  // two pending reductions into each global, folded in turn
     tessera::par_loop(Norms{}, "norms", s.cells, arg(dv, 2, Access::Read), arg(sum, 1, Access::Inc),
                       arg(lo, 1, Access::Min), arg(hi, 1, Access::Max), arg(count, 1, Access::Inc));
-  double want_sum = 0.25, want_lo = 0.0, want_hi = 0.0;
-  std::int32_t want_count = 3;
-  for (int rep = 0; rep < 2; ++rep)
-    for (std::int32_t c = 0; c < s.m.ncell; ++c) {
-      double e_sum = -0.0, e_lo = std::numeric_limits<double>::infinity(), e_hi = -e_lo;
-      std::int32_t e_count = 0;
-      Norms{}(&v[2 * c], &e_sum, &e_lo, &e_hi, &e_count);
-      want_sum += e_sum;
-      want_lo = e_lo < want_lo ? e_lo : want_lo;
-      want_hi = e_hi > want_hi ? e_hi : want_hi;
-      want_count += e_count;
-    }
-  expect_bits(std::vector<double>{sum.value(), lo.value(), hi.value()}, {want_sum, want_lo, want_hi});
-  EXPECT_EQ(count.value(), want_count);
+  const NormsResult want = serial_norms(v, s.m.ncell, 2, {0.25, 0.0, 0.0, 3});
+  expect_bits(std::vector<double>{sum.value(), lo.value(), hi.value()}, {want.sum, want.lo, want.hi});
+  EXPECT_EQ(count.value(), want.count);
   sum.set(1.0);  // a set value replaces what the loops reduced
   EXPECT_EQ(sum.value(), 1.0);
 }
@@ -289,15 +298,14 @@ struct DeviceSchedule {
     if (d[W::kPath] != static_cast<std::int64_t>(tessera::detail::ArgPath::IndirectWritten) ||
         d[W::kAccess] != static_cast<std::int64_t>(tessera::detail::ArgAccess::Inc) || !done.insert(d[W::kLocalGather]).second)
       return;
-    const auto* plan = static_cast<const std::int32_t*>(base[d[W::kLocalGather]]);
-    const std::int32_t m = plan[0];
-    ASSERT_EQ(m, d[W::kLocalTargets]);
+    const tessera::detail::mesh_codes::TargetPlan plan(static_cast<const std::int32_t*>(base[d[W::kLocalGather]]));
+    ASSERT_EQ(plan.m, d[W::kLocalTargets]);
     U* own = static_cast<U*>(base[d[W::kOwned]]);
     const U* slots = static_cast<const U*>(base[d[W::kLocalSlots]]);
-    for (std::int32_t j = m; j-- > 0;)  // targets in any order; each one's slots in order
-      for (std::int32_t q = plan[1 + m + j]; q < plan[1 + m + j + 1]; ++q)
+    for (std::int32_t j = plan.m; j-- > 0;)  // targets in any order; each one's slots in order
+      for (std::int32_t q = plan.starts[j]; q < plan.starts[j + 1]; ++q)
         for (std::int64_t k = 0; k < d[W::kDim]; ++k)
-          own[plan[1 + j] * d[W::kDim] + k] += slots[std::int64_t(plan[1 + 2 * m + 1 + q]) * d[W::kDim] + k];
+          own[plan.targets[j] * d[W::kDim] + k] += slots[std::int64_t(plan.entries[q]) * d[W::kDim] + k];
   }
   static void cpu(void** buffers, void* arg) {
     typename L::Args a = *static_cast<const typename L::Args*>(arg);
@@ -347,19 +355,9 @@ TEST(MeshCudaSchedule, EmulatedOnTheCpuItGivesTheSerialBits) {
     std::vector<double> want_v = v0;
     for (std::int32_t k = 0; k < s.m.ncell / 2; ++k) Swap{}(&want_v[2 * k], &want_v[2 * k + 1], &n[k]);
     expect_bits(v.gather(), want_v);
-    double want_sum = 0.0, want_lo = 0.0, want_hi = 0.0;
-    std::int32_t want_count = 0;
-    for (std::int32_t c = 0; c < s.m.ncell; ++c) {
-      double e_sum = -0.0, e_lo = std::numeric_limits<double>::infinity(), e_hi = -e_lo;
-      std::int32_t e_count = 0;
-      Norms{}(&want_r[2 * c], &e_sum, &e_lo, &e_hi, &e_count);
-      want_sum += e_sum;
-      want_lo = e_lo < want_lo ? e_lo : want_lo;
-      want_hi = e_hi > want_hi ? e_hi : want_hi;
-      want_count += e_count;
-    }
-    expect_bits(std::vector<double>{sum.value(), lo.value(), hi.value()}, {want_sum, want_lo, want_hi});
-    EXPECT_EQ(count.value(), want_count);
+    const NormsResult want = serial_norms(want_r, s.m.ncell, 1, {0.0, 0.0, 0.0, 0});
+    expect_bits(std::vector<double>{sum.value(), lo.value(), hi.value()}, {want.sum, want.lo, want.hi});
+    EXPECT_EQ(count.value(), want.count);
   }
 }
 

@@ -104,82 +104,61 @@ std::vector<double> serial_increments(const Fixture& f, const std::vector<double
   return target;
 }
 
-// The same through a plan, the way the loop and combine tasks execute it.
-std::vector<double> planned_increments(const Fixture& f, const tessera::partition::MeshPartition& p,
-                                       const tessera::partition::IncrementPlan& plan, const std::vector<double>& v,
-                                       std::vector<double> target) {
-  const auto& edges = p.sets[1];
+using Slots = std::vector<std::vector<std::vector<double>>>;  // [tile][k][slot]
+
+// The inc-combine tasks: each owner adds its shared targets' slots in the plan's order.
+void combine_slots(const tessera::partition::MeshPartition& p, const tessera::partition::IncrementPlan& plan,
+                   const Slots& slots, std::vector<double>& target) {
   const auto& cells = p.sets[3];
-  std::vector<std::vector<std::vector<double>>> slots(static_cast<std::size_t>(p.tiles));
-  for (int t = 0; t < p.tiles; ++t) {
-    for (std::int64_t n : plan.slot_counts[static_cast<std::size_t>(t)]) slots[static_cast<std::size_t>(t)].emplace_back(static_cast<std::size_t>(n), -0.0);
-    const auto& own = edges.owned[static_cast<std::size_t>(t)];
-    for (std::size_t l = 0; l < own.size(); ++l)
-      for (int i = 0; i < 2; ++i) {
-        const std::int32_t code = plan.codes[static_cast<std::size_t>(t)][2 * l + static_cast<std::size_t>(i)];
-        double* p_target = code >= 0 ? &target[static_cast<std::size_t>(cells.owned[static_cast<std::size_t>(t)][static_cast<std::size_t>(code)])]
-                                     : &slots[static_cast<std::size_t>(t)][static_cast<std::size_t>(codes::slot_buffer(code))][static_cast<std::size_t>(codes::slot_offset(code))];
-        if (i == 0) *p_target += v[static_cast<std::size_t>(own[l])];
-        else *p_target -= v[static_cast<std::size_t>(own[l])];
-      }
-  }
   for (int u = 0; u < p.tiles; ++u) {
-    const auto& c = plan.combine[static_cast<std::size_t>(u)];
-    const std::int32_t m = c[0];
-    for (std::int32_t j = 0; j < m; ++j) {
-      double& x = target[static_cast<std::size_t>(cells.owned[static_cast<std::size_t>(u)][static_cast<std::size_t>(c[static_cast<std::size_t>(1 + j)])])];
-      for (std::int32_t q = c[static_cast<std::size_t>(1 + m + j)]; q < c[static_cast<std::size_t>(1 + m + j + 1)]; ++q) {
-        const std::int32_t entry = c[static_cast<std::size_t>(1 + m + m + 1 + q)];
-        const std::int32_t src = plan.sources[static_cast<std::size_t>(u)][static_cast<std::size_t>(codes::slot_buffer(entry))];
-        const std::int32_t k = plan.source_buffer[static_cast<std::size_t>(u)][static_cast<std::size_t>(codes::slot_buffer(entry))];
-        x += slots[static_cast<std::size_t>(src)][static_cast<std::size_t>(k)][static_cast<std::size_t>(codes::slot_offset(entry))];
+    const codes::TargetPlan c(plan.combine[static_cast<std::size_t>(u)].data());
+    for (std::int32_t j = 0; j < c.m; ++j) {
+      double& x = target[static_cast<std::size_t>(cells.owned[static_cast<std::size_t>(u)][static_cast<std::size_t>(c.targets[j])])];
+      for (std::int32_t q = c.starts[j]; q < c.starts[j + 1]; ++q) {
+        const auto j_source = static_cast<std::size_t>(codes::slot_buffer(c.entries[q]));
+        const std::int32_t src = plan.sources[static_cast<std::size_t>(u)][j_source];
+        const std::int32_t k = plan.source_buffer[static_cast<std::size_t>(u)][j_source];
+        x += slots[static_cast<std::size_t>(src)][static_cast<std::size_t>(k)][static_cast<std::size_t>(codes::slot_offset(c.entries[q]))];
       }
     }
   }
-  return target;
 }
 
-// The CUDA schedule: every element at once (emulated here in reverse order), each increment to
-// its own local slot or inter-tile slot, then each target's local slots added in order.
-std::vector<double> device_increments(const Fixture& f, const tessera::partition::MeshPartition& p,
-                                      const tessera::partition::IncrementPlan& plan, const std::vector<double>& v,
-                                      std::vector<double> target) {
+// The increments through a plan, as the tasks execute them. On CPU workers (!device) each tile
+// visits its edges in order, updating its own cells in place; the CUDA schedule (device) runs
+// every edge at once (emulated here in reverse order) into local slots, then adds each cell's
+// local slots in order. Then the owners combine the shared cells' slots.
+std::vector<double> planned_increments(const Fixture& f, const tessera::partition::MeshPartition& p,
+                                       const tessera::partition::IncrementPlan& plan, const std::vector<double>& v,
+                                       std::vector<double> target, bool device = false) {
   const auto& edges = p.sets[1];
   const auto& cells = p.sets[3];
-  std::vector<std::vector<std::vector<double>>> slots(static_cast<std::size_t>(p.tiles));
+  Slots slots(static_cast<std::size_t>(p.tiles));
   for (int t = 0; t < p.tiles; ++t) {
-    for (std::int64_t n : plan.slot_counts[static_cast<std::size_t>(t)]) slots[static_cast<std::size_t>(t)].emplace_back(static_cast<std::size_t>(n), -0.0);
-    std::vector<double> local(static_cast<std::size_t>(plan.local_slots[static_cast<std::size_t>(t)]), -0.0);
-    const auto& own = edges.owned[static_cast<std::size_t>(t)];
-    for (std::size_t l = own.size(); l-- > 0;)
+    const auto ts = static_cast<std::size_t>(t);
+    for (std::int64_t n : plan.slot_counts[ts]) slots[ts].emplace_back(static_cast<std::size_t>(n), -0.0);
+    std::vector<double> local(static_cast<std::size_t>(plan.local_slots[ts]), -0.0);
+    const auto& own = edges.owned[ts];
+    const auto& code_of = device ? plan.device_codes[ts] : plan.codes[ts];
+    for (std::size_t step = 0; step < own.size(); ++step) {
+      const std::size_t l = device ? own.size() - 1 - step : step;
       for (int i = 0; i < 2; ++i) {
-        const std::int32_t code = plan.device_codes[static_cast<std::size_t>(t)][2 * l + static_cast<std::size_t>(i)];
-        double* p_target = code >= 0 ? &local[static_cast<std::size_t>(code)]
-                                     : &slots[static_cast<std::size_t>(t)][static_cast<std::size_t>(codes::slot_buffer(code))][static_cast<std::size_t>(codes::slot_offset(code))];
-        if (i == 0) *p_target += v[static_cast<std::size_t>(own[l])];
-        else *p_target -= v[static_cast<std::size_t>(own[l])];
-      }
-    const auto& g = plan.local_gather[static_cast<std::size_t>(t)];
-    const std::int32_t m = g[0];
-    for (std::int32_t j = m; j-- > 0;) {
-      double& x = target[static_cast<std::size_t>(cells.owned[static_cast<std::size_t>(t)][static_cast<std::size_t>(g[static_cast<std::size_t>(1 + j)])])];
-      for (std::int32_t q = g[static_cast<std::size_t>(1 + m + j)]; q < g[static_cast<std::size_t>(1 + m + j + 1)]; ++q)
-        x += local[static_cast<std::size_t>(g[static_cast<std::size_t>(1 + m + m + 1 + q)])];
-    }
-  }
-  for (int u = 0; u < p.tiles; ++u) {
-    const auto& c = plan.combine[static_cast<std::size_t>(u)];
-    const std::int32_t m = c[0];
-    for (std::int32_t j = 0; j < m; ++j) {
-      double& x = target[static_cast<std::size_t>(cells.owned[static_cast<std::size_t>(u)][static_cast<std::size_t>(c[static_cast<std::size_t>(1 + j)])])];
-      for (std::int32_t q = c[static_cast<std::size_t>(1 + m + j)]; q < c[static_cast<std::size_t>(1 + m + j + 1)]; ++q) {
-        const std::int32_t entry = c[static_cast<std::size_t>(1 + m + m + 1 + q)];
-        const std::int32_t src = plan.sources[static_cast<std::size_t>(u)][static_cast<std::size_t>(codes::slot_buffer(entry))];
-        const std::int32_t k = plan.source_buffer[static_cast<std::size_t>(u)][static_cast<std::size_t>(codes::slot_buffer(entry))];
-        x += slots[static_cast<std::size_t>(src)][static_cast<std::size_t>(k)][static_cast<std::size_t>(codes::slot_offset(entry))];
+        const std::int32_t code = code_of[2 * l + static_cast<std::size_t>(i)];
+        double* to = code < 0 ? &slots[ts][static_cast<std::size_t>(codes::slot_buffer(code))][static_cast<std::size_t>(codes::slot_offset(code))]
+                     : device ? &local[static_cast<std::size_t>(code)]
+                              : &target[static_cast<std::size_t>(cells.owned[ts][static_cast<std::size_t>(code)])];
+        if (i == 0) *to += v[static_cast<std::size_t>(own[l])];
+        else *to -= v[static_cast<std::size_t>(own[l])];
       }
     }
+    if (!device) continue;
+    const codes::TargetPlan g(plan.local_gather[ts].data());
+    for (std::int32_t j = g.m; j-- > 0;) {
+      double& x = target[static_cast<std::size_t>(cells.owned[ts][static_cast<std::size_t>(g.targets[j])])];
+      for (std::int32_t q = g.starts[j]; q < g.starts[j + 1]; ++q) x += local[static_cast<std::size_t>(g.entries[q])];
+    }
   }
+  combine_slots(p, plan, slots, target);
   return target;
 }
 
@@ -194,7 +173,7 @@ TEST_P(MeshPartition, IncrementPlanAddsInSerialOrderAndReversingTheOrderChangesB
   const auto want = serial_increments(f, v, start);
   const auto got = planned_increments(f, p, tessera::partition::plan_increments(p, f.maps[1], 3u), v, start);
   EXPECT_EQ(0, std::memcmp(got.data(), want.data(), want.size() * sizeof(double)));
-  const auto device = device_increments(f, p, tessera::partition::plan_increments(p, f.maps[1], 3u), v, start);
+  const auto device = planned_increments(f, p, tessera::partition::plan_increments(p, f.maps[1], 3u), v, start, true);
   EXPECT_EQ(0, std::memcmp(device.data(), want.data(), want.size() * sizeof(double))) << "the CUDA schedule";
   if (p.tiles > 1) {  // the mutation: the same slots added in reverse order give other bits
     const auto reversed = planned_increments(f, p, tessera::partition::plan_increments(p, f.maps[1], 3u, true), v, start);

@@ -38,17 +38,13 @@ void mesh_combine_cpu(void** buffers, void* arg) {
   namespace codes = detail::mesh_codes;
   const auto& a = *static_cast<const MeshCopyArgs*>(arg);
   T* own = static_cast<T*>(buffer_data(buffers, 0));
-  const auto* plan = static_cast<const std::int32_t*>(buffer_data(buffers, 1));
-  const std::int32_t m = plan[0];
-  const std::int32_t* targets = plan + 1;
-  const std::int32_t* starts = targets + m;
-  const std::int32_t* entries = starts + m + 1;
+  const codes::TargetPlan plan(static_cast<const std::int32_t*>(buffer_data(buffers, 1)));
   const std::int64_t dim = a.dim;
-  for (std::int32_t j = 0; j < m; ++j) {
-    T* target = own + std::int64_t(targets[j]) * dim;
-    for (std::int32_t q = starts[j]; q < starts[j + 1]; ++q) {
-      const T* slot = static_cast<const T*>(buffer_data(buffers, 2 + codes::slot_buffer(entries[q]))) +
-                      std::int64_t(codes::slot_offset(entries[q])) * dim;
+  for (std::int32_t j = 0; j < plan.m; ++j) {
+    T* target = own + std::int64_t(plan.targets[j]) * dim;
+    for (std::int32_t q = plan.starts[j]; q < plan.starts[j + 1]; ++q) {
+      const T* slot = static_cast<const T*>(buffer_data(buffers, 2 + codes::slot_buffer(plan.entries[q]))) +
+                      std::int64_t(codes::slot_offset(plan.entries[q])) * dim;
       for (std::int64_t k = 0; k < dim; ++k) {
         if constexpr (Assign)
           target[k] = slot[k];

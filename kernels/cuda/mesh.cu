@@ -5,6 +5,7 @@
 #include "kernels/cpu/mesh.hpp"
 #include "kernels/cuda/mesh.hpp"
 #include "tessera/detail/mesh_codes.hpp"
+#include "tessera/detail/mesh_loop.hpp"
 #include "tessera/detail/task.hpp"
 
 namespace tessera::kernels {
@@ -14,11 +15,6 @@ namespace {
 struct Pointers {
   void* p[detail::mesh_codes::kMaxDeviceBuffers];
 };
-
-unsigned blocks_for(std::int64_t n) {
-  const std::int64_t b = (n + 127) / 128;
-  return static_cast<unsigned>(b < 65535 ? (b < 1 ? 1 : b) : 65535);
-}
 
 cudaStream_t stream() { return static_cast<cudaStream_t>(detail::cuda_stream()); }
 
@@ -33,15 +29,12 @@ __global__ void gather_kernel(std::uint32_t* dst, const std::uint32_t* src, cons
 template <class T, bool Assign>
 __global__ void combine_kernel(T* own, const std::int32_t* plan, Pointers slots, std::int64_t dim) {
   namespace codes = detail::mesh_codes;
-  const std::int32_t m = plan[0];
-  const std::int32_t* targets = plan + 1;
-  const std::int32_t* starts = targets + m;
-  const std::int32_t* entries = starts + m + 1;
-  for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < m; j += std::int64_t(gridDim.x) * blockDim.x) {
-    T* target = own + std::int64_t(targets[j]) * dim;
-    for (std::int32_t q = starts[j]; q < starts[j + 1]; ++q) {
-      const T* slot = static_cast<const T*>(slots.p[codes::slot_buffer(entries[q])]) +
-                      std::int64_t(codes::slot_offset(entries[q])) * dim;
+  const codes::TargetPlan p(plan);
+  for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < p.m; j += std::int64_t(gridDim.x) * blockDim.x) {
+    T* target = own + std::int64_t(p.targets[j]) * dim;
+    for (std::int32_t q = p.starts[j]; q < p.starts[j + 1]; ++q) {
+      const T* slot = static_cast<const T*>(slots.p[codes::slot_buffer(p.entries[q])]) +
+                      std::int64_t(codes::slot_offset(p.entries[q])) * dim;
       for (std::int64_t k = 0; k < dim; ++k) {
         if (Assign)
           target[k] = slot[k];
@@ -60,7 +53,7 @@ void mesh_gather_cuda(void** buffers, void* arg) {
   const auto* index = static_cast<const std::int32_t*>(detail::buffer_data(buffers, 1));
   for (int k = 2; k < a.buffers; ++k) {
     const auto n = static_cast<std::int64_t>(detail::buffer_elements(buffers, k));
-    gather_kernel<<<blocks_for(n), 128, 0, stream()>>>(static_cast<std::uint32_t*>(detail::buffer_data(buffers, k)),
+    gather_kernel<<<detail::blocks_for(n, 128), 128, 0, stream()>>>(static_cast<std::uint32_t*>(detail::buffer_data(buffers, k)),
                                                        src, index, n, a.element_bytes / 4);
     index += n;
   }
@@ -81,7 +74,7 @@ void mesh_combine_cuda(void** buffers, void* arg) {
   const auto& a = *static_cast<const MeshCopyArgs*>(arg);
   Pointers slots{};
   for (int k = 2; k < a.buffers; ++k) slots.p[k - 2] = detail::buffer_data(buffers, k);
-  combine_kernel<T, Assign><<<blocks_for(a.targets), 128, 0, stream()>>>(
+  combine_kernel<T, Assign><<<detail::blocks_for(a.targets, 128), 128, 0, stream()>>>(
       static_cast<T*>(detail::buffer_data(buffers, 0)), static_cast<const std::int32_t*>(detail::buffer_data(buffers, 1)),
       slots, a.dim);
 }

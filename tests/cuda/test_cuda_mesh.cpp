@@ -1,13 +1,10 @@
 // Mesh loops on one CUDA worker and no CPU worker (so StarPU cannot fall back): Airfoil's five
 // loops, halo-gather/import and inc-combine on the GPU give the serial reference's bits (the
-// device adds each cell's increments in element order too: docs/mesh.md). Compiled by nvcc;
-// exits 77 (skipped) without a CUDA StarPU or a device.
+// device adds each cell's increments in element order too: docs/mesh.md). Part of test_cuda,
+// whose main skips (77) without a CUDA StarPU or a device.
 #include <gtest/gtest.h>
 
-#include <cstdio>
-
 #include "apps/airfoil/solver.hpp"
-#include "tests/cuda/cuda_available.hpp"
 #include "tests/reference/airfoil_reference.hpp"
 #include "tests/test_support.hpp"
 
@@ -42,14 +39,3 @@ TEST_P(CudaMesh, AirfoilOnTheGpuEqualsTheSerialReference) {
 INSTANTIATE_TEST_SUITE_P(Tiles, CudaMesh, testing::Values(1, 4));
 
 }  // namespace
-
-int main(int argc, char** argv) {
-  tessera::parse_options(argc, argv);
-  const std::string reason = test::cuda_unavailable_reason();
-  if (!reason.empty()) {
-    std::printf("SKIPPED: %s\n", reason.c_str());
-    return 77;  // CTest SKIP_RETURN_CODE
-  }
-  testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}

@@ -23,4 +23,16 @@ TESSERA_HD std::int32_t slot(std::int32_t buffer, std::int32_t offset) {
 TESSERA_HD std::int32_t slot_buffer(std::int32_t code) { return (-1 - code) >> kOffsetBits; }
 TESSERA_HD std::int32_t slot_offset(std::int32_t code) { return (-1 - code) & kMaxOffset; }
 
+/// A plan that adds slots to targets, as an int32 array {m, m targets, m + 1 starts, entries}:
+/// target j takes entries[starts[j]] .. entries[starts[j + 1] - 1], in that order. Combine plans
+/// (entries are slot codes) and local gathers (entries are local slots) share the layout.
+struct TargetPlan {
+  std::int32_t m;
+  const std::int32_t* targets;
+  const std::int32_t* starts;
+  const std::int32_t* entries;
+  TESSERA_HD explicit TargetPlan(const std::int32_t* plan)
+      : m(plan[0]), targets(plan + 1), starts(plan + 1 + plan[0]), entries(plan + 2 + 2 * plan[0]) {}
+};
+
 }  // namespace tessera::detail::mesh_codes

@@ -241,14 +241,11 @@ __global__ void mesh_element_kernel(typename L::Args a, DeviceBuffers base) {
 // One thread per target: its local slots added in element order (IncrementPlan::local_gather).
 template <class T>
 __global__ void mesh_local_gather_kernel(T* own, const std::int32_t* plan, const T* slots, std::int64_t dim) {
-  const std::int32_t m = plan[0];
-  const std::int32_t* targets = plan + 1;
-  const std::int32_t* starts = targets + m;
-  const std::int32_t* entries = starts + m + 1;
-  for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < m; j += std::int64_t(gridDim.x) * blockDim.x) {
-    T* target = own + std::int64_t(targets[j]) * dim;
-    for (std::int32_t q = starts[j]; q < starts[j + 1]; ++q)
-      for (std::int64_t k = 0; k < dim; ++k) target[k] += slots[std::int64_t(entries[q]) * dim + k];
+  const mesh_codes::TargetPlan p(plan);
+  for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < p.m; j += std::int64_t(gridDim.x) * blockDim.x) {
+    T* target = own + std::int64_t(p.targets[j]) * dim;
+    for (std::int32_t q = p.starts[j]; q < p.starts[j + 1]; ++q)
+      for (std::int64_t k = 0; k < dim; ++k) target[k] += slots[std::int64_t(p.entries[q]) * dim + k];
   }
 }
 
