@@ -128,7 +128,7 @@ void combine_slots(const tessera::partition::MeshPartition& p, const tessera::pa
 // visits its edges in order, updating its own cells in place; the CUDA schedule (device) runs
 // every edge at once (emulated here in reverse order) into local slots, then adds each cell's
 // local slots in order. Then the owners combine the shared cells' slots.
-std::vector<double> planned_increments(const Fixture& f, const tessera::partition::MeshPartition& p,
+std::vector<double> planned_increments(const tessera::partition::MeshPartition& p,
                                        const tessera::partition::IncrementPlan& plan, const std::vector<double>& v,
                                        std::vector<double> target, bool device = false) {
   const auto& edges = p.sets[1];
@@ -171,12 +171,12 @@ TEST_P(MeshPartition, IncrementPlanAddsInSerialOrderAndReversingTheOrderChangesB
   for (double& x : v) x = dist(rng) * 1e3;
   for (double& x : start) x = dist(rng);
   const auto want = serial_increments(f, v, start);
-  const auto got = planned_increments(f, p, tessera::partition::plan_increments(p, f.maps[1], 3u), v, start);
+  const auto got = planned_increments(p, tessera::partition::plan_increments(p, f.maps[1], 3u), v, start);
   EXPECT_EQ(0, std::memcmp(got.data(), want.data(), want.size() * sizeof(double)));
-  const auto device = planned_increments(f, p, tessera::partition::plan_increments(p, f.maps[1], 3u), v, start, true);
+  const auto device = planned_increments(p, tessera::partition::plan_increments(p, f.maps[1], 3u), v, start, true);
   EXPECT_EQ(0, std::memcmp(device.data(), want.data(), want.size() * sizeof(double))) << "the CUDA schedule";
   if (p.tiles > 1) {  // the mutation: the same slots added in reverse order give other bits
-    const auto reversed = planned_increments(f, p, tessera::partition::plan_increments(p, f.maps[1], 3u, true), v, start);
+    const auto reversed = planned_increments(p, tessera::partition::plan_increments(p, f.maps[1], 3u, true), v, start);
     EXPECT_NE(0, std::memcmp(reversed.data(), want.data(), want.size() * sizeof(double)));
   }
 }
