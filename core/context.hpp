@@ -15,6 +15,15 @@ namespace tessera::detail {
 
 class FieldStorage;
 
+/// A library object that holds data handles outside fields (mesh dats, maps, globals): the
+/// Runtime releases the ones still alive when it ends first.
+struct HandleOwner {
+  virtual void release_handles() = 0;
+
+ protected:
+  ~HandleOwner() = default;
+};
+
 struct Context {
   Options options;
   int rank = 0, ranks = 1;
@@ -23,6 +32,7 @@ struct Context {
   Recording recording;        // --trace / --report paths, written at shutdown
   std::unique_ptr<tasks::Engine> engine;  // StarPU: codelets, data, submission, recorder
   std::set<FieldStorage*> fields;         // alive; released if the Runtime ends first
+  std::set<HandleOwner*> handle_owners;   // the same for mesh objects
   long steps = 0;             // stencil applications submitted: the step of task tags
   Traffic received;           // face buffers this rank's tasks received (counted at submission)
   int uncaught = 0;           // exceptions in flight when the Runtime was made (to see unwinding)

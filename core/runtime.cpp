@@ -346,6 +346,8 @@ Runtime::~Runtime() {
   // Fields outliving the runtime give their handles back now, while StarPU is up.
   for (detail::FieldStorage* f : std::vector<detail::FieldStorage*>(c.fields.begin(), c.fields.end()))
     f->release_handles();
+  for (detail::HandleOwner* h : std::vector<detail::HandleOwner*>(c.handle_owners.begin(), c.handle_owners.end()))
+    h->release_handles();
   live = nullptr;
   c.engine.reset();  // shuts StarPU down
   if (!failure.empty()) {

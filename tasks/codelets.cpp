@@ -8,17 +8,6 @@
 
 namespace tessera::tasks {
 
-namespace {
-starpu_data_access_mode mode_of(detail::Access a) {
-  switch (a) {
-    case detail::Access::Read: return STARPU_R;
-    case detail::Access::Write: return STARPU_W;
-    case detail::Access::ReadWrite: return STARPU_RW;
-  }
-  return STARPU_R;
-}
-}  // namespace
-
 CodeletRegistry::CodeletRegistry() = default;
 CodeletRegistry::~CodeletRegistry() = default;
 

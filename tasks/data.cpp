@@ -29,6 +29,13 @@ void DataRegistry::acquire(Handle h, bool write) {
 
 void DataRegistry::release(Handle h) { starpu_data_release(raw(h)); }
 
+const void* DataRegistry::acquire_host(Handle h) {
+  starpu_data_acquire(raw(h), STARPU_R);
+  return starpu_data_handle_to_pointer(raw(h), STARPU_MAIN_RAM);
+}
+
+void DataRegistry::unregister_later(Handle h) { starpu_data_unregister_submit(raw(h)); }
+
 bool DataRegistry::received(Handle h) const {
 #ifdef TESSERA_WITH_MPI
   return distributed_ && starpu_mpi_cached_receive(raw(h)) != 0;

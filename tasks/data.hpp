@@ -29,6 +29,12 @@ class DataRegistry {
   /// write, those that read it) until release().
   void acquire(Handle h, bool write);
   void release(Handle h);
+  /// Host read access to a buffer this rank owns that was registered without host memory (a
+  /// mesh loop's reduction contributions): waits for the tasks that write it and returns its
+  /// data in main memory, valid until release().
+  const void* acquire_host(Handle h);
+  /// Forgets `h` once the tasks using it have run, without waiting; its data is dropped.
+  void unregister_later(Handle h);
   /// Whether StarPU-MPI holds `h` in this rank's receive cache: received from its owner for a
   /// task of this rank since the owner last wrote it.
   bool received(Handle h) const;

@@ -29,6 +29,15 @@ struct Codelet {
   std::set<std::uint32_t> footprints;
 };
 
+inline starpu_data_access_mode mode_of(detail::Access a) {
+  switch (a) {
+    case detail::Access::Read: return STARPU_R;
+    case detail::Access::Write: return STARPU_W;
+    case detail::Access::ReadWrite: return STARPU_RW;
+  }
+  return STARPU_R;
+}
+
 inline starpu_data_handle_t raw(Handle h) { return reinterpret_cast<starpu_data_handle_t>(h); }
 inline Handle opaque(starpu_data_handle_t h) { return reinterpret_cast<Handle>(h); }
 

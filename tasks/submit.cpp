@@ -34,17 +34,34 @@ void Submitter::report_if_uncalibrated(Codelet& c, starpu_task* task) {
 
 void Submitter::submit(Codelet& c, const std::vector<Handle>& first, const std::vector<Handle>& rest,
                        void* arg, std::size_t arg_size, bool owned, TaskTag tag, Placement place) {
+  std::vector<Handle> handles = first;
+  handles.insert(handles.end(), rest.begin(), rest.end());
+  std::vector<int> modes(first.size(), c.modes[0]);
+  modes.resize(handles.size(), c.modes[1]);
+  submit_any(c, handles, modes, arg, arg_size, owned, tag, place);
+}
+
+void Submitter::submit_with_modes(Codelet& c, const std::vector<Handle>& handles,
+                                  const std::vector<detail::Access>& access, void* arg,
+                                  std::size_t arg_size, bool owned, TaskTag tag, Placement place) {
+  std::vector<int> modes;
+  for (detail::Access a : access) modes.push_back(mode_of(a));
+  submit_any(c, handles, modes, arg, arg_size, owned, tag, place);
+}
+
+void Submitter::submit_any(Codelet& c, const std::vector<Handle>& handles, const std::vector<int>& modes,
+                             void* arg, std::size_t arg_size, bool owned, TaskTag tag, Placement place) {
   tag.stencil = c.stencil.c_str();
   tag.kind = c.kind.c_str();
   starpu_task* task = nullptr;
+  const auto mode = [&](std::size_t i) { return static_cast<starpu_data_access_mode>(modes[i]); };
 #ifdef TESSERA_WITH_MPI
   std::vector<starpu_data_descr> descrs;
   if (policy_.distributed) {
     // Every rank submits every task: StarPU-MPI runs it on the owner of the data it writes and
     // posts the sends and receives of the data it reads from other ranks (the face buffers),
     // which keeps the graph identical on every rank and lets StarPU-MPI decide the transfers.
-    for (Handle h : first) descrs.push_back({raw(h), c.modes[0]});
-    for (Handle h : rest) descrs.push_back({raw(h), c.modes[1]});
+    for (std::size_t i = 0; i < handles.size(); ++i) descrs.push_back({raw(handles[i]), mode(i)});
     task = starpu_mpi_task_build(MPI_COMM_WORLD, &c.cl, STARPU_DATA_MODE_ARRAY, descrs.data(),
                                  static_cast<int>(descrs.size()), STARPU_PRIORITY, place.priority, 0);
     if (task == nullptr && owned) std::free(arg);  // another rank runs it
@@ -53,22 +70,15 @@ void Submitter::submit(Codelet& c, const std::vector<Handle>& first, const std::
   if (!policy_.distributed) {
     task = starpu_task_create();
     task->cl = &c.cl;
-    const int n = static_cast<int>(first.size() + rest.size());
+    const int n = static_cast<int>(handles.size());
     task->nbuffers = n;
     if (n > STARPU_NMAXBUFS) {
       task->dyn_handles = static_cast<starpu_data_handle_t*>(std::malloc(n * sizeof(starpu_data_handle_t)));
       task->dyn_modes = static_cast<starpu_data_access_mode*>(std::malloc(n * sizeof(starpu_data_access_mode)));
     }
-    int i = 0;
-    for (Handle h : first) {
-      STARPU_TASK_SET_HANDLE(task, raw(h), i);
-      STARPU_TASK_SET_MODE(task, c.modes[0], i);
-      ++i;
-    }
-    for (Handle h : rest) {
-      STARPU_TASK_SET_HANDLE(task, raw(h), i);
-      STARPU_TASK_SET_MODE(task, c.modes[1], i);
-      ++i;
+    for (int i = 0; i < n; ++i) {
+      STARPU_TASK_SET_HANDLE(task, raw(handles[static_cast<std::size_t>(i)]), i);
+      STARPU_TASK_SET_MODE(task, mode(static_cast<std::size_t>(i)), i);
     }
   }
   if (task != nullptr) {  // this rank runs it

@@ -10,6 +10,7 @@
 
 #include "tasks/data.hpp"
 #include "tasks/tag.hpp"
+#include "tessera/detail/task.hpp"
 
 struct starpu_task;
 
@@ -47,6 +48,11 @@ class Submitter {
   /// freed after the task (or at once, by ranks that do not run it).
   void submit(Codelet& c, const std::vector<Handle>& first, const std::vector<Handle>& rest,
               void* arg, std::size_t arg_size, bool owned, TaskTag tag, Placement place);
+  /// The same for a kind whose buffers each carry their own mode (a mesh loop: one mode per
+  /// argument, as its access descriptors say); `modes[i]` is the mode of `handles[i]`.
+  void submit_with_modes(Codelet& c, const std::vector<Handle>& handles,
+                         const std::vector<detail::Access>& modes, void* arg, std::size_t arg_size,
+                         bool owned, TaskTag tag, Placement place);
   /// Tasks this rank submitted to StarPU so far (read by the progress-line thread).
   std::size_t submitted() const { return submitted_.load(); }
   /// Drops the task names kept for StarPU; call once every task has run.
@@ -54,6 +60,8 @@ class Submitter {
 
  private:
   void report_if_uncalibrated(Codelet& c, starpu_task* task);
+  void submit_any(Codelet& c, const std::vector<Handle>& handles, const std::vector<int>& modes,
+                    void* arg, std::size_t arg_size, bool owned, TaskTag tag, Placement place);
   SubmitPolicy policy_;
   Recorder* recorder_;  // null unless recording
   std::atomic<std::size_t> submitted_{0};

@@ -1,4 +1,5 @@
-// Tessera: tiled structured-grid stencils scheduled by StarPU on CPU (Kokkos) and CUDA workers.
+// Tessera: tiled structured-grid stencils and unstructured mesh loops scheduled by StarPU on CPU
+// (Kokkos) and CUDA workers.
 #pragma once
 
 #include "tessera/access.hpp"
@@ -9,6 +10,7 @@
 #include "tessera/index.hpp"
 #include "tessera/loop.hpp"
 #include "tessera/macros.hpp"
+#include "tessera/mesh.hpp"
 #include "tessera/reduce.hpp"
 #include "tessera/runtime.hpp"
 #include "tessera/stencil.hpp"

@@ -1,7 +1,9 @@
 // Compiles the CUDA implementations of the application stencils and reductions with nvcc,
 // so a machine without a GPU still proves the device code builds (nothing runs here).
+#include <tessera/mesh.hpp>
 #include <tessera/tessera.hpp>
 
+#include "apps/airfoil/solver.hpp"
 #include "apps/cardiac/cardiac.hpp"
 #include "apps/cloudsim/cloudsim.hpp"
 #include "apps/heat3d/heat3d.hpp"
@@ -21,10 +23,18 @@ template struct TilePoints<3, apps::CardiacReaction<3>, TypeList<InOut<double>, 
 template struct TilePoints<2, apps::Extrema<2>, TypeList<In<double>>, TypeList<Min, Max>>;
 template struct Interior<2, apps::CloudStep, TypeList<float, float, float>, TypeList<float>>;
 template struct TilePoints<2, apps::CloudCells, TypeList<In<float>>, TypeList<Sum, Min, Max>>;
+// Mesh loops: the CUDA implementation of Airfoil's increment loop and of its reductions.
+template struct MeshLoop<apps::airfoil::ResCalc, double, double, double, double, double, double, double, double>;
+template struct MeshLoop<apps::airfoil::Update, double, double, double, double, double, double>;
 }  // namespace tessera::detail
 
 // The entries a CUDA-enabled StarPU would be given.
 tessera::detail::KernelFn heat3d_cuda_entry() {
   return tessera::detail::Interior<3, apps::Heat3d, tessera::detail::TypeList<double>,
                                    tessera::detail::TypeList<double>>::kind().cuda;
+}
+
+tessera::detail::KernelFn res_calc_cuda_entry() {
+  return tessera::detail::MeshLoop<apps::airfoil::ResCalc, double, double, double, double, double, double, double,
+                                   double>::kind().cuda;
 }

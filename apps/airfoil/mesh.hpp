@@ -1,0 +1,170 @@
+// Airfoil's mesh: the arrays of OP2's new_grid.dat (node coordinates; cell->node, edge->node,
+// edge->cell, boundary edge->node and ->cell maps; boundary flags), generated here or read from
+// such a file. The generated mesh has OP2's topology: a C-shaped structured grid of 3I x J
+// quadrilaterals around a NACA0012 airfoil (I = 400, J = 600 give OP2's 720,000 cells), the
+// wake cut joined, written as unstructured sets and maps.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <tessera/error.hpp>
+
+namespace apps::airfoil {
+
+struct Mesh {
+  std::int32_t nnode = 0, ncell = 0, nedge = 0, nbedge = 0;
+  std::vector<double> x;              // 2 per node
+  std::vector<std::int32_t> cell;     // 4 nodes per cell, anticlockwise
+  std::vector<std::int32_t> edge;     // 2 nodes per edge
+  std::vector<std::int32_t> ecell;    // 2 cells per edge: the flux goes from the second to the first
+  std::vector<std::int32_t> bedge;    // 2 nodes per boundary edge
+  std::vector<std::int32_t> becell;   // its cell
+  std::vector<std::int32_t> bound;    // 1: wall (airfoil), 2: far field
+};
+
+/// The NACA0012 mesh of OP2's generator (apps/mesh_generators/naca0012.m, new format), with the
+/// airfoil's surface interpolated linearly rather than by a spline in the square-root plane.
+inline Mesh generate_mesh(int I, int J) {
+  if (I < 1 || J < 2)
+    throw tessera::Error("airfoil mesh " + std::to_string(I) + " x " + std::to_string(J) +
+                         ": need I >= 1 and J >= 2 (3I x J cells)");
+  // The upper surface, mapped to the square-root plane, where the airfoil is nearly flat.
+  const int np = 100;
+  const double pi = 3.14159265358979323846, x0 = 0.0077;
+  std::vector<double> sx, sy;
+  std::vector<std::complex<double>> upper;
+  for (int k = 0; k < np; ++k) {
+    const double s = std::sin(0.5 * pi * k / (np - 1));
+    const double x = s * s;
+    double y = 0.594689181 * (0.298222773 * std::sqrt(x) - 0.127125232 * x - 0.357907906 * x * x +
+                              0.291984971 * x * x * x - 0.105174696 * x * x * x * x);
+    if (k == np - 1) y = 0;
+    upper.push_back(std::sqrt(std::complex<double>(x - x0, y)));
+  }
+  for (int k = np - 1; k >= 0; --k) {  // the lower surface: -conj(z), trailing edge first
+    sx.push_back(-upper[static_cast<std::size_t>(k)].real());
+    sy.push_back(upper[static_cast<std::size_t>(k)].imag());
+  }
+  for (int k = 1; k < np; ++k) {
+    sx.push_back(upper[static_cast<std::size_t>(k)].real());
+    sy.push_back(upper[static_cast<std::size_t>(k)].imag());
+  }
+  const int ni = 3 * I + 1, nj = J + 1;
+  auto node = [&](int i, int j) { return i + j * ni; };
+  auto cellno = [&](int i, int j) { return i + j * 3 * I; };
+  Mesh m;
+  m.nnode = ni * nj;
+  m.ncell = 3 * I * J;
+  m.x.resize(static_cast<std::size_t>(2 * m.nnode));
+  for (int i = 0; i < ni; ++i) {
+    const double xb = -3.0 + 6.0 * i / (3 * I);
+    double yb = 0;
+    if (i > I && i < 2 * I && xb > sx.front() && xb < sx.back()) {
+      const auto k = static_cast<std::size_t>(std::upper_bound(sx.begin(), sx.end(), xb) - sx.begin());
+      yb = sy[k - 1] + (sy[k] - sy[k - 1]) * (xb - sx[k - 1]) / (sx[k] - sx[k - 1]);
+    }
+    for (int j = 0; j < nj; ++j) {
+      const double yg = yb + (3.0 - yb) * j / J;
+      const std::complex<double> z = std::complex<double>(xb, yg) * std::complex<double>(xb, yg);
+      m.x[static_cast<std::size_t>(2 * node(i, j))] = z.real();
+      m.x[static_cast<std::size_t>(2 * node(i, j) + 1)] = z.imag();
+    }
+  }
+  for (int j = 0; j < J; ++j)
+    for (int i = 0; i < 3 * I; ++i)
+      m.cell.insert(m.cell.end(), {node(i, j), node(i + 1, j), node(i + 1, j + 1), node(i, j + 1)});
+  for (int j = 0; j < J; ++j)
+    for (int i = 0; i < 3 * I; ++i) {
+      if (j == 0 && i < I) {  // the wake cut: the bottom of cell i meets the bottom of cell 3I-1-i
+        m.edge.insert(m.edge.end(), {node(i, j), node(i + 1, j)});
+        m.ecell.insert(m.ecell.end(), {cellno(3 * I - 1 - i, j), cellno(i, j)});
+      }
+      if (j < J - 1) {
+        m.edge.insert(m.edge.end(), {node(i, j + 1), node(i + 1, j + 1)});
+        m.ecell.insert(m.ecell.end(), {cellno(i, j), cellno(i, j + 1)});
+      }
+      if (i < 3 * I - 1) {
+        m.edge.insert(m.edge.end(), {node(i + 1, j), node(i + 1, j + 1)});
+        m.ecell.insert(m.ecell.end(), {cellno(i + 1, j), cellno(i, j)});
+      }
+    }
+  auto boundary = [&](int n1, int n2, int c, int b) {
+    m.bedge.insert(m.bedge.end(), {n1, n2});
+    m.becell.push_back(c);
+    m.bound.push_back(b);
+  };
+  for (int i = I; i < 2 * I; ++i) boundary(node(i + 1, 0), node(i, 0), cellno(i, 0), 1);
+  for (int j = 0; j < J; ++j) boundary(node(3 * I, j + 1), node(3 * I, j), cellno(3 * I - 1, j), 2);
+  for (int i = 3 * I - 1; i >= 0; --i) boundary(node(i, J), node(i + 1, J), cellno(i, J - 1), 2);
+  for (int j = J - 1; j >= 0; --j) boundary(node(0, j), node(0, j + 1), cellno(0, j), 2);
+  m.nedge = static_cast<std::int32_t>(m.ecell.size() / 2);
+  m.nbedge = static_cast<std::int32_t>(m.becell.size());
+  return m;
+}
+
+/// Reads OP2's text mesh format (new_grid.dat): "nnode ncell nedge nbedge", then per node
+/// "x y", per cell 4 node numbers, per edge "node node cell cell", per boundary edge
+/// "node node cell bound"; 0-based numbers.
+inline Mesh read_mesh(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  if (f == nullptr) throw tessera::Error("cannot open mesh file '" + path + "'; give the path of an OP2 new_grid.dat");
+  auto fail = [&](const std::string& what) {
+    std::fclose(f);
+    throw tessera::Error("mesh file '" + path + "': " + what + " (OP2's new_grid.dat format expected)");
+  };
+  Mesh m;
+  if (std::fscanf(f, "%d %d %d %d", &m.nnode, &m.ncell, &m.nedge, &m.nbedge) != 4) fail("no header line of 4 counts");
+  if (m.nnode < 1 || m.ncell < 1 || m.nedge < 1 || m.nbedge < 1) fail("a count in the header is below 1");
+  m.x.resize(static_cast<std::size_t>(2 * m.nnode));
+  for (std::int32_t n = 0; n < m.nnode; ++n)
+    if (std::fscanf(f, "%lf %lf", &m.x[static_cast<std::size_t>(2 * n)], &m.x[static_cast<std::size_t>(2 * n + 1)]) != 2)
+      fail("node " + std::to_string(n) + " lacks 2 coordinates");
+  m.cell.resize(static_cast<std::size_t>(4 * m.ncell));
+  for (std::size_t k = 0; k < m.cell.size(); ++k)
+    if (std::fscanf(f, "%d", &m.cell[k]) != 1) fail("cell " + std::to_string(k / 4) + " lacks 4 nodes");
+  for (std::int32_t e = 0; e < m.nedge; ++e) {
+    std::int32_t v[4];
+    if (std::fscanf(f, "%d %d %d %d", &v[0], &v[1], &v[2], &v[3]) != 4)
+      fail("edge " + std::to_string(e) + " lacks 2 nodes and 2 cells");
+    m.edge.insert(m.edge.end(), {v[0], v[1]});
+    m.ecell.insert(m.ecell.end(), {v[2], v[3]});
+  }
+  for (std::int32_t e = 0; e < m.nbedge; ++e) {
+    std::int32_t v[4];
+    if (std::fscanf(f, "%d %d %d %d", &v[0], &v[1], &v[2], &v[3]) != 4)
+      fail("boundary edge " + std::to_string(e) + " lacks 2 nodes, a cell and a flag");
+    m.bedge.insert(m.bedge.end(), {v[0], v[1]});
+    m.becell.push_back(v[2]);
+    m.bound.push_back(v[3]);
+  }
+  std::fclose(f);
+  return m;  // the maps check their indices against the sets when the application declares them
+}
+
+/// Writes `m` in the format read_mesh reads (coordinates with 17 significant digits).
+inline void write_mesh(const Mesh& m, const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) throw tessera::Error("cannot write mesh file '" + path + "'");
+  std::fprintf(f, " %d %d %d %d \n", m.nnode, m.ncell, m.nedge, m.nbedge);
+  for (std::int32_t n = 0; n < m.nnode; ++n)
+    std::fprintf(f, " %.17g %.17g \n", m.x[static_cast<std::size_t>(2 * n)], m.x[static_cast<std::size_t>(2 * n + 1)]);
+  for (std::int32_t c = 0; c < m.ncell; ++c) {
+    const std::int32_t* v = &m.cell[static_cast<std::size_t>(4 * c)];
+    std::fprintf(f, " %d %d %d %d \n", v[0], v[1], v[2], v[3]);
+  }
+  for (std::int32_t e = 0; e < m.nedge; ++e)
+    std::fprintf(f, " %d %d %d %d \n", m.edge[static_cast<std::size_t>(2 * e)], m.edge[static_cast<std::size_t>(2 * e + 1)],
+                 m.ecell[static_cast<std::size_t>(2 * e)], m.ecell[static_cast<std::size_t>(2 * e + 1)]);
+  for (std::int32_t e = 0; e < m.nbedge; ++e)
+    std::fprintf(f, " %d %d %d %d \n", m.bedge[static_cast<std::size_t>(2 * e)], m.bedge[static_cast<std::size_t>(2 * e + 1)],
+                 m.becell[static_cast<std::size_t>(e)], m.bound[static_cast<std::size_t>(e)]);
+  std::fclose(f);
+}
+
+}  // namespace apps::airfoil
