@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
 
   return apps::run_guarded([&] {
     const apps::FtClass c = apps::ft_class(cls, size[0], size[1], size[2], iterations);
+    runtime.summary = !runtime.quiet;  // the table of task times at the end, as the other apps
     tessera::Runtime rt(runtime);
     const bool talk = rt.rank() == 0;
     apps::Ft ft(c.nx, c.ny, c.nz, slab_z > 0 ? slab_z : std::max<long>(1, c.nz / 8),
