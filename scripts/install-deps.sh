@@ -7,6 +7,7 @@ packages=(build-essential cmake pkg-config libstarpu-dev libhwloc-dev libopenmpi
           libtrilinos-kokkos-dev libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
           libfmt-dev libfxt-dev  # libfxt-dev: FxT traces in a StarPU from scripts/build-starpu.sh
           libmetis-dev  # mesh partitioning (tessera::partition_mesh)
+          libfftw3-dev  # NAS FT (apps/ft) only; the library does not use it
           chromium)  # headless, for the test that renders the HTML run report (~300 MB)
 
 missing=()

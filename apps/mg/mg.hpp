@@ -16,24 +16,9 @@
 #include <tessera/levels.hpp>
 #include <tessera/tessera.hpp>
 
-namespace apps {
+#include "apps/mg/npb_random.hpp"
 
-// NPB's random numbers: x_{k+1} = 5^13 x_k mod 2^46, value x_k / 2^46, seed 314159265 (exact
-// integer arithmetic gives the bits of NPB's randlc).
-struct NpbRandom {
-  static constexpr std::uint64_t kMod = std::uint64_t(1) << 46;
-  static constexpr std::uint64_t kA = 1220703125;  // 5^13
-  static std::uint64_t mul(std::uint64_t x, std::uint64_t y) {
-    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(x) * y) & (kMod - 1));
-  }
-  static std::uint64_t power(std::uint64_t a, std::uint64_t n) {
-    std::uint64_t r = 1;
-    for (; n != 0; n >>= 1, a = mul(a, a))
-      if (n & 1) r = mul(r, a);
-    return r;
-  }
-  static double value(std::uint64_t x) { return static_cast<double>(x) * (1.0 / static_cast<double>(kMod)); }
-};
+namespace apps {
 
 // The grid points of NPB's charges: +1 at the ten largest of the random numbers laid over the
 // grid (x fastest, number g + 1 of the sequence at global index g), -1 at the ten smallest,
