@@ -23,13 +23,17 @@ struct Domain {
   std::array<bool, 3> periodic{};
 };
 
+// Per face ([axis][side]) the function of a Function face: f(ghost index, mirrored value).
+template <class T, int D>
+using FaceFunctions = std::array<std::array<std::function<T(tessera::Index<D>, T)>, 2>, 3>;
+
 template <class T, int D>
 struct RefField {
   std::vector<T> values;  // x fastest
   tessera::Boundaries<D> bc;
   // The Function faces' functions, given to the oracle directly (the library's copy is
   // compiled into its tasks): f(global index of the ghost point, mirrored interior value).
-  std::array<std::array<std::function<T(tessera::Index<D>, T)>, 2>, 3> functions{};
+  FaceFunctions<T, D> functions{};
 };
 
 template <class T>
