@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "partition/tiling.hpp"
+#include "tessera/detail/boundary_function.hpp"
 
 #include "tessera/error.hpp"
 #include "tessera/index.hpp"
@@ -159,6 +160,25 @@ void check_field_memory(const GridSpec& grid, int halo, std::size_t element_size
               " is available; " + fix);
 }
 
+namespace {
+// A Function face: a function made by tessera::boundary_function, for this field's dimensions
+// and element type (its call operator fixes both).
+void check_boundary_function(const BoundaryFunction* fn, const GridSpec& grid, int axis, int side,
+                             const char* type_name) {
+  if (fn == nullptr)
+    throw Error("face " + face_name(axis, side) + " is of kind Function but has no function; " +
+                "make it with tessera::boundary_function(name, functor)");
+  const std::string wanted = "Index<" + std::to_string(grid.dims) + "> and " + type_name;
+  const std::string given = "Index<" + std::to_string(fn->dims) + "> and " +
+                            (fn->type_name != nullptr ? fn->type_name : "an unsupported type");
+  if (fn->dims != grid.dims || fn->type_name == nullptr || std::string(fn->type_name) != type_name)
+    throw Error("boundary function '" + fn->name + "' on face " + face_name(axis, side) +
+                " takes " + given + " but the field is " + std::to_string(grid.dims) + "-D of " +
+                type_name + "; write its call operator as T operator()(tessera::Index<D>, T) const "
+                "with the field's " + wanted);
+}
+}  // namespace
+
 FaceSpecs checked_faces(const GridSpec& grid, FaceSpecs faces, const char* type_name) {
   for (int a = 0; a < grid.dims; ++a)
     for (int s = 0; s < 2; ++s) {
@@ -171,6 +191,7 @@ FaceSpecs checked_faces(const GridSpec& grid, FaceSpecs faces, const char* type_
                                    : "not Periodic but the grid is periodic along ") +
                     axis_name(a) + "; make the grid's periodic flag and both " + axis_name(a) +
                     " faces agree");
+      if (f.kind == Boundary::Kind::Function) check_boundary_function(f.function.get(), grid, a, s, type_name);
       if (f.kind == Boundary::Kind::Dirichlet && !f.exact)
         throw Error("Dirichlet value " + std::to_string(f.value) + " on face " + face_name(a, s) +
                     " is not representable as " + type_name +
@@ -198,11 +219,11 @@ void check_stencil_radius(const std::string& name, int radius) {
                 "; the radius must be >= 1 (use a parallel loop for pointwise updates)");
 }
 
-std::string check_stencil_name(const std::string& name) {
-  if (name.empty()) throw Error("stencil name is empty; give a name such as \"heat3d\"");
+std::string check_name(const char* what, const std::string& name) {
+  if (name.empty()) throw Error(std::string(what) + " name is empty; give a name such as \"heat3d\"");
   for (char c : name)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'))
-      throw Error("stencil name '" + name +
+      throw Error(std::string(what) + " name '" + name +
                   "' may contain only letters, digits, '_' and '-' (it names perfmodel files)");
   return name;
 }

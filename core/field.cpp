@@ -181,6 +181,28 @@ static void count_received(const FieldStorage& f, const HaloSet& set) {
   }
 }
 
+// The boundary-function tasks of one tile: per face with Function ghost regions in `plan`, the
+// face's function and its argument block (the function's prototype with the regions written
+// in at offset 0).
+static std::vector<HaloSet::FunctionTask> function_tasks(const partition::TileHaloPlan& plan,
+                                                         const FaceSpecs& faces,
+                                                         tasks::CodeletRegistry& codelets,
+                                                         const std::string& type) {
+  std::vector<HaloSet::FunctionTask> out;
+  for (int a = 0; a < 3; ++a)
+    for (int s = 0; s < 2; ++s) {
+      FunctionGhostList list;
+      for (const auto& g : plan.functions)
+        if (g.axis == a && g.side == s) list.region[list.count++] = g.region;
+      if (list.count == 0) continue;
+      const BoundaryFunction* fn = faces.face[a][s].function.get();
+      HaloSet::FunctionTask task{&codelets.get(fn->name, type, fn->kind), fn->prototype};
+      std::memcpy(task.args.data(), &list, sizeof(list));
+      out.push_back(std::move(task));
+    }
+  return out;
+}
+
 void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
   HaloSet& set = impl_->halos[{width, box}];
   if (set.version == version_) return;
@@ -221,6 +243,7 @@ void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
       }
       plan.ghosts = copies;
       set.constants.push_back(constants);
+      set.functions.push_back(function_tasks(plan, faces_, engine.codelets(), type_));
     }
     tasks::Codelet& fill = engine.codelets().get(stencil, type_, tasks::constant_ghosts_kind(element_size_));
     for (int t = 0; t < n; ++t) {
@@ -252,6 +275,11 @@ void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
       engine.submitter().submit(boundary, {impl_->handles[t]}, sources, &plan.ghosts,
                                 sizeof(plan.ghosts), false, tag(t, rt.steps), {n, 0});
   }
+  // Boundary functions last: they transform the mirrored values the boundary tasks wrote.
+  for (int t = 0; t < n; ++t)
+    for (auto& task : set.functions[static_cast<std::size_t>(t)])
+      engine.submitter().submit(*task.codelet, {impl_->handles[t]}, {}, task.args.data(), task.args.size(), false,
+                                tag(t, rt.steps), {n, 0});
   set.version = version_;
   count_received(*this, set);
 }

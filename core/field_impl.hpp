@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "partition/tiling.hpp"
+#include "tasks/codelets.hpp"
 #include "tasks/data.hpp"
 #include "tessera/detail/field_storage.hpp"
 
@@ -20,6 +21,14 @@ struct HaloSet {
   // Constant (Dirichlet) ghost regions, split off plans[tile].ghosts: their values never
   // change and nothing else writes ghost layers, so they are written once, not every step.
   std::vector<partition::RegionCopyList> constants;
+  // Per tile, one task per face whose boundary function gives some of its ghost regions: the
+  // face's function and the task's argument block (its functor and the regions), kept for
+  // every exchange.
+  struct FunctionTask {
+    tasks::Codelet* codelet;  // the function's, resolved with the plan (a name clash throws first)
+    std::vector<unsigned char> args;
+  };
+  std::vector<std::vector<FunctionTask>> functions;
   long version = -1;  // field version the ghost layers reflect
 };
 

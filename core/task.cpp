@@ -141,5 +141,5 @@ void submit_user_task(const std::string& name, TaskKind kind, const std::vector<
 }  // namespace tessera::detail
 
 namespace tessera {
-Task::Task(std::string name) : name_(detail::check_stencil_name(name)) {}
+Task::Task(std::string name) : name_(detail::check_name("task", name)) {}
 }  // namespace tessera

@@ -119,7 +119,7 @@ std::vector<TileHaloPlan> plan_halos(const Tiling& tiling, const Extent3& halo,
       r.dst_slot = 0;
       Extent3 lo{};
       Dir3 mapped{};
-      int constant_axis = -1;
+      int constant_axis = -1, function_axis = -1, function_side = 0;
       std::int64_t base[3] = {0, 0, 0};
       int sign[3] = {1, 1, 1};
       for (int a = 0; a < 3; ++a) {
@@ -135,10 +135,14 @@ std::vector<TileHaloPlan> plan_halos(const Tiling& tiling, const Extent3& halo,
             tiling.neighbour(id, along) >= 0 ? Boundary::Kind::Periodic : rules.rule[a][side];
         if (rule == Boundary::Kind::Periodic) {
           mapped[a] = d[a];
-        } else if (rule == Boundary::Kind::Neumann) {
+        } else if (rule == Boundary::Kind::Neumann || rule == Boundary::Kind::Function) {
           // ghost -w+i mirrors to w-1-i; ghost n+i mirrors to n-1-i
           base[a] = d[a] < 0 ? width - 1 : t.extent[a] - 1;
           sign[a] = -1;
+          if (rule == Boundary::Kind::Function && function_axis < 0) {
+            function_axis = a;
+            function_side = side;
+          }
         } else if (rule == Boundary::Kind::NeumannVertex) {
           // about the first point: ghost -w+i mirrors to w-i; ghost n+i mirrors to n-2-i
           base[a] = d[a] < 0 ? width : t.extent[a] - 2;
@@ -171,6 +175,16 @@ std::vector<TileHaloPlan> plan_halos(const Tiling& tiling, const Extent3& halo,
         for (int a = 0; a < 3; ++a) r.src_stride[a] = sign[a] * s[a];
       }
       plan.ghosts.region[plan.ghosts.count++] = r;
+      if (constant_axis < 0 && function_axis >= 0) {
+        TileHaloPlan::FunctionGhosts g{function_axis, function_side, {}};
+        for (int a = 0; a < 3; ++a) {
+          g.region.dims[a] = r.dims[a];
+          g.region.stride[a] = layout.stride(a);
+          g.region.origin[a] = t.origin[a] + lo[a];
+        }
+        g.region.start = r.dst_start;
+        plan.functions.push_back(g);
+      }
     }
   }
 

@@ -9,6 +9,7 @@
 
 #include "partition/region_copy.hpp"
 #include "tessera/boundary.hpp"
+#include "tessera/detail/boundary_function.hpp"
 #include "tessera/index.hpp"
 
 namespace tessera::partition {
@@ -77,7 +78,8 @@ Distribution distribute(const Tiling& tiling, const std::array<int, 3>& rank_gri
 
 // What fills a ghost region that has no neighbour tile, per face (rule[axis][0] the low face,
 // rule[axis][1] the high face): Dirichlet the constant, Neumann the mirrored interior, Periodic
-// the tile across the wrap (the tiling's periodic axes never get here: they have neighbours).
+// the tile across the wrap (the tiling's periodic axes never get here: they have neighbours),
+// Function the mirrored interior as Neumann, which the face's function then transforms.
 struct FaceRules {
   std::array<std::array<Boundary::Kind, 2>, 3> rule{};
   std::array<std::array<std::uint64_t, 2>, 3> constant_bits{};  // the constant, as the element's bytes
@@ -102,13 +104,22 @@ struct TileHaloPlan {
   RegionCopyList packs;
   std::vector<std::pair<int, Dir3>> sources;      // (tile, direction) of buffers read
   RegionCopyList ghosts;
+  // Ghost regions whose values a face's boundary function gives, once `ghosts` has put the
+  // mirrored interior values there.
+  struct FunctionGhosts {
+    int axis, side;
+    detail::FunctionGhostRegion region;
+  };
+  std::vector<FunctionGhosts> functions;
 };
 
 // Builds the halo plan of every tile. Ghost value rule (shared with the serial reference):
 // map the ghost point's global index axis by axis (wrap on a neighbour/periodic axis, mirror
-// i -> -1-i on a Neumann face, i -> -i on a NeumannVertex face, whose tile must then be at
-// least width + 1 thick); if any axis falls on a Dirichlet face, the value is the constant
-// of the lowest such axis; otherwise it is the value at the mapped interior point.
+// i -> -1-i on a Neumann or Function face, i -> -i on a NeumannVertex face, whose tile must
+// then be at least width + 1 thick); if any axis falls on a Dirichlet face, the value is the
+// constant of the lowest such axis; otherwise, if any falls on a Function face, it is that of
+// the lowest such axis applied to (the ghost point's global index, the value at the mapped
+// interior point); otherwise it is the value at the mapped interior point.
 // `halo` is the field's ghost width per axis, `width` the stencil radius (<= halo),
 // `box` whether diagonal neighbours are read, `dims` 2 or 3.
 std::vector<TileHaloPlan> plan_halos(const Tiling& tiling, const Extent3& halo,

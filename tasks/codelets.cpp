@@ -27,8 +27,9 @@ Codelet& CodeletRegistry::get(const std::string& stencil, const std::string& typ
     // One name, one implementation: otherwise tasks would run the wrong kernel and the
     // perfmodel would mix the timings of two different stencils.
     if (slot->cl.cpu_funcs[0] != kind.cpu)
-      throw Error("stencil name '" + stencil + "' is already used by another point functor (" +
-                  kind.kind + " tasks on " + types + "); give each stencil its own name");
+      throw Error("name '" + stencil + "' is already used by another functor (" + kind.kind +
+                  " tasks on " + types + "); give each stencil, loop, task and boundary function "
+                  "its own name");
     return *slot;
   }
   slot = std::make_unique<Codelet>();

@@ -83,9 +83,11 @@ std::vector<T> initial_values(const tessera::Grid<D>& g) {
 }
 
 // Runs `steps` applications of F on the tiles and in the reference; compares bitwise.
+// `functions`: the reference's copy of bc's boundary functions, if any.
 template <class T, int D, int R, bool Box, class F = Mix<T, D, R, Box>>
 void expect_matches_reference(const tessera::Grid<D>& grid, const Boundaries<D>& bc,
-                              int steps = 3, int halo = R, F f = {}) {
+                              int steps = 3, int halo = R, F f = {},
+                              const reference::FaceFunctions<T, D>& functions = {}) {
   tessera::Field<T, D> u(grid, halo, bc, "u"), next(grid, halo, bc, "next");
   u.fill(initial<T, D>);
   const std::string name = "mix-" + std::to_string(D) + "d-r" + std::to_string(R) +
@@ -99,7 +101,7 @@ void expect_matches_reference(const tessera::Grid<D>& grid, const Boundaries<D>&
   }
   const std::vector<T> got = u.gather();
 
-  reference::RefField<T, D> ref{initial_values<T>(grid), bc};
+  reference::RefField<T, D> ref{initial_values<T>(grid), bc, functions};
   for (int s = 0; s < steps; ++s) {
     std::vector<T> out(ref.values.size());
     reference::apply(domain(grid), R, f, std::make_tuple(&ref), std::make_tuple(&out));

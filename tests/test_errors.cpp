@@ -120,7 +120,7 @@ TEST_F(BadInput, AliasedFieldsAndBadStencils) {
   // One name, one point functor.
   s.apply(Copy2{}, tessera::in(u), tessera::out(v));
   EXPECT_THAT(error_of([&] { s.apply(Other2{}, tessera::in(u), tessera::out(v)); }),
-              HasSubstr("'alias' is already used by another point functor"));
+              HasSubstr("name 'alias' is already used by another functor"));
 }
 
 TEST(NoRuntime, FieldsNeedALiveRuntime) {

@@ -293,7 +293,7 @@ TEST(LoopErrors, RejectBadFieldsAndBoxesBeforeSubmitting) {
               testing::HasSubstr("its box is [0, 9) along x but the grid has points [0, 8)"));
   EXPECT_THAT(message([&] { tessera::Loop<2>("l", tessera::Box<2>{{3, 0}, {3, 8}}).apply(Mark{1}, tessera::inout(u)); }),
               testing::HasSubstr("give a non-empty box"));
-  EXPECT_THAT(message([&] { tessera::Loop<2>("bad name"); }), testing::HasSubstr("may contain only letters"));
+  EXPECT_THAT(message([&] { tessera::Loop<2>("bad name"); }), testing::HasSubstr("loop name 'bad name' may contain only letters"));
   EXPECT_EQ(rt.tasks_submitted(), 0u);
 }
 

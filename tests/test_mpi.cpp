@@ -11,6 +11,7 @@
 #include "apps/heat3d/heat3d.hpp"
 #include "apps/life/life.hpp"
 #include "tests/app_cases.hpp"
+#include "tests/boundary_cases.hpp"
 #include "tests/stencil_cases.hpp"
 
 namespace {
@@ -64,6 +65,10 @@ TEST(Distributed, TwoDimensionalBoundariesAndTypesMatchReference) {
     bc.set(0, 1, Boundary::dirichlet(7)).set(1, 0, Boundary::neumann());
     test::expect_matches_reference<std::int32_t, 2, 2, false>(tessera::Grid<2>({15, 14}, {4, 6}), bc);
   }
+}
+
+TEST(Distributed, BoundaryFunctionsMatchReference) {
+  test::expect_function_boundaries_match_reference();
 }
 
 TEST(Distributed, ApplicationsMatchReference) {

@@ -151,7 +151,7 @@ TEST(TaskErrors, BadTilesAreRefusedWithTheFix) {
   };
   EXPECT_THAT(message([&] { reader.submit(ReadOnly{}, tessera::read_tile(u, 0)); }),
               HasSubstr("task 'reader' writes no tile"));
-  EXPECT_THAT(message([] { tessera::Task bad("no spaces"); }), HasSubstr("may contain only letters"));
+  EXPECT_THAT(message([] { tessera::Task bad("no spaces"); }), HasSubstr("task name 'no spaces' may contain only letters"));
   EXPECT_THAT(message([&] { tessera::tile_of(u, 7); }), HasSubstr("tile 7 of field 'u' does not exist"));
   const auto info = tessera::tile_of(u, 3);
   EXPECT_EQ(info.origin[0], 3);

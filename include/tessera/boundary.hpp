@@ -2,8 +2,13 @@
 #pragma once
 
 #include <array>
+#include <memory>
 
 namespace tessera {
+
+namespace detail {
+struct BoundaryFunction;  // a user's ghost function, compiled for both backends (boundary_function.hpp)
+}
 
 /// What the ghost layers outside a domain face hold.
 ///  - Dirichlet: a constant value.
@@ -13,10 +18,14 @@ namespace tessera {
 ///    takes interior i, so ghost -1 takes interior 1), as classic finite-difference codes
 ///    (Aliev-Panfilov) write it. Tiles at the face must be at least radius + 1 thick.
 ///  - Periodic: the opposite side of the domain; the grid axis must be periodic.
+///  - Function: a user function of the ghost point's global index and the cell-centred mirrored
+///    interior value (what Neumann would give): tessera::boundary_function(name, f), declared in
+///    tessera/boundary_function.hpp.
 struct Boundary {
-  enum class Kind { Dirichlet, Neumann, Periodic, NeumannVertex };
+  enum class Kind { Dirichlet, Neumann, Periodic, NeumannVertex, Function };
   Kind kind = Kind::Dirichlet;
   double value = 0.0;
+  std::shared_ptr<const detail::BoundaryFunction> function;  // Kind::Function only
 
   static Boundary dirichlet(double v) { return {Kind::Dirichlet, v}; }
   static Boundary neumann() { return {Kind::Neumann, 0.0}; }

@@ -58,6 +58,7 @@ FaceSpecs face_specs(const Boundaries<D>& bc) {
       FaceSpec& f = out.face[a][s];
       f.kind = b.kind;
       f.value = b.value;
+      f.function = b.function;
       if (b.kind == Boundary::Kind::Dirichlet) {
         const T v = static_cast<T>(b.value);
         f.exact = static_cast<double>(v) == b.value;

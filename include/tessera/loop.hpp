@@ -178,8 +178,8 @@ class Reduction {
 template <int D>
 class Loop {
  public:
-  explicit Loop(std::string name) : name_(detail::check_stencil_name(name)) {}
-  Loop(std::string name, const Box<D>& box) : name_(detail::check_stencil_name(name)) {
+  explicit Loop(std::string name) : name_(detail::check_name("loop", name)) {}
+  Loop(std::string name, const Box<D>& box) : name_(detail::check_name("loop", name)) {
     box_.whole = false;
     for (int a = 0; a < D; ++a) {
       box_.lo[a] = box.lo[a];

@@ -211,7 +211,7 @@ void launch_targets(const typename K::Args& a, const Pointers<K::N>& p) {
 template <int D>
 class Pairs {
  public:
-  explicit Pairs(std::string name) : name_(detail::check_stencil_name(name)) {}
+  explicit Pairs(std::string name) : name_(detail::check_name("pairs", name)) {}
   const std::string& name() const { return name_; }
 
   /// Submits tiles(target grid) x tiles(source grid) tasks; returns without waiting.

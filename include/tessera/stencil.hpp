@@ -97,7 +97,6 @@ void set_rules(Args& args, const std::vector<AccessRule>& rules) {
     for (std::size_t k = 0; k < rules.size(); ++k) args.f.rules.rule[k] = rules[k];
 }
 
-std::string check_stencil_name(const std::string& name);
 void check_stencil_radius(const std::string& name, int radius);
 
 /// Submits one step of a stencil (library): checks the fields, brings the inputs' ghost layers
@@ -130,7 +129,7 @@ template <int D>
 class Stencil {
  public:
   Stencil(std::string name, Shape shape, int radius)
-      : name_(detail::check_stencil_name(name)), shape_(shape), radius_(radius) {
+      : name_(detail::check_name("stencil", name)), shape_(shape), radius_(radius) {
     detail::check_stencil_radius(name_, radius_);
   }
 

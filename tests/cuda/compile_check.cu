@@ -10,6 +10,14 @@
 #include "apps/jacobi2d/jacobi2d.hpp"
 #include "apps/life/life.hpp"
 
+// A user boundary function: its task's CPU and CUDA bodies from the one functor.
+struct CompileCheckInflow {
+  double speed;
+  TESSERA_HD double operator()(tessera::Index<3> ghost, double mirrored) const {
+    return ghost[1] < 4 ? speed : 2.0 * speed - mirrored;
+  }
+};
+
 namespace tessera::detail {
 template struct Interior<3, apps::Heat3d, TypeList<double>, TypeList<double>>;
 template struct Interior<2, apps::Jacobi2d, TypeList<float, float>, TypeList<float>>;
@@ -26,7 +34,12 @@ template struct TilePoints<2, apps::CloudCells, TypeList<In<float>>, TypeList<Su
 // Mesh loops: the CUDA implementation of Airfoil's increment loop and of its reductions.
 template struct MeshLoop<apps::airfoil::ResCalc, double, double, double, double, double, double, double, double>;
 template struct MeshLoop<apps::airfoil::Update, double, double, double, double, double, double>;
+template struct GhostFunctionTask<CompileCheckInflow, double, 3>;
 }  // namespace tessera::detail
+
+tessera::detail::KernelFn boundary_function_cuda_entry() {
+  return tessera::boundary_function("inflow", CompileCheckInflow{1.0}).function->kind.cuda;
+}
 
 // The entries a CUDA-enabled StarPU would be given.
 tessera::detail::KernelFn heat3d_cuda_entry() {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <tuple>
@@ -22,10 +23,17 @@ struct Domain {
   std::array<bool, 3> periodic{};
 };
 
+// Per face ([axis][side]) the function of a Function face: f(ghost index, mirrored value).
+template <class T, int D>
+using FaceFunctions = std::array<std::array<std::function<T(tessera::Index<D>, T)>, 2>, 3>;
+
 template <class T, int D>
 struct RefField {
   std::vector<T> values;  // x fastest
   tessera::Boundaries<D> bc;
+  // The Function faces' functions, given to the oracle directly (the library's copy is
+  // compiled into its tasks): f(global index of the ghost point, mirrored interior value).
+  FaceFunctions<T, D> functions{};
 };
 
 template <class T>
@@ -34,12 +42,16 @@ struct Padded {
   std::int64_t sy = 0, sz = 0, origin = 0;  // origin: offset of interior point (0,0,0)
 };
 
-// The ghost value rule: wrap periodic axes, mirror Neumann faces (-1-i) and NeumannVertex faces
-// (-i), and the constant of
-// the lowest axis that lands on a Dirichlet face.
+// The ghost value rule: wrap periodic axes, mirror Neumann and Function faces (-1-i) and
+// NeumannVertex faces (-i); the constant of the lowest axis that lands on a Dirichlet face;
+// else the function of the lowest axis that lands on a Function face, of the ghost point's
+// index and the value at the mapped point; else the value at the mapped point.
 template <class T, int D>
 T ghost_value(const Domain<D>& dom, const RefField<T, D>& f, std::array<std::int64_t, 3> p) {
   std::optional<double> constant;
+  const std::function<T(tessera::Index<D>, T)>* function = nullptr;
+  tessera::Index<D> ghost;
+  for (int a = 0; a < D; ++a) ghost[a] = p[a];
   for (int a = 0; a < D; ++a) {
     const std::int64_t n = dom.n[a];
     if (p[a] >= 0 && p[a] < n) continue;
@@ -47,7 +59,10 @@ T ghost_value(const Domain<D>& dom, const RefField<T, D>& f, std::array<std::int
     const tessera::Boundary b = dom.periodic[a] ? tessera::Boundary::periodic() : f.bc.face[a][side];
     if (b.kind == tessera::Boundary::Kind::Periodic) {
       p[a] = ((p[a] % n) + n) % n;
-    } else if (b.kind == tessera::Boundary::Kind::Neumann) {
+    } else if (b.kind == tessera::Boundary::Kind::Neumann ||
+               b.kind == tessera::Boundary::Kind::Function) {
+      if (b.kind == tessera::Boundary::Kind::Function && function == nullptr)
+        function = &f.functions[a][side];
       p[a] = p[a] < 0 ? -1 - p[a] : 2 * n - 1 - p[a];
     } else if (b.kind == tessera::Boundary::Kind::NeumannVertex) {
       p[a] = p[a] < 0 ? -p[a] : 2 * (n - 1) - p[a];
@@ -57,7 +72,8 @@ T ghost_value(const Domain<D>& dom, const RefField<T, D>& f, std::array<std::int
     }
   }
   if (constant) return static_cast<T>(*constant);
-  return f.values[static_cast<std::size_t>(p[0] + dom.n[0] * (p[1] + dom.n[1] * p[2]))];
+  const T mapped = f.values[static_cast<std::size_t>(p[0] + dom.n[0] * (p[1] + dom.n[1] * p[2]))];
+  return function != nullptr ? (*function)(ghost, mapped) : mapped;
 }
 
 template <class T, int D>

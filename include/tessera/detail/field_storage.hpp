@@ -31,6 +31,7 @@ struct FaceSpec {
   double value = 0;                 // the Dirichlet value as given
   std::uint64_t constant_bits = 0;  // that value converted to T, as T's bytes
   bool exact = true;                // whether T holds the value exactly
+  std::shared_ptr<const BoundaryFunction> function;  // Function faces: the user's function
 };
 struct FaceSpecs {
   std::array<std::array<FaceSpec, 2>, 3> face{};  // [axis][0 low, 1 high]

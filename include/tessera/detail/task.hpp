@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "tessera/macros.hpp"
 
@@ -28,6 +29,10 @@ struct TaskKind {
   /// ghosts, reductions): no perfmodel, since calibration sweeps could never sample them.
   bool untimed = false;
 };
+
+/// Checks the name of a stencil, loop, task or boundary function (`what`): it names task kinds
+/// and performance-model files. Returns it; throws tessera::Error naming `what` otherwise.
+std::string check_name(const char* what, const std::string& name);
 
 /// Pointer to the data of buffer `i` on the memory node the task runs on.
 void* buffer_data(void** buffers, int i);
