@@ -11,6 +11,7 @@
 #include "tessera/loop.hpp"
 #include "tessera/macros.hpp"
 #include "tessera/mesh.hpp"
+#include "tessera/output.hpp"
 #include "tessera/reduce.hpp"
 #include "tessera/runtime.hpp"
 #include "tessera/stencil.hpp"
