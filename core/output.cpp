@@ -16,6 +16,7 @@
 #include "core/context.hpp"
 #include "core/field_impl.hpp"
 #include "core/files.hpp"
+#include "core/tile_files.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera::detail {
@@ -58,17 +59,6 @@ std::string file_header(const char* type) {
          "\" header_type=\"UInt64\">\n";
 }
 
-// Field names become file names: letters, digits, '_', '-' and '.' only.
-void check_file_name(const std::string& name) {
-  bool ok = !name.empty() && name[0] != '.';
-  for (char c : name)
-    ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                c == '_' || c == '-' || c == '.');
-  if (!ok)
-    throw Error("field name '" + name + "' cannot name an output file; give the field a name of "
-                "letters, digits, '_', '-' and '.' (not starting with '.') to write it");
-}
-
 std::string padded(long step) {
   char text[32];
   std::snprintf(text, sizeof(text), "%08ld", step);
@@ -77,22 +67,9 @@ std::string padded(long step) {
 
 }  // namespace
 
-// One tile's piece: what its task needs (filled at submission; the task runs on the owner
-// while the OutputState keeps this alive) and what it reports.
-struct Piece {
-  std::string path;
-  std::string header;           // the XML up to the appended data's '_'
-  TileGeometry geometry;
-  std::size_t element_size = 0;
-  std::string error;            // set by the task when the file could not be written
-  tasks::Handle done = nullptr; // written by the task: orders the wait and places the task
-  unsigned char done_byte = 0;  // its memory on the owner
-  bool mine = false;
-};
-
 struct Snapshot {
   std::string index_path, index;  // the .pvti and its content (rank 0)
-  std::deque<Piece> pieces;       // stable addresses: tasks point at them
+  std::deque<TileFile> pieces;    // stable addresses: tasks point at them
 };
 
 struct OutputState {
@@ -104,53 +81,39 @@ struct OutputState {
 
 namespace {
 
-// The task's argument: the piece it writes (same process: the owner submitted it).
-struct PieceArg {
-  Piece* piece;
+// The task's argument: the file it writes (same process: the owner submitted it).
+struct TileFileArg {
+  TileFile* file;
 };
 
-// Buffer 0: the tile (read), buffer 1: the piece's `done` byte (written).
-void write_piece(void** buffers, void* arg) {
-  Piece& p = *static_cast<PieceArg*>(arg)->piece;
-  const TileGeometry& g = p.geometry;
+// Buffer 0: the tile (read), buffer 1: the file's `done` byte (written).
+void write_tile_file(void** buffers, void* arg) {
+  TileFile& f = *static_cast<TileFileArg*>(arg)->file;
+  const TileGeometry& g = f.geometry;
   const auto* tile = static_cast<const unsigned char*>(buffer_data(buffers, 0));
-  const std::uint64_t row = static_cast<std::uint64_t>(g.extent[0]) * p.element_size;
-  const std::uint64_t bytes = row * static_cast<std::uint64_t>(g.extent[1] * g.extent[2]);
-  std::string out = p.header;
-  out.reserve(out.size() + sizeof(bytes) + bytes + 64);
-  out.append(reinterpret_cast<const char*>(&bytes), sizeof(bytes));
+  const std::uint64_t row = static_cast<std::uint64_t>(g.extent[0]) * f.element_size;
+  std::string out = f.header;
+  out.reserve(out.size() + row * static_cast<std::uint64_t>(g.extent[1] * g.extent[2]) + f.footer.size());
+  const std::size_t first_value = out.size();
   for (std::int64_t z = 0; z < g.extent[2]; ++z)
     for (std::int64_t y = 0; y < g.extent[1]; ++y) {
       const std::int64_t first = g.offset0 + y * g.stride_y + z * g.stride_z;
-      out.append(reinterpret_cast<const char*>(tile + first * static_cast<std::int64_t>(p.element_size)), row);
+      out.append(reinterpret_cast<const char*>(tile + first * static_cast<std::int64_t>(f.element_size)), row);
     }
-  out += "\n</AppendedData>\n</VTKFile>\n";
+  f.bytes = out.size() - first_value;
+  f.checksum = fnv1a(out.data() + first_value, f.bytes);
+  out += f.footer;
   try {
-    files::write_atomically(p.path, out, "Output");
+    files::write_atomically(f.path, out, "tile file");
   } catch (const std::exception& e) {
-    p.error = e.what();  // reported on every rank at the next write or finish()
+    f.error = e.what();  // reported on every rank by wait_tile_files
   }
 }
 
-// Waits for the snapshot's pieces; every rank learns of a failed one; then rank 0 writes the
-// index, so that an index only ever names pieces that are on disk.
+// Waits for the snapshot's pieces, then rank 0 writes the index, so that an index only ever
+// names pieces that are on disk.
 void complete(Snapshot& s, Context& c) {
-  tasks::DataRegistry& data = c.engine->data();
-  for (Piece& p : s.pieces)
-    if (p.done != nullptr) {
-      data.unregister(p.done);  // waits for the piece's task
-      p.done = nullptr;
-    }
-  comm::agree([&] {
-    for (const Piece& p : s.pieces)
-      if (p.mine && !p.error.empty()) {
-        const std::string prefix = "tessera: ";
-        const std::string m = p.error.compare(0, prefix.size(), prefix) == 0
-                                  ? p.error.substr(prefix.size())
-                                  : p.error;
-        throw Error("writing output piece " + p.path + ": " + m);
-      }
-  });
+  wait_tile_files(s.pieces, c);
   comm::agree([&] {
     if (c.rank == 0) files::write_atomically(s.index_path, s.index, "Output");
   });
@@ -170,6 +133,63 @@ void complete_all(OutputState& s) {
 }
 
 }  // namespace
+
+void check_file_name(const std::string& name) {
+  bool ok = !name.empty() && name[0] != '.';
+  for (char c : name)
+    ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '_' || c == '-' || c == '.');
+  if (!ok)
+    throw Error("field name '" + name + "' cannot name an output file; give the field a name of "
+                "letters, digits, '_', '-' and '.' (not starting with '.') to write it");
+}
+
+std::uint64_t fnv1a(const void* data, std::size_t size, std::uint64_t hash) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (std::size_t i = 0; i < size; ++i) hash = (hash ^ p[i]) * 0x100000001b3ull;
+  return hash;
+}
+
+void submit_tile_file(FieldStorage& f, int t, TileFile& file, long step, const char* what) {
+  tasks::Engine& engine = *f.context().engine;
+  // Untimed: writing is I/O, which no performance model should learn.
+  const TaskKind kind{what, Access::Read, Access::Write, &write_tile_file, nullptr, true};
+  tasks::Codelet& codelet = engine.codelets().get("io", type_names({&f}), kind);
+  file.geometry = f.geometry(t);
+  file.element_size = f.element_size();
+  file.mine = f.mine(t);
+  const int owner = f.owner(t);
+  file.done = engine.data().register_vector(file.mine ? &file.done_byte : nullptr, 1, 1, owner);
+  auto* arg = static_cast<TileFileArg*>(std::malloc(sizeof(TileFileArg)));  // freed by the engine
+  arg->file = &file;
+  tasks::TaskTag tag;
+  tag.field = f.impl().tag_name;
+  tag.tile = t;
+  tag.step = step;
+  tag.rank = owner;
+  // Placement tiles 0: a hand-set GPU split never pins this CPU-only kind to a CUDA worker.
+  engine.submitter().submit(codelet, {f.impl().handles[static_cast<std::size_t>(t)]}, {file.done},
+                            arg, sizeof(TileFileArg), true, tag, {0, 0});
+}
+
+void wait_tile_files(std::deque<TileFile>& files, Context& c) {
+  tasks::DataRegistry& data = c.engine->data();
+  for (TileFile& f : files)
+    if (f.done != nullptr) {
+      data.unregister(f.done);  // waits for the file's task
+      f.done = nullptr;
+    }
+  comm::agree([&] {
+    for (const TileFile& f : files)
+      if (f.mine && !f.error.empty()) {
+        const std::string prefix = "tessera: ";
+        const std::string m = f.error.compare(0, prefix.size(), prefix) == 0
+                                  ? f.error.substr(prefix.size())
+                                  : f.error;
+        throw Error("writing " + f.path + ": " + m);
+      }
+  });
+}
 
 void submit_output(OutputState& s, FieldStorage& f, long step, const std::string& name) {
   Context& c = f.context();
@@ -199,35 +219,25 @@ void submit_output(OutputState& s, FieldStorage& f, long step, const std::string
         << name << "\">\n<PDataArray type=\"" << type << "\" Name=\"" << name
         << "\"/>\n</PCellData>\n";
 
-  tasks::Engine& engine = *c.engine;
-  const TaskKind kind{"vtk-piece", Access::Read, Access::Write, &write_piece, nullptr, true};
-  tasks::Codelet& codelet = engine.codelets().get("output", type_names({&f}), kind);
   for (int t = 0; t < f.tiles(); ++t) {
-    Piece& p = snap.pieces.emplace_back();
-    p.geometry = f.geometry(t);
-    p.element_size = f.element_size();
-    p.mine = f.mine(t);
+    TileFile& p = snap.pieces.emplace_back();
+    const TileGeometry g = f.geometry(t);
     const std::string file = base + "_" + std::to_string(t) + ".vti";
     p.path = s.directory + "/" + file;
-    const std::string extent = extent_text(p.geometry.origin, p.geometry.extent, grid.dims);
+    const std::string extent = extent_text(g.origin, g.extent, grid.dims);
     index << "<Piece Extent=\"" << extent << "\" Source=\"" << file << "\"/>\n";
-    if (p.mine)
+    if (f.mine(t)) {
       p.header = file_header("ImageData") + "<ImageData WholeExtent=\"" + whole +
                  "\" Origin=\"0 0 0\" Spacing=\"1 1 1\">\n<Piece Extent=\"" + extent +
                  "\">\n<CellData Scalars=\"" + name + "\">\n" + array +
                  "</CellData>\n</Piece>\n</ImageData>\n<AppendedData encoding=\"raw\">\n_";
-    const int owner = f.owner(t);
-    p.done = engine.data().register_vector(p.mine ? &p.done_byte : nullptr, 1, 1, owner);
-    auto* arg = static_cast<PieceArg*>(std::malloc(sizeof(PieceArg)));  // freed by the engine
-    arg->piece = &p;
-    tasks::TaskTag tag;
-    tag.field = f.impl().tag_name;
-    tag.tile = t;
-    tag.step = step;
-    tag.rank = owner;
-    // Placement tiles 0: a hand-set GPU split never pins this CPU-only kind to a CUDA worker.
-    engine.submitter().submit(codelet, {f.impl().handles[static_cast<std::size_t>(t)]}, {p.done},
-                              arg, sizeof(PieceArg), true, tag, {0, 0});
+      // The appended block's UInt64 size, then the values.
+      const std::uint64_t bytes = static_cast<std::uint64_t>(g.extent[0] * g.extent[1] * g.extent[2]) *
+                                  f.element_size();
+      p.header.append(reinterpret_cast<const char*>(&bytes), sizeof(bytes));
+      p.footer = "\n</AppendedData>\n</VTKFile>\n";
+    }
+    submit_tile_file(f, t, p, step, "vtk-piece");
   }
   index << "</PImageData>\n</VTKFile>\n";
   snap.index = index.str();

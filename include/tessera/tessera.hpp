@@ -4,6 +4,7 @@
 
 #include "tessera/access.hpp"
 #include "tessera/boundary.hpp"
+#include "tessera/checkpoint.hpp"
 #include "tessera/error.hpp"
 #include "tessera/field.hpp"
 #include "tessera/grid.hpp"
