@@ -212,6 +212,9 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
   e.quiet = o.quiet;
   e.max_submitted = o.max_submitted_tasks;
   e.record = !o.trace.empty() || !o.report.empty() || o.summary;
+  // A trace or report shows every task, so it keeps every one (memory grows with the task
+  // count); the summary only needs running totals (docs/reliability.md).
+  e.keep_events = !o.trace.empty() || !o.report.empty();
   e.rank = c.rank;
   e.policy.scheduler = e.scheduler;
   e.policy.gpu_fraction = o.gpu_fraction;
@@ -375,8 +378,8 @@ void Runtime::finish() {
   detail::comm::agree([&] {
     if (c.rank == 0) c.recording.write(ranks, c.configuration);
   });
-  std::size_t tasks = 0;
-  for (const trace::RankTrace& r : ranks) tasks += r.tasks.size();
+  long tasks = 0;
+  for (const trace::RankTrace& r : ranks) tasks += r.task_count();
   if (c.rank == 0 && c.options.summary && !c.options.quiet && tasks > 0)
     std::cout << "tessera summary:\n" << trace::summary_table(ranks);
 }

@@ -94,7 +94,7 @@ Engine::Engine(const EngineConfig& config)
                 "); check the STARPU_* environment and the worker counts");
   if (config.record) {
     starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
-    recorder_ = std::make_unique<Recorder>(config.rank);
+    recorder_ = std::make_unique<Recorder>(config.rank, config.keep_events);
   }
   SubmitPolicy policy = config.policy;
   policy.name_tasks = !config.fxt_dir.empty();

@@ -33,6 +33,7 @@ struct EngineConfig {
   std::string fxt_dir;        // empty: no FxT traces
   bool quiet = false;         // StarPU's own messages too (unless STARPU_SILENT says otherwise)
   bool record = false;        // record every task (trace, report, summary)
+  bool keep_events = false;   // keep each task's record; else only totals (summary only)
   int rank = 0;
   /// Tasks submitted and not finished beyond which submission waits (0: no limit); unless the
   /// user set STARPU_LIMIT_MAX/MIN_SUBMITTED_TASKS.

@@ -43,6 +43,30 @@ void Recorder::task_done(void* arg) {
   const starpu_profiling_task_info* info = w->task->profiling_info;
   if (info == nullptr) return;
   Recorder& self = *w->recorder;
+  const double start_us = to_us(info->start_time) - self.origin_us_;
+  const double end_us = to_us(info->end_time) - self.origin_us_;
+  // Model-based schedulers set `predicted` (us); others leave 0, uncalibrated models NaN.
+  const bool predicted = std::isfinite(w->task->predicted) && w->task->predicted > 0;
+  if (!self.keep_events_) {
+    std::lock_guard<std::mutex> lock(self.mutex_);
+    if (self.totals_.empty()) self.first_start_us_ = start_us;
+    // The key is the codelet's kind name: one entry per (worker, codelet kind), a bounded set.
+    trace::TaskTotals& t = self.totals_[{info->workerid, w->tag.kind}];
+    if (t.tasks == 0) {
+      t.worker = info->workerid;
+      t.kind = w->tag.kind;
+    }
+    self.first_start_us_ = std::min(self.first_start_us_, start_us);
+    self.last_end_us_ = std::max(self.last_end_us_, end_us);
+    ++t.tasks;
+    t.measured_us += end_us - start_us;
+    if (predicted) {
+      ++t.predicted_tasks;
+      t.predicted_us += w->task->predicted;
+      t.measured_with_prediction_us += end_us - start_us;
+    }
+    return;
+  }
   trace::TaskEvent e;
   e.stencil = w->tag.stencil;
   e.kind = w->tag.kind;
@@ -51,10 +75,9 @@ void Recorder::task_done(void* arg) {
   e.step = static_cast<int>(w->tag.step);
   e.worker = info->workerid;
   e.submit_us = to_us(info->submit_time) - self.origin_us_;
-  e.start_us = to_us(info->start_time) - self.origin_us_;
-  e.end_us = to_us(info->end_time) - self.origin_us_;
-  // Model-based schedulers set `predicted` (us); others leave 0, uncalibrated models NaN.
-  if (std::isfinite(w->task->predicted) && w->task->predicted > 0) e.predicted_us = w->task->predicted;
+  e.start_us = start_us;
+  e.end_us = end_us;
+  if (predicted) e.predicted_us = w->task->predicted;
   std::lock_guard<std::mutex> lock(self.mutex_);
   self.events_.push_back(std::move(e));
 }
@@ -84,16 +107,22 @@ trace::RankTrace Recorder::rank_trace() const {
   }
   for (const auto& [bus, total] : bus_totals_) r.transfers.push_back(total);
   r.tasks = events_;
+  for (const auto& [key, t] : totals_) r.totals.push_back(t);
   std::sort(r.tasks.begin(), r.tasks.end(),
             [](const trace::TaskEvent& a, const trace::TaskEvent& b) { return a.start_us < b.start_us; });
   if (!r.tasks.empty()) r.begin_us = r.tasks.front().start_us;
   for (const trace::TaskEvent& t : r.tasks) r.end_us = std::max(r.end_us, t.end_us);
+  if (!totals_.empty()) {
+    r.begin_us = first_start_us_;
+    r.end_us = last_end_us_;
+  }
   return r;
 }
 
 void Recorder::clear() {
   std::lock_guard<std::mutex> lock(mutex_);
   events_.clear();
+  totals_.clear();
   bus_totals_.clear();
   starpu_profiling_bus_info discarded{};  // reading StarPU's bus totals resets them
   for (int bus = 0; bus < starpu_bus_get_count(); ++bus) starpu_bus_get_profiling_info(bus, &discarded);

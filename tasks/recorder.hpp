@@ -1,9 +1,12 @@
 // Records every task this rank runs, from StarPU's task profiling (works without FxT), as a
-// trace::RankTrace: the tag the task was submitted with, its worker and its times. The outputs
+// trace::RankTrace: the tag the task was submitted with, its worker and its times; or, when
+// only the summary is asked for, running totals per worker and kind (memory flat in the number
+// of tasks). The outputs
 // (trace/) and the gathering of ranks (core/recording.cpp) take it from there.
 #pragma once
 
 #include <map>
+#include <utility>
 #include <mutex>
 #include <vector>
 
@@ -16,7 +19,9 @@ namespace tessera::tasks {
 
 class Recorder {
  public:
-  explicit Recorder(int rank) : rank_(rank) {}
+  /// keep_events: keep every task's TaskEvent (a trace or report needs them); otherwise only
+  /// TaskTotals per (worker, kind), enough for trace::summary_table.
+  Recorder(int rank, bool keep_events) : rank_(rank), keep_events_(keep_events) {}
   /// Times are kept relative to this call; make it once StarPU is up (after a barrier when
   /// several ranks' records will be merged).
   void start_clock();
@@ -32,9 +37,14 @@ class Recorder {
  private:
   static void task_done(void* watched);
   int rank_;
+  bool keep_events_;
   double origin_us_ = 0;
   mutable std::mutex mutex_;
   std::vector<trace::TaskEvent> events_;
+  // Without events: totals by (worker, kind), keyed by the kind's interned name, and the
+  // window from the first start to the last end.
+  std::map<std::pair<int, const char*>, trace::TaskTotals> totals_;
+  double first_start_us_ = 0, last_end_us_ = 0;
   mutable std::map<int, trace::Transfer> bus_totals_;  // by StarPU bus id
 };
 

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "tests/test_support.hpp"
+#include "trace/encoding.hpp"
 
 namespace {
 
@@ -194,6 +195,71 @@ TEST(Trace, SummaryOfOneRankListsEachWorker) {
   EXPECT_THAT(table, HasSubstr("per worker:"));
   EXPECT_THAT(table, HasSubstr("CUDA 0"));
   EXPECT_THAT(table, HasSubstr("-20.0"));  // predicted 4 x 8 us for 4 x 10 us measured
+}
+
+// What a summary-only rank keeps: the same records as running totals per (worker, kind).
+std::vector<tessera::trace::RankTrace> as_totals(std::vector<tessera::trace::RankTrace> ranks) {
+  for (auto& r : ranks) {
+    std::map<std::pair<int, std::string>, tessera::trace::TaskTotals> by;
+    for (const auto& e : r.tasks) {
+      auto& t = by[{e.worker, e.kind}];
+      t.worker = e.worker;
+      t.kind = e.kind;
+      ++t.tasks;
+      t.measured_us += e.end_us - e.start_us;
+      if (e.predicted_us >= 0) {
+        ++t.predicted_tasks;
+        t.predicted_us += e.predicted_us;
+        t.measured_with_prediction_us += e.end_us - e.start_us;
+      }
+    }
+    r.tasks.clear();
+    for (auto& [key, t] : by) r.totals.push_back(t);
+  }
+  return ranks;
+}
+
+TEST(Trace, SummaryFromRunningTotalsIsTheSameTable) {
+  for (std::size_t n : {1u, 2u}) {
+    auto events = two_ranks();
+    events.resize(n);
+    const auto totals = as_totals(events);
+    ASSERT_TRUE(totals[0].tasks.empty());
+    EXPECT_EQ(totals[0].task_count(), 4);
+    EXPECT_EQ(tessera::trace::summary_table(totals), tessera::trace::summary_table(events));
+    // Totals travel between ranks like events do.
+    std::string bytes;
+    for (const auto& r : totals) tessera::trace::encode(r, bytes);
+    const auto decoded = tessera::trace::decode(
+        reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+    EXPECT_EQ(tessera::trace::summary_table(decoded), tessera::trace::summary_table(events));
+  }
+}
+
+TEST(Trace, SummaryOnlyKeepsTotalsNotEvents) {
+  tessera::Options o = test::options({"eager", 2});
+  o.summary = true;
+  o.quiet = true;
+  tessera::Runtime rt(o);
+  const tessera::Grid<2> grid({16, 16}, {8, 8}, {true, true});
+  tessera::Field<double, 2> u(grid, 1, {}, "u"), v(grid, 1, {}, "v");
+  u.fill([](tessera::Index<2> i) { return static_cast<double>(i[0]); });
+  tessera::Stencil<2> s("average", tessera::Shape::Star, 1);
+  for (int step = 0; step < 3; ++step) {
+    s.apply(Average{}, tessera::in(u), tessera::out(v));
+    tessera::swap(u, v);
+  }
+  rt.wait();
+  const tessera::trace::RankTrace r = rt.recorded();
+  EXPECT_TRUE(r.tasks.empty());
+  EXPECT_FALSE(r.totals.empty());
+  EXPECT_EQ(static_cast<std::size_t>(r.task_count()), rt.tasks_submitted());
+  long interiors = 0;
+  for (const auto& k : tessera::trace::totals_by_kind({r}))
+    if (k.kind == "interior") interiors = k.tasks;
+  EXPECT_EQ(interiors, 3 * 4);
+  EXPECT_LE(r.begin_us, r.end_us);
+  EXPECT_THAT(tessera::trace::summary_table({r}), HasSubstr("interior"));
 }
 
 #ifndef STARPU_USE_FXT

@@ -71,6 +71,16 @@ void fields(Io& io, Record& r) {
     io.field(t.end_us);
     io.field(t.predicted_us);
   }
+  io.count(r.totals);
+  for (auto& t : r.totals) {
+    io.field(t.worker);
+    io.field(t.kind);
+    io.field(t.tasks);
+    io.field(t.measured_us);
+    io.field(t.predicted_tasks);
+    io.field(t.predicted_us);
+    io.field(t.measured_with_prediction_us);
+  }
   io.count(r.transfers);
   for (auto& t : r.transfers) {
     io.field(t.from);

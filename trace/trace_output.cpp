@@ -93,9 +93,15 @@ double KindTotals::prediction_error() const {
   return (predicted_us - measured_with_prediction_us) / measured_with_prediction_us;
 }
 
+long RankTrace::task_count() const {
+  long n = static_cast<long>(tasks.size());
+  for (const TaskTotals& t : totals) n += t.tasks;
+  return n;
+}
+
 std::vector<KindTotals> totals_by_kind(const std::vector<RankTrace>& ranks) {
   std::map<std::string, KindTotals> by;
-  for (const RankTrace& r : ranks)
+  for (const RankTrace& r : ranks) {
     for (const TaskEvent& t : r.tasks) {
       KindTotals& k = by[t.kind];
       k.kind = t.kind;
@@ -107,6 +113,16 @@ std::vector<KindTotals> totals_by_kind(const std::vector<RankTrace>& ranks) {
         k.measured_with_prediction_us += t.end_us - t.start_us;
       }
     }
+    for (const TaskTotals& t : r.totals) {
+      KindTotals& k = by[t.kind];
+      k.kind = t.kind;
+      k.tasks += t.tasks;
+      k.measured_us += t.measured_us;
+      k.predicted_tasks += t.predicted_tasks;
+      k.predicted_us += t.predicted_us;
+      k.measured_with_prediction_us += t.measured_with_prediction_us;
+    }
+  }
   std::vector<KindTotals> out;
   for (auto& [name, k] : by) out.push_back(k);
   return out;
@@ -121,6 +137,11 @@ std::vector<WorkerTotals> totals_by_worker(const std::vector<RankTrace>& ranks) 
       WorkerTotals& w = by[t.worker];
       ++w.tasks;
       w.busy_us += t.end_us - t.start_us;
+    }
+    for (const TaskTotals& t : r.totals) {
+      WorkerTotals& w = by[t.worker];
+      w.tasks += t.tasks;
+      w.busy_us += t.measured_us;
     }
     for (auto& [id, w] : by) out.push_back(w);
   }

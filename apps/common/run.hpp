@@ -6,10 +6,13 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <tessera/checkpoint.hpp>
+#include <tessera/output.hpp>
 #include <tessera/perfmodels.hpp>
 #include <tessera/tessera.hpp>
 
@@ -65,12 +68,83 @@ struct RunOptions {
       }
     });
   }
+  // Field output and checkpoints (add_io_options; the apps whose state is registered in a
+  // State). `about` is set by the app: what a restart must match (size and physics options,
+  // not the tiling, schedule or rank count).
+  long output_every = 0, checkpoint_every = 0;
+  std::string output_dir = "output", checkpoint_dir = "checkpoints", restart, about;
+
+  void add_io_options(CLI::App& cli) {
+    cli.add_option("--output-every", output_every,
+                   "write the fields for ParaView (VTK .pvti/.vti in --output-dir) every N steps "
+                   "and at step 0")->check(at_least(1));
+    cli.add_option("--output-dir", output_dir, "directory of --output-every's files (default output)");
+    cli.add_option("--checkpoint-every", checkpoint_every,
+                   "checkpoint the fields every N steps into --checkpoint-dir/step-<N>")
+        ->check(at_least(1));
+    cli.add_option("--checkpoint-dir", checkpoint_dir, "directory of the checkpoints (default checkpoints)");
+    cli.add_option("--restart", restart,
+                   "start from this checkpoint directory (e.g. checkpoints/step-00000100) and run "
+                   "up to --steps; any tiling or rank count");
+  }
   std::string grid_name() const {
     std::string s;
     for (long v : size) s += (s.empty() ? "" : "x") + std::to_string(v);
     return s;
   }
 };
+
+// The fields that carry an application's state from one step to the next, by name: what
+// --output-every writes, --checkpoint-every saves and --restart restores. Holds references to
+// the Field objects (which keep their meaning across swaps).
+class State {
+ public:
+  template <class T, int D>
+  State& add(const std::string& name, tessera::Field<T, D>& f) {
+    write_.push_back([name, &f](tessera::Output& out, long step) { out.write(f, step, name); });
+    save_.push_back([name, &f](tessera::Checkpoint& ck) { ck.add(name, f); });
+    restore_.push_back([name, &f](const tessera::Restart& r) { r.restore(name, f); });
+    return *this;
+  }
+  void write(tessera::Output& out, long step) const {
+    for (const auto& w : write_) w(out, step);
+  }
+  void save(tessera::Checkpoint& ck) const {
+    for (const auto& s : save_) s(ck);
+  }
+  void restore(const tessera::Restart& r) const {
+    for (const auto& s : restore_) s(r);
+  }
+
+ private:
+  std::vector<std::function<void(tessera::Output&, long)>> write_;
+  std::vector<std::function<void(tessera::Checkpoint&)>> save_;
+  std::vector<std::function<void(const tessera::Restart&)>> restore_;
+};
+
+// The checkpoint directory of `step`: zero-padded, so that they list in step order.
+inline std::string checkpoint_path(const RunOptions& o, long step) {
+  char name[32];
+  std::snprintf(name, sizeof(name), "step-%08ld", step);
+  return o.checkpoint_dir + "/" + name;
+}
+
+// Restarts `state` from --restart: checks that the checkpoint was written by this program
+// with the same size and physics options and is not past --steps; returns its step.
+inline long restart_from(const RunOptions& o, const State& state) {
+  tessera::Restart r(o.restart);
+  if (r.about() != o.about)
+    throw tessera::Error("checkpoint " + o.restart + " was written by '" + r.about() +
+                         "', this run is '" + o.about +
+                         "'; restart with the same program, --size and options (the tiling and "
+                         "rank count may differ)");
+  if (r.step() > o.steps)
+    throw tessera::Error("checkpoint " + o.restart + " is at step " + std::to_string(r.step()) +
+                         ", past --steps " + std::to_string(o.steps) + "; give --steps " +
+                         std::to_string(r.step()) + " or more");
+  state.restore(r);
+  return r.step();
+}
 
 inline double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -103,24 +177,47 @@ void calibrate_models(tessera::Runtime& rt, long steps, Step step, int max_round
 // between (the runtime keeps a bounded window of tasks in flight); returns the seconds until
 // all ran. With --calibrate-models, calibrates first, then sets the initial state again, so the
 // result is the one of the same run without calibration, and reports the prediction error of
-// the timed run. Unless --quiet, rank 0 prints a progress line at most once per second.
+// the timed run. Unless --quiet, rank 0 prints a progress line at most once per second. With
+// `state` (the fields that carry the run from step to step): --restart, --output-every and
+// --checkpoint-every.
 template <class Init, class Step>
-double timed_steps(tessera::Runtime& rt, const RunOptions& o, double points, Init init, Step step) {
+double timed_steps(tessera::Runtime& rt, const RunOptions& o, double points, Init init, Step step,
+                   const State* state = nullptr) {
   init();
   if (o.calibrate_models) {
     calibrate_models(rt, o.steps, step);
     init();  // calibration advanced the fields: start the requested run from the beginning
   }
+  // Field output, checkpoints and restart (the apps that give their State): written by tasks
+  // while the following steps run; a checkpoint is committed (manifest, rename) at the next
+  // one or at the end, so that the steps in between are not held up by its writing.
+  long first = 0;
+  if (state != nullptr && !o.restart.empty()) first = restart_from(o, *state);
+  std::unique_ptr<tessera::Output> output;
+  if (state != nullptr && o.output_every > 0) {
+    output = std::make_unique<tessera::Output>(o.output_dir);
+    if (first % o.output_every == 0) state->write(*output, first);
+  }
+  std::unique_ptr<tessera::Checkpoint> checkpoint;
   rt.wait();
   const double start = now_seconds();
   {
     std::unique_ptr<ProgressLine> progress;
     if (!o.runtime.quiet && rt.rank() == 0)  // one line per run, not per rank
       progress = std::make_unique<ProgressLine>(rt, o.steps, points);
-    for (long s = 0; s < o.steps; ++s) {
+    for (long s = first; s < o.steps; ++s) {
       step();
-      if (progress) progress->submitted(s + 1);
+      const long done = s + 1;
+      if (output && done % o.output_every == 0) state->write(*output, done);
+      if (state != nullptr && o.checkpoint_every > 0 && done % o.checkpoint_every == 0) {
+        if (checkpoint) checkpoint->commit();
+        checkpoint = std::make_unique<tessera::Checkpoint>(checkpoint_path(o, done), done, o.about);
+        state->save(*checkpoint);
+      }
+      if (progress) progress->submitted(done);
     }
+    if (checkpoint) checkpoint->commit();
+    if (output) output->finish();
     rt.wait();
   }
   const double seconds = now_seconds() - start;

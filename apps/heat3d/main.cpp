@@ -8,7 +8,11 @@ int main(int argc, char** argv) {
   o.add_to(cli);
   double alpha = 0.1;
   cli.add_option("--alpha", alpha, "dt/h^2, between 0 and 1/6 (the explicit scheme's stability limit)");
+  o.add_io_options(cli);
   CLI11_PARSE(cli, argc, argv);
+  char about[96];
+  std::snprintf(about, sizeof(about), " --alpha %.17g", alpha);
+  o.about = "heat3d --size " + o.grid_name() + about;
 
   return apps::run_guarded([&] {
     tessera::Runtime rt(o.runtime);
@@ -18,10 +22,12 @@ int main(int argc, char** argv) {
     tessera::Field<double, 3> next(grid, 1, apps::heat3d_boundaries(), "next");
     tessera::Stencil<3> heat("heat3d", tessera::Shape::Star, 1);
     auto init = [&] { u.fill([](tessera::Index<3>) { return 0.0; }); };
+    apps::State state;
+    state.add("u", u);  // `next` is written whole by every step
     const double seconds = apps::timed_steps(rt, o, static_cast<double>(grid.points()), init, [&] {
       heat.apply(apps::Heat3d{alpha}, tessera::in(u), tessera::out(next));
       tessera::swap(u, next);
-    });
+    }, &state);
     apps::print_result("heat3d", o, rt, grid.tiles(), seconds, static_cast<double>(grid.points()),
                        2.0 * sizeof(double), tessera::sum(u));
     rt.finish();

@@ -6,7 +6,9 @@ int main(int argc, char** argv) {
   CLI::App cli{"jacobi2d: Jacobi iteration for -lap(u) = f (PSkel)"};
   apps::RunOptions o{{4096, 4096}, {4096, 512}, 100, {}};
   o.add_to(cli);
+  o.add_io_options(cli);
   CLI11_PARSE(cli, argc, argv);
+  o.about = "jacobi2d --size " + o.grid_name();
 
   return apps::run_guarded([&] {
     tessera::Runtime rt(o.runtime);
@@ -17,10 +19,12 @@ int main(int argc, char** argv) {
     const float h = 1.0f / static_cast<float>(o.size[0] + 1);
     tessera::Stencil<2> jacobi("jacobi2d", tessera::Shape::Star, 1);
     auto init = [&] { u.fill([](tessera::Index<2>) { return 0.0f; }); };
+    apps::State state;
+    state.add("u", u);  // f is set from the size above; `next` is written whole by every step
     const double seconds = apps::timed_steps(rt, o, static_cast<double>(grid.points()), init, [&] {
       jacobi.apply(apps::Jacobi2d{h * h}, tessera::in(u, f), tessera::out(next));
       tessera::swap(u, next);
-    });
+    }, &state);
     apps::print_result("jacobi2d", o, rt, grid.tiles(), seconds, static_cast<double>(grid.points()),
                        3.0 * sizeof(float), tessera::sum(u));
     rt.finish();

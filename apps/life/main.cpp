@@ -6,7 +6,9 @@ int main(int argc, char** argv) {
   CLI::App cli{"life: Game of Life, periodic, uint8 cells"};
   apps::RunOptions o{{4096, 4096}, {4096, 512}, 100, {}};
   o.add_to(cli);
+  o.add_io_options(cli);
   CLI11_PARSE(cli, argc, argv);
+  o.about = "life --size " + o.grid_name();
 
   return apps::run_guarded([&] {
     tessera::Runtime rt(o.runtime);
@@ -14,10 +16,12 @@ int main(int argc, char** argv) {
     tessera::Field<std::uint8_t, 2> cells(grid, 1, {}, "cells"), next(grid, 1, {}, "next");
     tessera::Stencil<2> life("life", tessera::Shape::Box, 1);
     auto init = [&] { cells.fill(apps::life_seed); };
+    apps::State state;
+    state.add("cells", cells);
     const double seconds = apps::timed_steps(rt, o, static_cast<double>(grid.points()), init, [&] {
       life.apply(apps::Life{}, tessera::in(cells), tessera::out(next));
       tessera::swap(cells, next);
-    });
+    }, &state);
     apps::print_result("life", o, rt, grid.tiles(), seconds, static_cast<double>(grid.points()),
                        2.0 * sizeof(std::uint8_t), tessera::sum(cells));
     rt.finish();

@@ -39,6 +39,18 @@ struct Transfer {
   bool mpi = false;
 };
 
+/// Running totals of one worker's tasks of one kind: what a rank keeps instead of every
+/// TaskEvent when only the end-of-run summary is asked for, so that its memory does not grow
+/// with the number of tasks. The summary tables count them as they count TaskEvents.
+struct TaskTotals {
+  int worker = -1;
+  std::string kind;
+  long tasks = 0;
+  double measured_us = 0;  ///< sum of end - start
+  long predicted_tasks = 0;
+  double predicted_us = 0, measured_with_prediction_us = 0;
+};
+
 /// Everything one rank recorded.
 struct RankTrace {
   int rank = 0;
@@ -48,8 +60,11 @@ struct RankTrace {
   double begin_us = 0, end_us = 0;
   double wall_us() const { return end_us - begin_us; }
   std::vector<Worker> workers;
-  std::vector<TaskEvent> tasks;
+  std::vector<TaskEvent> tasks;  ///< every task, when a trace or report was asked for
+  std::vector<TaskTotals> totals;  ///< tasks counted but not kept (summary only)
   std::vector<Transfer> transfers;
+  /// Tasks recorded, kept or counted.
+  long task_count() const;
 };
 
 /// The task's human-readable name, "<stencil>:<kind>[ <field>][ tile=T][ step=S]", e.g.
