@@ -218,7 +218,9 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
   e.rank = c.rank;
   e.policy.scheduler = e.scheduler;
   e.policy.gpu_fraction = o.gpu_fraction;
-  e.policy.calibrating = o.calibrate;
+  // Calibrating, asked for by flag or by STARPU_CALIBRATE: no uncalibrated-model message.
+  const char* calibrate_env = env("STARPU_CALIBRATE");
+  e.policy.calibrating = o.calibrate || (calibrate_env != nullptr && std::strcmp(calibrate_env, "0") != 0);
   e.policy.quiet = o.quiet;
   e.policy.calibrate_command = o.calibrate_command;
 #ifdef TESSERA_WITH_MPI
@@ -312,7 +314,7 @@ Runtime::Runtime(const Options& options) : context_(std::make_unique<detail::Con
                     std::to_string(c.engine->cuda_workers()) + " CUDA workers, calibration " +
                     (options.calibrate || (calibrate && std::strcmp(calibrate, "0") != 0)
                          ? "on"
-                         : "off") +
+                         : c.engine->calibrates_always() ? "recording (StarPU 1.3)" : "off") +
                     (options.trace.empty() ? "" : ", trace " + options.trace) +
                     (c.ranks > 1 ? ", " + std::to_string(c.ranks) + " ranks" : "") +
                     (options.report.empty() ? "" : ", report " + options.report);

@@ -52,6 +52,16 @@ Engine::Engine(const EngineConfig& config)
   if (config.cpu_workers >= 0) conf.ncpus = config.cpu_workers;
   if (config.cuda_workers >= 0) conf.ncuda = config.cuda_workers;
   if (config.calibrate) conf.calibrate = 1;
+#if STARPU_MAJOR_VERSION == 1 && STARPU_MINOR_VERSION < 4
+  // StarPU 1.3 switches a model to calibration (model.benchmarking) the first time it has no
+  // prediction for a task, possibly while tasks of that codelet run; its CPU driver then times
+  // such a task from a start it never took and aborts ("measured >= 0"; seen on empty model
+  // directories). Models that record from the start never switch (1.4 fixed the driver).
+  if (!config.calibrate && env("STARPU_CALIBRATE") == nullptr) {
+    conf.calibrate = 1;
+    calibrates_always_ = true;
+  }
+#endif
   // Tessera has no OpenCL implementations: OpenCL workers could only sit idle.
   if (env("STARPU_NOPENCL") == nullptr) conf.nopencl = 0;
   if (config.quiet && env("STARPU_SILENT") == nullptr) setenv("STARPU_SILENT", "1", 0);

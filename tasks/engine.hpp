@@ -51,6 +51,8 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   int cpu_workers() const { return cpu_workers_; }
+  /// StarPU 1.3 without STARPU_CALIBRATE: the models record every task's time (engine.cpp).
+  bool calibrates_always() const { return calibrates_always_; }
   int cuda_workers() const { return cuda_workers_; }
   bool distributed() const { return distributed_; }
   /// Waits until every task submitted has run; in a distributed run also for the other
@@ -75,6 +77,7 @@ class Engine {
   bool distributed_;
   bool set_limits_ = false;  // this engine set STARPU_LIMIT_*_SUBMITTED_TASKS
   int cpu_workers_ = 0, cuda_workers_ = 0;
+  bool calibrates_always_ = false;
   CodeletRegistry codelets_;  // destroyed after the shutdown in ~Engine, which saves the models
   DataRegistry data_;
   std::unique_ptr<Recorder> recorder_;
