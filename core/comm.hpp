@@ -22,6 +22,21 @@ int ranks();
 void require_equal(std::uint64_t value, const std::string& what, const std::string& fix);
 /// Every rank's bytes, concatenated in rank order, on every rank.
 std::vector<unsigned char> all_gather(const void* mine, std::size_t bytes);
+/// Per-tile data made by the tiles' owners, on every rank: every rank packs the tiles it owns
+/// (pack(tile, bytes)), all_gather concatenates the ranks in rank order, then every rank walks
+/// that concatenation with unpack(tile, from), which returns where the next tile starts.
+/// owner(tile) gives a tile's rank. Collective.
+template <class Owner, class Pack, class Unpack>
+void share_owned(int tiles, Owner owner, Pack pack, Unpack unpack) {
+  std::vector<unsigned char> packed;
+  for (int t = 0; t < tiles; ++t)
+    if (owner(t) == rank()) pack(t, packed);
+  const std::vector<unsigned char> all = all_gather(packed.data(), packed.size());
+  const unsigned char* next = all.data();
+  for (int r = 0; r < ranks(); ++r)
+    for (int t = 0; t < tiles; ++t)
+      if (owner(t) == r) next = unpack(t, next);
+}
 /// `bytes` at `data` on rank `root` copied to every rank.
 void broadcast(void* data, std::size_t bytes, int root);
 /// Sum of `value` over the ranks, on every rank.

@@ -305,26 +305,13 @@ void interior_rows(const TileGeometry& g, const GridSpec& grid, Visit visit) {
             g.extent[0]);
 }
 
-// Every rank packs what it owns, tile by tile; all_gather concatenates the ranks in rank order;
-// then unpack(tile, bytes) walks that concatenation, returning where the next tile starts.
-template <class Pack, class Unpack>
-void share_owned(const FieldStorage& f, Pack pack, Unpack unpack) {
-  std::vector<unsigned char> packed;
-  for (int t = 0; t < f.tiles(); ++t)
-    if (f.mine(t)) pack(t, packed);
-  const std::vector<unsigned char> all = comm::all_gather(packed.data(), packed.size());
-  const unsigned char* next = all.data();
-  for (int r = 0; r < comm::ranks(); ++r)
-    for (int t = 0; t < f.tiles(); ++t)
-      if (f.owner(t) == r) next = unpack(t, next);
-}
 }  // namespace
 
 void FieldStorage::gather(void* out) const {
   auto* self = const_cast<FieldStorage*>(this);
   auto* dst = static_cast<unsigned char*>(out);
-  share_owned(
-      *this,
+  comm::share_owned(
+      tiles(), [this](int t) { return owner(t); },
       [&](int t, std::vector<unsigned char>& packed) {
         const auto* p = static_cast<const unsigned char*>(self->acquire(t, false));
         interior_rows(geometry(t), grid_, [&](std::int64_t off, std::int64_t, std::int64_t n) {
@@ -359,8 +346,8 @@ void FieldStorage::read_point(const Extent3& p, void* out) const {
 std::vector<double> FieldStorage::from_owners(const std::vector<double>& per_tile, int width) const {
   std::vector<double> out(per_tile.size());
   const std::size_t bytes = sizeof(double) * static_cast<std::size_t>(width);
-  share_owned(
-      *this,
+  comm::share_owned(
+      tiles(), [this](int t) { return owner(t); },
       [&](int t, std::vector<unsigned char>& packed) {
         const auto* v = reinterpret_cast<const unsigned char*>(&per_tile[static_cast<std::size_t>(t * width)]);
         packed.insert(packed.end(), v, v + bytes);

@@ -28,20 +28,6 @@ tasks::Handle register_ints(MeshStorage& mesh, std::vector<std::int32_t>& data, 
                                                       sizeof(std::int32_t), mesh.owner[at(tile)]);
 }
 
-// Every rank packs the tiles it owns; all_gather concatenates the ranks in rank order; then
-// unpack(tile, bytes) walks that concatenation, returning where the next tile starts.
-template <class Pack, class Unpack>
-void share_tiles(const MeshStorage& mesh, Pack pack, Unpack unpack) {
-  std::vector<unsigned char> packed;
-  for (int t = 0; t < mesh.tiles(); ++t)
-    if (mesh.mine(t)) pack(t, packed);
-  const std::vector<unsigned char> all = comm::all_gather(packed.data(), packed.size());
-  const unsigned char* next = all.data();
-  for (int r = 0; r < comm::ranks(); ++r)
-    for (int t = 0; t < mesh.tiles(); ++t)
-      if (mesh.owner[at(t)] == r) next = unpack(t, next);
-}
-
 }  // namespace
 
 void reverse_increment_order_for_testing(bool reverse) { reverse_increments = reverse; }
@@ -316,8 +302,8 @@ void gather_dat(const DatStorage& d, void* out) {
     throw Error("dat '" + d.name + "' outlived its tessera::Runtime; gather dats while the Runtime is alive");
   const partition::SetTiles& st = mesh.part.sets[at(d.set->number)];
   const std::size_t bytes = d.bytes();
-  share_tiles(
-      mesh,
+  comm::share_owned(
+      mesh.tiles(), [&](int t) { return mesh.owner[at(t)]; },
       [&](int t, std::vector<unsigned char>& packed) {
         rt.engine->data().acquire(d.owned[at(t)], false);
         const auto* p = static_cast<const unsigned char*>(d.memory[at(t)]);
@@ -405,8 +391,8 @@ void global_values(GlobalStorage& g, void* out) {
       const partition::SetTiles& st = mesh.part.sets[at(p.set->number)];
       const std::size_t bytes = g.element_size * static_cast<std::size_t>(g.dim);
       std::vector<std::vector<unsigned char>> tiles(at(mesh.tiles()));
-      share_tiles(
-          mesh,
+      comm::share_owned(
+          mesh.tiles(), [&](int t) { return mesh.owner[at(t)]; },
           [&](int t, std::vector<unsigned char>& packed) {
             if (p.contributions[at(t)] == nullptr) return;
             const auto* c = static_cast<const unsigned char*>(data.acquire_host(p.contributions[at(t)]));

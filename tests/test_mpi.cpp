@@ -12,6 +12,7 @@
 #include "apps/life/life.hpp"
 #include "tests/app_cases.hpp"
 #include "tests/boundary_cases.hpp"
+#include "tests/mpi/mpi_main.hpp"
 #include "tests/stencil_cases.hpp"
 
 namespace {
@@ -185,16 +186,4 @@ TEST(Distributed, CloudsimMatchesReference) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  tessera::Options options = tessera::parse_options(argc, argv);
-  options.quiet = true;
-  testing::InitGoogleTest(&argc, argv);
-  auto rt = std::make_unique<tessera::Runtime>(options);
-  runtime = rt.get();
-  // Only rank 0 reports; every rank runs every test (they are collective).
-  if (rt->rank() != 0) delete testing::UnitTest::GetInstance()->listeners().Release(
-      testing::UnitTest::GetInstance()->listeners().default_result_printer());
-  const int failed = RUN_ALL_TESTS();
-  rt.reset();
-  return failed;
-}
+int main(int argc, char** argv) { return test::run_mpi_tests(argc, argv, runtime); }

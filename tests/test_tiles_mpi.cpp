@@ -9,6 +9,7 @@
 #include <tessera/pairs.hpp>
 #include <tessera/task.hpp>
 
+#include "tests/mpi/mpi_main.hpp"
 #include "tests/reference/nbody.hpp"
 #include "tests/tile_cases.hpp"
 
@@ -64,17 +65,4 @@ TEST(DistributedTiles, MgClassSMatchesReferenceAndVerifies) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  tessera::Options options = tessera::parse_options(argc, argv);
-  options.quiet = true;
-  testing::InitGoogleTest(&argc, argv);
-  auto rt = std::make_unique<tessera::Runtime>(options);
-  runtime = rt.get();
-  // Only rank 0 reports; every rank runs every test (they are collective).
-  if (rt->rank() != 0)
-    delete testing::UnitTest::GetInstance()->listeners().Release(
-        testing::UnitTest::GetInstance()->listeners().default_result_printer());
-  const int failed = RUN_ALL_TESTS();
-  rt.reset();
-  return failed;
-}
+int main(int argc, char** argv) { return test::run_mpi_tests(argc, argv, runtime); }
