@@ -82,9 +82,23 @@ int main(int argc, char** argv) {
         },
         [] {});
     starpu_resume();
-    return bench::report("cloudsim grid=" + grid.describe() + " tiles=" + std::to_string(grid.tiles()),
-                         steps, threads, static_cast<double>(grid.points()), omp_s, tessera_s,
-                         sim.t.gather() == t);
+    bench::Case c;
+    c.app = "cloudsim";
+    c.grid = bench::dims(grid.extent(), 2);
+    c.tile = bench::dims(grid.tile(), 2);
+    c.tiles = grid.tiles();
+    c.workers = rt.cpu_workers();
+    c.threads = threads;
+    c.steps = steps;
+    c.points = static_cast<double>(grid.points());
+    c.bytes_per_point = 4 * sizeof(float);  // t, wind_x, wind_y read, t_next written
+    c.omp_s = omp_s;
+    c.tessera_s = tessera_s;
+    c.equal = sim.t.gather() == t;
+    starpu_pause();
+    c.copy_gbs = bench::copy_bandwidth(static_cast<std::size_t>(grid.points()) * sizeof(float), threads);
+    starpu_resume();
+    return bench::report(c);
   } catch (const tessera::Error& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 2;

@@ -98,14 +98,21 @@ int main(int argc, char** argv) {
     twin.forces();
     const double omp_s = bench::seconds_per_step(steps, [&] { twin.step(); }, [] {});
     starpu_resume();
-    const bool same = sim.x.gather() == twin.b.x && sim.y.gather() == twin.b.y &&
-                      sim.z.gather() == twin.b.z && sim.vx.gather() == twin.b.vx &&
-                      sim.vy.gather() == twin.b.vy && sim.vz.gather() == twin.b.vz;
-    // "MLUPS" here: million pair interactions per second.
-    return bench::report("nbody bodies=" + std::to_string(n) + " tiles=" + std::to_string(sim.grid.tiles()) +
-                             " (MLUPS: million pair interactions/s)",
-                         steps, threads, static_cast<double>(n) * static_cast<double>(n), omp_s,
-                         tessera_s, same);
+    bench::Case c;
+    c.app = "nbody";  // "MLUPS" here: million pair interactions per second; compute-bound
+    c.grid = std::to_string(n);
+    c.tile = std::to_string(tile);
+    c.tiles = sim.grid.tiles();
+    c.workers = rt.cpu_workers();
+    c.threads = threads;
+    c.steps = steps;
+    c.points = static_cast<double>(n) * static_cast<double>(n);
+    c.omp_s = omp_s;
+    c.tessera_s = tessera_s;
+    c.equal = sim.x.gather() == twin.b.x && sim.y.gather() == twin.b.y &&
+              sim.z.gather() == twin.b.z && sim.vx.gather() == twin.b.vx &&
+              sim.vy.gather() == twin.b.vy && sim.vz.gather() == twin.b.vz;
+    return bench::report(c);
   } catch (const tessera::Error& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 2;
