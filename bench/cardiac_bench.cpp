@@ -126,15 +126,7 @@ int run(const std::vector<long>& size, const std::vector<long>& tile, long steps
   Twin<D> twin(n);
   const double omp_s = bench::seconds_per_step(steps, [&] { twin.step(threads); }, [] {});
   starpu_resume();
-  bench::Case c;
-  c.app = "cardiac" + std::to_string(D) + "d";
-  c.grid = bench::dims(grid.extent(), D);
-  c.tile = bench::dims(grid.tile(), D);
-  c.tiles = grid.tiles();
-  c.workers = rt.cpu_workers();
-  c.threads = threads;
-  c.steps = steps;
-  c.points = static_cast<double>(grid.points());
+  bench::Case c = bench::grid_case("cardiac" + std::to_string(D) + "d", grid, rt.cpu_workers(), threads, steps);
   c.bytes_per_point = 4 * sizeof(double);  // e read, e_next written, r read and written
   c.omp_s = omp_s;
   c.tessera_s = tessera_s;

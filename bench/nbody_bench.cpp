@@ -77,16 +77,12 @@ int main(int argc, char** argv) {
   long n = 16384, tile = 1024, steps = 5;
   std::uint64_t seed = 12345;
   tessera::Options opts;
-  tessera::add_options(cli, opts);
+  bench::add_twin_options(cli, opts, steps, threads);
   cli.add_option("--size", n, "bodies");
   cli.add_option("--tile", tile, "bodies per tile");
-  cli.add_option("--steps", steps, "time steps (>= 2)")->check(CLI::Range(2L, 1000000L));
-  cli.add_option("--threads", threads, "OpenMP threads, and StarPU CPU workers unless --ncpu");
   CLI11_PARSE(cli, argc, argv);
-  opts.quiet = true;
-  if (opts.cpu_workers < 0) opts.cpu_workers = threads;
   try {
-    tessera::Runtime rt(opts);
+    tessera::Runtime rt(bench::twin_runtime(opts, threads));
     const apps::Bodies start = apps::plummer(n, seed);
     apps::NBodyParams p;
     apps::NBody sim(n, tile, start, p);

@@ -107,16 +107,12 @@ int main(int argc, char** argv) {
   std::vector<long> size{4096, 4096}, tile{4096, 512};
   long steps = 100;
   tessera::Options opts;
-  tessera::add_options(cli, opts);
+  bench::add_twin_options(cli, opts, steps, threads);
   cli.add_option("--size", size, "grid points per axis")->expected(2);
   cli.add_option("--tile", tile, "tile points per axis")->expected(2);
-  cli.add_option("--steps", steps, "time steps (>= 2)")->check(CLI::Range(2L, 100000000L));
-  cli.add_option("--threads", threads, "OpenMP threads, and StarPU CPU workers unless --ncpu");
   CLI11_PARSE(cli, argc, argv);
-  opts.quiet = true;
-  if (opts.cpu_workers < 0) opts.cpu_workers = threads;
   try {
-    tessera::Runtime rt(opts);
+    tessera::Runtime rt(bench::twin_runtime(opts, threads));
     const std::int64_t nx = size[0], ny = size[1];
 #if defined(BENCH_JACOBI2D)
     tessera::Grid<2> grid({nx, ny}, {tile[0], tile[1]});
@@ -150,15 +146,7 @@ int main(int argc, char** argv) {
     starpu_pause();
     Twin twin(nx, ny, h * h);
     const double omp_s = bench::seconds_per_step(steps, [&] { twin.step(threads); }, [] {});
-    bench::Case c;
-    c.app = kApp;
-    c.grid = bench::dims(grid.extent(), 2);
-    c.tile = bench::dims(grid.tile(), 2);
-    c.tiles = grid.tiles();
-    c.workers = rt.cpu_workers();
-    c.threads = threads;
-    c.steps = steps;
-    c.points = static_cast<double>(grid.points());
+    bench::Case c = bench::grid_case(kApp, grid, rt.cpu_workers(), threads, steps);
     c.bytes_per_point = bytes_per_point;
     c.omp_s = omp_s;
     c.tessera_s = tessera_s;

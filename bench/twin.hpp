@@ -9,10 +9,29 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
+#include <tessera/grid.hpp>
+#include <tessera/runtime.hpp>
+
 namespace bench {
 
 inline double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// The options every twin benchmark takes besides its sizes: the runtime's, --steps, --threads.
+inline void add_twin_options(CLI::App& cli, tessera::Options& opts, long& steps, int& threads) {
+  tessera::add_options(cli, opts);
+  cli.add_option("--steps", steps, "time steps (>= 2)")->check(CLI::Range(2L, 100000000L));
+  cli.add_option("--threads", threads, "OpenMP threads, and StarPU CPU workers unless --ncpu");
+}
+
+// After parsing: quiet, and as many CPU workers as OpenMP threads unless --ncpu says otherwise.
+inline tessera::Options twin_runtime(tessera::Options opts, int threads) {
+  opts.quiet = true;
+  if (opts.cpu_workers < 0) opts.cpu_workers = threads;
+  return opts;
 }
 
 // One untimed step (first-time set-up: ghost plans, codelets, first touch), then steps - 1
@@ -81,6 +100,28 @@ inline void json_line(const Case& c) {
   std::fflush(stdout);
 }
 
+template <class V>
+std::string dims(const V& v, int n) {
+  std::string s;
+  for (int a = 0; a < n; ++a) s += (a ? "x" : "") + std::to_string(v[a]);
+  return s;
+}
+
+// A case on a tessera::Grid<D>: its extent, tiles and points, the run's workers and threads.
+template <int D>
+Case grid_case(const std::string& app, const tessera::Grid<D>& grid, int workers, int threads, long steps) {
+  Case c;
+  c.app = app;
+  c.grid = dims(grid.extent(), D);
+  c.tile = dims(grid.tile(), D);
+  c.tiles = grid.tiles();
+  c.workers = workers;
+  c.threads = threads;
+  c.steps = steps;
+  c.points = static_cast<double>(grid.points());
+  return c;
+}
+
 // The report: a table for people and the JSON line for bench/run.sh; returns the exit status
 // (1 when the results differ).
 inline int report(const Case& c) {
@@ -92,13 +133,6 @@ inline int report(const Case& c) {
               c.equal ? (c.equality + " equal").c_str() : "DIFFER");
   json_line(c);
   return c.equal ? 0 : 1;
-}
-
-template <class V>
-std::string dims(const V& v, int n) {
-  std::string s;
-  for (int a = 0; a < n; ++a) s += (a ? "x" : "") + std::to_string(v[a]);
-  return s;
 }
 
 }  // namespace bench

@@ -112,11 +112,10 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
       task->name = names_.back().c_str();
     }
     if (recorder_ != nullptr) recorder_->watch(task, tag);
-    // A calibrating run is the fix itself: nothing to say then; once said, nothing more (and
-    // no footprint to compute per task).
-    if (!uncalibrated_reported_ && !policy_.calibrating && c.cl.model != nullptr &&
-        c.footprints.insert(starpu_task_data_footprint(task)).second)
-      report_if_uncalibrated(c, task);
+    // Every footprint is kept (perfmodels::coverage lists the ones this run used).
+    const bool new_footprint = c.footprints.insert(starpu_task_data_footprint(task)).second;
+    // A calibrating run is the fix itself: nothing to say then.
+    if (new_footprint && !uncalibrated_reported_ && !policy_.calibrating) report_if_uncalibrated(c, task);
     const int ret = starpu_task_submit(task);
     if (ret != 0)
       throw Error("StarPU refused task " + name_of(tag) + " (error " + std::to_string(ret) +
