@@ -26,6 +26,7 @@
 #include <tessera/tessera.hpp>
 
 #include "apps/airfoil/solver.hpp"
+#include "bench/twin.hpp"
 
 namespace {
 
@@ -187,5 +188,19 @@ int main(int argc, char** argv) {
               rms_tessera, rms_omp, rms_diff, worst);
   const bool ok = rms_diff < 1e-8 && worst < 1e-10;
   std::printf("%s\n", ok ? "results agree" : "RESULTS DIFFER");
+  bench::Case c;  // the suite's JSON line (bench/run.sh); per iteration, best rounds
+  c.app = "airfoil";
+  c.grid = std::to_string(m.ncell) + "cells";
+  c.tile = "metis";
+  c.tiles = tiles;
+  c.workers = rt.cpu_workers();
+  c.threads = threads;
+  c.steps = iterations;
+  c.points = m.ncell;
+  c.omp_s = *std::min_element(t_omp.begin(), t_omp.end()) / iterations;
+  c.tessera_s = *std::min_element(t_tessera.begin(), t_tessera.end()) / iterations;
+  c.equal = ok;
+  c.equality = "rms 1e-8, q 1e-10 relative";
+  bench::json_line(c);
   return ok ? 0 : 1;
 }

@@ -126,10 +126,15 @@ int run(const std::vector<long>& size, const std::vector<long>& tile, long steps
   Twin<D> twin(n);
   const double omp_s = bench::seconds_per_step(steps, [&] { twin.step(threads); }, [] {});
   starpu_resume();
-  const bool same = model.e.gather() == twin.interior(twin.ep) && model.r.gather() == twin.interior(twin.r);
-  return bench::report("cardiac" + std::to_string(D) + "d grid=" + grid.describe() +
-                           " tiles=" + std::to_string(grid.tiles()),
-                       steps, threads, static_cast<double>(grid.points()), omp_s, tessera_s, same);
+  bench::Case c = bench::grid_case("cardiac" + std::to_string(D) + "d", grid, rt.cpu_workers(), threads, steps);
+  c.bytes_per_point = 4 * sizeof(double);  // e read, e_next written, r read and written
+  c.omp_s = omp_s;
+  c.tessera_s = tessera_s;
+  c.equal = model.e.gather() == twin.interior(twin.ep) && model.r.gather() == twin.interior(twin.r);
+  starpu_pause();
+  c.copy_gbs = bench::copy_bandwidth(static_cast<std::size_t>(grid.points()) * sizeof(double), threads);
+  starpu_resume();
+  return bench::report(c);
 }
 
 }  // namespace

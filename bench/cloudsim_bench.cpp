@@ -57,16 +57,12 @@ int main(int argc, char** argv) {
   std::vector<long> size{2048, 2048}, tile{2048, 256};
   long steps = 50;
   tessera::Options opts;
-  tessera::add_options(cli, opts);
+  bench::add_twin_options(cli, opts, steps, threads);
   cli.add_option("--size", size, "grid points per axis")->expected(2);
   cli.add_option("--tile", tile, "tile points per axis")->expected(2);
-  cli.add_option("--steps", steps, "time steps (>= 2)")->check(CLI::Range(2L, 1000000L));
-  cli.add_option("--threads", threads, "OpenMP threads, and StarPU CPU workers unless --ncpu");
   CLI11_PARSE(cli, argc, argv);
-  opts.quiet = true;
-  if (opts.cpu_workers < 0) opts.cpu_workers = threads;
   try {
-    tessera::Runtime rt(opts);
+    tessera::Runtime rt(bench::twin_runtime(opts, threads));
     tessera::Grid<2> grid({size[0], size[1]}, {tile[0], tile[1]});
     apps::CloudParams params;
     apps::CloudSim sim(grid, params);
@@ -82,9 +78,15 @@ int main(int argc, char** argv) {
         },
         [] {});
     starpu_resume();
-    return bench::report("cloudsim grid=" + grid.describe() + " tiles=" + std::to_string(grid.tiles()),
-                         steps, threads, static_cast<double>(grid.points()), omp_s, tessera_s,
-                         sim.t.gather() == t);
+    bench::Case c = bench::grid_case("cloudsim", grid, rt.cpu_workers(), threads, steps);
+    c.bytes_per_point = 4 * sizeof(float);  // t, wind_x, wind_y read, t_next written
+    c.omp_s = omp_s;
+    c.tessera_s = tessera_s;
+    c.equal = sim.t.gather() == t;
+    starpu_pause();
+    c.copy_gbs = bench::copy_bandwidth(static_cast<std::size_t>(grid.points()) * sizeof(float), threads);
+    starpu_resume();
+    return bench::report(c);
   } catch (const tessera::Error& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 2;

@@ -34,6 +34,7 @@
 #include <tessera/tessera.hpp>
 
 #include "apps/heat3d/heat3d.hpp"
+#include "bench/twin.hpp"
 
 namespace {
 
@@ -284,6 +285,21 @@ int main(int argc, char** argv) {
                   " points differ, max |diff| %.3g), checksum=%.17g\n",
                   total_steps, differ == 0 ? "==" : "!=", differ, max_diff, checksum);
       if (differ != 0) rc = 1;
+      bench::Case c;  // the suite's JSON line (bench/run.sh): best rounds, copy of this run
+      c.app = "heat3d";
+      c.grid = dims(size);
+      c.tile = tile_str;
+      c.tiles = grid.tiles();
+      c.workers = rt.cpu_workers();
+      c.threads = threads;
+      c.steps = total_steps;
+      c.points = points;
+      c.bytes_per_point = 2 * sizeof(double);
+      c.omp_s = so.best;
+      c.tessera_s = ts.best;
+      c.equal = differ == 0;
+      c.copy_gbs = copy_gbs;
+      bench::json_line(c);
     }
   } catch (const tessera::Error& e) {
     std::fprintf(stderr, "%s\n", e.what());

@@ -77,16 +77,12 @@ int main(int argc, char** argv) {
   long n = 16384, tile = 1024, steps = 5;
   std::uint64_t seed = 12345;
   tessera::Options opts;
-  tessera::add_options(cli, opts);
+  bench::add_twin_options(cli, opts, steps, threads);
   cli.add_option("--size", n, "bodies");
   cli.add_option("--tile", tile, "bodies per tile");
-  cli.add_option("--steps", steps, "time steps (>= 2)")->check(CLI::Range(2L, 1000000L));
-  cli.add_option("--threads", threads, "OpenMP threads, and StarPU CPU workers unless --ncpu");
   CLI11_PARSE(cli, argc, argv);
-  opts.quiet = true;
-  if (opts.cpu_workers < 0) opts.cpu_workers = threads;
   try {
-    tessera::Runtime rt(opts);
+    tessera::Runtime rt(bench::twin_runtime(opts, threads));
     const apps::Bodies start = apps::plummer(n, seed);
     apps::NBodyParams p;
     apps::NBody sim(n, tile, start, p);
@@ -98,14 +94,21 @@ int main(int argc, char** argv) {
     twin.forces();
     const double omp_s = bench::seconds_per_step(steps, [&] { twin.step(); }, [] {});
     starpu_resume();
-    const bool same = sim.x.gather() == twin.b.x && sim.y.gather() == twin.b.y &&
-                      sim.z.gather() == twin.b.z && sim.vx.gather() == twin.b.vx &&
-                      sim.vy.gather() == twin.b.vy && sim.vz.gather() == twin.b.vz;
-    // "MLUPS" here: million pair interactions per second.
-    return bench::report("nbody bodies=" + std::to_string(n) + " tiles=" + std::to_string(sim.grid.tiles()) +
-                             " (MLUPS: million pair interactions/s)",
-                         steps, threads, static_cast<double>(n) * static_cast<double>(n), omp_s,
-                         tessera_s, same);
+    bench::Case c;
+    c.app = "nbody";  // "MLUPS" here: million pair interactions per second; compute-bound
+    c.grid = std::to_string(n);
+    c.tile = std::to_string(tile);
+    c.tiles = sim.grid.tiles();
+    c.workers = rt.cpu_workers();
+    c.threads = threads;
+    c.steps = steps;
+    c.points = static_cast<double>(n) * static_cast<double>(n);
+    c.omp_s = omp_s;
+    c.tessera_s = tessera_s;
+    c.equal = sim.x.gather() == twin.b.x && sim.y.gather() == twin.b.y &&
+              sim.z.gather() == twin.b.z && sim.vx.gather() == twin.b.vx &&
+              sim.vy.gather() == twin.b.vy && sim.vz.gather() == twin.b.vz;
+    return bench::report(c);
   } catch (const tessera::Error& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 2;

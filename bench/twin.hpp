@@ -1,14 +1,37 @@
 // What the application-vs-OpenMP-twin benchmarks share: timing steps and the report.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include <tessera/grid.hpp>
+#include <tessera/runtime.hpp>
 
 namespace bench {
 
 inline double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// The options every twin benchmark takes besides its sizes: the runtime's, --steps, --threads.
+inline void add_twin_options(CLI::App& cli, tessera::Options& opts, long& steps, int& threads) {
+  tessera::add_options(cli, opts);
+  cli.add_option("--steps", steps, "time steps (>= 2)")->check(CLI::Range(2L, 100000000L));
+  cli.add_option("--threads", threads, "OpenMP threads, and StarPU CPU workers unless --ncpu");
+}
+
+// After parsing: quiet, and as many CPU workers as OpenMP threads unless --ncpu says otherwise.
+inline tessera::Options twin_runtime(tessera::Options opts, int threads) {
+  opts.quiet = true;
+  if (opts.cpu_workers < 0) opts.cpu_workers = threads;
+  return opts;
 }
 
 // One untimed step (first-time set-up: ghost plans, codelets, first touch), then steps - 1
@@ -23,15 +46,93 @@ double seconds_per_step(long steps, Step step, Sync sync) {
   return (now() - t0) / static_cast<double>(steps - 1);
 }
 
-// The report; returns the exit status (1 when the results differ).
-inline int report(const std::string& what, long steps, int threads, double points, double omp_s,
-                  double tessera_s, bool same) {
-  std::printf("%s steps=%ld threads=%d\n", what.c_str(), steps, threads);
-  std::printf("  openmp   %.6f s/step  %.1f MLUPS\n", omp_s, points / omp_s / 1e6);
-  std::printf("  tessera  %.6f s/step  %.1f MLUPS\n", tessera_s, points / tessera_s / 1e6);
-  std::printf("  tessera/openmp time ratio %.2f; results %s\n", tessera_s / omp_s,
-              same ? "bitwise equal" : "DIFFER");
-  return same ? 0 : 1;
+// Copy bandwidth (GB/s, read + write) of an OpenMP copy loop over `bytes` per array with
+// `threads` threads: the best of 5 copies, after 2 untimed ones. Measured in the same run as the
+// case, on arrays of the case's size, so that an in-cache case is held against an in-cache copy.
+inline double copy_bandwidth(std::size_t bytes, int threads) {
+  const std::int64_t n = static_cast<std::int64_t>(bytes / sizeof(double)) + 1;
+  std::vector<double> a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n));
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (std::int64_t i = 0; i < n; ++i) {
+    a[static_cast<std::size_t>(i)] = static_cast<double>(i & 1023);
+    b[static_cast<std::size_t>(i)] = 0.0;
+  }
+  double best = 1e30;
+  for (int r = 0; r < 7; ++r) {
+    const double* src = r % 2 ? b.data() : a.data();
+    double* dst = r % 2 ? a.data() : b.data();
+    const double t0 = now();
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (std::int64_t i = 0; i < n; ++i) dst[i] = src[i];
+    if (r >= 2) best = std::min(best, now() - t0);
+  }
+  return 16.0 * static_cast<double>(n) / best / 1e9;
+}
+
+// One case of the suite (bench/run.sh) as one JSON line. `bytes_per_point`: the compulsory
+// memory traffic of one point update (each field read and written once); 0 where the
+// application is not memory-bound (nbody, airfoil), and then no roofline fraction.
+struct Case {
+  std::string app, grid, tile;
+  int tiles = 0, workers = 0, threads = 0;
+  long steps = 0;
+  double points = 0;  // point updates per step
+  double bytes_per_point = 0;
+  double omp_s = 0, tessera_s = 0;  // seconds per step
+  bool equal = false;
+  std::string equality = "bitwise";
+  double copy_gbs = 0;
+};
+
+inline void json_line(const Case& c) {
+  const double gbs = c.bytes_per_point * c.points / c.tessera_s / 1e9;
+  std::printf("{\"bench\":\"app\",\"app\":\"%s\",\"grid\":\"%s\",\"tile\":\"%s\",\"tiles\":%d,"
+              "\"workers\":%d,\"threads\":%d,\"steps\":%ld,\"omp_s\":%.6g,\"tessera_s\":%.6g,"
+              "\"ratio\":%.4f,\"omp_mlups\":%.1f,\"tessera_mlups\":%.1f,\"copy_gbs\":%.2f,",
+              c.app.c_str(), c.grid.c_str(), c.tile.c_str(), c.tiles, c.workers, c.threads, c.steps,
+              c.omp_s, c.tessera_s, c.omp_s / c.tessera_s, c.points / c.omp_s / 1e6,
+              c.points / c.tessera_s / 1e6, c.copy_gbs);
+  if (c.bytes_per_point > 0 && c.copy_gbs > 0)
+    std::printf("\"tessera_gbs\":%.2f,\"roofline\":%.3f,", gbs, gbs / c.copy_gbs);
+  else
+    std::printf("\"tessera_gbs\":null,\"roofline\":null,");
+  std::printf("\"equal\":%s,\"equality\":\"%s\"}\n", c.equal ? "true" : "false", c.equality.c_str());
+  std::fflush(stdout);
+}
+
+template <class V>
+std::string dims(const V& v, int n) {
+  std::string s;
+  for (int a = 0; a < n; ++a) s += (a ? "x" : "") + std::to_string(v[a]);
+  return s;
+}
+
+// A case on a tessera::Grid<D>: its extent, tiles and points, the run's workers and threads.
+template <int D>
+Case grid_case(const std::string& app, const tessera::Grid<D>& grid, int workers, int threads, long steps) {
+  Case c;
+  c.app = app;
+  c.grid = dims(grid.extent(), D);
+  c.tile = dims(grid.tile(), D);
+  c.tiles = grid.tiles();
+  c.workers = workers;
+  c.threads = threads;
+  c.steps = steps;
+  c.points = static_cast<double>(grid.points());
+  return c;
+}
+
+// The report: a table for people and the JSON line for bench/run.sh; returns the exit status
+// (1 when the results differ).
+inline int report(const Case& c) {
+  std::printf("%s grid=%s tile=%s tiles=%d steps=%ld threads=%d workers=%d\n", c.app.c_str(),
+              c.grid.c_str(), c.tile.c_str(), c.tiles, c.steps, c.threads, c.workers);
+  std::printf("  openmp   %.6f s/step  %.1f MLUPS\n", c.omp_s, c.points / c.omp_s / 1e6);
+  std::printf("  tessera  %.6f s/step  %.1f MLUPS\n", c.tessera_s, c.points / c.tessera_s / 1e6);
+  std::printf("  tessera/openmp time ratio %.2f; results %s\n", c.tessera_s / c.omp_s,
+              c.equal ? (c.equality + " equal").c_str() : "DIFFER");
+  json_line(c);
+  return c.equal ? 0 : 1;
 }
 
 }  // namespace bench

@@ -262,18 +262,21 @@ void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
                                 &plan.packs, sizeof(plan.packs), false, tag(t, rt.steps),
                                 {n, on_rank_edge(t) ? 1 : 0});
   }
+  if (set.sources.empty()) {  // each boundary task's face buffers, found once per plan
+    set.sources.resize(static_cast<std::size_t>(n));
+    for (int t = 0; t < n; ++t)
+      for (const auto& [tile, dir] : set.plans[static_cast<std::size_t>(t)].sources) {
+        const auto& owner = set.plans[static_cast<std::size_t>(tile)];
+        std::size_t k = 0;
+        while (owner.pack_dirs[k] != dir) ++k;
+        set.sources[static_cast<std::size_t>(t)].push_back(set.buffers[static_cast<std::size_t>(tile)][k]);
+      }
+  }
   for (int t = 0; t < n; ++t) {
     auto& plan = set.plans[static_cast<std::size_t>(t)];
-    std::vector<tasks::Handle> sources;
-    for (const auto& [tile, dir] : plan.sources) {
-      const auto& owner = set.plans[static_cast<std::size_t>(tile)];
-      std::size_t k = 0;
-      while (owner.pack_dirs[k] != dir) ++k;
-      sources.push_back(set.buffers[static_cast<std::size_t>(tile)][k]);
-    }
     if (plan.ghosts.count > 0)
-      engine.submitter().submit(boundary, {impl_->handles[t]}, sources, &plan.ghosts,
-                                sizeof(plan.ghosts), false, tag(t, rt.steps), {n, 0});
+      engine.submitter().submit(boundary, {impl_->handles[t]}, set.sources[static_cast<std::size_t>(t)],
+                                &plan.ghosts, sizeof(plan.ghosts), false, tag(t, rt.steps), {n, 0});
   }
   // Boundary functions last: they transform the mirrored values the boundary tasks wrote.
   for (int t = 0; t < n; ++t)

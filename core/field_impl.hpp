@@ -18,6 +18,7 @@ namespace tessera::detail {
 struct HaloSet {
   std::vector<partition::TileHaloPlan> plans;
   std::vector<std::vector<tasks::Handle>> buffers;  // [tile][k]: towards plans[tile].pack_dirs[k]
+  std::vector<std::vector<tasks::Handle>> sources;  // [tile]: the buffers its boundary task reads
   // Constant (Dirichlet) ghost regions, split off plans[tile].ghosts: their values never
   // change and nothing else writes ghost layers, so they are written once, not every step.
   std::vector<partition::RegionCopyList> constants;

@@ -97,7 +97,8 @@ void submit_tiles(const std::string& name, const TaskKind& kind, const std::vect
       }
       buffer[k] = (reading ? 0 : static_cast<std::int64_t>(read.size())) + (at - list.begin());
     }
-  tasks::Codelet& codelet = engine.codelets().get(name, type_names(fields), kind);
+  tasks::Codelet* known = engine.codelets().find(name, kind);  // no types string per task
+  tasks::Codelet& codelet = known != nullptr ? *known : engine.codelets().get(name, type_names(fields), kind);
 
   auto* block = static_cast<unsigned char*>(std::malloc(args.size));  // freed by the engine
   std::memcpy(block, args.prototype, args.size);

@@ -57,7 +57,16 @@ Codelet& CodeletRegistry::get(const std::string& stencil, const std::string& typ
   c.cl.model = kind.untimed ? nullptr : &c.model;
   c.modes[0] = mode_of(kind.first);
   c.modes[1] = mode_of(kind.rest);
+  by_entry_[kind.cpu].push_back(&c);
   return c;
+}
+
+Codelet* CodeletRegistry::find(const std::string& stencil, const detail::TaskKind& kind) const {
+  const auto at = by_entry_.find(kind.cpu);
+  if (at == by_entry_.end()) return nullptr;
+  for (Codelet* c : at->second)
+    if (c->stencil == stencil && c->kind == kind.kind) return c;
+  return nullptr;
 }
 
 }  // namespace tessera::tasks

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <map>
+#include <unordered_map>
+#include <vector>
 #include <memory>
 #include <string>
 
@@ -25,6 +27,11 @@ class CodeletRegistry {
   /// by another implementation (one name, one functor).
   Codelet& get(const std::string& stencil, const std::string& types, const detail::TaskKind& kind);
 
+  /// The codelet `get` built for the same name, kind and CPU entry, found without the types
+  /// string (which the CPU entry, a template instance, already determines): the per-task
+  /// path of user tasks. Null until `get` built it.
+  Codelet* find(const std::string& stencil, const detail::TaskKind& kind) const;
+
   /// Every codelet built so far, by key.
   const std::map<std::string, std::unique_ptr<Codelet>>& all() const { return codelets_; }
 
@@ -32,6 +39,7 @@ class CodeletRegistry {
   // Codelets and perfmodels must outlive StarPU's shutdown, which saves the models: the
   // Engine that owns this registry shuts StarPU down first.
   std::map<std::string, std::unique_ptr<Codelet>> codelets_;
+  std::unordered_map<detail::KernelFn, std::vector<Codelet*>> by_entry_;  // for find()
 };
 
 }  // namespace tessera::tasks

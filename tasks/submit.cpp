@@ -32,13 +32,30 @@ void Submitter::report_if_uncalibrated(Codelet& c, starpu_task* task) {
   }
 }
 
-void Submitter::submit(Codelet& c, const std::vector<Handle>& first, const std::vector<Handle>& rest,
-                       void* arg, std::size_t arg_size, bool owned, TaskTag tag, Placement place) {
-  std::vector<Handle> handles = first;
-  handles.insert(handles.end(), rest.begin(), rest.end());
-  std::vector<int> modes(first.size(), c.modes[0]);
-  modes.resize(handles.size(), c.modes[1]);
-  submit_any(c, handles, modes, arg, arg_size, owned, tag, place);
+void Submitter::submit(Codelet& c, Handles first, Handles rest, void* arg, std::size_t arg_size,
+                       bool owned, TaskTag tag, Placement place) {
+  const std::size_t n = first.size + rest.size;
+  Handle inline_handles[kInlineBuffers];
+  int inline_modes[kInlineBuffers];
+  std::vector<Handle> more_handles;  // only for tasks with many buffers
+  std::vector<int> more_modes;
+  Handle* handles = inline_handles;
+  int* modes = inline_modes;
+  if (n > kInlineBuffers) {
+    more_handles.resize(n);
+    more_modes.resize(n);
+    handles = more_handles.data();
+    modes = more_modes.data();
+  }
+  for (std::size_t i = 0; i < first.size; ++i) {
+    handles[i] = first.data[i];
+    modes[i] = c.modes[0];
+  }
+  for (std::size_t i = 0; i < rest.size; ++i) {
+    handles[first.size + i] = rest.data[i];
+    modes[first.size + i] = c.modes[1];
+  }
+  submit_any(c, handles, modes, n, arg, arg_size, owned, tag, place);
 }
 
 void Submitter::submit_with_modes(Codelet& c, const std::vector<Handle>& handles,
@@ -46,11 +63,11 @@ void Submitter::submit_with_modes(Codelet& c, const std::vector<Handle>& handles
                                   std::size_t arg_size, bool owned, TaskTag tag, Placement place) {
   std::vector<int> modes;
   for (detail::Access a : access) modes.push_back(mode_of(a));
-  submit_any(c, handles, modes, arg, arg_size, owned, tag, place);
+  submit_any(c, handles.data(), modes.data(), handles.size(), arg, arg_size, owned, tag, place);
 }
 
-void Submitter::submit_any(Codelet& c, const std::vector<Handle>& handles, const std::vector<int>& modes,
-                             void* arg, std::size_t arg_size, bool owned, TaskTag tag, Placement place) {
+void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, std::size_t count,
+                           void* arg, std::size_t arg_size, bool owned, TaskTag tag, Placement place) {
   tag.stencil = c.stencil.c_str();
   tag.kind = c.kind.c_str();
   starpu_task* task = nullptr;
@@ -61,7 +78,7 @@ void Submitter::submit_any(Codelet& c, const std::vector<Handle>& handles, const
     // Every rank submits every task: StarPU-MPI runs it on the owner of the data it writes and
     // posts the sends and receives of the data it reads from other ranks (the face buffers),
     // which keeps the graph identical on every rank and lets StarPU-MPI decide the transfers.
-    for (std::size_t i = 0; i < handles.size(); ++i) descrs.push_back({raw(handles[i]), mode(i)});
+    for (std::size_t i = 0; i < count; ++i) descrs.push_back({raw(handles[i]), mode(i)});
     task = starpu_mpi_task_build(MPI_COMM_WORLD, &c.cl, STARPU_DATA_MODE_ARRAY, descrs.data(),
                                  static_cast<int>(descrs.size()), STARPU_PRIORITY, place.priority, 0);
     if (task == nullptr && owned) std::free(arg);  // another rank runs it
@@ -70,7 +87,7 @@ void Submitter::submit_any(Codelet& c, const std::vector<Handle>& handles, const
   if (!policy_.distributed) {
     task = starpu_task_create();
     task->cl = &c.cl;
-    const int n = static_cast<int>(handles.size());
+    const int n = static_cast<int>(count);
     task->nbuffers = n;
     if (n > STARPU_NMAXBUFS) {
       task->dyn_handles = static_cast<starpu_data_handle_t*>(std::malloc(n * sizeof(starpu_data_handle_t)));
@@ -95,6 +112,7 @@ void Submitter::submit_any(Codelet& c, const std::vector<Handle>& handles, const
       task->name = names_.back().c_str();
     }
     if (recorder_ != nullptr) recorder_->watch(task, tag);
+    // Every footprint is kept (perfmodels::coverage lists the ones this run used).
     const bool new_footprint = c.footprints.insert(starpu_task_data_footprint(task)).second;
     // A calibrating run is the fix itself: nothing to say then.
     if (new_footprint && !uncalibrated_reported_ && !policy_.calibrating) report_if_uncalibrated(c, task);

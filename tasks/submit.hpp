@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstddef>
 #include <deque>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,24 @@ class Recorder;
 struct Placement {
   int tiles = 0;
   int priority = 0;
+};
+
+/// The handles of one task group, as submit() takes them without copying: a vector, an
+/// initializer list (`{h}`, alive until the call returns) or none (`{}`).
+struct Handles {
+  const Handle* data = nullptr;
+  std::size_t size = 0;
+  Handles() = default;
+  Handles(const std::vector<Handle>& v) : data(v.data()), size(v.size()) {}  // NOLINT: implicit
+  // The list's array lives until the end of the full expression: the submit() call.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
+  Handles(std::initializer_list<Handle> l) : data(l.begin()), size(l.size()) {}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 };
 
 /// The run's settings that submission needs.
@@ -46,8 +65,9 @@ class Submitter {
   /// Submits one task of `c`: `first` handles get the kind's first mode, `rest` its second.
   /// `arg` is the kernel's argument; when `owned`, it was allocated with std::malloc and is
   /// freed after the task (or at once, by ranks that do not run it).
-  void submit(Codelet& c, const std::vector<Handle>& first, const std::vector<Handle>& rest,
-              void* arg, std::size_t arg_size, bool owned, TaskTag tag, Placement place);
+  /// No heap allocation here for up to kInlineBuffers handles (the common case).
+  void submit(Codelet& c, Handles first, Handles rest, void* arg, std::size_t arg_size, bool owned,
+              TaskTag tag, Placement place);
   /// The same for a kind whose buffers each carry their own mode (a mesh loop: one mode per
   /// argument, as its access descriptors say); `modes[i]` is the mode of `handles[i]`.
   void submit_with_modes(Codelet& c, const std::vector<Handle>& handles,
@@ -60,8 +80,9 @@ class Submitter {
 
  private:
   void report_if_uncalibrated(Codelet& c, starpu_task* task);
-  void submit_any(Codelet& c, const std::vector<Handle>& handles, const std::vector<int>& modes,
-                    void* arg, std::size_t arg_size, bool owned, TaskTag tag, Placement place);
+  static constexpr std::size_t kInlineBuffers = 16;
+  void submit_any(Codelet& c, const Handle* handles, const int* modes, std::size_t n, void* arg,
+                  std::size_t arg_size, bool owned, TaskTag tag, Placement place);
   SubmitPolicy policy_;
   Recorder* recorder_;  // null unless recording
   std::atomic<std::size_t> submitted_{0};

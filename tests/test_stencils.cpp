@@ -118,6 +118,14 @@ TEST_P(StencilMatchesReference, ApplicationStencils) {
         apps::Heat3d{0.1});
   }
   {
+    // A 200 x 190 plane of doubles is over the point loop's 256 KiB plane limit: rows go in
+    // y-blocks of 163, the last one 27 rows (TilePoints::y_block).
+    SCOPED_TRACE("heat3d, tiles cache-blocked along y");
+    expect_matches_reference<double, 3, 1, false, apps::Heat3d>(
+        tessera::Grid<3>({200, 190, 12}, {200, 190, 6}), apps::heat3d_boundaries(), 2, 1,
+        apps::Heat3d{0.1});
+  }
+  {
     SCOPED_TRACE("life");
     expect_matches_reference<std::uint8_t, 2, 1, true, apps::Life>(
         tessera::Grid<2>({20, 18}, {7, 5}, {true, true}), Boundaries<2>{}, 5, 1, apps::Life{});

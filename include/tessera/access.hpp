@@ -74,6 +74,10 @@ TESSERA_HD void check_offset(const AccessRule& r, int dx, int dy, int dz) {
 /// Read access to an input field, centred on the current point: u() is the value at the point,
 /// u(dx, dy[, dz]) the value at that offset, which must lie within the stencil's radius and
 /// shape (loops and centre-only inputs: the point only). Checked in checking mode.
+/// The value at the point is read when the accessor is made, so u() costs no memory access
+/// where the functor calls it: `n == 3 || (n == 2 && u() != 0)` is as cheap as `|`/`&` (a read
+/// under a condition would keep the compiler from vectorising the point loop). An unused
+/// centre read is removed by the compiler.
 template <class T>
 struct In {
   const T* p;
@@ -81,7 +85,18 @@ struct In {
 #if TESSERA_CHECKED_ACCESS
   const detail::AccessRule* rule = nullptr;  // null: unchecked (the serial reference)
 #endif
-  TESSERA_HD T operator()(int dx = 0, int dy = 0, int dz = 0) const {
+  T centre;
+
+  TESSERA_HD In(const T* at, std::int64_t stride_y, std::int64_t stride_z)
+      : p(at), sy(stride_y), sz(stride_z), centre(*at) {}
+#if TESSERA_CHECKED_ACCESS
+  TESSERA_HD In(const T* at, std::int64_t stride_y, std::int64_t stride_z,
+                const detail::AccessRule* r)
+      : p(at), sy(stride_y), sz(stride_z), rule(r), centre(*at) {}
+#endif
+
+  TESSERA_HD T operator()() const { return centre; }
+  TESSERA_HD T operator()(int dx, int dy = 0, int dz = 0) const {
 #if TESSERA_CHECKED_ACCESS
     if (rule != nullptr) detail::check_offset(*rule, dx, dy, dz);
 #endif

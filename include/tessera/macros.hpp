@@ -8,3 +8,14 @@
 #else
 #define TESSERA_HD inline
 #endif
+
+/// Before a loop whose iterations are independent (the CPU point loop): lets the compiler
+/// vectorise it without proving that its pointers do not overlap. No flag needed (unlike
+/// `omp simd`, which needs -fopenmp-simd).
+#if defined(__clang__)
+#define TESSERA_SIMD _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__)
+#define TESSERA_SIMD _Pragma("GCC ivdep")
+#else
+#define TESSERA_SIMD
+#endif

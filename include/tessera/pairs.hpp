@@ -85,11 +85,7 @@ struct PairTiles<D, F, TypeList<TT...>, TypeList<ST...>, K> {
   }
   template <class T>
   TESSERA_HD static In<T> input(const void* base, const TileSlot& s, std::int64_t off) {
-    In<T> in{};
-    in.p = static_cast<const T*>(base) + off;
-    in.sy = s.sy;
-    in.sz = s.sz;
-    return in;
+    return In<T>{static_cast<const T*>(base) + off, s.sy, s.sz};
   }
   TESSERA_HD static double& accumulator(const Args& a, void* const* p, int k, std::int64_t x,
                                         std::int64_t y, std::int64_t z) {

@@ -17,13 +17,27 @@ namespace tessera::detail {
 
 // Calls body(y, z) once per row of an ny x nz block of rows, through Kokkos. Kokkos' Serial
 // space keeps no per-call state for a RangePolicy parallel_for, so every CPU worker thread may
-// run this concurrently.
+// run this concurrently. With block_y < ny the rows go in y-blocks of block_y rows, every z of
+// a block before the next block (cache blocking of 3-D tiles); the set of rows is the same.
 template <class Body>
 void parallel_rows(std::int64_t ny, std::int64_t nz, const Body& body) {
   Kokkos::parallel_for(
       "tessera.tile_rows",
       Kokkos::RangePolicy<Kokkos::Serial, Kokkos::IndexType<std::int64_t>>(0, ny * nz),
       [&](std::int64_t row) { body(row % ny, row / ny); });
+}
+template <class Body>
+void parallel_rows(std::int64_t ny, std::int64_t nz, std::int64_t block_y, const Body& body) {
+  if (block_y >= ny || nz == 1) return parallel_rows(ny, nz, body);
+  Kokkos::parallel_for(
+      "tessera.tile_rows",
+      Kokkos::RangePolicy<Kokkos::Serial, Kokkos::IndexType<std::int64_t>>(0, ny * nz),
+      [&](std::int64_t row) {
+        const std::int64_t block = row / (block_y * nz), in = row - block * block_y * nz;
+        const std::int64_t y0 = block * block_y;
+        const std::int64_t rows = ny - y0 < block_y ? ny - y0 : block_y;  // the last is shorter
+        body(y0 + in % rows, in / rows);
+      });
 }
 
 template <int N>

@@ -114,12 +114,97 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
     return static_cast<double*>(base[kFields]) + 2 * kReduce * (1 + y + z * a.frame.extent(1));
   }
 
-  /// One row in x order: the order reductions fold in on either backend.
+  /// One row in x order: the order reductions fold in on either backend (the CUDA row kernel).
   TESSERA_HD static void row(const Args& a, void* const* base, std::int64_t y, std::int64_t z) {
     double* slots = row_slots(a, base, y, z);
     for (int k = 0; k < kReduce; ++k) slots[2 * k + 1] = 0.0;
     for (std::int64_t x = 0; x < a.frame.extent(0); ++x) point(a, base, x, y, z, slots);
   }
+
+  // ---- The CPU row loop ----------------------------------------------------------------------
+  // The same points and the same calls as row(), written so that compilers vectorise it for
+  // every element type and shape: each accessor's row start and strides are computed once per
+  // row into locals (an 8-bit output could otherwise alias the frame, which would then be
+  // reloaded at every point), the functor is a local copy, and without reductions the x loop
+  // is `omp simd`: points are independent (no field is both read and written, checked before
+  // submission, and each point writes only itself), so any vector order gives the same bits.
+  // With reductions the loop stays sequential: partial results fold in x order.
+
+  template <std::size_t J>
+  using ElementOf = typename AccessOf<std::tuple_element_t<J, std::tuple<A...>>>::type;
+
+  /// Accessor J's element at (0, y, z) of the window: const for inputs.
+  template <std::size_t J>
+  static auto row_start(const Args& a, void* const* base, std::int64_t y, std::int64_t z) {
+    using T = ElementOf<J>;
+    constexpr int b = buffer_of(static_cast<int>(J));
+    const TileFrame<kFields>& t = a.frame;
+    const std::int64_t at = t.offset0(b) + y * t.sy(b) + z * t.sz(b);
+    if constexpr (AccessOf<std::tuple_element_t<J, std::tuple<A...>>>::reads)
+      return static_cast<const T*>(base[b]) + at;
+    else
+      return static_cast<T*>(base[b]) + at;
+  }
+
+  template <std::size_t J, class P>
+  static auto at_point(const Args& a, P p, std::int64_t sy, std::int64_t sz) {
+    using Acc = std::tuple_element_t<J, std::tuple<A...>>;
+    if constexpr (AccessOf<Acc>::reads) {
+#if TESSERA_CHECKED_ACCESS
+      return Acc{p, sy, sz, &a.f.rules.rule[buffer_of(static_cast<int>(J))]};
+#else
+      (void)a;
+      return Acc{p, sy, sz};
+#endif
+    } else {
+      (void)a, (void)sy, (void)sz;
+      return Acc{p};
+    }
+  }
+
+  template <std::size_t... J, std::size_t... K>
+  static void cpu_row(const Args& a, const F& f, void* const* base, std::int64_t y, std::int64_t z,
+                      std::index_sequence<J...>, std::index_sequence<K...>) {
+    const TileFrame<kFields>& t = a.frame;
+    const std::int64_t nx = t.extent(0), x0 = t.origin(0);
+    const std::tuple<decltype(row_start<J>(a, base, y, z))...> rows{row_start<J>(a, base, y, z)...};
+    const std::int64_t sy[] = {t.sy(buffer_of(static_cast<int>(J)))..., 0};
+    const std::int64_t sz[] = {t.sz(buffer_of(static_cast<int>(J)))..., 0};
+    Index<D> idx;
+    idx[0] = x0;
+    idx[1] = t.origin(1) + y;
+    if constexpr (D == 3) idx[2] = t.origin(2) + z;
+    if constexpr (kReduce == 0) {
+      TESSERA_SIMD
+      for (std::int64_t x = 0; x < nx; ++x) {
+        Index<D> i = idx;
+        i[0] = x0 + x;
+        f(i, at_point<J>(a, std::get<J>(rows) + x, sy[J], sz[J])...);
+      }
+    } else {
+      double* slots = row_slots(a, base, y, z);
+      for (int k = 0; k < kReduce; ++k) slots[2 * k + 1] = 0.0;
+      for (std::int64_t x = 0; x < nx; ++x) {
+        Index<D> i = idx;
+        i[0] = x0 + x;
+        f(i, at_point<J>(a, std::get<J>(rows) + x, sy[J], sz[J])..., Reducer<R>{slots + 2 * K}...);
+      }
+    }
+  }
+
+  /// Rows of one y-block of the window visited for every z before the next block: a 3-D stencil
+  /// then finds the planes it re-reads (z - 1, z + 1) in cache when whole planes would not fit.
+  /// Row order does not change any result (rows are independent, reductions fold by row index).
+  static std::int64_t y_block(const Args& a) {
+    std::size_t bytes_per_point = 0;
+    ((bytes_per_point += AccessOf<A>::reads ? sizeof(typename AccessOf<A>::type) : 0), ...);
+    const std::int64_t plane = a.frame.extent(0) * a.frame.extent(1) *
+                               static_cast<std::int64_t>(bytes_per_point);
+    if (D < 3 || a.frame.extent(2) < 4 || plane <= kPlaneBytes) return a.frame.extent(1);
+    const std::int64_t rows = kPlaneBytes / (a.frame.extent(0) * static_cast<std::int64_t>(bytes_per_point) + 1);
+    return rows < 4 ? 4 : rows;
+  }
+  static constexpr std::int64_t kPlaneBytes = 256 * 1024;  // per input plane (of 3 re-read)
 
   /// Folds the rows' partial results in row order into the tile's.
   TESSERA_HD static void fold_rows(const Args& a, double* partial) {
@@ -140,8 +225,12 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
     const Args a = *static_cast<const Args*>(arg);  // a local copy: no aliasing with outputs
     void* base[kBuffers];
     for (int k = 0; k < kBuffers; ++k) base[k] = buffer_data(buffers, k);
-    parallel_rows(a.frame.extent(1), a.frame.extent(2),
-                  [&](std::int64_t y, std::int64_t z) { row(a, base, y, z); });
+    parallel_rows(a.frame.extent(1), a.frame.extent(2), y_block(a),
+                  [&](std::int64_t y, std::int64_t z) {
+                    const F f = a.f.f;  // a local the loop may keep in registers
+                    cpu_row(a, f, base, y, z, std::index_sequence_for<A...>{},
+                            std::index_sequence_for<R...>{});
+                  });
     if constexpr (kReduce > 0) fold_rows(a, static_cast<double*>(base[kFields]));
   }
 
