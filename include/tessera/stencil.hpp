@@ -193,14 +193,22 @@ class Stencil {
   /// would (the result ends in u, bitwise the same), but exchanges u's ghost layers once per
   /// `depth` steps and runs those steps in one task per tile (temporal blocking): each tile
   /// also computes the ghost points its next steps read, so fewer, larger halo messages and
-  /// tasks, and a tile stays in cache across its steps. Both fields need ghost layers of at
-  /// least depth x radius, tiles at least that thick, and faces that are Dirichlet or periodic.
+  /// tasks, and a tile stays in cache across its steps. With depth > 1, both fields need ghost
+  /// layers of at least depth x radius, tiles at least that thick, and faces that are Dirichlet
+  /// or periodic; depth 1 is the step-by-step loop itself.
   template <class F, class T>
   void advance(const F& f, Field<T, D>& u, Field<T, D>& next, long steps, int depth) const {
     static_assert(std::is_trivially_copyable_v<F>,
                   "the point functor is copied to every task and to the GPU: make it trivially "
                   "copyable (plain data members, no std::vector or references)");
     detail::check_time_block(name_, radius_, u.storage(), next.storage(), steps, depth);
+    if (depth == 1) {  // one exchange per step: the plain steps, with their interior tasks
+      for (long s = 0; s < steps; ++s) {
+        apply(f, in(u), out(next));
+        swap(u, next);
+      }
+      return;
+    }
     using K = detail::TimeBlock<D, F, T>;
     typename K::Args prototype{{{}, {f, {}}}, {}};
     detail::set_rules(prototype.points,

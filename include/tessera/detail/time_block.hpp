@@ -32,7 +32,7 @@ struct WindowCut {
 /// The cuts of the tile [origin, origin + extent) widened by `margin` on both sides along an
 /// axis of `n` points: clipped to [0, n) unless periodic, else cut at 0 and n and wrapped.
 /// Returns how many cuts (1 to 3) were written.
-TESSERA_HD int window_cuts(std::int64_t origin, std::int64_t extent, std::int64_t margin,
+inline int window_cuts(std::int64_t origin, std::int64_t extent, std::int64_t margin,
                                   std::int64_t n, bool periodic, WindowCut* cut) {
   std::int64_t lo = origin - margin, hi = origin + extent + margin;
   if (!periodic) {
@@ -62,7 +62,7 @@ struct TimeBlock {
   /// Calls visit(window_args) for each box of step j's widened window: the step's frame with
   /// origin, extent and offsets moved to the box.
   template <class Visit>
-  TESSERA_HD static void each_window(const Args& a, std::int64_t margin, const Visit& visit) {
+  static void each_window(const Args& a, std::int64_t margin, const Visit& visit) {
     const TileFrame<2>& t = a.points.frame;
     WindowCut cuts[3][3];
     int counts[3] = {1, 1, 1};
