@@ -59,10 +59,12 @@ struct TimeBlock {
     BlockSpan span;
   };
 
-  /// Calls visit(window_args) for each box of step j's widened window: the step's frame with
-  /// origin, extent and offsets moved to the box.
+  /// Calls visit(window_args) for each box of a step's window widened by `margin`: the step's
+  /// frame with origin, extent and offsets moved to the box. With `plane` (tile-relative) the
+  /// boxes are cut to that one plane of the last axis (z in 3-D, y in 2-D).
   template <class Visit>
-  static void each_window(const Args& a, std::int64_t margin, const Visit& visit) {
+  static void each_window(const Args& a, std::int64_t margin, const Visit& visit,
+                          const std::int64_t* plane = nullptr) {
     const TileFrame<2>& t = a.points.frame;
     WindowCut cuts[3][3];
     int counts[3] = {1, 1, 1};
@@ -73,6 +75,12 @@ struct TimeBlock {
       else
         cuts[axis][0] = {0, 1, 0};
     }
+    if (plane != nullptr)
+      for (int c = 0; c < counts[D - 1]; ++c) {
+        WindowCut& cut = cuts[D - 1][c];
+        const bool inside = *plane >= cut.start && *plane < cut.start + cut.length;
+        cut = inside ? WindowCut{*plane, 1, cut.index + (*plane - cut.start)} : WindowCut{0, 0, 0};
+      }
     for (int k = 0; k < counts[2]; ++k)
       for (int j = 0; j < counts[1]; ++j)
         for (int i = 0; i < counts[0]; ++i) {
@@ -93,17 +101,31 @@ struct TimeBlock {
         }
   }
 
-  /// Step j reads buffer j % 2 (u, then next, ...) and writes the other.
+  /// Step j reads buffer j % 2 (u, then next, ...) and writes the other. On CPU workers the
+  /// steps advance together as a wavefront along the last axis: at each turn p, steps 0, 1, ...
+  /// in that order compute plane p - r j of their windows, so a block brings each plane of the
+  /// tile from memory about once and the (steps + 1) r planes in flight stay in cache. Step j's
+  /// plane z reads planes z - r .. z + r of step j - 1: the last was computed earlier in the same
+  /// turn. It overwrites step j - 2's plane z, which step j - 1 read last for its plane z + r,
+  /// also earlier in the same turn.
   static void cpu(void** buffers, void* arg) {
     const Args a = *static_cast<const Args*>(arg);
     void* field[2] = {buffer_data(buffers, 0), buffer_data(buffers, 1)};
-    for (std::int64_t j = 0; j < a.span.steps; ++j) {
-      void* base[2] = {field[j % 2], field[1 - j % 2]};
-      each_window(a, (a.span.steps - 1 - j) * a.span.radius, [&](const typename Points::Args& w) {
-        parallel_rows(w.frame.extent(1), w.frame.extent(2),
-                      [&](std::int64_t y, std::int64_t z) { Points::row(w, base, y, z); });
-      });
-    }
+    const std::int64_t steps = a.span.steps, r = a.span.radius, lag = r;
+    const std::int64_t first = -(steps - 1) * r;
+    const std::int64_t last = a.points.frame.extent(D - 1) + (steps - 1) * r + lag * (steps - 1);
+    for (std::int64_t p = first; p < last; ++p)
+      for (std::int64_t j = 0; j < steps; ++j) {
+        const std::int64_t plane = p - lag * j;
+        void* base[2] = {field[j % 2], field[1 - j % 2]};
+        each_window(
+            a, (steps - 1 - j) * r,
+            [&](const typename Points::Args& w) {
+              parallel_rows(w.frame.extent(1), w.frame.extent(2),
+                            [&](std::int64_t y, std::int64_t z) { Points::row(w, base, y, z); });
+            },
+            &plane);
+      }
   }
 
 #if defined(__CUDACC__)
