@@ -1,6 +1,7 @@
 // Validation of fields, boundaries and stencil applications: every rule is checked before any
 // task is submitted.
 #include "core/checks.hpp"
+#include "tessera/stencil.hpp"
 
 #include <sys/resource.h>
 
@@ -299,6 +300,56 @@ void check_vertex_mirror(const std::string& stencil, int radius,
                     std::to_string(f.thinnest_tile(a)) + " point(s) thick there; choose tiles " +
                     "(the last one included) at least " + std::to_string(radius + 1) + " thick");
     }
+  }
+}
+
+}  // namespace tessera::detail
+
+namespace tessera::detail {
+
+void check_time_block(const std::string& name, int radius, const FieldStorage& u,
+                      const FieldStorage& next, long steps, int depth) {
+  const std::string what = "stencil '" + name + "' advancing " + std::to_string(depth) +
+                           " step(s) per exchange";
+  if (steps < 0)
+    throw Error(what + ": steps is " + std::to_string(steps) + "; give 0 or more steps");
+  if (depth < 1)
+    throw Error("stencil '" + name + "': temporal-blocking depth is " + std::to_string(depth) +
+                "; give a depth of at least 1 (1: one exchange per step, as apply())");
+  auto* a = const_cast<FieldStorage*>(&u);
+  auto* b = const_cast<FieldStorage*>(&next);
+  check_stencil_fields(name, radius, {a}, {b});
+  if (depth == 1) return;  // the step-by-step loop: apply()'s rules
+  const long width = static_cast<long>(depth) * radius;
+  for (const FieldStorage* f : {&u, &next}) {
+    if (f->halo() < width)
+      throw Error(what + " needs ghost layers of depth x radius = " + std::to_string(width) +
+                  " on both fields, but field '" + f->name() + "' has halo width " +
+                  std::to_string(f->halo()) + "; create both fields with a halo of at least " +
+                  std::to_string(width) +
+                  (f->halo() >= radius ? ", or lower the depth to " + std::to_string(f->halo() / radius)
+                                       : std::string()));
+    for (int ax = 0; ax < f->grid().dims; ++ax)
+      for (int s = 0; s < 2; ++s) {
+        const Boundary::Kind k = f->faces().face[ax][s].kind;
+        if (k != Boundary::Kind::Dirichlet && k != Boundary::Kind::Periodic)
+          throw Error(what + ": field '" + f->name() + "' has a " +
+                      (k == Boundary::Kind::Function ? "boundary-function" : "Neumann") +
+                      " face at " + face_name(ax, s) +
+                      ", whose ghost values follow the interior and would have to be recomputed "
+                      "between the steps of a block; temporal blocking needs Dirichlet or "
+                      "periodic faces: use apply() step by step (or a depth of 1)");
+      }
+  }
+  for (int ax = 0; ax < u.grid().dims; ++ax) {
+    const std::int64_t thinnest = u.thinnest_tile(ax);
+    if (thinnest < width)
+      throw Error(what + " reads ghost layers depth x radius = " + std::to_string(width) +
+                  " deep, but a tile is only " + std::to_string(thinnest) + " point(s) thick along " +
+                  axis_name(ax) + " (extent " + std::to_string(u.grid().extent[ax]) +
+                  " cut in tiles of " + std::to_string(u.grid().tile[ax]) +
+                  "); choose tiles (the last one included) at least " + std::to_string(width) +
+                  " thick, or lower the depth to " + std::to_string(thinnest / radius));
   }
 }
 

@@ -203,56 +203,63 @@ static std::vector<HaloSet::FunctionTask> function_tasks(const partition::TileHa
   return out;
 }
 
+// A task tag carrying the field's name and the step of the stencil application it serves.
+static tasks::TaskTag exchange_tag(const FieldStorage& f, int tile, long step) {
+  tasks::TaskTag g;
+  g.field = f.impl().tag_name;
+  g.tile = tile;
+  g.step = step;
+  g.rank = f.owner(tile);
+  return g;
+}
+
+void FieldStorage::fill_constant_ghosts(const std::string& stencil, int width, bool box) {
+  HaloSet& set = impl_->halos[{width, box}];
+  if (!set.plans.empty()) return;
+  tasks::Engine& engine = *context().engine;
+  const int n = tiles();
+  const Extent3 halo{halo_, halo_, grid_.dims == 3 ? halo_ : 0};
+  partition::FaceRules rules;
+  for (int a = 0; a < 3; ++a)
+    for (int s = 0; s < 2; ++s) {
+      rules.rule[a][s] = faces_.face[a][s].kind;
+      rules.constant_bits[a][s] = faces_.face[a][s].constant_bits;
+    }
+  set.plans = partition::plan_halos(impl_->tiling, halo, rules, width, box, grid_.dims);
+  for (int t = 0; t < n; ++t) {
+    std::vector<tasks::Handle> bufs;
+    for (std::int64_t size : set.plans[static_cast<std::size_t>(t)].pack_sizes)
+      bufs.push_back(engine.data().register_vector(nullptr, static_cast<std::size_t>(size),
+                                                   element_size_, owner(t)));
+    set.buffers.push_back(std::move(bufs));
+  }
+  for (auto& plan : set.plans) {
+    partition::RegionCopyList copies, constants;
+    for (int r = 0; r < plan.ghosts.count; ++r) {
+      partition::RegionCopyList& to = plan.ghosts.region[r].src_slot < 0 ? constants : copies;
+      to.region[to.count++] = plan.ghosts.region[r];
+    }
+    plan.ghosts = copies;
+    set.constants.push_back(constants);
+    set.functions.push_back(function_tasks(plan, faces_, engine.codelets(), type_));
+  }
+  tasks::Codelet& fill = engine.codelets().get(stencil, type_, tasks::constant_ghosts_kind(element_size_));
+  for (int t = 0; t < n; ++t) {
+    auto& constants = set.constants[static_cast<std::size_t>(t)];
+    if (constants.count > 0)
+      engine.submitter().submit(fill, {impl_->handles[t]}, {}, &constants, sizeof(constants),
+                                false, exchange_tag(*this, t, -1), {n, 0});
+  }
+}
+
 void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
   HaloSet& set = impl_->halos[{width, box}];
   if (set.version == version_) return;
+  fill_constant_ghosts(stencil, width, box);
   Context& rt = context();
   tasks::Engine& engine = *rt.engine;
   const int n = tiles();
-  // Every task of this exchange carries the field's name and the step of the stencil
-  // application it serves.
-  auto tag = [&](int t, long step) {
-    tasks::TaskTag g;
-    g.field = impl_->tag_name;
-    g.tile = t;
-    g.step = step;
-    g.rank = owner(t);
-    return g;
-  };
-  if (set.plans.empty()) {
-    const Extent3 halo{halo_, halo_, grid_.dims == 3 ? halo_ : 0};
-    partition::FaceRules rules;
-    for (int a = 0; a < 3; ++a)
-      for (int s = 0; s < 2; ++s) {
-        rules.rule[a][s] = faces_.face[a][s].kind;
-        rules.constant_bits[a][s] = faces_.face[a][s].constant_bits;
-      }
-    set.plans = partition::plan_halos(impl_->tiling, halo, rules, width, box, grid_.dims);
-    for (int t = 0; t < n; ++t) {
-      std::vector<tasks::Handle> bufs;
-      for (std::int64_t size : set.plans[static_cast<std::size_t>(t)].pack_sizes)
-        bufs.push_back(engine.data().register_vector(nullptr, static_cast<std::size_t>(size),
-                                                     element_size_, owner(t)));
-      set.buffers.push_back(std::move(bufs));
-    }
-    for (auto& plan : set.plans) {
-      partition::RegionCopyList copies, constants;
-      for (int r = 0; r < plan.ghosts.count; ++r) {
-        partition::RegionCopyList& to = plan.ghosts.region[r].src_slot < 0 ? constants : copies;
-        to.region[to.count++] = plan.ghosts.region[r];
-      }
-      plan.ghosts = copies;
-      set.constants.push_back(constants);
-      set.functions.push_back(function_tasks(plan, faces_, engine.codelets(), type_));
-    }
-    tasks::Codelet& fill = engine.codelets().get(stencil, type_, tasks::constant_ghosts_kind(element_size_));
-    for (int t = 0; t < n; ++t) {
-      auto& constants = set.constants[static_cast<std::size_t>(t)];
-      if (constants.count > 0)
-        engine.submitter().submit(fill, {impl_->handles[t]}, {}, &constants, sizeof(constants),
-                                  false, tag(t, -1), {n, 0});
-    }
-  }
+  auto tag = [&](int t, long step) { return exchange_tag(*this, t, step); };
   tasks::Codelet& pack = engine.codelets().get(stencil, type_, tasks::halo_pack_kind(element_size_));
   tasks::Codelet& boundary = engine.codelets().get(stencil, type_, tasks::boundary_kind(element_size_));
   for (int t = 0; t < n; ++t) {

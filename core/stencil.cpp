@@ -37,3 +37,29 @@ AccessRule access_rule(const std::string& owner, const FieldStorage& field, int 
 }
 
 }  // namespace tessera::detail
+
+namespace tessera::detail {
+
+void apply_time_block(const std::string& name, int radius, bool box, const TaskKind& kind,
+                      FieldStorage& u, FieldStorage& next, long steps, int depth,
+                      const ArgBlock& args) {
+  check_time_block(name, radius, u, next, steps, depth);
+  Context& rt = u.context();
+  // Deep layers, box-shaped once a block has two steps: a star's second step reads what its
+  // first computed at the diagonal neighbours. One width per call, however short the block,
+  // so the last, shorter block reuses the same halo buffers.
+  const int width = depth * radius;
+  const bool deep_box = box || depth > 1;
+  u.exchange(name, width, deep_box);
+  // Steps 1, 3, ... read next at the faces: its Dirichlet ghosts must hold their values too.
+  next.fill_constant_ghosts(name, width, deep_box);
+  TileTaskCall call{&rt.engine->codelets().get(name, type_names({&u, &next}), kind), {}, {&u, &next},
+                    args};
+  call.step = rt.steps;
+  rt.steps += steps;
+  submit_tile_tasks(call);
+  u.written();
+  next.written();
+}
+
+}  // namespace tessera::detail

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -87,6 +88,16 @@ struct RunOptions {
                    "start from this checkpoint directory (e.g. checkpoints/step-00000100) and run "
                    "up to --steps; any tiling or rank count");
   }
+  // --steps-per-exchange (the apps whose step is one single-field stencil): temporal
+  // blocking, tessera::Stencil::advance; the result is bitwise the same for any value.
+  long steps_per_exchange = 1;
+  void add_time_block_option(CLI::App& cli) {
+    cli.add_option("--steps-per-exchange", steps_per_exchange,
+                   "temporal blocking: advance N steps per halo exchange, in one task per tile "
+                   "(ghost layers N deep, tiles at least N thick; the same result for any N)")
+        ->check(at_least(1))
+        ->check(CLI::Range(1L, 4096L));
+  }
   std::string grid_name() const {
     std::string s;
     for (long v : size) s += (s.empty() ? "" : "x") + std::to_string(v);
@@ -152,12 +163,13 @@ inline double now_seconds() {
 
 // Runs rounds of `steps` steps until StarPU has enough samples of every codelet x architecture
 // x footprint used, then prints the models. Gives up after `max_rounds`, saying what is short.
-template <class Step>
-void calibrate_models(tessera::Runtime& rt, long steps, Step step, int max_rounds = 100) {
+// `advance(n)` submits n steps.
+template <class Advance>
+void calibrate_models(tessera::Runtime& rt, long steps, Advance advance, int max_rounds = 100) {
   tessera::perfmodels::Coverage c;
   int round = 0;
   for (; round < max_rounds; ++round) {
-    for (long s = 0; s < steps; ++s) step();
+    advance(steps);
     rt.wait();
     c = tessera::perfmodels::coverage(rt);
     if (c.complete()) break;
@@ -173,19 +185,20 @@ void calibrate_models(tessera::Runtime& rt, long steps, Step step, int max_round
   rt.clear_recorded();  // the prediction error is measured on the run that follows
 }
 
-// Sets the initial state with `init`, then submits `step` `o.steps` times without waiting in
-// between (the runtime keeps a bounded window of tasks in flight); returns the seconds until
-// all ran. With --calibrate-models, calibrates first, then sets the initial state again, so the
-// result is the one of the same run without calibration, and reports the prediction error of
-// the timed run. Unless --quiet, rank 0 prints a progress line at most once per second. With
-// `state` (the fields that carry the run from step to step): --restart, --output-every and
-// --checkpoint-every.
-template <class Init, class Step>
-double timed_steps(tessera::Runtime& rt, const RunOptions& o, double points, Init init, Step step,
-                   const State* state = nullptr) {
+// Sets the initial state with `init`, then submits `o.steps` steps without waiting in between
+// (the runtime keeps a bounded window of tasks in flight), `block` at a time through
+// `advance(n)` (n <= block: shorter where a run, an output or a checkpoint ends); returns the
+// seconds until all ran. With --calibrate-models, calibrates first, then sets the initial state
+// again, so the result is the one of the same run without calibration, and reports the
+// prediction error of the timed run. Unless --quiet, rank 0 prints a progress line at most once
+// per second. With `state` (the fields that carry the run from step to step): --restart,
+// --output-every and --checkpoint-every.
+template <class Init, class Advance>
+double timed_blocks(tessera::Runtime& rt, const RunOptions& o, double points, Init init,
+                    Advance advance, long block, const State* state = nullptr) {
   init();
   if (o.calibrate_models) {
-    calibrate_models(rt, o.steps, step);
+    calibrate_models(rt, o.steps, advance);
     init();  // calibration advanced the fields: start the requested run from the beginning
   }
   // Field output, checkpoints and restart (the apps that give their State): written by tasks
@@ -205,9 +218,13 @@ double timed_steps(tessera::Runtime& rt, const RunOptions& o, double points, Ini
     std::unique_ptr<ProgressLine> progress;
     if (!o.runtime.quiet && rt.rank() == 0)  // one line per run, not per rank
       progress = std::make_unique<ProgressLine>(rt, o.steps, points);
-    for (long s = first; s < o.steps; ++s) {
-      step();
-      const long done = s + 1;
+    for (long done = first; done < o.steps;) {
+      long n = std::min(block, o.steps - done);
+      if (output) n = std::min(n, o.output_every - done % o.output_every);
+      if (state != nullptr && o.checkpoint_every > 0)
+        n = std::min(n, o.checkpoint_every - done % o.checkpoint_every);
+      advance(n);
+      done += n;
       if (output && done % o.output_every == 0) state->write(*output, done);
       if (state != nullptr && o.checkpoint_every > 0 && done % o.checkpoint_every == 0) {
         if (checkpoint) checkpoint->commit();
@@ -225,6 +242,16 @@ double timed_steps(tessera::Runtime& rt, const RunOptions& o, double points, Ini
     std::printf("prediction error on a fresh run after calibration:\n%s",
                 tessera::trace::summary_table({rt.recorded()}).c_str());
   return seconds;
+}
+
+// timed_blocks one step at a time: `step()` submits one step.
+template <class Init, class Step>
+double timed_steps(tessera::Runtime& rt, const RunOptions& o, double points, Init init, Step step,
+                   const State* state = nullptr) {
+  return timed_blocks(
+      rt, o, points, init, [&](long n) {
+        for (long s = 0; s < n; ++s) step();
+      }, 1, state);
 }
 
 // One line, key=value, so scripts and tests can read it; printed by rank 0 only. The halo

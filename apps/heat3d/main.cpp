@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   double alpha = 0.1;
   cli.add_option("--alpha", alpha, "dt/h^2, between 0 and 1/6 (the explicit scheme's stability limit)");
   o.add_io_options(cli);
+  o.add_time_block_option(cli);
   CLI11_PARSE(cli, argc, argv);
   char about[96];
   std::snprintf(about, sizeof(about), " --alpha %.17g", alpha);
@@ -18,16 +19,17 @@ int main(int argc, char** argv) {
     tessera::Runtime rt(o.runtime);
     apps::check_heat3d_alpha(alpha);  // after the Runtime: under mpirun, said once
     tessera::Grid<3> grid({o.size[0], o.size[1], o.size[2]}, {o.tile[0], o.tile[1], o.tile[2]});
-    tessera::Field<double, 3> u(grid, 1, apps::heat3d_boundaries(), "u");
-    tessera::Field<double, 3> next(grid, 1, apps::heat3d_boundaries(), "next");
+    const int depth = static_cast<int>(o.steps_per_exchange);
+    tessera::Field<double, 3> u(grid, depth, apps::heat3d_boundaries(), "u");
+    tessera::Field<double, 3> next(grid, depth, apps::heat3d_boundaries(), "next");
     tessera::Stencil<3> heat("heat3d", tessera::Shape::Star, 1);
     auto init = [&] { u.fill([](tessera::Index<3>) { return 0.0; }); };
     apps::State state;
     state.add("u", u);  // `next` is written whole by every step
-    const double seconds = apps::timed_steps(rt, o, static_cast<double>(grid.points()), init, [&] {
-      heat.apply(apps::Heat3d{alpha}, tessera::in(u), tessera::out(next));
-      tessera::swap(u, next);
-    }, &state);
+    const double seconds = apps::timed_blocks(rt, o, static_cast<double>(grid.points()), init,
+                                              [&](long n) {
+      heat.advance(apps::Heat3d{alpha}, u, next, n, depth);
+    }, depth, &state);
     apps::print_result("heat3d", o, rt, grid.tiles(), seconds, static_cast<double>(grid.points()),
                        2.0 * sizeof(double), tessera::sum(u));
     rt.finish();

@@ -7,21 +7,22 @@ int main(int argc, char** argv) {
   apps::RunOptions o{{4096, 4096}, {4096, 512}, 100, {}};
   o.add_to(cli);
   o.add_io_options(cli);
+  o.add_time_block_option(cli);
   CLI11_PARSE(cli, argc, argv);
   o.about = "life --size " + o.grid_name();
 
   return apps::run_guarded([&] {
     tessera::Runtime rt(o.runtime);
     tessera::Grid<2> grid({o.size[0], o.size[1]}, {o.tile[0], o.tile[1]}, {true, true});
-    tessera::Field<std::uint8_t, 2> cells(grid, 1, {}, "cells"), next(grid, 1, {}, "next");
+    const int depth = static_cast<int>(o.steps_per_exchange);
+    tessera::Field<std::uint8_t, 2> cells(grid, depth, {}, "cells"), next(grid, depth, {}, "next");
     tessera::Stencil<2> life("life", tessera::Shape::Box, 1);
     auto init = [&] { cells.fill(apps::life_seed); };
     apps::State state;
     state.add("cells", cells);
-    const double seconds = apps::timed_steps(rt, o, static_cast<double>(grid.points()), init, [&] {
-      life.apply(apps::Life{}, tessera::in(cells), tessera::out(next));
-      tessera::swap(cells, next);
-    }, &state);
+    const double seconds = apps::timed_blocks(rt, o, static_cast<double>(grid.points()), init,
+                                              [&](long n) { life.advance(apps::Life{}, cells, next, n, depth); },
+                                              depth, &state);
     apps::print_result("life", o, rt, grid.tiles(), seconds, static_cast<double>(grid.points()),
                        2.0 * sizeof(std::uint8_t), tessera::sum(cells));
     rt.finish();

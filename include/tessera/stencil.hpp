@@ -2,6 +2,7 @@
 // through Kokkos and, when this file is compiled by nvcc, on CUDA workers too.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -10,6 +11,7 @@
 
 #include "tessera/access.hpp"
 #include "tessera/detail/tile_points.hpp"
+#include "tessera/detail/time_block.hpp"
 #include "tessera/field.hpp"
 
 namespace tessera {
@@ -107,6 +109,20 @@ void apply_stencil(const std::string& name, int radius, bool box, const TaskKind
                    const std::vector<FieldStorage*>& inputs, const std::vector<bool>& centre_only,
                    const std::vector<FieldStorage*>& outputs, const ArgBlock& args);
 
+/// Throws unless `steps` >= 0, `depth` >= 1, u and next are two fields on one grid with ghost
+/// layers of at least depth x radius, tiles at least that thick, Dirichlet or periodic faces.
+void check_time_block(const std::string& name, int radius, const FieldStorage& u,
+                      const FieldStorage& next, long steps, int depth);
+
+/// Submits one temporal block (library): checks, one exchange of u's ghost layers `depth` x
+/// `radius` deep (box-shaped when depth > 1: several steps of a star reach the corners), then
+/// one `kind` task per tile that advances `steps` (<= depth) steps, reading and writing the
+/// tiles of u and next. Returns without waiting; the caller swaps the fields when `steps` is
+/// odd.
+void apply_time_block(const std::string& name, int radius, bool box, const TaskKind& kind,
+                      FieldStorage& u, FieldStorage& next, long steps, int depth,
+                      const ArgBlock& args);
+
 /// The access rule of one input (checking mode).
 AccessRule access_rule(const std::string& owner, const FieldStorage& field, int radius, int dims,
                        bool box, bool centre_only);
@@ -170,6 +186,53 @@ class Stencil {
     detail::set_rules(prototype, rules);
     detail::apply_stencil(name_, radius_, shape_ == Shape::Box, K::kind(), ins, centre_only, outs,
                           detail::ArgBlock::of(prototype));
+  }
+
+  /// Advances `steps` steps of a one-field stencil, as
+  ///   for (long s = 0; s < steps; ++s) { apply(f, in(u), out(next)); swap(u, next); }
+  /// would (the result ends in u, bitwise the same), but exchanges u's ghost layers once per
+  /// `depth` steps and runs those steps in one task per tile (temporal blocking): each tile
+  /// also computes the ghost points its next steps read, so fewer, larger halo messages and
+  /// tasks, and a tile stays in cache across its steps. With depth > 1, both fields need ghost
+  /// layers of at least depth x radius, tiles at least that thick, and faces that are Dirichlet
+  /// or periodic; depth 1 is the step-by-step loop itself.
+  template <class F, class T>
+  void advance(const F& f, Field<T, D>& u, Field<T, D>& next, long steps, int depth) const {
+    static_assert(std::is_trivially_copyable_v<F>,
+                  "the point functor is copied to every task and to the GPU: make it trivially "
+                  "copyable (plain data members, no std::vector or references)");
+    detail::check_time_block(name_, radius_, u.storage(), next.storage(), steps, depth);
+    if (depth == 1) {  // one exchange per step: the plain steps, with their interior tasks
+      for (long s = 0; s < steps; ++s) {
+        apply(f, in(u), out(next));
+        swap(u, next);
+      }
+      return;
+    }
+    using K = detail::TimeBlock<D, F, T>;
+    typename K::Args prototype{{{}, {f, {}}}, {}};
+    detail::set_rules(prototype.points,
+                      {detail::access_rule("stencil '" + name_ + "'", u.storage(), radius_, D,
+                                           shape_ == Shape::Box, false)});
+    const detail::GridSpec& grid = u.storage().grid();
+    prototype.span.radius = radius_;
+    for (int a = 0; a < 3; ++a) {
+      prototype.span.extent[a] = grid.extent[a];
+      prototype.span.periodic[a] = grid.periodic[a] ? 1 : 0;
+    }
+    detail::ArgBlock block = detail::ArgBlock::of(prototype.points);
+    block.frame_offset += static_cast<std::size_t>(
+        reinterpret_cast<const unsigned char*>(&prototype.points) -
+        reinterpret_cast<const unsigned char*>(&prototype));
+    block.prototype = &prototype;
+    block.size = sizeof(prototype);
+    for (long done = 0; done < steps;) {
+      prototype.span.steps = std::min<long>(depth, steps - done);
+      detail::apply_time_block(name_, radius_, shape_ == Shape::Box, K::kind(), u.storage(),
+                               next.storage(), prototype.span.steps, depth, block);
+      if (prototype.span.steps % 2 != 0) swap(u, next);
+      done += prototype.span.steps;
+    }
   }
 
  private:

@@ -90,6 +90,10 @@ class FieldStorage {
   /// Submits halo-pack and boundary tasks so every tile's ghost layers hold `width` layers
   /// for a stencil of that shape; skipped when nothing was written since the last exchange.
   void exchange(const std::string& stencil, int width, bool box);
+  /// Submits, once per (width, shape), the tasks that write the constant (Dirichlet) ghost
+  /// regions of `width` layers; exchange() does it first. For a field that is written before
+  /// it is ever exchanged but read at its faces (the second field of a temporal block).
+  void fill_constant_ghosts(const std::string& stencil, int width, bool box);
   /// Records that tasks were submitted that write the tiles (ghost layers now stale).
   void written() { ++version_; }
 

@@ -221,16 +221,22 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
     }
   }
 
-  static void cpu(void** buffers, void* arg) {
-    const Args a = *static_cast<const Args*>(arg);  // a local copy: no aliasing with outputs
-    void* base[kBuffers];
-    for (int k = 0; k < kBuffers; ++k) base[k] = buffer_data(buffers, k);
+  /// Every row of the frame's window on the CPU (temporal blocks call it for each box of
+  /// their widened windows).
+  static void cpu_window(const Args& a, void* const* base) {
     parallel_rows(a.frame.extent(1), a.frame.extent(2), y_block(a),
                   [&](std::int64_t y, std::int64_t z) {
                     const F f = a.f.f;  // a local the loop may keep in registers
                     cpu_row(a, f, base, y, z, std::index_sequence_for<A...>{},
                             std::index_sequence_for<R...>{});
                   });
+  }
+
+  static void cpu(void** buffers, void* arg) {
+    const Args a = *static_cast<const Args*>(arg);  // a local copy: no aliasing with outputs
+    void* base[kBuffers];
+    for (int k = 0; k < kBuffers; ++k) base[k] = buffer_data(buffers, k);
+    cpu_window(a, base);
     if constexpr (kReduce > 0) fold_rows(a, static_cast<double*>(base[kFields]));
   }
 

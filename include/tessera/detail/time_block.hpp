@@ -1,0 +1,152 @@
+// Temporal blocking: several steps of a one-field stencil (u -> next, then next -> u, ...) in
+// one task per tile, after one exchange of ghost layers deep enough for all of them.
+//
+// Step j of a block of b computes the tile's interior widened by (b - 1 - j) * radius on every
+// side, so that step j + 1 finds its ghost layers already up to date: the points a neighbour
+// tile owns are computed twice, by the same arithmetic from the same values, so the result is
+// bitwise the one of b separate steps. Widened windows stop at Dirichlet faces (whose ghost
+// values never change) and wrap around periodic ones (the window is cut at the face and the
+// ghost part is given the wrapped global index, as the tile across the face computes it).
+#pragma once
+
+#include <cstdint>
+
+#include "tessera/detail/tile_points.hpp"
+
+namespace tessera::detail {
+
+/// What a block task knows besides its tile's frame.
+struct BlockSpan {
+  std::int64_t steps;        // steps in this block
+  std::int64_t radius;       // the stencil's
+  std::int64_t extent[3];    // the grid's
+  std::int64_t periodic[3];  // per axis: 1 when the window may wrap
+};
+
+/// One cut of a widened window along one axis: where it starts relative to the tile (may be
+/// negative: ghost layers), its length, and the global index of its first point.
+struct WindowCut {
+  std::int64_t start, length, index;
+};
+
+/// The cuts of the tile [origin, origin + extent) widened by `margin` on both sides along an
+/// axis of `n` points: clipped to [0, n) unless periodic, else cut at 0 and n and wrapped.
+/// Returns how many cuts (1 to 3) were written.
+inline int window_cuts(std::int64_t origin, std::int64_t extent, std::int64_t margin,
+                                  std::int64_t n, bool periodic, WindowCut* cut) {
+  std::int64_t lo = origin - margin, hi = origin + extent + margin;
+  if (!periodic) {
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > n ? n : hi;
+    cut[0] = {lo - origin, hi - lo, lo};
+    return 1;
+  }
+  int count = 0;
+  if (lo < 0) cut[count++] = {lo - origin, -lo, lo + n};
+  const std::int64_t mid_lo = lo < 0 ? 0 : lo, mid_hi = hi > n ? n : hi;
+  cut[count++] = {mid_lo - origin, mid_hi - mid_lo, mid_lo};
+  if (hi > n) cut[count++] = {n - origin, hi - n, 0};
+  return count;
+}
+
+template <int D, class F, class T>
+struct TimeBlock {
+  using Points = TilePoints<D, F, TypeList<In<T>, Out<T>>, TypeList<>>;
+  /// The frame (the tile's interior, for buffers u then next: same geometry) and functor as a
+  /// stencil step has them, then the block's span.
+  struct Args {
+    typename Points::Args points;
+    BlockSpan span;
+  };
+
+  /// Calls visit(window_args) for each box of a step's window widened by `margin`: the step's
+  /// frame with origin, extent and offsets moved to the box. With `plane` (tile-relative) the
+  /// boxes are cut to that one plane of the last axis (z in 3-D, y in 2-D).
+  template <class Visit>
+  static void each_window(const Args& a, std::int64_t margin, const Visit& visit,
+                          const std::int64_t* plane = nullptr) {
+    const TileFrame<2>& t = a.points.frame;
+    WindowCut cuts[3][3];
+    int counts[3] = {1, 1, 1};
+    for (int axis = 0; axis < 3; ++axis) {
+      if (axis < D)
+        counts[axis] = window_cuts(t.origin(axis), t.extent(axis), margin, a.span.extent[axis],
+                                   a.span.periodic[axis] != 0, cuts[axis]);
+      else
+        cuts[axis][0] = {0, 1, 0};
+    }
+    if (plane != nullptr)
+      for (int c = 0; c < counts[D - 1]; ++c) {
+        WindowCut& cut = cuts[D - 1][c];
+        const bool inside = *plane >= cut.start && *plane < cut.start + cut.length;
+        cut = inside ? WindowCut{*plane, 1, cut.index + (*plane - cut.start)} : WindowCut{0, 0, 0};
+      }
+    for (int k = 0; k < counts[2]; ++k)
+      for (int j = 0; j < counts[1]; ++j)
+        for (int i = 0; i < counts[0]; ++i) {
+          const WindowCut& x = cuts[0][i];
+          const WindowCut& y = cuts[1][j];
+          const WindowCut& z = cuts[2][k];
+          if (x.length <= 0 || y.length <= 0 || z.length <= 0) continue;
+          typename Points::Args w = a.points;
+          w.frame.w[0] = x.index;
+          w.frame.w[1] = y.index;
+          w.frame.w[2] = z.index;
+          w.frame.w[3] = x.length;
+          w.frame.w[4] = y.length;
+          w.frame.w[5] = z.length;
+          for (int b = 0; b < 2; ++b)
+            w.frame.w[6 + 3 * b] = t.offset0(b) + x.start + y.start * t.sy(b) + z.start * t.sz(b);
+          visit(w);
+        }
+  }
+
+  /// Step j reads buffer j % 2 (u, then next, ...) and writes the other. On CPU workers the
+  /// steps advance together as a wavefront along the last axis: at each turn p, steps 0, 1, ...
+  /// in that order compute plane p - r j of their windows, so a block brings each plane of the
+  /// tile from memory about once and the (steps + 1) r planes in flight stay in cache. Step j's
+  /// plane z reads planes z - r .. z + r of step j - 1: the last was computed earlier in the same
+  /// turn. It overwrites step j - 2's plane z, which step j - 1 read last for its plane z + r,
+  /// also earlier in the same turn.
+  static void cpu(void** buffers, void* arg) {
+    const Args a = *static_cast<const Args*>(arg);
+    void* field[2] = {buffer_data(buffers, 0), buffer_data(buffers, 1)};
+    const std::int64_t steps = a.span.steps, r = a.span.radius, lag = r;
+    const std::int64_t first = -(steps - 1) * r;
+    const std::int64_t last = a.points.frame.extent(D - 1) + (steps - 1) * r + lag * (steps - 1);
+    for (std::int64_t p = first; p < last; ++p)
+      for (std::int64_t j = 0; j < steps; ++j) {
+        const std::int64_t plane = p - lag * j;
+        void* base[2] = {field[j % 2], field[1 - j % 2]};
+        each_window(
+            a, (steps - 1 - j) * r,
+            [&](const typename Points::Args& w) { Points::cpu_window(w, base); }, &plane);
+      }
+  }
+
+#if defined(__CUDACC__)
+  static void cuda(void** buffers, void* arg) {
+    const Args& a = *static_cast<const Args*>(arg);
+    void* field[2] = {buffer_data(buffers, 0), buffer_data(buffers, 1)};
+    for (std::int64_t j = 0; j < a.span.steps; ++j) {
+      Pointers<2> base;
+      base.p[0] = field[j % 2];
+      base.p[1] = field[1 - j % 2];
+      each_window(a, (a.span.steps - 1 - j) * a.span.radius,
+                  [&](const typename Points::Args& w) { launch_points<Points>(w, base); });
+    }
+  }
+#endif
+
+  /// Both tiles are read and written: u's ghost layers come from the exchange, and every step
+  /// writes one of them.
+  static TaskKind kind() {
+#if defined(__CUDACC__)
+    return {"time-block", Access::ReadWrite, Access::ReadWrite, &cpu, &cuda};
+#else
+    return {"time-block", Access::ReadWrite, Access::ReadWrite, &cpu, nullptr};
+#endif
+  }
+};
+
+}  // namespace tessera::detail
