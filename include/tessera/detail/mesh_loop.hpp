@@ -174,28 +174,45 @@ struct CpuArg {
     }
   }
 
+  // Members copied to locals first: `out` holds T*, as the members do, so a store to it would
+  // otherwise make the compiler reload them every element.
   void pointers(std::int64_t first, std::int64_t n, T** out) const {
+    const std::int64_t d = dim, stride = arity, own_count = own;
+    T* const own_data = owned;
+    const std::int32_t* const e = entries + first * stride;
     switch (path) {
       case ArgPath::Direct:
-      case ArgPath::GlobalReduce:
-        for (std::int64_t j = 0; j < n; ++j) out[j] = owned + (first + j) * dim;
+      case ArgPath::GlobalReduce: {
+        T* p = own_data + first * d;
+        for (std::int64_t j = 0; j < n; ++j, p += d) out[j] = p;
         break;
-      case ArgPath::IndirectRead:
-        for (std::int64_t j = 0; j < n; ++j) {
-          const std::int64_t l = entries[(first + j) * arity];
-          out[j] = l < own ? owned + l * dim : halo + (l - own) * dim;
+      }
+      case ArgPath::IndirectRead: {
+        T* const halo_data = halo;
+        for (std::int64_t j = 0; j < n; ++j) {  // written so that it compiles to selects, not branches
+          const std::int64_t l = e[j * stride];
+          const bool in_halo = l >= own_count;
+          T* const from = in_halo ? halo_data : own_data;
+          const std::int64_t at = in_halo ? l - own_count : l;
+          out[j] = from + at * d;
         }
         break;
-      case ArgPath::IndirectWritten:
+      }
+      case ArgPath::IndirectWritten: {
+        void* const* const slot_data = slots;
         for (std::int64_t j = 0; j < n; ++j) {
-          const std::int32_t c = entries[(first + j) * arity];
-          out[j] = c >= 0 ? owned + c * dim
-                          : static_cast<T*>(slots[mesh_codes::slot_buffer(c)]) + std::int64_t(mesh_codes::slot_offset(c)) * dim;
+          const std::int32_t c = e[j * stride];
+          out[j] = c >= 0 ? own_data + c * d
+                          : static_cast<T*>(slot_data[mesh_codes::slot_buffer(c)]) +
+                                std::int64_t(mesh_codes::slot_offset(c)) * d;
         }
         break;
-      case ArgPath::GlobalRead:
-        for (std::int64_t j = 0; j < n; ++j) out[j] = value;
+      }
+      case ArgPath::GlobalRead: {
+        T* const v = value;
+        for (std::int64_t j = 0; j < n; ++j) out[j] = v;
         break;
+      }
     }
   }
 };
@@ -209,7 +226,7 @@ struct CpuGlobal {
   struct Local {
     T v[kCapacity];
   };
-  T first[kCapacity] = {};       // what each element's local starts from
+  Local first{};                 // what each element's local starts from
   T* contributions = nullptr;    // null: a read global
   std::int64_t dim = 0;
 
@@ -217,18 +234,18 @@ struct CpuGlobal {
     using W = ArgWords;
     dim = d[W::kDim];
     if (static_cast<ArgPath>(d[W::kPath]) == ArgPath::GlobalRead) {
-      std::memcpy(first, d + W::kValue, static_cast<std::size_t>(dim) * sizeof(T));
+      std::memcpy(first.v, d + W::kValue, static_cast<std::size_t>(dim) * sizeof(T));
     } else {
       contributions = static_cast<T*>(base[d[W::kOwned]]);
-      for (int k = 0; k < kCapacity; ++k) first[k] = reduction_start<T>(static_cast<ArgAccess>(d[W::kAccess]));
+      for (int k = 0; k < kCapacity; ++k) first.v[k] = reduction_start<T>(static_cast<ArgAccess>(d[W::kAccess]));
     }
   }
-  void enter(Local& l) const {
-    for (int k = 0; k < kCapacity; ++k) l.v[k] = first[k];
-  }
+  void enter(Local& l) const { l = first; }
   void leave(const Local& l, std::int64_t e) const {
     if (contributions == nullptr) return;
-    for (std::int64_t k = 0; k < dim; ++k) contributions[e * dim + k] = l.v[k];
+    // A loop of constant length: with `dim` as its bound GCC calls memcpy for a few bytes.
+    for (int k = 0; k < kCapacity; ++k)
+      if (k < dim) contributions[e * dim + k] = l.v[k];
   }
 };
 
