@@ -62,6 +62,12 @@ struct Norms {  // global reductions
     *count += v[0] > 0 ? 1 : 0;
   }
 };
+template <int N>
+struct Moments {  // a global of N values reduced (N doubles: 4 fit a task's local, 6 do not)
+  TESSERA_HD void operator()(const double* v, const double* w, double* m) const {
+    for (int k = 0; k < N; ++k) m[k] += v[k % 2] * w[k % 4] * (k + 1);
+  }
+};
 struct Nothing {
   TESSERA_HD void operator()(const double*) const {}
 };
@@ -241,6 +247,31 @@ TEST_P(MeshLoops, GlobalSumMinMaxFoldInElementOrder) {
   EXPECT_EQ(sum.value(), 1.0);
 }
 
+// Globals of up to 32 bytes reach the kernel as task locals; larger ones run element by
+// element with their contributions in memory. Both give the serial loop's bits.
+template <int N>
+void expect_moments(const SmallMesh& s, const std::vector<double>& v, const tessera::Dat<double>& dv) {
+  const std::vector<double> w{0.5, -1.25, 2.0, 0.75}, m0(N, 0.125);
+  tessera::Global<double> gw("w", w), gm("m", m0);
+  tessera::par_loop(Moments<N>{}, "moments" + std::to_string(N), s.cells, arg(dv, 2, Access::Read), arg(gw, 4, Access::Read),
+                    arg(gm, N, Access::Inc));
+  std::vector<double> want = m0;
+  for (std::int32_t c = 0; c < s.m.ncell; ++c) {
+    std::vector<double> e(N, -0.0);
+    Moments<N>{}(&v[2 * static_cast<std::size_t>(c)], w.data(), e.data());
+    for (int k = 0; k < N; ++k) want[static_cast<std::size_t>(k)] += e[static_cast<std::size_t>(k)];
+  }
+  expect_bits(gm.values(), want);
+}
+
+TEST_P(MeshLoops, SmallAndLargeGlobalsEqualTheSerialLoop) {
+  const auto v = random_values(2 * static_cast<std::size_t>(s.m.ncell), 7);
+  tessera::Dat<double> dv(s.cells, 2, v, "v");
+  partition();
+  expect_moments<4>(s, v, dv);
+  expect_moments<6>(s, v, dv);
+}
+
 TEST_P(MeshLoops, AirfoilEqualsItsSerialReferenceBitwise) {
   const apps::airfoil::Mesh m = apps::airfoil::generate_mesh(5, 8);
   apps::airfoil::Solver solver(m, GetParam().cut.tiles, GetParam().cut.method);
@@ -320,8 +351,9 @@ struct DeviceSchedule {
   }
 };
 
-template <class F, class... T>
-void device_par_loop(const F& kernel, const std::string& name, const tessera::Set& set, const tessera::Arg<T>&... args) {
+template <class F, class... T, bool... G>
+void device_par_loop(const F& kernel, const std::string& name, const tessera::Set& set,
+                     const tessera::Arg<T, G>&... args) {
   using L = tessera::detail::MeshLoop<F, T...>;
   const typename L::Args prototype{{}, kernel};
   const tessera::detail::TaskKind kind{"loop", tessera::detail::Access::Read, tessera::detail::Access::ReadWrite,

@@ -83,10 +83,14 @@ TEST_P(Levels, RestrictionAndProlongationMatchPlainLoopsAcrossTilings) {
 
 TEST_P(Levels, MgClassSMatchesReferenceAndVerifies) {
   tessera::Runtime rt(test::options(GetParam()));
+  // Coarse levels in one tile (the default: each tile at least 32768 points), or in tiles
+  // halved with the top's (down to 1 point thick).
   for (std::int64_t tile_z : {32, 4}) {
     SCOPED_TRACE("top tiles " + std::to_string(tile_z) + " thick");
     test::expect_mg_class_s_verified(tile_z);
   }
+  SCOPED_TRACE("top tiles 4 thick, coarse levels halved");
+  test::expect_mg_class_s_verified(4, 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Config, Levels, testing::ValuesIn(test::configs()), test::config_name);

@@ -48,11 +48,12 @@ inline void expect_transpose_matches_reference(std::int64_t nx, std::int64_t ny,
 
 // NAS MG class S with top tiles `tile_z` thick: the final residual and solution bitwise those
 // of the serial reference, and rnm2 within NPB's tolerance of the official value.
-inline void expect_mg_class_s_verified(std::int64_t tile_z) {
+inline void expect_mg_class_s_verified(std::int64_t tile_z, std::int64_t min_points = apps::Mg::kMinTilePoints,
+                                       int min_tiles = 1) {
   const apps::MgClass s = apps::mg_class("S");
   reference::MgReference ref(s.n);
   ref.run(s.iterations);
-  apps::Mg mg(s.n, tile_z);
+  apps::Mg mg(s.n, tile_z, 1, min_points, min_tiles);
   mg.initialise();
   mg.resid_top();
   for (int it = 0; it < s.iterations; ++it) {

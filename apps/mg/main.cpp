@@ -14,13 +14,16 @@ int main(int argc, char** argv) {
   tessera::Options runtime;
   tessera::add_options(cli, runtime);
   std::string cls = "S";
-  long size = 32, tile_z = 0, min_tile = 1;
+  long size = 32, tile_z = 0, min_tile = 1, min_points = apps::Mg::kMinTilePoints;
   int iterations = 4;
   cli.add_option("--class", cls, "S, W (NPB 3.3+: 128^3, 4 it.), W-npb3.0 (64^3, 40 it.), A, B, U");
   cli.add_option("--size", size, "class U: points per axis (a power of two >= 4)");
   cli.add_option("--iterations", iterations, "class U: V-cycles")->check(CLI::PositiveNumber);
   cli.add_option("--tile-z", tile_z, "z-thickness of the top level's tiles (default: size / 8, at least 2)");
   cli.add_option("--min-tile", min_tile, "coarser levels halve tiles while they stay this thick");
+  cli.add_option("--min-tile-points", min_points,
+                 "coarser levels thicken tiles until each holds this many points (or the whole level)")
+      ->check(CLI::PositiveNumber);
   CLI11_PARSE(cli, argc, argv);
 
   return apps::run_guarded([&] {
@@ -28,7 +31,7 @@ int main(int argc, char** argv) {
     tessera::Runtime rt(runtime);
     const bool talk = rt.rank() == 0;
     const double t_init0 = apps::now_seconds();
-    apps::Mg mg(c.n, tile_z > 0 ? tile_z : std::max<long>(2, c.n / 8), min_tile);
+    apps::Mg mg(c.n, tile_z > 0 ? tile_z : std::max<long>(2, c.n / 8), min_tile, min_points, rt.ranks());
     if (c.name == "B") mg.use_smoother_b();
     if (talk) {
       std::printf("\n\n NAS Parallel Benchmarks (NPB 3.x algorithm, Tessera) - MG Benchmark\n\n");

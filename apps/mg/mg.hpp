@@ -152,16 +152,31 @@ inline MgClass mg_class(const std::string& name, std::int64_t n_u = 32, int it_u
 
 // The hierarchy: levels 1 (2^3 points) to lt (n^3), u and r on each, a scratch field per level
 // for the stencils' double buffering, v at the top.
+//
+// Tiles: the top level in z slabs `tile_z` thick; each coarser level halves them (at least
+// `min_tile` thick), then thickens them until a tile holds `min_points` points or the whole
+// level, keeping at least `min_tiles` tiles (one per rank): below that size a tile's work is
+// smaller than the cost of its tasks (ghost pack, boundary, interior, per stencil), and the
+// coarse levels of a V-cycle are nearly all task overhead.
 class Mg {
  public:
-  Mg(std::int64_t n, std::int64_t tile_z, std::int64_t min_tile = 1) {
+  static constexpr std::int64_t kMinTilePoints = 32768;
+
+  Mg(std::int64_t n, std::int64_t tile_z, std::int64_t min_tile = 1, std::int64_t min_points = kMinTilePoints,
+     int min_tiles = 1) {
     if (n < 4 || (n & (n - 1)) != 0)
       throw tessera::Error("MG size " + std::to_string(n) + ": give a power of two >= 4 (the "
                            "hierarchy halves it down to 2 points per axis)");
     lt = 0;
     for (std::int64_t m = n; m > 1; m /= 2) ++lt;
     std::vector<tessera::Grid<3>> grids{tessera::Grid<3>({n, n, n}, {n, n, tile_z}, {true, true, true})};
-    for (int k = lt - 1; k >= 1; --k) grids.insert(grids.begin(), tessera::coarser(grids.front(), min_tile));
+    for (int k = lt - 1; k >= 1; --k) {
+      const tessera::Grid<3> halved = tessera::coarser(grids.front(), min_tile);
+      const tessera::Index<3> e = halved.extent();
+      std::int64_t tz = halved.tile()[2];
+      while (tz < e[2] && e[0] * e[1] * tz < min_points && (e[2] + 2 * tz - 1) / (2 * tz) >= min_tiles) tz *= 2;
+      grids.insert(grids.begin(), tessera::Grid<3>(e, {e[0], e[1], std::min(tz, e[2])}, {true, true, true}));
+    }
     for (int k = 1; k <= lt; ++k) {
       const tessera::Grid<3>& g = grids[static_cast<std::size_t>(k - 1)];
       const std::string level = std::to_string(k);

@@ -163,9 +163,9 @@ class Global {
   int dim_;
 };
 
-/// A loop argument: a dat or global, how the kernel uses it, and the dimension the kernel
-/// expects (checked against the dat's).
-template <class T>
+/// A loop argument: a dat or (IsGlobal) a global, how the kernel uses it, and the dimension
+/// the kernel expects (checked against the dat's or global's).
+template <class T, bool IsGlobal = false>
 struct Arg {
   detail::LoopArg a;
   using type = T;
@@ -183,7 +183,7 @@ Arg<T> arg(const Dat<T>& d, const Map& map, int index, int dim, Access access) {
 }
 /// A global: arg(rms, 1, Access::Inc).
 template <class T>
-Arg<T> arg(const Global<T>& g, int dim, Access access) {
+Arg<T, true> arg(const Global<T>& g, int dim, Access access) {
   return {{nullptr, nullptr, -1, &g.storage(), dim, access, detail::mesh_type_name<T>()}};
 }
 
@@ -205,12 +205,12 @@ inline void partition_mesh(const Set& primary, int tiles, Partitioner method = P
 ///   tessera::par_loop(SaveSoln{}, "save_soln", cells, tessera::arg(q, 4, tessera::Access::Read),
 ///                     tessera::arg(qold, 4, tessera::Access::Write));
 /// `name` names the tasks (trace, report) and performance models. Returns without waiting.
-template <class F, class... T>
-void par_loop(const F& kernel, const std::string& name, const Set& set, const Arg<T>&... args) {
+template <class F, class... T, bool... G>
+void par_loop(const F& kernel, const std::string& name, const Set& set, const Arg<T, G>&... args) {
   static_assert(sizeof...(T) >= 1, "a loop takes at least one argument");
   static_assert(std::is_trivially_copyable_v<F>,
                 "the kernel is copied to every task: make it trivially copyable (plain data members)");
-  using K = detail::MeshLoop<F, T...>;
+  using K = detail::MeshLoop<F, std::conditional_t<G, detail::GlobalValue<T>, T>...>;
   const typename K::Args prototype{{}, kernel};
   const std::vector<detail::LoopArg> described{args.a...};
   detail::run_loop(name, *set.storage(), described, K::kind(), detail::LoopBlock::of(prototype));

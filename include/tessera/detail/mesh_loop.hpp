@@ -6,7 +6,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <array>
 #include <limits>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -39,6 +41,23 @@ struct ArgWords {
 
 /// Reduction and write modes the task must know about (a subset of tessera::Access).
 enum class ArgAccess : std::int64_t { Read, Write, ReadWrite, Inc, Min, Max };
+
+/// A global argument in MeshLoop's list of element types (par_loop passes GlobalValue<T> for
+/// tessera::arg(global, ...)): the CPU task gives the kernel a local copy of the value, so the
+/// compiler keeps a reduction in registers rather than in memory every dat write might alias.
+template <class T>
+struct GlobalValue {};
+template <class E>
+struct MeshValueOf {
+  using type = E;
+};
+template <class T>
+struct MeshValueOf<GlobalValue<T>> {
+  using type = T;
+};
+/// The element type of a MeshLoop argument: T for T and for GlobalValue<T>.
+template <class E>
+using value_t = typename MeshValueOf<E>::type;
 
 /// Words 0-1: the tile's element count and the task's buffer count; then ArgWords::kCount
 /// words per argument.
@@ -118,6 +137,136 @@ TESSERA_HD T* arg_pointer(const std::int64_t* d, void* const* base, std::int64_t
   return nullptr;
 }
 
+// One argument as a CPU task walks it: the frame's words and the task's buffers looked up once
+// per task, so that the element loop does none. pointers() writes the kernel's pointers for a
+// run of elements, one loop per access path (arg_pointer<T, false> element by element).
+template <class T>
+struct CpuArg {
+  ArgPath path = ArgPath::Direct;
+  std::int64_t dim = 0, arity = 0, own = 0;
+  T* owned = nullptr;
+  T* halo = nullptr;
+  const std::int32_t* entries = nullptr;  // the map (read) or the slot codes (written), at the index
+  void* const* slots = nullptr;           // the argument's slot buffers
+  T* value = nullptr;                     // a read global: in the task's copy of the frame
+
+  CpuArg(const std::int64_t* d, void* const* base) {
+    using W = ArgWords;
+    path = static_cast<ArgPath>(d[W::kPath]);
+    dim = d[W::kDim];
+    switch (path) {
+      case ArgPath::Direct:
+      case ArgPath::GlobalReduce: owned = static_cast<T*>(base[d[W::kOwned]]); break;
+      case ArgPath::IndirectRead:
+        owned = static_cast<T*>(base[d[W::kOwned]]);
+        halo = static_cast<T*>(base[d[W::kHalo]]);
+        entries = static_cast<const std::int32_t*>(base[d[W::kMap]]) + d[W::kIndex];
+        arity = d[W::kArity];
+        own = d[W::kOwnedCount];
+        break;
+      case ArgPath::IndirectWritten:
+        owned = static_cast<T*>(base[d[W::kOwned]]);
+        entries = static_cast<const std::int32_t*>(base[d[W::kCodes]]) + d[W::kIndex];
+        arity = d[W::kArity];
+        slots = base + d[W::kSlotFirst];
+        break;
+      case ArgPath::GlobalRead: value = reinterpret_cast<T*>(const_cast<std::int64_t*>(d) + W::kValue); break;
+    }
+  }
+
+  // Members copied to locals first: `out` holds T*, as the members do, so a store to it would
+  // otherwise make the compiler reload them every element.
+  void pointers(std::int64_t first, std::int64_t n, T** out) const {
+    const std::int64_t d = dim, stride = arity, own_count = own;
+    T* const own_data = owned;
+    const std::int32_t* const e = entries + first * stride;
+    switch (path) {
+      case ArgPath::Direct:
+      case ArgPath::GlobalReduce: {
+        T* p = own_data + first * d;
+        for (std::int64_t j = 0; j < n; ++j, p += d) out[j] = p;
+        break;
+      }
+      case ArgPath::IndirectRead: {
+        T* const halo_data = halo;
+        for (std::int64_t j = 0; j < n; ++j) {  // written so that it compiles to selects, not branches
+          const std::int64_t l = e[j * stride];
+          const bool in_halo = l >= own_count;
+          T* const from = in_halo ? halo_data : own_data;
+          const std::int64_t at = in_halo ? l - own_count : l;
+          out[j] = from + at * d;
+        }
+        break;
+      }
+      case ArgPath::IndirectWritten: {
+        void* const* const slot_data = slots;
+        for (std::int64_t j = 0; j < n; ++j) {
+          const std::int32_t c = e[j * stride];
+          out[j] = c >= 0 ? own_data + c * d
+                          : static_cast<T*>(slot_data[mesh_codes::slot_buffer(c)]) +
+                                std::int64_t(mesh_codes::slot_offset(c)) * d;
+        }
+        break;
+      }
+      case ArgPath::GlobalRead: {
+        T* const v = value;
+        for (std::int64_t j = 0; j < n; ++j) out[j] = v;
+        break;
+      }
+    }
+  }
+};
+
+// A global argument as a CPU task walks it: each element's kernel call gets a fresh local
+// holding the value (read) or the reduction's identity, and a reduction's local is stored as
+// the element's contribution afterwards: the bits of arg_pointer's path, without the memory.
+template <class T>
+struct CpuGlobal {
+  static constexpr int kCapacity = ArgWords::kValueBytes / static_cast<int>(sizeof(T));
+  struct Local {
+    T v[kCapacity];
+  };
+  Local first{};                 // what each element's local starts from
+  T* contributions = nullptr;    // null: a read global
+  std::int64_t dim = 0;
+
+  CpuGlobal(const std::int64_t* d, void* const* base) {
+    using W = ArgWords;
+    dim = d[W::kDim];
+    if (static_cast<ArgPath>(d[W::kPath]) == ArgPath::GlobalRead) {
+      std::memcpy(first.v, d + W::kValue, static_cast<std::size_t>(dim) * sizeof(T));
+    } else {
+      contributions = static_cast<T*>(base[d[W::kOwned]]);
+      for (int k = 0; k < kCapacity; ++k) first.v[k] = reduction_start<T>(static_cast<ArgAccess>(d[W::kAccess]));
+    }
+  }
+  void enter(Local& l) const { l = first; }
+  void leave(const Local& l, std::int64_t e) const {
+    if (contributions == nullptr) return;
+    // A loop of constant length: with `dim` as its bound GCC calls memcpy for a few bytes.
+    for (int k = 0; k < kCapacity; ++k)
+      if (k < dim) contributions[e * dim + k] = l.v[k];
+  }
+};
+
+/// Elements whose pointers a CPU task computes at once (MeshLoop::run).
+constexpr std::int64_t kCpuRun = 64;
+
+// What a CPU task walks per argument: CpuArg for dats, CpuGlobal for globals. Dats' Local is
+// empty; their pointers come in runs (CpuArg::pointers).
+template <class E>
+struct CpuWalk {
+  using type = CpuArg<E>;
+  struct Local {};
+  using Run = std::array<E*, kCpuRun>;
+};
+template <class T>
+struct CpuWalk<GlobalValue<T>> {
+  using type = CpuGlobal<T>;
+  using Local = typename CpuGlobal<T>::Local;
+  struct Run {};
+};
+
 // Before the elements run: increment slots and reduction contributions start from their
 // identity; slots of written (not incremented) targets start from the target's value, so a
 // kernel that writes part of an element leaves the rest as it was.
@@ -152,7 +301,8 @@ void start_slots(std::int64_t* d, void** buffers, void* const* base, std::int64_
   }
 }
 
-// The loop task of kernel F whose arguments have element types T...
+// The loop task of kernel F whose arguments have element types T... (GlobalValue<U> for a
+// global of U).
 template <class F, class... T>
 struct MeshLoop {
   static constexpr int K = static_cast<int>(sizeof...(T));
@@ -161,23 +311,90 @@ struct MeshLoop {
 
   template <bool Device, std::size_t... I>
   TESSERA_HD static void element(const Args& a, void* const* base, std::int64_t e, std::index_sequence<I...>) {
-    a.f(arg_pointer<T, Device>(a.frame.arg(static_cast<int>(I)), base, e)...);
+    a.f(arg_pointer<value_t<T>, Device>(a.frame.arg(static_cast<int>(I)), base, e)...);
+  }
+
+  // Every argument's start values (start_slots); with `globals` false, not those of globals,
+  // whose CpuGlobal writes every element's contribution.
+  template <std::size_t... I>
+  static void start(Args& a, void** buffers, void* const* base, bool globals, std::index_sequence<I...>) {
+    ((globals || std::is_same_v<T, value_t<T>>
+          ? start_slots<value_t<T>>(a.frame.arg(static_cast<int>(I)), buffers, base, a.frame.elements())
+          : void()),
+     ...);
+  }
+  // Whether every global fits a CpuGlobal's local (at most ArgWords::kValueBytes).
+  template <std::size_t... I>
+  static bool globals_fit(const Args& a, std::index_sequence<I...>) {
+    return ((std::is_same_v<T, value_t<T>> ||
+             a.frame.arg(static_cast<int>(I))[ArgWords::kDim] * static_cast<std::int64_t>(sizeof(value_t<T>)) <=
+                 ArgWords::kValueBytes) &&
+            ...);
+  }
+
+  // Elements run in runs of kCpuRun: first the dats' pointers for the run (one loop per argument,
+  // its access path chosen once), then the kernel on each element, globals in fresh locals.
+  // Pointers depend on maps and codes only, never on values: this is the element-by-element
+  // loop of arg_pointer, with the lookups done once.
+  template <class E>
+  static auto* pointer(typename CpuWalk<E>::Run& run, typename CpuWalk<E>::Local& local, std::int64_t j) {
+    if constexpr (std::is_same_v<E, value_t<E>>)
+      return run[static_cast<std::size_t>(j)];
+    else
+      return static_cast<value_t<E>*>(local.v);
   }
 
   template <std::size_t... I>
-  static void start(Args& a, void** buffers, void* const* base, std::index_sequence<I...>) {
-    (start_slots<T>(a.frame.arg(static_cast<int>(I)), buffers, base, a.frame.elements()), ...);
+  static void run(Args& a, void* const* base, std::index_sequence<I...>) {
+    const std::tuple<typename CpuWalk<T>::type...> walk{
+        typename CpuWalk<T>::type(a.frame.arg(static_cast<int>(I)), base)...};
+    std::tuple<typename CpuWalk<T>::Run...> runs;
+    const std::int64_t n = a.frame.elements();
+    for (std::int64_t first = 0; first < n; first += kCpuRun) {
+      const std::int64_t m = n - first < kCpuRun ? n - first : kCpuRun;
+      (pointers<T>(std::get<I>(walk), first, m, std::get<I>(runs)), ...);
+      for (std::int64_t j = 0; j < m; ++j) {
+        std::tuple<typename CpuWalk<T>::Local...> locals;
+        (enter<T>(std::get<I>(walk), std::get<I>(locals)), ...);
+        a.f(pointer<T>(std::get<I>(runs), std::get<I>(locals), j)...);
+        (leave<T>(std::get<I>(walk), std::get<I>(locals), first + j), ...);
+      }
+    }
+  }
+  template <class E, class W, class R>
+  static void pointers(const W& w, std::int64_t first, std::int64_t m, R& run) {
+    if constexpr (std::is_same_v<E, value_t<E>>) w.pointers(first, m, run.data());
+  }
+  template <class E, class W, class L>
+  static void enter(const W& w, L& local) {
+    if constexpr (!std::is_same_v<E, value_t<E>>) w.enter(local);
+  }
+  template <class E, class W, class L>
+  static void leave(const W& w, const L& local, std::int64_t e) {
+    if constexpr (!std::is_same_v<E, value_t<E>>) w.leave(local, e);
   }
 
   // In element order: a tile's own increments reach a target in the order of the elements'
   // global numbers, which is the rule that makes results independent of the tiling.
   static void cpu(void** buffers, void* arg) {
     Args a = *static_cast<const Args*>(arg);  // a local copy: globals read point into it
-    std::vector<void*> base(static_cast<std::size_t>(a.frame.buffers()));
-    for (std::size_t k = 0; k < base.size(); ++k) base[k] = buffer_data(buffers, static_cast<int>(k));
-    start(a, buffers, base.data(), std::index_sequence_for<T...>{});
-    const std::int64_t n = a.frame.elements();
-    for (std::int64_t e = 0; e < n; ++e) element<false>(a, base.data(), e, std::index_sequence_for<T...>{});
+    void* local[16];
+    std::vector<void*> more;
+    const auto count = static_cast<std::size_t>(a.frame.buffers());
+    void** base = local;
+    if (count > 16) {
+      more.resize(count);
+      base = more.data();
+    }
+    for (std::size_t k = 0; k < count; ++k) base[k] = buffer_data(buffers, static_cast<int>(k));
+    if (globals_fit(a, Indices{})) {
+      start(a, buffers, base, false, Indices{});
+      run(a, base, Indices{});
+      return;
+    }
+    // A large reduced global: element by element, contributions in memory.
+    start(a, buffers, base, true, Indices{});
+    for (std::int64_t e = 0; e < a.frame.elements(); ++e) element<false>(a, base, e, Indices{});
   }
 
 #if defined(__CUDACC__)
@@ -303,10 +520,10 @@ void MeshLoop<F, T...>::cuda(void** buffers, void* arg) {
   DeviceBuffers base{};
   for (std::int64_t k = 0; k < a.frame.buffers(); ++k) base.p[k] = buffer_data(buffers, static_cast<int>(k));
   int i = 0;
-  ((device_start<MeshLoop, T>(a, i++, buffers, base, s)), ...);
+  ((device_start<MeshLoop, value_t<T>>(a, i++, buffers, base, s)), ...);
   mesh_element_kernel<MeshLoop><<<blocks_for(a.frame.elements(), 128), 128, 0, s>>>(a, base);
   i = 0;
-  ((gathered_before(a.frame, i) ? void(i++) : (device_gather<T>(a.frame.arg(i++), base, s))), ...);
+  ((gathered_before(a.frame, i) ? void(i++) : (device_gather<value_t<T>>(a.frame.arg(i++), base, s))), ...);
 }
 #endif
 
