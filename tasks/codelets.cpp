@@ -45,7 +45,9 @@ Codelet& CodeletRegistry::get(const std::string& stencil, const std::string& typ
   c.cl.where = STARPU_CPU;
   c.cl.cpu_funcs[0] = kind.cpu;
   c.cl.cpu_funcs_name[0] = c.name.c_str();
-#ifdef STARPU_USE_CUDA
+  // In simulation the implementation is never called: that the kind has one (it was compiled
+  // by nvcc) is what lets the scheduler place it on a simulated GPU, timed by its model.
+#if defined(STARPU_USE_CUDA) || defined(STARPU_SIMGRID)
   if (kind.cuda != nullptr) {
     c.cl.where |= STARPU_CUDA;
     c.cl.cuda_funcs[0] = kind.cuda;

@@ -35,14 +35,19 @@ Capabilities capabilities() {
   for (starpu_sched_policy** p = starpu_sched_get_predefined_policies(); *p != nullptr; ++p)
     c.schedulers.push_back((*p)->policy_name);
   c.max_cpus = STARPU_MAXCPUS;
-#ifdef STARPU_USE_CUDA
-  c.cuda = true;
+#if defined(STARPU_USE_CUDA) || defined(STARPU_SIMGRID)
+  c.cuda = true;  // simulated CUDA workers run simulated CUDA implementations
+#endif
+#ifdef STARPU_SIMGRID
+  c.simulated = true;
 #endif
 #ifdef STARPU_USE_FXT
   c.fxt = true;
 #endif
   return c;
 }
+
+double clock_seconds() { return starpu_timing_now() * 1e-6; }
 
 Engine::Engine(const EngineConfig& config)
     : distributed_(config.policy.distributed), data_(config.policy.distributed) {
