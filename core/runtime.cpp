@@ -193,6 +193,10 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
   }
   if (!o.perfmodel_dir.empty()) {
     check_agrees("--perfmodel-dir", o.perfmodel_dir, "STARPU_PERF_MODEL_DIR");
+    if (caps.simulated && env("STARPU_PERF_MODEL_DIR") == nullptr)
+      throw Error("--perfmodel-dir " + o.perfmodel_dir + " comes too late in a simulated run: SimGrid "
+                  "loads the platform file (bus/<host>.platform.v4.xml) before main(); set "
+                  "STARPU_PERF_MODEL_DIR=" + o.perfmodel_dir + " instead (docs/simulation.md)");
     e.perfmodel_dir = o.perfmodel_dir;
   }
   // StarPU creates the models' directory when it first saves a model and aborts the program

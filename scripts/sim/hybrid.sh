@@ -18,7 +18,10 @@ mkdir -p "$out"
 [ -x build-sim/apps/heat3d/heat3d ] && [ -x build-14/apps/heat3d/heat3d ] || bash scripts/sim/setup.sh
 : "${STARPU_TARBALL:=/work/shared/deps/starpu_1.4.10+dfsg.orig.tar.gz}"
 work=${SIM_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/sim-hybrid.XXXXXX")}
-mkdir -p "$work"
+mkdir -p "$work/home"
+# StarPU 1.4 reads (and updates) a model found in ~/.starpu/sampling before one missing from
+# --perfmodel-dir: a private STARPU_HOME keeps these runs off the user's own models.
+export STARPU_HOME="$work/home"
 host=$(hostname)
 steps=${STEPS:-10}
 fractions=${FRACTIONS:-"0 0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9 1"}
@@ -62,12 +65,12 @@ for a in "${apps[@]}"; do
       else
         python3 scripts/sim/simmodel.py platform "$sampling" "$dir" "$plat" --cpus $((ncpu + 1))
       fi
-      python3 scripts/sim/simmodel.py models "$cal" "$host" "$dir" "$plat" --cpu-gbs "$cpu_gbs" \
+      python3 scripts/sim/simmodel.py models "$cal" "$dir" --cpu-gbs "$cpu_gbs" \
         --cpu-lat-us "$cpu_lat" --gpu-gbs "$gpu_gbs" --gpu-lat-us "$gpu_lat" --gpus 4 > /dev/null
       run() {  # mode sched fraction workers...
         local mode=$1 sched=$2 fraction=$3; shift 3
         local s
-        s=$(STARPU_HOSTNAME=$plat build-sim/apps/$app/$app --size $grid --tile "${t[@]}" --steps "$steps" \
+        s=$(STARPU_PERF_MODEL_DIR=$dir STARPU_HOSTNAME=$plat build-sim/apps/$app/$app --size $grid --tile "${t[@]}" --steps "$steps" \
               --sched "$sched" --perfmodel-dir "$dir" --quiet "$@" 2> "$work/run.err" | seconds)
         [ -n "$s" ] || { cat "$work/run.err" >&2; echo "hybrid: $plat $app $mode failed" >&2; exit 1; }
         echo "$plat,$app,$tile,$mode,$sched,$fraction,$s" | tee -a "$csv"

@@ -7,13 +7,14 @@
     sample platform 'sirocco' (its file layout) with the stated numbers put in: <out-dir>/bus/
     <name>.{platform.xml,platform.v4.xml,bandwidth,latency,affinity,config}.
 
-  simmodel.py models <calibrated-dir> <from-host> <out-dir> <to-host> --cpu-gbs C --gpu-gbs G
+  simmodel.py models <calibrated-dir> <out-dir> --cpu-gbs C --gpu-gbs G
       [--cpu-lat-us a] [--gpu-lat-us b] [--gpus K] [--only PREFIX]
-    Performance models for <to-host>: for every footprint that Tessera's calibrated models
-    (<calibrated-dir>/codelets/45/tessera.*.<from-host>) hold, a CPU time and a CUDA time from
+    Performance models for a simulated host: for every footprint that Tessera's calibrated
+    models (<calibrated-dir>/codelets/45/tessera.*) hold, a CPU time and a CUDA time from
     time = bytes moved / bandwidth + latency. The footprints (StarPU's hashes of the tasks'
     buffer sizes) and sizes are taken from the calibrated files, so the models are keyed exactly
-    like real ones; only the times are the stated model's. Bytes moved per task, by kind:
+    like real ones; only the times are the stated model's. (StarPU appends no host name to a
+    symbol that contains a dot, as Tessera's do: one model directory per simulated host.) Bytes moved per task, by kind:
       interior, sum, loop ... : every buffer once (the data size StarPU records)
       halo-pack, boundary    : the face buffers twice (read + write): 2 x (size - one tile)
       constant-ghosts        : latency only (runs once per plan)
@@ -96,19 +97,19 @@ def write_models(args):
     src = os.path.join(args.calibrated, "codelets", VERSION)
     dst = os.path.join(args.out, "codelets", VERSION)
     os.makedirs(dst, exist_ok=True)
-    files = sorted(glob.glob(os.path.join(src, f"tessera.*.{args.from_host}")))
+    files = sorted(glob.glob(os.path.join(src, "tessera.*")))
     if not files:
-        sys.exit(f"simmodel: no calibrated tessera.*.{args.from_host} models in {src}")
+        sys.exit(f"simmodel: no calibrated tessera.* models in {src}")
     # One field tile's bytes, per stencil: the interior task's data size over its buffer count.
     interiors = {}
     for path in files:
-        symbol = os.path.basename(path)[: -len(args.from_host) - 1]
+        symbol = os.path.basename(path)
         if kind_of(symbol) == "interior":
             stencil = symbol.split(".")[1]
             interiors[stencil] = [size for _, size in parse_model(path)]
     written = 0
     for path in files:
-        symbol = os.path.basename(path)[: -len(args.from_host) - 1]
+        symbol = os.path.basename(path)
         if args.only and not symbol.startswith(args.only):
             continue
         stencil, kind = symbol.split(".")[1], kind_of(symbol)
@@ -126,10 +127,10 @@ def write_models(args):
         text = ("##################\n# Performance Model Version\n" + VERSION + "\n\n"
                 "####################\n# COMBs\n# number of combinations\n" + str(len(combs)) + "\n"
                 + "".join(combs))
-        with open(os.path.join(dst, f"{symbol}.{args.to_host}"), "w") as f:
+        with open(os.path.join(dst, symbol), "w") as f:
             f.write(text)
         written += 1
-    print(f"simmodel: {written} models for host {args.to_host} in {dst}")
+    print(f"simmodel: {written} models in {dst}")
 
 
 # ---------------------------------------------------------------- platform
@@ -199,9 +200,7 @@ def main():
     a.add_argument("--pcie-lat-us", type=float, default=10.0)
     m = sub.add_parser("models")
     m.add_argument("calibrated")
-    m.add_argument("from_host")
     m.add_argument("out")
-    m.add_argument("to_host")
     m.add_argument("--cpu-gbs", type=float, required=True)
     m.add_argument("--gpu-gbs", type=float, required=True)
     m.add_argument("--cpu-lat-us", type=float, default=2.0)

@@ -18,6 +18,10 @@ mkdir -p "$out"
 [ -x build-sim/apps/heat3d/heat3d ] && [ -x build-14/apps/heat3d/heat3d ] || bash scripts/sim/setup.sh
 work=$(mktemp -d "${TMPDIR:-/tmp}/sim-validate.XXXXXX")
 host=$(hostname)
+# StarPU 1.4 reads (and updates) a model found in ~/.starpu/sampling before one missing from
+# --perfmodel-dir: a private STARPU_HOME keeps each case's models its own.
+mkdir -p "$work/home"
+export STARPU_HOME="$work/home"
 
 # app | options (the apps' defaults: 4 tiles of heat3d, 8 of jacobi2d and life)
 cases=("heat3d|--size 256 256 256 --tile 256 256 64 --steps 50"
@@ -38,7 +42,7 @@ for c in "${cases[@]}"; do
     times+=("$(build-14/apps/$app/$app "${common[@]}" --calibrate-models | seconds)")
     for ((r = 0; r < repeats; r++)); do times+=("$(build-14/apps/$app/$app "${common[@]}" | seconds)"); done
     [ -f "$models/bus/$host.platform.v4.xml" ] || { echo "validate: StarPU wrote no platform file in $models/bus" >&2; exit 1; }
-    sim=$(STARPU_HOSTNAME=$host build-sim/apps/$app/$app "${common[@]}" 2>"$work/sim.err" | seconds)
+    sim=$(STARPU_PERF_MODEL_DIR=$models STARPU_HOSTNAME=$host build-sim/apps/$app/$app "${common[@]}" 2>"$work/sim.err" | seconds)
     [ -n "$sim" ] || { cat "$work/sim.err" >&2; echo "validate: simulated $app failed" >&2; exit 1; }
     python3 - "$app" "$n" "$sched" "$sim" "${times[@]}" >> "$csv" <<'PY'
 import sys, statistics
