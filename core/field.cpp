@@ -100,8 +100,9 @@ FieldStorage::FieldStorage(const GridSpec& grid, int halo, const FaceSpecs& face
       if (!mine(t)) continue;
       void* mem = tasks::DataRegistry::allocate(static_cast<std::size_t>(tile_bytes(t)));
       if (mem == nullptr) {
-        for (void*& m : impl_->memory)
-          if (m != nullptr) tasks::DataRegistry::free(m, 0), m = nullptr;
+        for (std::size_t u = 0; u < impl_->memory.size(); ++u)
+          if (impl_->memory[u] != nullptr)
+            tasks::DataRegistry::deallocate(impl_->memory[u], impl_->memory_bytes[u]), impl_->memory[u] = nullptr;
         throw Error("out of memory allocating " + std::to_string(tile_bytes(t)) + " bytes for tile " +
                     std::to_string(t) + " of field '" + name_ + "'; use a smaller grid or more ranks");
       }
@@ -137,7 +138,7 @@ void FieldStorage::release_handles() {
       for (tasks::Handle h : tile) data.unregister_scratch(h);
   for (tasks::Handle h : impl_->handles) data.unregister(h);
   for (std::size_t t = 0; t < impl_->memory.size(); ++t)
-    if (impl_->memory[t] != nullptr) tasks::DataRegistry::free(impl_->memory[t], impl_->memory_bytes[t]);
+    if (impl_->memory[t] != nullptr) tasks::DataRegistry::deallocate(impl_->memory[t], impl_->memory_bytes[t]);
   context_->fields.erase(this);
 }
 

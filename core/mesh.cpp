@@ -279,7 +279,7 @@ void DatStorage::release_handles() {
     for (tasks::Handle h : per_tile) data.unregister_scratch(h);
   for (tasks::Handle h : owned) data.unregister(h);
   for (std::size_t t = 0; t < memory.size(); ++t)
-    if (memory[t] != nullptr) tasks::DataRegistry::free(memory[t], memory_bytes[t]);
+    if (memory[t] != nullptr) tasks::DataRegistry::deallocate(memory[t], memory_bytes[t]);
   context->handle_owners.erase(this);
 }
 

@@ -14,6 +14,7 @@ packages=(build-essential cmake pkg-config libstarpu-dev libhwloc-dev libopenmpi
           chromium)  # headless, for the test that renders the HTML run report (~300 MB)
 if [ "${1:-}" = --simulation ]; then
   packages=(libsimgrid-dev     # StarPU's SimGrid mode (scripts/build-starpu.sh --simgrid)
+            xsltproc             # starpu_smpirun: the MPI cluster platform
             python3-matplotlib)  # the plots of scripts/sim/
 fi
 

@@ -59,6 +59,6 @@ void* DataRegistry::allocate(std::size_t bytes) {
   return memory;
 }
 
-void DataRegistry::free(void* memory, std::size_t bytes) { starpu_free_flags(memory, bytes, kAllocFlags); }
+void DataRegistry::deallocate(void* memory, std::size_t bytes) { starpu_free_flags(memory, bytes, kAllocFlags); }
 
 }  // namespace tessera::tasks

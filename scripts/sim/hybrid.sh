@@ -24,7 +24,7 @@ mkdir -p "$work/home"
 export STARPU_HOME="$work/home"
 host=$(hostname)
 steps=${STEPS:-10}
-fractions=${FRACTIONS:-"0 0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9 1"}
+fractions=${FRACTIONS:-"0 0.2 0.4 0.6 0.7 0.8 0.9 1"}
 
 # StarPU's sample platforms, from the source tarball.
 sampling="$work/sampling"
@@ -34,53 +34,52 @@ if [ ! -d "$sampling/bus" ]; then
 fi
 
 # platform | CPU workers | CPU GB/s per core | CPU latency us | GPU GB/s | GPU latency us
-platforms=("sirocco|23|4.2|2|190|10"
-           "h100node|63|6.7|2|2600|5")
-# app | grid | tile choices (comma-separated, x-separated axes)
-apps=("heat3d|1024 1024 512|256x256x128,128x128x128"
-      "jacobi2d|16384 16384|4096x4096,2048x2048")
+declare -A platform=([sirocco]="23|4.2|2|190|10" [h100node]="63|6.7|2|2600|5")
+# platform | app | grid | tile (the cases of the tables)
+cases=("h100node|heat3d|1024 1024 512|256x256x128"
+       "h100node|heat3d|1024 1024 512|128x128x128"
+       "h100node|jacobi2d|16384 16384|4096x4096"
+       "h100node|jacobi2d|16384 16384|2048x2048"
+       "sirocco|heat3d|1024 1024 512|256x256x128"
+       "sirocco|jacobi2d|16384 16384|4096x4096")
 
 seconds() { sed -n 's/.* seconds=\([0-9.]*\).*/\1/p' | tail -n 1; }
 
 csv="$out/hybrid.csv"
 echo "platform,app,tile,mode,sched,fraction,seconds" > "$csv"
-for a in "${apps[@]}"; do
-  IFS='|' read -r app grid tiles <<< "$a"
-  for tile in ${tiles//,/ }; do
-    t=(${tile//x/ })
-    # Calibrate every footprint of this tile size: 3 tiles per axis, real StarPU, CPU.
-    cal="$work/cal-$app-$tile"
-    if [ ! -d "$cal/codelets" ]; then
-      small=(); for v in "${t[@]}"; do small+=($((3 * v))); done
-      build-14/apps/$app/$app --size "${small[@]}" --tile "${t[@]}" --steps 2 --ncpu 2 \
-        --perfmodel-dir "$cal" --calibrate-models --quiet > "$work/cal.log" 2>&1 ||
-        { cat "$work/cal.log" >&2; exit 1; }
-    fi
-    for p in "${platforms[@]}"; do
-      IFS='|' read -r plat ncpu cpu_gbs cpu_lat gpu_gbs gpu_lat <<< "$p"
-      dir="$work/models-$plat"
-      mkdir -p "$dir/bus"
-      if [ "$plat" = sirocco ]; then
-        cp -n "$sampling/bus/sirocco."* "$dir/bus/"
-      else
-        python3 scripts/sim/simmodel.py platform "$sampling" "$dir" "$plat" --cpus $((ncpu + 1))
-      fi
-      python3 scripts/sim/simmodel.py models "$cal" "$dir" --cpu-gbs "$cpu_gbs" \
-        --cpu-lat-us "$cpu_lat" --gpu-gbs "$gpu_gbs" --gpu-lat-us "$gpu_lat" --gpus 4 > /dev/null
-      run() {  # mode sched fraction workers...
-        local mode=$1 sched=$2 fraction=$3; shift 3
-        local s
-        s=$(STARPU_PERF_MODEL_DIR=$dir STARPU_HOSTNAME=$plat build-sim/apps/$app/$app --size $grid --tile "${t[@]}" --steps "$steps" \
-              --sched "$sched" --perfmodel-dir "$dir" --quiet "$@" 2> "$work/run.err" | seconds)
-        [ -n "$s" ] || { cat "$work/run.err" >&2; echo "hybrid: $plat $app $mode failed" >&2; exit 1; }
-        echo "$plat,$app,$tile,$mode,$sched,$fraction,$s" | tee -a "$csv"
-      }
-      run cpu-only dmda 0 --ncpu "$ncpu" --ncuda 0
-      run gpu-only dmda 1 --ncpu 0 --ncuda 1
-      for s in dmda dmdas heteroprio; do run auto "$s" auto --ncpu "$ncpu" --ncuda 1; done
-      for f in $fractions; do run fraction dmda "$f" --ncpu "$ncpu" --ncuda 1 --gpu-fraction "$f"; done
-    done
-  done
+for c in "${cases[@]}"; do
+  IFS='|' read -r plat app grid tile <<< "$c"
+  IFS='|' read -r ncpu cpu_gbs cpu_lat gpu_gbs gpu_lat <<< "${platform[$plat]}"
+  t=(${tile//x/ })
+  # Calibrate every footprint of this tile size: 3 tiles per axis, real StarPU, CPU.
+  cal="$work/cal-$app-$tile"
+  if [ ! -d "$cal/codelets" ]; then
+    small=(); for v in "${t[@]}"; do small+=($((3 * v))); done
+    build-14/apps/$app/$app --size "${small[@]}" --tile "${t[@]}" --steps 2 --ncpu 2 \
+      --perfmodel-dir "$cal" --calibrate-models --quiet > "$work/cal.log" 2>&1 ||
+      { cat "$work/cal.log" >&2; exit 1; }
+  fi
+  dir="$work/models-$plat-$app-$tile"
+  mkdir -p "$dir/bus"
+  if [ "$plat" = sirocco ]; then
+    cp "$sampling/bus/sirocco."* "$dir/bus/"
+  else
+    python3 scripts/sim/simmodel.py platform "$sampling" "$dir" "$plat" --cpus $((ncpu + 1)) > /dev/null
+  fi
+  python3 scripts/sim/simmodel.py models "$cal" "$dir" --cpu-gbs "$cpu_gbs" \
+    --cpu-lat-us "$cpu_lat" --gpu-gbs "$gpu_gbs" --gpu-lat-us "$gpu_lat" --gpus 4 > /dev/null
+  run() {  # mode sched fraction workers...
+    local mode=$1 sched=$2 fraction=$3; shift 3
+    local s
+    s=$(STARPU_PERF_MODEL_DIR=$dir STARPU_HOSTNAME=$plat build-sim/apps/$app/$app --size $grid \
+          --tile "${t[@]}" --steps "$steps" --sched "$sched" --quiet "$@" 2> "$work/run.err" | seconds)
+    [ -n "$s" ] || { cat "$work/run.err" >&2; echo "hybrid: $plat $app $mode failed" >&2; exit 1; }
+    echo "$plat,$app,$tile,$mode,$sched,$fraction,$s" | tee -a "$csv"
+  }
+  run cpu-only dmda 0 --ncpu "$ncpu" --ncuda 0
+  run gpu-only dmda 1 --ncpu 0 --ncuda 1
+  for s in dmda dmdas heteroprio; do run auto "$s" auto --ncpu "$ncpu" --ncuda 1; done
+  for f in $fractions; do run fraction dmda "$f" --ncpu "$ncpu" --ncuda 1 --gpu-fraction "$f"; done
 done
 python3 scripts/sim/tables.py hybrid "$csv" "$out/hybrid.svg" > "$out/hybrid.md"
 cat "$out/hybrid.md"

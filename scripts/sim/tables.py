@@ -2,6 +2,7 @@
 """Markdown tables and plots of the simulation experiments (docs/simulation.md).
   tables.py validation <validation.csv>
   tables.py hybrid <hybrid.csv> <plot.svg>
+  tables.py weak <weak.csv> <plot.svg>
 """
 import csv
 import sys
@@ -63,8 +64,37 @@ def hybrid(path, plot):
     fig.savefig(plot)
 
 
+def weak(path, plot):
+    rows = list(csv.DictReader(open(path)))
+    print("| nodes | scheduler | simulated s | weak-scaling efficiency |")
+    print("|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['nodes']} | {r['sched']} | {float(r['seconds']):.4f} | {100 * float(r['efficiency']):.1f} % |")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    fig, ax = plt.subplots(figsize=(5, 4))
+    for sched, label in (("dmdas", "with rank-edge priorities (dmdas)"), ("dmda", "without (dmda)")):
+        rs = [r for r in rows if r["sched"] == sched]
+        ax.plot([int(r["nodes"]) for r in rs], [float(r["efficiency"]) for r in rs], "o-", label=label)
+    ax.axhline(0.9, color="gray", ls=":", label="90 % goal")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("simulated nodes")
+    ax.set_ylabel("weak-scaling efficiency")
+    ax.set_ylim(0, 1.1)
+    ax.set_title("heat3d weak scaling (simulated: a prediction)", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(plot)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "validation":
         validation(sys.argv[2])
     elif sys.argv[1] == "hybrid":
         hybrid(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "weak":
+        weak(sys.argv[2], sys.argv[3])
