@@ -43,7 +43,7 @@ cases=("h100node|heat3d|1024 1024 512|256x256x128"
        "sirocco|heat3d|1024 1024 512|256x256x128"
        "sirocco|jacobi2d|16384 16384|4096x4096")
 
-seconds() { sed -n 's/.* seconds=\([0-9.]*\).*/\1/p' | tail -n 1; }
+source scripts/sim/common.sh
 
 csv="$out/hybrid.csv"
 echo "platform,app,tile,mode,sched,fraction,seconds" > "$csv"
@@ -81,5 +81,5 @@ for c in "${cases[@]}"; do
   for s in dmda dmdas heteroprio; do run auto "$s" auto --ncpu "$ncpu" --ncuda 1; done
   for f in $fractions; do run fraction dmda "$f" --ncpu "$ncpu" --ncuda 1 --gpu-fraction "$f"; done
 done
-python3 scripts/sim/tables.py hybrid "$csv" "$out/hybrid.svg" > "$out/hybrid.md"
+/usr/bin/python3 scripts/sim/tables.py hybrid "$csv" "$out/hybrid.svg" > "$out/hybrid.md"
 cat "$out/hybrid.md"

@@ -26,7 +26,7 @@ work=${SIM_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/sim-mpi.XXXXXX")}
 mkdir -p "$work/home"
 export STARPU_HOME="$work/home"
 host=$(hostname)
-seconds() { sed -n 's/.* seconds=\([0-9.]*\).*/\1/p' | tail -n 1; }
+source scripts/sim/common.sh
 
 cluster() {  # nodes bandwidth latency -> cluster.xml, hostfile
   local n=$1 bw=$2 lat=$3
@@ -94,5 +94,5 @@ for sched in dmdas dmda; do
     echo "$n,$sched,$s,$(python3 -c "print(f'{$base/$s:.3f}')")" | tee -a "$csv"
   done
 done
-python3 scripts/sim/tables.py weak "$csv" "$out/weak.svg" > "$out/weak.md"
+/usr/bin/python3 scripts/sim/tables.py weak "$csv" "$out/weak.svg" > "$out/weak.md"
 cat "$out/mpi-validation.csv" "$out/weak.md"

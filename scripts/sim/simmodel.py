@@ -18,6 +18,12 @@
       interior, sum, loop ... : every buffer once (the data size StarPU records)
       halo-pack, boundary    : the face buffers twice (read + write): 2 x (size - one tile)
       constant-ghosts        : latency only (runs once per plan)
+
+  simmodel.py rescale <model-dir> <out-dir> <summary.txt>
+    A copy of a calibrated model directory whose history means are scaled, per task kind, by
+    mean / predicted of a run's "per task kind" summary (Tessera's end-of-run table): the
+    models as that run's tasks actually took, e.g. on a machine whose load changed between
+    calibration and run.
 """
 import argparse
 import glob
@@ -186,6 +192,48 @@ def write_platform(args):
           f"{args.pcie_gbs} GB/s {args.pcie_lat_us} us) in {dst}")
 
 
+def rescale(args):
+    import shutil
+    ratio = {}
+    rows = False
+    for line in open(args.summary):
+        if line.strip().startswith("task kind"):
+            rows = True
+            continue
+        f = line.split()
+        if rows and len(f) >= 6 and f[4] != "-":
+            try:
+                ratio[f[0]] = float(f[3]) / float(f[4])
+            except (ValueError, ZeroDivisionError):
+                pass
+        elif rows and len(f) < 6:
+            rows = False
+    if os.path.exists(args.out):
+        shutil.rmtree(args.out)
+    shutil.copytree(args.models, args.out)
+    for path in glob.glob(os.path.join(args.out, "codelets", VERSION, "tessera.*")):
+        r = ratio.get(kind_of(os.path.basename(path)))
+        if r is None:
+            continue
+        lines = open(path).read().splitlines()
+        out, table = [], False
+        for line in lines:
+            f = line.split()
+            if line.startswith("# hash"):
+                table = True
+            elif table and len(f) == 8 and not line.startswith("#"):
+                f[3] = f"{float(f[3]) * r:e}"
+                f[4] = f"{float(f[4]) * r:e}"
+                f[5] = f"{float(f[5]) * r:e}"
+                f[6] = f"{float(f[6]) * r * r:e}"
+                line = "\t".join(f)
+            else:
+                table = False
+            out.append(line)
+        open(path, "w").write("\n".join(out) + "\n")
+    print("simmodel: rescaled " + ", ".join(f"{k} x{v:.2f}" for k, v in sorted(ratio.items())))
+
+
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -209,8 +257,14 @@ def main():
     m.add_argument("--only", default="")
     m.add_argument("--buffers", default="heat3d=2,jacobi2d=3,life=2",
                    help="buffers of each stencil's interior task (fields it reads and writes)")
+    r = sub.add_parser("rescale")
+    r.add_argument("models")
+    r.add_argument("out")
+    r.add_argument("summary")
     args = p.parse_args()
-    if args.cmd == "platform":
+    if args.cmd == "rescale":
+        rescale(args)
+    elif args.cmd == "platform":
         write_platform(args)
     else:
         args.buffers = {k: int(v) for k, v in (kv.split("=") for kv in args.buffers.split(",") if kv)}

@@ -10,14 +10,21 @@ import sys
 
 def validation(path):
     rows = list(csv.DictReader(open(path)))
-    print("| app | CPU workers | scheduler | measured s (median; min-max) | simulated s | simulated vs measured |")
-    print("|---|---|---|---|---|---|")
+    matched = "matched_s" in rows[0] if rows else False
+    print("| app | CPU workers | scheduler | measured s (median; min-max) | simulated s | simulated vs measured |"
+          + (" last measured s | simulated, run-matched models | vs last |" if matched else ""))
+    print("|---|---|---|---|---|---|" + ("---|---|---|" if matched else ""))
     for r in rows:
         err = float(r["error_pct"])
         mark = "" if abs(err) <= 15 else " (miss)"
-        print(f"| {r['app']} | {r['workers']} | {r['sched']} | {float(r['measured_s']):.3f} "
-              f"({float(r['measured_min_s']):.3f}-{float(r['measured_max_s']):.3f}) | "
-              f"{float(r['simulated_s']):.3f} | {err:+.1f} %{mark} |")
+        line = (f"| {r['app']} | {r['workers']} | {r['sched']} | {float(r['measured_s']):.3f} "
+                f"({float(r['measured_min_s']):.3f}-{float(r['measured_max_s']):.3f}) | "
+                f"{float(r['simulated_s']):.3f} | {err:+.1f} %{mark} |")
+        if matched:
+            e2 = float(r["matched_error_pct"])
+            line += (f" {float(r['last_s']):.3f} | {float(r['matched_s']):.3f} | {e2:+.1f} %"
+                     f"{'' if abs(e2) <= 15 else ' (miss)'} |")
+        print(line)
 
 
 def hybrid(path, plot):
