@@ -266,6 +266,7 @@ Checkpoint::Checkpoint(std::string dir, long step, std::string about)
     : state_(std::make_unique<detail::CheckpointState>()) {
   detail::CheckpointState& s = *state_;
   s.context = &detail::live_context("tessera::Checkpoint");
+  detail::refuse_in_simulation(*s.context, "tessera::Checkpoint (--checkpoint-every)");
   s.uncaught = std::uncaught_exceptions();
   if (dir.empty()) throw Error("a checkpoint needs a directory name");
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
@@ -338,7 +339,7 @@ void Checkpoint::commit() {
 const std::string& Checkpoint::directory() const { return state_->dir; }
 
 Restart::Restart(std::string dir) : state_(std::make_unique<detail::RestartState>()) {
-  detail::live_context("tessera::Restart");
+  detail::refuse_in_simulation(detail::live_context("tessera::Restart"), "tessera::Restart (--restart)");
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   detail::comm::agree([&] { *state_ = detail::read_manifest(dir); });
 }

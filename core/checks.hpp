@@ -17,8 +17,9 @@ void check_field(int halo, std::size_t element_size, const char* type_name, cons
 /// tile's buffer within what a StarPU vector holds (2^32 - 1 elements), and this rank's share
 /// of the data plus the bookkeeping of every tile (every rank registers every tile) within the
 /// memory available to this process. The message names a tile size that fits.
+/// `simulated`: host memory is folded (tasks/data.hpp), only the tile size limit applies.
 void check_field_memory(const GridSpec& grid, int halo, std::size_t element_size,
-                        const std::string& name, int ranks);
+                        const std::string& name, int ranks, bool simulated = false);
 /// Bytes this process may still allocate: the least of the system's available memory (shared
 /// by the ranks of this node), the cgroup's limit and the address-space limit (ulimit -v).
 double available_memory_bytes();

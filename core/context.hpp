@@ -37,9 +37,14 @@ struct Context {
   Traffic received;           // face buffers this rank's tasks received (counted at submission)
   int uncaught = 0;           // exceptions in flight when the Runtime was made (to see unwinding)
   bool finished = false;      // Runtime::finish() has written the outputs
+  /// StarPU's SimGrid mode (docs/simulation.md): tasks do not run, so data hold no values;
+  /// host-side reads and writes of field data are skipped and reductions give NaN.
+  bool simulated = false;
 };
 
 /// The live runtime's context; throws tessera::Error naming `what` when none is alive.
 Context& live_context(const char* what);
+/// Throws tessera::Error in a simulated run: `what` (a file of field values) has no values.
+void refuse_in_simulation(const Context& c, const char* what);
 
 }  // namespace tessera::detail

@@ -256,6 +256,7 @@ void DatStorage::materialize(MeshStorage& mesh) {
         std::memcpy(static_cast<unsigned char*>(mem) + l * bytes(), initial.data() + at(own[l]) * bytes(), bytes());
     }
     memory.push_back(mem);
+    memory_bytes.push_back(n * bytes());
     owned.push_back(data.register_vector(mem, n, bytes(), mesh.owner[at(t)]));
   }
   std::vector<unsigned char>().swap(initial);
@@ -277,8 +278,8 @@ void DatStorage::release_handles() {
   for (auto& [key, per_tile] : local_slots)
     for (tasks::Handle h : per_tile) data.unregister_scratch(h);
   for (tasks::Handle h : owned) data.unregister(h);
-  for (void* m : memory)
-    if (m != nullptr) tasks::DataRegistry::free(m);
+  for (std::size_t t = 0; t < memory.size(); ++t)
+    if (memory[t] != nullptr) tasks::DataRegistry::deallocate(memory[t], memory_bytes[t]);
   context->handle_owners.erase(this);
 }
 
@@ -302,6 +303,12 @@ void gather_dat(const DatStorage& d, void* out) {
     throw Error("dat '" + d.name + "' outlived its tessera::Runtime; gather dats while the Runtime is alive");
   const partition::SetTiles& st = mesh.part.sets[at(d.set->number)];
   const std::size_t bytes = d.bytes();
+  if (rt.simulated) {  // no values exist: wait for the writers, give zeros (as Field::gather)
+    for (int t = 0; t < mesh.tiles(); ++t)
+      if (mesh.mine(t)) rt.engine->data().acquire(d.owned[at(t)], false), rt.engine->data().release(d.owned[at(t)]);
+    std::memset(dst, 0, static_cast<std::size_t>(d.set->size) * bytes);
+    return;
+  }
   comm::share_owned(
       mesh.tiles(), [&](int t) { return mesh.owner[at(t)]; },
       [&](int t, std::vector<unsigned char>& packed) {
@@ -396,7 +403,9 @@ void global_values(GlobalStorage& g, void* out) {
           [&](int t, std::vector<unsigned char>& packed) {
             if (p.contributions[at(t)] == nullptr) return;
             const auto* c = static_cast<const unsigned char*>(data.acquire_host(p.contributions[at(t)]));
-            packed.insert(packed.end(), c, c + st.owned[at(t)].size() * bytes);
+            // In simulation no task wrote them: contribute the start values instead.
+            if (!g.context->simulated) packed.insert(packed.end(), c, c + st.owned[at(t)].size() * bytes);
+            else packed.insert(packed.end(), st.owned[at(t)].size() * bytes, 0);
             data.release(p.contributions[at(t)]);
           },
           [&](int t, const unsigned char* from) {

@@ -77,6 +77,7 @@ struct DatStorage : HandleOwner {
   bool released = false;
   const char* tag_name = nullptr;
   std::vector<void*> memory;           // [tile]: this rank's tiles' host memory
+  std::vector<std::size_t> memory_bytes;  // [tile]: its size (freed with it)
   std::vector<tasks::Handle> owned;    // [tile]
   std::vector<tasks::Handle> halo;     // [tile], null: empty halo (made at the first exchange)
   std::vector<std::vector<tasks::Handle>> exports;  // [u][k]: to consumers[u][k]

@@ -249,6 +249,7 @@ namespace tessera {
 
 Output::Output(std::string directory) : state_(std::make_unique<detail::OutputState>()) {
   state_->context = &detail::live_context("tessera::Output");
+  detail::refuse_in_simulation(*state_->context, "tessera::Output (--output-every)");
   state_->uncaught = std::uncaught_exceptions();
   if (directory.empty()) directory = ".";
   detail::comm::agree([&] { detail::files::check_directory(directory, "the output directory"); });

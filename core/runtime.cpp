@@ -193,6 +193,10 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
   }
   if (!o.perfmodel_dir.empty()) {
     check_agrees("--perfmodel-dir", o.perfmodel_dir, "STARPU_PERF_MODEL_DIR");
+    if (caps.simulated && env("STARPU_PERF_MODEL_DIR") == nullptr)
+      throw Error("--perfmodel-dir " + o.perfmodel_dir + " comes too late in a simulated run: SimGrid "
+                  "loads the platform file (bus/<host>.platform.v4.xml) before main(); set "
+                  "STARPU_PERF_MODEL_DIR=" + o.perfmodel_dir + " instead (docs/simulation.md)");
     e.perfmodel_dir = o.perfmodel_dir;
   }
   // StarPU creates the models' directory when it first saves a model and aborts the program
@@ -266,6 +270,13 @@ Context& live_context(const char* what) {
     throw Error(std::string(what) + " needs a live tessera::Runtime; create one first in main()");
   return *live;
 }
+
+void refuse_in_simulation(const Context& c, const char* what) {
+  if (c.simulated)
+    throw Error(std::string(what) + " writes or reads field values, and this run is simulated "
+                "(StarPU in SimGrid mode: tasks do not run, fields hold no values); drop the "
+                "option, or build against a StarPU without SimGrid (docs/simulation.md)");
+}
 }  // namespace detail
 
 Runtime::Runtime(const Options& options) : context_(std::make_unique<detail::Context>()) {
@@ -291,6 +302,7 @@ Runtime::Runtime(const Options& options) : context_(std::make_unique<detail::Con
     c.recording = detail::Recording(options.trace, options.report);
   });
   c.scheduler = config.scheduler;
+  c.simulated = tasks::capabilities().simulated;
   detail::comm::agree([&] {
     c.engine = std::make_unique<tasks::Engine>(config);
     // Needs the worker counts StarPU actually started with.
@@ -315,6 +327,7 @@ Runtime::Runtime(const Options& options) : context_(std::make_unique<detail::Con
                     (options.calibrate || (calibrate && std::strcmp(calibrate, "0") != 0)
                          ? "on"
                          : c.engine->calibrates_always() ? "recording (StarPU 1.3)" : "off") +
+                    (c.simulated ? ", SIMULATED (SimGrid)" : "") +
                     (options.trace.empty() ? "" : ", trace " + options.trace) +
                     (c.ranks > 1 ? ", " + std::to_string(c.ranks) + " ranks" : "") +
                     (options.report.empty() ? "" : ", report " + options.report);
@@ -404,6 +417,8 @@ const std::string& Runtime::configuration() const { return context_->configurati
 const std::string& Runtime::scheduler() const { return context_->scheduler; }
 int Runtime::cpu_workers() const { return context_->engine->cpu_workers(); }
 int Runtime::cuda_workers() const { return context_->engine->cuda_workers(); }
+bool Runtime::simulated() const { return context_->simulated; }
+double Runtime::seconds() const { return tasks::clock_seconds(); }
 std::size_t Runtime::tasks_submitted() const { return context_->engine->submitter().submitted(); }
 std::size_t Runtime::tasks_pending() const { return context_->engine->pending(); }
 

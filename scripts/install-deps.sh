@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages Tessera needs, only those that are missing.
-#   bash scripts/install-deps.sh
+#   bash scripts/install-deps.sh               what the build, tests and CI need
+#   bash scripts/install-deps.sh --simulation  only the optional simulation group
+#     (docs/simulation.md: SimGrid for scripts/build-starpu.sh --simgrid, matplotlib for the
+#     plots); CI does not install it
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config libstarpu-dev libhwloc-dev libopenmpi-dev openmpi-bin
@@ -9,6 +12,11 @@ packages=(build-essential cmake pkg-config libstarpu-dev libhwloc-dev libopenmpi
           libmetis-dev  # mesh partitioning (tessera::partition_mesh)
           libfftw3-dev  # NAS FT (apps/ft) only; the library does not use it
           chromium)  # headless, for the test that renders the HTML run report (~300 MB)
+if [ "${1:-}" = --simulation ]; then
+  packages=(libsimgrid-dev     # StarPU's SimGrid mode (scripts/build-starpu.sh --simgrid)
+            xsltproc             # starpu_smpirun: the MPI cluster platform
+            python3-matplotlib)  # the plots of scripts/sim/
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -8,6 +8,15 @@
 
 namespace tessera::tasks {
 
+#ifdef STARPU_SIMGRID
+namespace {
+// In simulation every task needs a predicted duration (StarPU stops the program otherwise).
+// Untimed kinds have no history (they run once per halo plan or per reduction, outside the
+// time loop): they are given 1 us.
+double untimed_cost(starpu_task*, unsigned) { return 1.0; }
+}  // namespace
+#endif
+
 CodeletRegistry::CodeletRegistry() = default;
 CodeletRegistry::~CodeletRegistry() = default;
 
@@ -45,7 +54,9 @@ Codelet& CodeletRegistry::get(const std::string& stencil, const std::string& typ
   c.cl.where = STARPU_CPU;
   c.cl.cpu_funcs[0] = kind.cpu;
   c.cl.cpu_funcs_name[0] = c.name.c_str();
-#ifdef STARPU_USE_CUDA
+  // In simulation the implementation is never called: that the kind has one (it was compiled
+  // by nvcc) is what lets the scheduler place it on a simulated GPU, timed by its model.
+#if defined(STARPU_USE_CUDA) || defined(STARPU_SIMGRID)
   if (kind.cuda != nullptr) {
     c.cl.where |= STARPU_CUDA;
     c.cl.cuda_funcs[0] = kind.cuda;
@@ -55,6 +66,13 @@ Codelet& CodeletRegistry::get(const std::string& stencil, const std::string& typ
   c.cl.nbuffers = STARPU_VARIABLE_NBUFFERS;
   c.cl.name = c.name.c_str();
   c.cl.model = kind.untimed ? nullptr : &c.model;
+#ifdef STARPU_SIMGRID
+  if (kind.untimed) {
+    c.model.type = STARPU_COMMON;
+    c.model.cost_function = &untimed_cost;
+    c.cl.model = &c.model;
+  }
+#endif
   c.modes[0] = mode_of(kind.first);
   c.modes[1] = mode_of(kind.rest);
   by_entry_[kind.cpu].push_back(&c);

@@ -45,12 +45,20 @@ bool DataRegistry::received(Handle h) const {
 #endif
 }
 
+namespace {
+#ifdef STARPU_SIMGRID
+constexpr int kAllocFlags = STARPU_MALLOC_PINNED | STARPU_MALLOC_SIMULATION_FOLDED;
+#else
+constexpr int kAllocFlags = STARPU_MALLOC_PINNED;  // starpu_malloc's default
+#endif
+}  // namespace
+
 void* DataRegistry::allocate(std::size_t bytes) {
   void* memory = nullptr;
-  if (starpu_malloc(&memory, bytes) != 0) return nullptr;
+  if (starpu_malloc_flags(&memory, bytes, kAllocFlags) != 0) return nullptr;
   return memory;
 }
 
-void DataRegistry::free(void* memory) { starpu_free(memory); }
+void DataRegistry::deallocate(void* memory, std::size_t bytes) { starpu_free_flags(memory, bytes, kAllocFlags); }
 
 }  // namespace tessera::tasks

@@ -40,9 +40,11 @@ class DataRegistry {
   bool received(Handle h) const;
 
   /// Host memory for a tile: pinned when CUDA workers exist, so transfers are asynchronous.
-  /// Null when out of memory.
+  /// Null when out of memory. In simulation every allocation maps the same few pages
+  /// (STARPU_MALLOC_SIMULATION_FOLDED), so grids larger than this machine's memory can be
+  /// simulated; its contents are then meaningless (tasks do not run anyway).
   static void* allocate(std::size_t bytes);
-  static void free(void* memory);
+  static void deallocate(void* memory, std::size_t bytes);
   /// Handles registered so far: where a rank is in the program (equal on every rank at the
   /// same point of the same program).
   std::int64_t registered() const { return next_tag_; }

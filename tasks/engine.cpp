@@ -35,14 +35,34 @@ Capabilities capabilities() {
   for (starpu_sched_policy** p = starpu_sched_get_predefined_policies(); *p != nullptr; ++p)
     c.schedulers.push_back((*p)->policy_name);
   c.max_cpus = STARPU_MAXCPUS;
-#ifdef STARPU_USE_CUDA
-  c.cuda = true;
+#if defined(STARPU_USE_CUDA) || defined(STARPU_SIMGRID)
+  c.cuda = true;  // simulated CUDA workers run simulated CUDA implementations
+#endif
+#ifdef STARPU_SIMGRID
+  c.simulated = true;
 #endif
 #ifdef STARPU_USE_FXT
   c.fxt = true;
 #endif
   return c;
 }
+
+double clock_seconds() { return starpu_timing_now() * 1e-6; }
+
+}  // namespace tessera::tasks
+
+#ifdef STARPU_SIMGRID
+// Simulation (docs/simulation.md): a simulating StarPU has its own main(), which starts SimGrid
+// and runs starpu_main() as a simulated process. A program built with tessera_add_program has
+// its main renamed tessera_simulated_main (the apps include no StarPU header, which would
+// rename it to starpu_main), and this hands it over. A program that keeps its main still
+// runs: StarPU then attaches its thread at starpu_init, and SimGrid switches between real
+// threads, about a hundred times slower with many simulated workers.
+int tessera_simulated_main(int argc, char** argv) __attribute__((weak));
+extern "C" int starpu_main(int argc, char** argv) { return tessera_simulated_main(argc, argv); }
+#endif
+
+namespace tessera::tasks {
 
 Engine::Engine(const EngineConfig& config)
     : distributed_(config.policy.distributed), data_(config.policy.distributed) {

@@ -21,8 +21,14 @@ struct Capabilities {
   std::vector<std::string> schedulers;  ///< the predefined scheduling policies
   int max_cpus = 0;                     ///< CPU workers it was built for (STARPU_MAXCPUS)
   bool cuda = false, fxt = false;
+  /// StarPU's SimGrid mode (docs/simulation.md): tasks are not run, their durations come from
+  /// the performance models and the machine from a platform file; CUDA workers are simulated.
+  bool simulated = false;
 };
 Capabilities capabilities();
+
+/// StarPU's clock in seconds (starpu_timing_now): in simulation, the simulated time.
+double clock_seconds();
 
 /// How to start: each setting is already resolved against the STARPU_* environment by core/.
 struct EngineConfig {

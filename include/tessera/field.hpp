@@ -95,10 +95,11 @@ class Field {
   detail::FieldStorage& storage() const { return *storage_; }
 
   /// Sets every interior point to f(global index). Runs on the host, tile by tile (on each
-  /// rank, the tiles it owns).
+  /// rank, the tiles it owns). In a simulated run (Runtime::simulated) there are no values to
+  /// set: it only marks the field written.
   template <class F>
   void fill(F f) {
-    for (int t = 0; t < storage_->tiles(); ++t) {
+    for (int t = 0; t < storage_->tiles() && !storage_->simulated(); ++t) {
       if (!storage_->mine(t)) continue;
       const detail::TileGeometry g = storage_->geometry(t);
       T* p = static_cast<T*>(storage_->acquire(t, true));
@@ -109,7 +110,8 @@ class Field {
   }
 
   /// The interior as one array in global order (x fastest), on every rank. Waits for pending
-  /// writes. In a distributed run it is an explicit gather: call it on every rank.
+  /// writes. In a distributed run it is an explicit gather: call it on every rank. Zeros in a
+  /// simulated run (Runtime::simulated), as at().
   std::vector<T> gather() const {
     std::vector<T> out(static_cast<std::size_t>(grid_.points()));
     storage_->gather(out.data());

@@ -100,6 +100,14 @@ class Runtime {
   const std::string& scheduler() const;
   int cpu_workers() const;
   int cuda_workers() const;
+  /// Whether this is a simulated run: Tessera built against a StarPU in SimGrid mode
+  /// (docs/simulation.md). Tasks are scheduled but not run, each takes the time its
+  /// performance model predicts on the simulated platform; fields hold no values (fill does
+  /// nothing, gather and at give zeros, reductions NaN) and files of values (Output,
+  /// Checkpoint, Restart) are refused.
+  bool simulated() const;
+  /// The runtime's clock in seconds, for timing a run: in simulation, the simulated time.
+  double seconds() const;
   /// This process's rank and the number of ranks (0 and 1 when not run under mpirun).
   int rank() const;
   int ranks() const;

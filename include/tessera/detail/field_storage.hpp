@@ -99,6 +99,8 @@ class FieldStorage {
 
   /// Host access to one tile this rank owns (waits for the tasks that write it).
   void* acquire(int tile, bool write);
+  /// A simulated run (Runtime::simulated): tiles hold no values, host access is skipped.
+  bool simulated() const;
   void release(int tile);
 
   /// Unregisters every handle and frees the tiles (at destruction, or by a Runtime shutting

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The CPU+GPU prediction tables of docs/simulation.md (PREDICTIONS: simulated, not measured).
+#   bash scripts/sim/hybrid.sh [out-dir]           (default docs/sim)
+# Platforms (every number is an assumption, stated in docs/simulation.md):
+#   sirocco   StarPU's sample platform (tools/perfmodels/sampling in StarPU's sources):
+#             24 Haswell cores, Tesla K40m GPUs of which one is used (STARPU_NCUDA=1); bus
+#             figures as StarPU measured them there (~10.5 GB/s, ~10 us)
+#   h100node  modelled: 64 cores and one H100-class GPU (80 GB) over PCIe 5 (50 GB/s, 10 us)
+# Task times (scripts/sim/simmodel.py): bytes moved / bandwidth + latency, CPU bandwidth per
+# core with every core busy, GPU bandwidth the device's achievable streaming bandwidth.
+# Models are keyed by the footprints of real models: each tile size is first calibrated here
+# (real StarPU, CPU, a 3x3(x3) grid so that every kind of tile occurs), then rewritten.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root"
+out=${1:-docs/sim}
+mkdir -p "$out"
+[ -x build-sim/apps/heat3d/heat3d ] && [ -x build-14/apps/heat3d/heat3d ] || bash scripts/sim/setup.sh
+: "${STARPU_TARBALL:=/work/shared/deps/starpu_1.4.10+dfsg.orig.tar.gz}"
+work=${SIM_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/sim-hybrid.XXXXXX")}
+mkdir -p "$work/home"
+# StarPU 1.4 reads (and updates) a model found in ~/.starpu/sampling before one missing from
+# --perfmodel-dir: a private STARPU_HOME keeps these runs off the user's own models.
+export STARPU_HOME="$work/home"
+host=$(hostname)
+steps=${STEPS:-10}
+fractions=${FRACTIONS:-"0 0.2 0.4 0.6 0.7 0.8 0.9 1"}
+
+# StarPU's sample platforms, from the source tarball.
+sampling="$work/sampling"
+if [ ! -d "$sampling/bus" ]; then
+  tar -xzf "$STARPU_TARBALL" -C "$work" --wildcards '*/tools/perfmodels/sampling/bus/*'
+  mv "$work"/starpu-*/tools/perfmodels/sampling "$sampling"
+fi
+
+# platform | CPU workers | CPU GB/s per core | CPU latency us | GPU GB/s | GPU latency us
+declare -A platform=([sirocco]="23|4.2|2|190|10" [h100node]="63|6.7|2|2600|5")
+# platform | app | grid | tile (the cases of the tables)
+cases=("h100node|heat3d|1024 1024 512|256x256x128"
+       "h100node|heat3d|1024 1024 512|128x128x128"
+       "h100node|jacobi2d|16384 16384|4096x4096"
+       "h100node|jacobi2d|16384 16384|2048x2048"
+       "sirocco|heat3d|1024 1024 512|256x256x128"
+       "sirocco|jacobi2d|16384 16384|4096x4096")
+
+source scripts/sim/common.sh
+
+csv="$out/hybrid.csv"
+echo "platform,app,tile,mode,sched,fraction,seconds" > "$csv"
+for c in "${cases[@]}"; do
+  IFS='|' read -r plat app grid tile <<< "$c"
+  IFS='|' read -r ncpu cpu_gbs cpu_lat gpu_gbs gpu_lat <<< "${platform[$plat]}"
+  t=(${tile//x/ })
+  # Calibrate every footprint of this tile size: 3 tiles per axis, real StarPU, CPU.
+  cal="$work/cal-$app-$tile"
+  if [ ! -d "$cal/codelets" ]; then
+    small=(); for v in "${t[@]}"; do small+=($((3 * v))); done
+    build-14/apps/$app/$app --size "${small[@]}" --tile "${t[@]}" --steps 2 --ncpu 2 \
+      --perfmodel-dir "$cal" --calibrate-models --quiet > "$work/cal.log" 2>&1 ||
+      { cat "$work/cal.log" >&2; exit 1; }
+  fi
+  dir="$work/models-$plat-$app-$tile"
+  mkdir -p "$dir/bus"
+  if [ "$plat" = sirocco ]; then
+    cp "$sampling/bus/sirocco."* "$dir/bus/"
+  else
+    python3 scripts/sim/simmodel.py platform "$sampling" "$dir" "$plat" --cpus $((ncpu + 1)) > /dev/null
+  fi
+  python3 scripts/sim/simmodel.py models "$cal" "$dir" --cpu-gbs "$cpu_gbs" \
+    --cpu-lat-us "$cpu_lat" --gpu-gbs "$gpu_gbs" --gpu-lat-us "$gpu_lat" --gpus 4 > /dev/null
+  run() {  # mode sched fraction workers...
+    local mode=$1 sched=$2 fraction=$3; shift 3
+    local s
+    s=$(STARPU_PERF_MODEL_DIR=$dir STARPU_HOSTNAME=$plat build-sim/apps/$app/$app --size $grid \
+          --tile "${t[@]}" --steps "$steps" --sched "$sched" --quiet "$@" 2> "$work/run.err" | seconds)
+    [ -n "$s" ] || { cat "$work/run.err" >&2; echo "hybrid: $plat $app $mode failed" >&2; exit 1; }
+    echo "$plat,$app,$tile,$mode,$sched,$fraction,$s" | tee -a "$csv"
+  }
+  run cpu-only dmda 0 --ncpu "$ncpu" --ncuda 0
+  run gpu-only dmda 1 --ncpu 0 --ncuda 1
+  for s in dmda dmdas heteroprio; do run auto "$s" auto --ncpu "$ncpu" --ncuda 1; done
+  for f in $fractions; do run fraction dmda "$f" --ncpu "$ncpu" --ncuda 1 --gpu-fraction "$f"; done
+done
+/usr/bin/python3 scripts/sim/tables.py hybrid "$csv" "$out/hybrid.svg" > "$out/hybrid.md"
+cat "$out/hybrid.md"

@@ -1,0 +1,275 @@
+#!/usr/bin/env python3
+"""The stated machine models of docs/simulation.md, written as StarPU files.
+
+  simmodel.py platform <starpu-src-sampling-dir> <out-dir> <name> [--cpus N] [--gpu-mem BYTES]
+      [--gpu-model TEXT] [--pcie-gbs G] [--pcie-lat-us L]
+    A SimGrid platform for one node with many CPU cores and one GPU, derived from StarPU's
+    sample platform 'sirocco' (its file layout) with the stated numbers put in: <out-dir>/bus/
+    <name>.{platform.xml,platform.v4.xml,bandwidth,latency,affinity,config}.
+
+  simmodel.py models <calibrated-dir> <out-dir> --cpu-gbs C --gpu-gbs G
+      [--cpu-lat-us a] [--gpu-lat-us b] [--gpus K] [--only PREFIX]
+    Performance models for a simulated host: for every footprint that Tessera's calibrated
+    models (<calibrated-dir>/codelets/45/tessera.*) hold, a CPU time and a CUDA time from
+    time = bytes moved / bandwidth + latency. The footprints (StarPU's hashes of the tasks'
+    buffer sizes) and sizes are taken from the calibrated files, so the models are keyed exactly
+    like real ones; only the times are the stated model's. (StarPU appends no host name to a
+    symbol that contains a dot, as Tessera's do: one model directory per simulated host.) Bytes moved per task, by kind:
+      interior, sum, loop ... : every buffer once (the data size StarPU records)
+      halo-pack, boundary    : the face buffers twice (read + write): 2 x (size - one tile)
+      constant-ghosts        : latency only (runs once per plan)
+
+  simmodel.py rescale <model-dir> <out-dir> <summary.txt>
+    A copy of a calibrated model directory whose history means are scaled, per task kind, by
+    mean / predicted of a run's "per task kind" summary (Tessera's end-of-run table): the
+    models as that run's tasks actually took, e.g. on a machine whose load changed between
+    calibration and run.
+"""
+import argparse
+import glob
+import math
+import os
+import re
+import sys
+
+VERSION = "45"
+
+
+# ---------------------------------------------------------------- model files
+
+def parse_model(path):
+    """{comb description text: [(hash, size)]} of a StarPU 1.3/1.4 history model file."""
+    entries = []
+    lines = open(path).read().splitlines()
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("# hash"):
+            i += 1
+            while i < len(lines) and lines[i].strip() and not lines[i].startswith("#"):
+                f = lines[i].split()
+                entries.append((f[0], int(f[1]), int(f[7])))
+                i += 1
+        else:
+            i += 1
+    seen = {}
+    for h, size, n in entries:
+        seen[h] = size
+    return sorted(seen.items(), key=lambda e: e[1])
+
+
+def comb_text(index, devtype, devid, entries):
+    out = ["####################", f"# COMB_{index}", "# number of types devices", "1",
+           "####################", "# DEV_0",
+           "# device type (CPU - 0, CUDA - 1, OPENCL - 2, MIC - 3)", str(devtype),
+           "####################", "# DEV_0", "# device id ", str(devid),
+           "####################", "# DEV_0", "# number of cores ", "1",
+           "##########", "# number of implementations", "1", "#####",
+           f"# Model for {'cpu' if devtype == 0 else 'cuda'}{devid}_impl0 (Comb{index})",
+           "# number of entries", str(len(entries)),
+           "# sumlnx\tsumlnx2\t\tsumlny\t\tsumlnxlny\talpha\t\tbeta\t\tn\tminx\t\tmaxx",
+           "0.000000e+00   \t0.000000e+00   \t0.000000e+00   \t0.000000e+00   \tnan            "
+           "\tnan            \t0\t0              \t0              ",
+           "# a\t\tb\t\tc", "nan            \tnan            \tnan            ",
+           "# not multiple-regression-base", "0",
+           "# hash\t\tsize\t\tflops\t\tmean (us)\tdev (us)\tsum\t\tsum2\t\tn"]
+    n = 100
+    for h, size, mean in entries:
+        dev = 0.02 * mean
+        s = mean * n
+        s2 = (dev * dev + mean * mean) * n
+        out.append(f"{h}\t{size:<15d}\t0.000000e+00   \t{mean:e}\t{dev:e}\t{s:e}\t{s2:e}\t{n}")
+    out.append("")
+    return "\n".join(out)
+
+
+def kind_of(symbol):
+    # tessera.<stencil>.<kind>.<types>
+    parts = symbol.split(".")
+    return parts[2] if len(parts) > 3 else ""
+
+
+def bytes_moved(kind, size, tiles):
+    if kind in ("halo-pack", "boundary"):
+        # the tile this task packs from or unpacks into: the largest field tile below its size
+        below = [t for t in tiles if t < size]
+        tile = max(below) if below else 0
+        return 2.0 * (size - tile)
+    if kind == "constant-ghosts":
+        return 0.0
+    return float(size)
+
+
+def write_models(args):
+    src = os.path.join(args.calibrated, "codelets", VERSION)
+    dst = os.path.join(args.out, "codelets", VERSION)
+    os.makedirs(dst, exist_ok=True)
+    files = sorted(glob.glob(os.path.join(src, "tessera.*")))
+    if not files:
+        sys.exit(f"simmodel: no calibrated tessera.* models in {src}")
+    # One field tile's bytes, per stencil: the interior task's data size over its buffer count.
+    interiors = {}
+    for path in files:
+        symbol = os.path.basename(path)
+        if kind_of(symbol) == "interior":
+            stencil = symbol.split(".")[1]
+            interiors[stencil] = [size for _, size in parse_model(path)]
+    written = 0
+    for path in files:
+        symbol = os.path.basename(path)
+        if args.only and not symbol.startswith(args.only):
+            continue
+        stencil, kind = symbol.split(".")[1], kind_of(symbol)
+        nbuf = args.buffers.get(stencil, 2)
+        tiles = [s // nbuf for s in interiors.get(stencil, [])]
+        entries = parse_model(path)
+        if not entries:
+            continue
+        def times(gbs, lat_us):
+            return [(h, size, bytes_moved(kind, size, tiles) / (gbs * 1e9) * 1e6 + lat_us)
+                    for h, size in entries]
+        combs = [comb_text(0, 0, 0, times(args.cpu_gbs, args.cpu_lat_us))]
+        for g in range(args.gpus):
+            combs.append(comb_text(g + 1, 1, g, times(args.gpu_gbs, args.gpu_lat_us)))
+        text = ("##################\n# Performance Model Version\n" + VERSION + "\n\n"
+                "####################\n# COMBs\n# number of combinations\n" + str(len(combs)) + "\n"
+                + "".join(combs))
+        with open(os.path.join(dst, symbol), "w") as f:
+            f.write(text)
+        written += 1
+    print(f"simmodel: {written} models in {dst}")
+
+
+# ---------------------------------------------------------------- platform
+
+def write_platform(args):
+    src = os.path.join(args.sampling, "bus")
+    dst = os.path.join(args.out, "bus")
+    os.makedirs(dst, exist_ok=True)
+    base = "sirocco"
+    bps = args.pcie_gbs * 1e9
+    lat = args.pcie_lat_us * 1e-6
+
+    def platform(text, v4):
+        speed = 'speed="2000000000f"' if v4 else 'power="2000000000"'
+        cpu_lines = "".join(f'   <host id="CPU{i}" {speed}/>\n' for i in range(args.cpus))
+        text = re.sub(r'(   <host id="CPU\d+"[^\n]*\n)+', lambda m: cpu_lines, text, count=1)
+        text = re.sub(r'value="Tesla K40m"', f'value="{args.gpu_model}"', text)
+        text = re.sub(r'(<prop id="memsize" value=")\d+', lambda m: m.group(1) + str(args.gpu_mem), text)
+        # every link that touches a CUDA device, and the shared host link: the stated PCIe
+        def link(m):
+            ident = m.group(1)
+            if "CUDA" in ident or ident == "Host":
+                return f'<link id="{ident}" bandwidth="{bps:f}Bps" latency="{lat:f}s"/>'
+            return m.group(0)
+        text = re.sub(r'<link id="([^"]+)" bandwidth="[^"]+" latency="[^"]+"/>', link, text)
+        return text
+
+    for suffix, v4 in (("platform.v4.xml", True), ("platform.xml", False)):
+        with open(os.path.join(src, f"{base}.{suffix}")) as f:
+            text = f.read()
+        with open(os.path.join(dst, f"{args.name}.{suffix}"), "w") as f:
+            f.write(platform(text, v4))
+    # Bus matrices (MB/s and us) between memory nodes: 0 RAM, 1-4 CUDA, 5-8 OpenCL.
+    for suffix, value in (("bandwidth", bps / 1e6), ("latency", args.pcie_lat_us)):
+        rows = open(os.path.join(src, f"{base}.{suffix}")).read().splitlines()
+        out = [rows[0]]
+        for r, row in enumerate(rows[1:]):
+            cells = row.split()
+            for c, cell in enumerate(cells):
+                if cell != "nan" and r != c and (1 <= r <= 4 or 1 <= c <= 4):
+                    cells[c] = f"{value:e}"
+            out.append("\t".join(cells))
+        with open(os.path.join(dst, f"{args.name}.{suffix}"), "w") as f:
+            f.write("\n".join(out) + "\n")
+    with open(os.path.join(dst, f"{args.name}.affinity"), "w") as f:
+        f.write("# GPU\t" + "".join(f"CPU{i}\t" for i in range(args.cpus)) + "\n")
+        for g in range(8):
+            f.write(f"{g % 4}\t" + "\t".join(str(i) for i in range(args.cpus)) + "\t\n")
+    with open(os.path.join(dst, f"{args.name}.config"), "w") as f:
+        f.write(f"# Current configuration\n{args.cpus} # Number of CPUs\n4 # Number of CUDA devices\n"
+                "4 # Number of OpenCL devices\n0 # Number of MIC devices\n")
+    print(f"simmodel: platform {args.name} ({args.cpus} CPUs, {args.gpu_model}, PCIe "
+          f"{args.pcie_gbs} GB/s {args.pcie_lat_us} us) in {dst}")
+
+
+def rescale(args):
+    import shutil
+    ratio = {}
+    rows = False
+    for line in open(args.summary):
+        if line.strip().startswith("task kind"):
+            rows = True
+            continue
+        f = line.split()
+        if rows and len(f) >= 6 and f[4] != "-":
+            try:
+                ratio[f[0]] = float(f[3]) / float(f[4])
+            except (ValueError, ZeroDivisionError):
+                pass
+        elif rows and len(f) < 6:
+            rows = False
+    if os.path.exists(args.out):
+        shutil.rmtree(args.out)
+    shutil.copytree(args.models, args.out)
+    for path in glob.glob(os.path.join(args.out, "codelets", VERSION, "tessera.*")):
+        r = ratio.get(kind_of(os.path.basename(path)))
+        if r is None:
+            continue
+        lines = open(path).read().splitlines()
+        out, table = [], False
+        for line in lines:
+            f = line.split()
+            if line.startswith("# hash"):
+                table = True
+            elif table and len(f) == 8 and not line.startswith("#"):
+                f[3] = f"{float(f[3]) * r:e}"
+                f[4] = f"{float(f[4]) * r:e}"
+                f[5] = f"{float(f[5]) * r:e}"
+                f[6] = f"{float(f[6]) * r * r:e}"
+                line = "\t".join(f)
+            else:
+                table = False
+            out.append(line)
+        open(path, "w").write("\n".join(out) + "\n")
+    print("simmodel: rescaled " + ", ".join(f"{k} x{v:.2f}" for k, v in sorted(ratio.items())))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    sub = p.add_subparsers(dest="cmd", required=True)
+    a = sub.add_parser("platform")
+    a.add_argument("sampling")
+    a.add_argument("out")
+    a.add_argument("name")
+    a.add_argument("--cpus", type=int, default=64)
+    a.add_argument("--gpu-mem", type=int, default=80 * 2**30)
+    a.add_argument("--gpu-model", default="H100-class (modelled)")
+    a.add_argument("--pcie-gbs", type=float, default=50.0)
+    a.add_argument("--pcie-lat-us", type=float, default=10.0)
+    m = sub.add_parser("models")
+    m.add_argument("calibrated")
+    m.add_argument("out")
+    m.add_argument("--cpu-gbs", type=float, required=True)
+    m.add_argument("--gpu-gbs", type=float, required=True)
+    m.add_argument("--cpu-lat-us", type=float, default=2.0)
+    m.add_argument("--gpu-lat-us", type=float, default=5.0)
+    m.add_argument("--gpus", type=int, default=1)
+    m.add_argument("--only", default="")
+    m.add_argument("--buffers", default="heat3d=2,jacobi2d=3,life=2",
+                   help="buffers of each stencil's interior task (fields it reads and writes)")
+    r = sub.add_parser("rescale")
+    r.add_argument("models")
+    r.add_argument("out")
+    r.add_argument("summary")
+    args = p.parse_args()
+    if args.cmd == "rescale":
+        rescale(args)
+    elif args.cmd == "platform":
+        write_platform(args)
+    else:
+        args.buffers = {k: int(v) for k, v in (kv.split("=") for kv in args.buffers.split(",") if kv)}
+        write_models(args)
+
+
+if __name__ == "__main__":
+    main()

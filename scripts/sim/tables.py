@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Markdown tables and plots of the simulation experiments (docs/simulation.md).
+  tables.py validation <validation.csv>
+  tables.py hybrid <hybrid.csv> <plot.svg>
+  tables.py weak <weak.csv> <plot.svg>
+"""
+import csv
+import sys
+
+
+def validation(path):
+    rows = list(csv.DictReader(open(path)))
+    matched = "matched_s" in rows[0] if rows else False
+    print("| app | CPU workers | scheduler | measured s (median; min-max) | simulated s | simulated vs measured |"
+          + (" last measured s | simulated, run-matched models | vs last |" if matched else ""))
+    print("|---|---|---|---|---|---|" + ("---|---|---|" if matched else ""))
+    for r in rows:
+        err = float(r["error_pct"])
+        mark = "" if abs(err) <= 15 else " (miss)"
+        line = (f"| {r['app']} | {r['workers']} | {r['sched']} | {float(r['measured_s']):.3f} "
+                f"({float(r['measured_min_s']):.3f}-{float(r['measured_max_s']):.3f}) | "
+                f"{float(r['simulated_s']):.3f} | {err:+.1f} %{mark} |")
+        if matched:
+            e2 = float(r["matched_error_pct"])
+            line += (f" {float(r['last_s']):.3f} | {float(r['matched_s']):.3f} | {e2:+.1f} %"
+                     f"{'' if abs(e2) <= 15 else ' (miss)'} |")
+        print(line)
+
+
+def hybrid(path, plot):
+    rows = list(csv.DictReader(open(path)))
+    by = {}
+    for r in rows:
+        by.setdefault((r["platform"], r["app"], r["tile"]), []).append(r)
+    for (platform, app, tile), rs in by.items():
+        fractions = [r for r in rs if r["mode"] == "fraction"]
+        best = min(fractions, key=lambda r: float(r["seconds"])) if fractions else None
+        gpu_only = next((r for r in rs if r["mode"] == "gpu-only"), None)
+        print(f"\n**{platform}, {app}, tile {tile}** (simulated seconds; prediction)\n")
+        print("| run | scheduler | GPU fraction | simulated s | vs best hand-set | vs GPU-only |")
+        print("|---|---|---|---|---|---|")
+        for r in rs:
+            s = float(r["seconds"])
+            vb = f"{100 * (s - float(best['seconds'])) / float(best['seconds']):+.1f} %" if best else ""
+            vg = f"{100 * (s - float(gpu_only['seconds'])) / float(gpu_only['seconds']):+.1f} %" if gpu_only else ""
+            print(f"| {r['mode']} | {r['sched']} | {r['fraction']} | {s:.4f} | {vb} | {vg} |")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("\n(no matplotlib: plot not drawn)", file=sys.stderr)
+        return
+    keys = list(by)
+    fig, axes = plt.subplots(1, len(keys), figsize=(5 * len(keys), 4), squeeze=False)
+    for ax, key in zip(axes[0], keys):
+        rs = by[key]
+        fr = sorted((float(r["fraction"]), float(r["seconds"])) for r in rs if r["mode"] == "fraction")
+        ax.plot([f for f, _ in fr], [s for _, s in fr], "o-", color="black", label="hand-set --gpu-fraction")
+        styles = {"dmda": "tab:blue", "dmdas": "tab:orange", "heteroprio": "tab:green"}
+        for r in rs:
+            if r["mode"] == "auto":
+                ax.axhline(float(r["seconds"]), color=styles.get(r["sched"], "gray"), ls="--",
+                           label=f"automatic ({r['sched']})")
+        ax.set_title(f"{key[0]}: {key[1]}, tile {key[2]}\n(simulated: a prediction)", fontsize=9)
+        ax.set_xlabel("fraction of tiles on the GPU")
+        ax.set_ylabel("simulated seconds")
+        ax.set_ylim(bottom=0)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(plot)
+
+
+def weak(path, plot):
+    rows = list(csv.DictReader(open(path)))
+    print("| nodes | scheduler | simulated s | weak-scaling efficiency |")
+    print("|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['nodes']} | {r['sched']} | {float(r['seconds']):.4f} | {100 * float(r['efficiency']):.1f} % |")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    fig, ax = plt.subplots(figsize=(5, 4))
+    for sched, label in (("dmdas", "with rank-edge priorities (dmdas)"), ("dmda", "without (dmda)")):
+        rs = [r for r in rows if r["sched"] == sched]
+        ax.plot([int(r["nodes"]) for r in rs], [float(r["efficiency"]) for r in rs], "o-", label=label)
+    ax.axhline(0.9, color="gray", ls=":", label="90 % goal")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("simulated nodes")
+    ax.set_ylabel("weak-scaling efficiency")
+    ax.set_ylim(0, 1.1)
+    ax.set_title("heat3d weak scaling (simulated: a prediction)", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(plot)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "validation":
+        validation(sys.argv[2])
+    elif sys.argv[1] == "hybrid":
+        hybrid(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "weak":
+        weak(sys.argv[2], sys.argv[3])
