@@ -51,6 +51,7 @@ void Submitter::submit_with_modes(Codelet& c, const std::vector<Handle>& handles
 
 void Submitter::submit_any(Codelet& c, const std::vector<Handle>& handles, const std::vector<int>& modes,
                              void* arg, std::size_t arg_size, bool owned, TaskTag tag, Placement place) {
+  ++submissions_;
   tag.stencil = c.stencil.c_str();
   tag.kind = c.kind.c_str();
   starpu_task* task = nullptr;

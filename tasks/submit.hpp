@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <string>
 #include <vector>
@@ -55,6 +56,9 @@ class Submitter {
                          bool owned, TaskTag tag, Placement place);
   /// Tasks this rank submitted to StarPU so far (read by the progress-line thread).
   std::size_t submitted() const { return submitted_.load(); }
+  /// Every submission so far, of tasks this rank runs and of those other ranks run (the
+  /// watchdog reads it from its thread: a rank that submits is not stuck).
+  std::uint64_t submissions() const { return submissions_.load(); }
   /// Drops the task names kept for StarPU; call once every task has run.
   void forget_names() { names_.clear(); }
 
@@ -65,6 +69,7 @@ class Submitter {
   SubmitPolicy policy_;
   Recorder* recorder_;  // null unless recording
   std::atomic<std::size_t> submitted_{0};
+  std::atomic<std::uint64_t> submissions_{0};
   bool uncalibrated_reported_ = false;
   std::deque<std::string> names_;  // StarPU keeps task->name as a pointer
 };
