@@ -45,7 +45,7 @@ Capabilities capabilities() {
 }
 
 Engine::Engine(const EngineConfig& config)
-    : distributed_(config.policy.distributed), data_(config.policy.distributed) {
+    : distributed_(config.policy.distributed), data_(config.policy.distributed, idle_) {
   starpu_conf conf;
   starpu_conf_init(&conf);
   conf.sched_policy_name = config.scheduler.c_str();
@@ -108,12 +108,14 @@ Engine::Engine(const EngineConfig& config)
   }
   SubmitPolicy policy = config.policy;
   policy.name_tasks = !config.fxt_dir.empty();
-  submitter_ = std::make_unique<Submitter>(std::move(policy), recorder_.get());
+  submitter_ = std::make_unique<Submitter>(std::move(policy), recorder_.get(), idle_);
   cpu_workers_ = static_cast<int>(starpu_cpu_worker_get_count());
   cuda_workers_ = static_cast<int>(starpu_cuda_worker_get_count());
+  idle_.pause_if_idle();  // until the first submission or data access
 }
 
 Engine::~Engine() {
+  idle_.wake();  // StarPU shuts down only running workers (and asserts so in 1.4)
   stop(distributed_);
   if (set_limits_) {
     unsetenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS");
@@ -122,15 +124,19 @@ Engine::~Engine() {
 }
 
 void Engine::wait_all() {
+  idle_.wake();
 #ifdef TESSERA_WITH_MPI
-  if (distributed_) {
+  // Also waits for every rank's messages: once it returns, no rank needs this one's workers
+  // until the next submission, which wakes them.
+  if (distributed_)
     starpu_mpi_wait_for_all(MPI_COMM_WORLD);
-    submitter_->forget_names();
-    return;
-  }
-#endif
+  else
+    starpu_task_wait_for_all();
+#else
   starpu_task_wait_for_all();
+#endif
   submitter_->forget_names();
+  idle_.pause_if_idle();
 }
 
 std::size_t Engine::pending() const {

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "tasks/idle.hpp"
 #include "tasks/recorder.hpp"
 #include "tasks/starpu.hpp"
 #include "tessera/error.hpp"
@@ -51,6 +52,7 @@ void Submitter::submit_with_modes(Codelet& c, const std::vector<Handle>& handles
 
 void Submitter::submit_any(Codelet& c, const std::vector<Handle>& handles, const std::vector<int>& modes,
                              void* arg, std::size_t arg_size, bool owned, TaskTag tag, Placement place) {
+  idle_.wake();  // the one way into StarPU for tasks: paused workers would never run it
   ++submissions_;
   tag.stencil = c.stencil.c_str();
   tag.kind = c.kind.c_str();

@@ -18,6 +18,7 @@ struct starpu_task;
 namespace tessera::tasks {
 
 struct Codelet;
+class IdleWorkers;
 class Recorder;
 
 /// How a task is placed: its priority (higher first, for priority-aware schedulers) and, under
@@ -42,7 +43,9 @@ struct SubmitPolicy {
 
 class Submitter {
  public:
-  Submitter(SubmitPolicy policy, Recorder* recorder) : policy_(std::move(policy)), recorder_(recorder) {}
+  /// Wakes `idle`'s workers before every submission (a task submitted to paused workers waits).
+  Submitter(SubmitPolicy policy, Recorder* recorder, IdleWorkers& idle)
+      : policy_(std::move(policy)), recorder_(recorder), idle_(idle) {}
 
   /// Submits one task of `c`: `first` handles get the kind's first mode, `rest` its second.
   /// `arg` is the kernel's argument; when `owned`, it was allocated with std::malloc and is
@@ -68,6 +71,7 @@ class Submitter {
                     void* arg, std::size_t arg_size, bool owned, TaskTag tag, Placement place);
   SubmitPolicy policy_;
   Recorder* recorder_;  // null unless recording
+  IdleWorkers& idle_;
   std::atomic<std::size_t> submitted_{0};
   std::atomic<std::uint64_t> submissions_{0};
   bool uncalibrated_reported_ = false;
