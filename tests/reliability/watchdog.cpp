@@ -14,15 +14,10 @@
 #include <thread>
 
 #include <tessera/task.hpp>
-#include <tessera/tessera.hpp>
+
+#include "tests/mpi/average_run.hpp"
 
 namespace {
-struct Average {
-  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u, tessera::Out<double> o) const {
-    o = 0.25 * (u(1, 0) + u(-1, 0) + u(0, 1) + u(0, -1));
-  }
-};
-
 struct Sleep {  // a task body that does not return for a while
   double seconds;
   void cpu(tessera::TileView<double, 2>) const {
@@ -37,15 +32,11 @@ int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   try {
     tessera::Runtime rt(options);
-    const tessera::Grid<2> grid({64, 64}, {16, 16});
-    tessera::Field<double, 2> u(grid, 1, {}, "u"), v(grid, 1, {}, "v");
-    u.fill([](tessera::Index<2> p) { return double(p[0] * p[1] % 7); });
-    tessera::Stencil<2> average("average", tessera::Shape::Star, 1);
+    test::AverageRun run;
     const auto steps = [&](int count, int stop_at) {
       for (int step = 0; step < count; ++step) {
         if (step == stop_at && rt.rank() == 1) std::raise(SIGSTOP);  // stopped, no error
-        average.apply(Average{}, tessera::in(u), tessera::out(v));
-        tessera::swap(u, v);
+        run.step();
       }
     };
     if (mode == "stop") {
@@ -55,7 +46,7 @@ int main(int argc, char** argv) {
       rt.wait();
       if (rt.rank() == 1) std::raise(SIGSTOP);
     } else if (mode == "slow-task" && argc > 2) {
-      tessera::Task("sleep").submit(Sleep{std::atof(argv[2])}, tessera::update_tile(u, 0));
+      tessera::Task("sleep").submit(Sleep{std::atof(argv[2])}, tessera::update_tile(run.u, 0));
       rt.wait();
     } else if (mode == "host-work") {
       steps(20, -1);
@@ -66,7 +57,7 @@ int main(int argc, char** argv) {
       std::cerr << "usage: watchdog stop|stop-at-sum|slow-task SECONDS|host-work [runtime flags]\n";
       return 2;
     }
-    const double total = tessera::sum(u);  // collective
+    const double total = tessera::sum(run.u);  // collective
     if (rt.rank() == 0) std::cout << "finished: sum " << total << std::endl;
     rt.finish();
   } catch (const std::exception& e) {
