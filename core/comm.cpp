@@ -7,6 +7,7 @@
 #include <new>
 #include <thread>
 
+#include "core/watchdog.hpp"
 #include "tessera/error.hpp"
 
 #ifdef TESSERA_WITH_MPI
@@ -161,6 +162,7 @@ int ranks() {
 
 void require_equal(std::uint64_t value, const std::string& what, const std::string& fix) {
   if (ranks() == 1) return;
+  Waiting waiting("the other ranks in a collective (a start-up check)");
   std::vector<std::uint64_t> all(static_cast<std::size_t>(ranks()));
   MPI_Allgather(&value, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
   for (std::size_t r = 1; r < all.size(); ++r)
@@ -175,6 +177,7 @@ std::vector<unsigned char> all_gather(const void* mine, std::size_t bytes) {
     const auto* p = static_cast<const unsigned char*>(mine);
     return std::vector<unsigned char>(p, p + bytes);
   }
+  Waiting waiting("the other ranks in a collective (a gather)");
   // MPI counts are ints: every rank sees every share, so all refuse a share above 2 GiB alike.
   const std::int64_t mine_bytes = static_cast<std::int64_t>(bytes);
   std::vector<std::int64_t> shares(static_cast<std::size_t>(n));
@@ -204,11 +207,13 @@ std::vector<unsigned char> all_gather(const void* mine, std::size_t bytes) {
 
 void broadcast(void* data, std::size_t bytes, int root) {
   if (ranks() == 1) return;
+  Waiting waiting("the other ranks in a collective (a broadcast)");
   MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, root, MPI_COMM_WORLD);
 }
 
 std::int64_t sum(std::int64_t value) {
   if (ranks() == 1) return value;
+  Waiting waiting("the other ranks in a collective (a sum)");
   std::int64_t total = 0;
   MPI_Allreduce(&value, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   return total;

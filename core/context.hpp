@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/recording.hpp"
+#include "core/watchdog.hpp"
 #include "tasks/engine.hpp"
 #include "tessera/runtime.hpp"
 
@@ -31,6 +32,7 @@ struct Context {
   std::string configuration;  // the line printed at start-up
   Recording recording;        // --trace / --report paths, written at shutdown
   std::unique_ptr<tasks::Engine> engine;  // StarPU: codelets, data, submission, recorder
+  std::unique_ptr<Watchdog> watchdog;     // --watchdog: null when off
   std::set<FieldStorage*> fields;         // alive; released if the Runtime ends first
   std::set<HandleOwner*> handle_owners;   // the same for mesh objects
   long steps = 0;             // stencil applications submitted: the step of task tags

@@ -1,6 +1,7 @@
 // Runtime flags: parsed with CLI11, either into an application's parser or out of argv.
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,17 @@ CLI::Validator share() {
         return {};
       },
       "0..1");
+}
+
+CLI::Validator seconds() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(text, v) || !(v >= 0.0) || v == HUGE_VAL)
+          return "'" + text + "' is not a number of seconds >= 0 (0: off)";
+        return {};
+      },
+      "SECONDS >= 0");
 }
 
 CLI::Validator not_empty(const char* what) {
@@ -75,6 +87,11 @@ void add_options(CLI::App& app, Options& o) {
       ->group(group)
       ->expected(2, 3)
       ->check(CLI::PositiveNumber);
+  app.add_option("--watchdog", o.watchdog,
+                 "end every rank, with a message, when this rank waits and nothing progresses "
+                 "for SECONDS (a stopped rank, a deadlocked task); default 0: off")
+      ->group(group)
+      ->check(seconds());
 }
 
 Options parse_options(int& argc, char** argv) {

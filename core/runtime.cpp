@@ -128,6 +128,15 @@ void check_gpu_fraction(double fraction, int cpu_workers, int cuda_workers) {
                 "--gpu-fraction 1 or give CPU workers");
 }
 
+void check_watchdog(double seconds) {
+  if (!(seconds >= 0) || std::isinf(seconds)) {
+    std::ostringstream s;
+    s << seconds;
+    throw Error("--watchdog " + s.str() + " is not a number of seconds >= 0; give the time "
+                "without progress after which every rank ends, or 0 (the default) for none");
+  }
+}
+
 // Every rank must run the same program with the same options, or they would build different
 // task graphs (and StarPU-MPI tags) and hang: compare the parsed options and the command line.
 // The recording options count too: ranks that record gather their traces at shutdown.
@@ -163,6 +172,7 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
     e.scheduler = kDefaultScheduler;
   }
   check_scheduler(e.scheduler, sched_source.c_str(), caps);
+  check_watchdog(o.watchdog);
   if (o.cpu_workers >= 0) {
     check_agrees("--ncpu", o.cpu_workers, "STARPU_NCPU");
     if (o.cpu_workers > caps.max_cpus)
@@ -308,6 +318,12 @@ Runtime::Runtime(const Options& options) : context_(std::make_unique<detail::Con
     // Needs the worker counts StarPU actually started with.
     check_gpu_fraction(options.gpu_fraction, c.engine->cpu_workers(), c.engine->cuda_workers());
   });
+  if (options.watchdog > 0) {
+    tasks::Engine* engine = c.engine.get();
+    c.watchdog = std::make_unique<detail::Watchdog>(options.watchdog, c.rank, c.ranks, [engine] {
+      return detail::TaskProgress{engine->submitter().submissions(), engine->pending()};
+    });
+  }
   if (tasks::Recorder* recorder = c.engine->recorder()) {
     // Ranks' times are merged unaligned: start their clocks together.
     if (c.ranks > 1) detail::comm::sum(0);
@@ -348,6 +364,7 @@ Runtime::~Runtime() {
     // with it, for fields still holding it); report_error ends every rank.
     abandoned = true;
     live = nullptr;
+    c.watchdog.reset();  // report_error ends every rank, with this rank's message
     (void)context_.release();
     return;
   }
@@ -367,7 +384,12 @@ Runtime::~Runtime() {
   for (detail::HandleOwner* h : std::vector<detail::HandleOwner*>(c.handle_owners.begin(), c.handle_owners.end()))
     h->release_handles();
   live = nullptr;
-  c.engine.reset();  // shuts StarPU down
+  if (c.watchdog) c.watchdog->stop_probing();
+  {
+    detail::Waiting shutdown("StarPU's shutdown (StarPU-MPI waits for every rank there)");
+    c.engine.reset();  // shuts StarPU down
+  }
+  c.watchdog.reset();
   if (!failure.empty()) {
     // A destructor must not throw, and a run whose outputs are missing must not end as a
     // success: the message (every rank has it; rank 0 prints) and exit status 1.
@@ -399,7 +421,11 @@ void Runtime::finish() {
     std::cout << "tessera summary:\n" << trace::summary_table(ranks);
 }
 
-void Runtime::wait() { context_->engine->wait_all(); }
+void Runtime::wait() {
+  detail::Waiting waiting(context_->ranks > 1 ? "every rank's tasks to finish (Runtime::wait)"
+                                             : "every task to finish (Runtime::wait)");
+  context_->engine->wait_all();
+}
 
 int Runtime::rank() const { return context_->rank; }
 int Runtime::ranks() const { return context_->ranks; }

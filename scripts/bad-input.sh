@@ -66,6 +66,9 @@ check "ncpu -1" fail "not a whole number >= 0" "$heat3d" "${grid[@]}" --ncpu -1
 check "ncpu 100000" fail "exceeds" "$heat3d" "${grid[@]}" --ncpu 100000
 check "gpu-fraction nan" fail "between 0 and 1" "$heat3d" "${small[@]}" --gpu-fraction nan
 check "gpu-fraction 2" fail "between 0 and 1" "$heat3d" "${small[@]}" --gpu-fraction 2
+check "watchdog -1" fail "not a number of seconds >= 0" "$heat3d" "${small[@]}" --watchdog -1
+check "watchdog nan" fail "not a number of seconds >= 0" "$heat3d" "${small[@]}" --watchdog nan
+check "watchdog 0 (off)" ok "checksum=" "$heat3d" "${small[@]}" --watchdog 0 --quiet
 check "STARPU_NCPU=abc" fail "STARPU_NCPU=abc is not a whole number" env STARPU_NCPU=abc "$heat3d" --size 8 8 8 --steps 1
 check "STARPU_NCPU=-2" fail "STARPU_NCPU=-2" env STARPU_NCPU=-2 "$heat3d" --size 8 8 8 --steps 1
 check "STARPU_NCPU=02 with --ncpu 2 (agree)" ok "checksum=" env STARPU_NCPU=02 "$heat3d" --size 8 8 8 --steps 1 --ncpu 2 --quiet
@@ -105,6 +108,10 @@ if [ -n "$mpirun" ] && [ -x "$build/tests/rank_error" ]; then
     "${mpi[@]}" -np 1 -wdir "$work/a" "$heat3d" "${args[@]}" : -np 1 -wdir "$work/b" "$heat3d" "${args[@]}"
   check "error on rank 1 only, mid-run" fail "tessera: rank 1: injected failure" "${mpi[@]}" -np 2 "$build/tests/rank_error" local
   check "error on every rank, mid-run" fail "^tessera: injected failure" "${mpi[@]}" -np 2 "$build/tests/rank_error" everywhere
+  if [ -x "$build/tests/watchdog" ]; then
+    check "rank 1 stopped (SIGSTOP), --watchdog 3" fail "rank 0: the watchdog saw no progress" \
+      "${mpi[@]}" -np 2 "$build/tests/watchdog" stop --watchdog 3
+  fi
   check "more ranks than tiles" fail "has 2 tiles but the run has 3 ranks" "${mpi[@]}" -np 3 "$heat3d" "${small[@]}" --quiet
   check "options differ between ranks" fail "differ between ranks" \
     "${mpi[@]}" -np 1 "$heat3d" "${grid[@]}" : -np 1 "$heat3d" --size 8 8 8 --tile 8 8 4 --steps 3

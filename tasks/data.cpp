@@ -1,5 +1,6 @@
 #include "tasks/data.hpp"
 
+#include "tasks/idle.hpp"
 #include "tasks/starpu.hpp"
 
 namespace tessera::tasks {
@@ -19,22 +20,33 @@ Handle DataRegistry::register_vector(void* data, std::size_t elements, std::size
   return opaque(h);
 }
 
-void DataRegistry::unregister(Handle h) { starpu_data_unregister(raw(h)); }
+void DataRegistry::unregister(Handle h) {
+  idle_.wake();
+  starpu_data_unregister(raw(h));
+}
 
-void DataRegistry::unregister_scratch(Handle h) { starpu_data_unregister_no_coherency(raw(h)); }
+void DataRegistry::unregister_scratch(Handle h) {
+  idle_.wake();
+  starpu_data_unregister_no_coherency(raw(h));
+}
 
 void DataRegistry::acquire(Handle h, bool write) {
+  idle_.wake();
   starpu_data_acquire(raw(h), write ? STARPU_RW : STARPU_R);
 }
 
 void DataRegistry::release(Handle h) { starpu_data_release(raw(h)); }
 
 const void* DataRegistry::acquire_host(Handle h) {
+  idle_.wake();
   starpu_data_acquire(raw(h), STARPU_R);
   return starpu_data_handle_to_pointer(raw(h), STARPU_MAIN_RAM);
 }
 
-void DataRegistry::unregister_later(Handle h) { starpu_data_unregister_submit(raw(h)); }
+void DataRegistry::unregister_later(Handle h) {
+  idle_.wake();
+  starpu_data_unregister_submit(raw(h));
+}
 
 bool DataRegistry::received(Handle h) const {
 #ifdef TESSERA_WITH_MPI

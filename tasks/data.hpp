@@ -7,6 +7,7 @@
 
 namespace tessera::tasks {
 
+class IdleWorkers;
 struct Data;  // a StarPU data handle, opaque outside tasks/
 using Handle = Data*;
 
@@ -15,7 +16,9 @@ using Handle = Data*;
 /// registration order here, agree on every rank.
 class DataRegistry {
  public:
-  explicit DataRegistry(bool distributed) : distributed_(distributed) {}
+  /// Every access that may need the workers (waiting for tasks, bringing data home) wakes
+  /// `idle`'s workers first.
+  DataRegistry(bool distributed, IdleWorkers& idle) : distributed_(distributed), idle_(idle) {}
 
   /// A vector of `elements` elements of `element_size` bytes, owned by rank `owner`: `data` is
   /// its host memory on the owner, null elsewhere and for buffers allocated where a task
@@ -51,6 +54,7 @@ class DataRegistry {
 
  private:
   bool distributed_;
+  IdleWorkers& idle_;
   std::int64_t next_tag_ = 0;
 };
 

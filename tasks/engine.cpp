@@ -65,7 +65,7 @@ extern "C" int starpu_main(int argc, char** argv) { return tessera_simulated_mai
 namespace tessera::tasks {
 
 Engine::Engine(const EngineConfig& config)
-    : distributed_(config.policy.distributed), data_(config.policy.distributed) {
+    : distributed_(config.policy.distributed), data_(config.policy.distributed, idle_) {
   starpu_conf conf;
   starpu_conf_init(&conf);
   conf.sched_policy_name = config.scheduler.c_str();
@@ -128,12 +128,14 @@ Engine::Engine(const EngineConfig& config)
   }
   SubmitPolicy policy = config.policy;
   policy.name_tasks = !config.fxt_dir.empty();
-  submitter_ = std::make_unique<Submitter>(std::move(policy), recorder_.get());
+  submitter_ = std::make_unique<Submitter>(std::move(policy), recorder_.get(), idle_);
   cpu_workers_ = static_cast<int>(starpu_cpu_worker_get_count());
   cuda_workers_ = static_cast<int>(starpu_cuda_worker_get_count());
+  idle_.pause_if_idle();  // until the first submission or data access
 }
 
 Engine::~Engine() {
+  idle_.wake();  // StarPU shuts down only running workers (and asserts so in 1.4)
   stop(distributed_);
   if (set_limits_) {
     unsetenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS");
@@ -142,15 +144,19 @@ Engine::~Engine() {
 }
 
 void Engine::wait_all() {
+  idle_.wake();
 #ifdef TESSERA_WITH_MPI
-  if (distributed_) {
+  // Also waits for every rank's messages: once it returns, no rank needs this one's workers
+  // until the next submission, which wakes them.
+  if (distributed_)
     starpu_mpi_wait_for_all(MPI_COMM_WORLD);
-    submitter_->forget_names();
-    return;
-  }
-#endif
+  else
+    starpu_task_wait_for_all();
+#else
   starpu_task_wait_for_all();
+#endif
   submitter_->forget_names();
+  idle_.pause_if_idle();
 }
 
 std::size_t Engine::pending() const {

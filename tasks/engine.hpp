@@ -10,6 +10,7 @@
 
 #include "tasks/codelets.hpp"
 #include "tasks/data.hpp"
+#include "tasks/idle.hpp"
 #include "tasks/recorder.hpp"
 #include "tasks/submit.hpp"
 
@@ -49,7 +50,8 @@ struct EngineConfig {
 
 class Engine {
  public:
-  /// Starts StarPU; throws tessera::Error when it cannot.
+  /// Starts StarPU, its workers paused until the first use; throws tessera::Error when it
+  /// cannot.
   explicit Engine(const EngineConfig& config);
   /// Shuts StarPU down (which saves the performance models); the caller waited for the tasks.
   ~Engine();
@@ -62,7 +64,8 @@ class Engine {
   int cuda_workers() const { return cuda_workers_; }
   bool distributed() const { return distributed_; }
   /// Waits until every task submitted has run; in a distributed run also for the other
-  /// ranks' tasks this rank exchanges data with (collective).
+  /// ranks' tasks this rank exchanges data with (collective). Then pauses the workers (they
+  /// would poll for tasks while the program works on the host) until the next use.
   void wait_all();
   /// Tasks submitted to StarPU and not finished yet.
   std::size_t pending() const;
@@ -84,6 +87,7 @@ class Engine {
   bool set_limits_ = false;  // this engine set STARPU_LIMIT_*_SUBMITTED_TASKS
   int cpu_workers_ = 0, cuda_workers_ = 0;
   bool calibrates_always_ = false;
+  IdleWorkers idle_;          // before data_ and submitter_, which wake it
   CodeletRegistry codelets_;  // destroyed after the shutdown in ~Engine, which saves the models
   DataRegistry data_;
   std::unique_ptr<Recorder> recorder_;

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "tasks/idle.hpp"
 #include "tasks/recorder.hpp"
 #include "tasks/starpu.hpp"
 #include "tessera/error.hpp"
@@ -68,6 +69,8 @@ void Submitter::submit_with_modes(Codelet& c, const std::vector<Handle>& handles
 
 void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, std::size_t count,
                            void* arg, std::size_t arg_size, bool owned, TaskTag tag, Placement place) {
+  idle_.wake();  // the one way into StarPU for tasks: paused workers would never run it
+  ++submissions_;
   tag.stencil = c.stencil.c_str();
   tag.kind = c.kind.c_str();
   starpu_task* task = nullptr;

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <initializer_list>
 #include <string>
@@ -18,6 +19,7 @@ struct starpu_task;
 namespace tessera::tasks {
 
 struct Codelet;
+class IdleWorkers;
 class Recorder;
 
 /// How a task is placed: its priority (higher first, for priority-aware schedulers) and, under
@@ -60,7 +62,9 @@ struct SubmitPolicy {
 
 class Submitter {
  public:
-  Submitter(SubmitPolicy policy, Recorder* recorder) : policy_(std::move(policy)), recorder_(recorder) {}
+  /// Wakes `idle`'s workers before every submission (a task submitted to paused workers waits).
+  Submitter(SubmitPolicy policy, Recorder* recorder, IdleWorkers& idle)
+      : policy_(std::move(policy)), recorder_(recorder), idle_(idle) {}
 
   /// Submits one task of `c`: `first` handles get the kind's first mode, `rest` its second.
   /// `arg` is the kernel's argument; when `owned`, it was allocated with std::malloc and is
@@ -75,6 +79,9 @@ class Submitter {
                          bool owned, TaskTag tag, Placement place);
   /// Tasks this rank submitted to StarPU so far (read by the progress-line thread).
   std::size_t submitted() const { return submitted_.load(); }
+  /// Every submission so far, of tasks this rank runs and of those other ranks run (the
+  /// watchdog reads it from its thread: a rank that submits is not stuck).
+  std::uint64_t submissions() const { return submissions_.load(); }
   /// Drops the task names kept for StarPU; call once every task has run.
   void forget_names() { names_.clear(); }
 
@@ -85,7 +92,9 @@ class Submitter {
                   std::size_t arg_size, bool owned, TaskTag tag, Placement place);
   SubmitPolicy policy_;
   Recorder* recorder_;  // null unless recording
+  IdleWorkers& idle_;
   std::atomic<std::size_t> submitted_{0};
+  std::atomic<std::uint64_t> submissions_{0};
   bool uncalibrated_reported_ = false;
   std::deque<std::string> names_;  // StarPU keeps task->name as a pointer
 };

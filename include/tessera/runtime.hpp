@@ -44,6 +44,12 @@ struct Options {
   /// finish, so that memory stays flat however many steps a program submits without waiting.
   /// 0: no limit. STARPU_LIMIT_MAX_SUBMITTED_TASKS and _MIN_, when set, take precedence.
   int max_submitted_tasks = 20000;
+  /// --watchdog SECONDS: when this rank waits (for its tasks, in Runtime::wait, in a
+  /// collective) and nothing progresses (no task finishes, none is submitted) for that long,
+  /// print which rank waited for what and end every rank (exit status 3), instead of hanging
+  /// on a rank that stopped (SIGSTOP) or a deadlocked task. 0: off (the default). Give more
+  /// than the longest task takes (docs/reliability.md).
+  double watchdog = 0;
   /// How to rerun this program to calibrate its models, for the uncalibrated-model message.
   std::string calibrate_command = "this program with --calibrate";
 };

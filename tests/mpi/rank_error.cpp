@@ -6,15 +6,7 @@
 #include <cstring>
 #include <iostream>
 
-#include <tessera/tessera.hpp>
-
-namespace {
-struct Average {
-  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u, tessera::Out<double> o) const {
-    o = 0.25 * (u(1, 0) + u(-1, 0) + u(0, 1) + u(0, -1));
-  }
-};
-}  // namespace
+#include "tests/mpi/average_run.hpp"
 
 int main(int argc, char** argv) {
   tessera::Options options = tessera::parse_options(argc, argv);
@@ -22,17 +14,13 @@ int main(int argc, char** argv) {
   const bool everywhere = argc > 1 && std::strcmp(argv[1], "everywhere") == 0;
   try {
     tessera::Runtime rt(options);
-    const tessera::Grid<2> grid({64, 64}, {16, 16});
-    tessera::Field<double, 2> u(grid, 1, {}, "u"), v(grid, 1, {}, "v");
-    u.fill([](tessera::Index<2> p) { return double(p[0] * p[1] % 7); });
-    tessera::Stencil<2> average("average", tessera::Shape::Star, 1);
+    test::AverageRun run;
     for (int step = 0; step < 400; ++step) {
       if (step == 200 && (everywhere || rt.rank() == 1))
         throw tessera::Error("injected failure at step 200");
-      average.apply(Average{}, tessera::in(u), tessera::out(v));
-      tessera::swap(u, v);
+      run.step();
     }
-    const double total = tessera::sum(u);  // collective: rank 0 waits here for rank 1
+    const double total = tessera::sum(run.u);  // collective: rank 0 waits here for rank 1
     if (rt.rank() == 0) std::cout << "sum " << total << std::endl;
     rt.finish();
   } catch (const std::exception& e) {

@@ -1,0 +1,126 @@
+// Idle workers are paused (docs/reliability.md, "StarPU's idle workers"): StarPU's CPU workers
+// poll for tasks in a tight loop, so a live Runtime whose program works on the host would keep
+// a core busy per worker. Measured as this process's CPU time (not wall time) over a second
+// of host-side sleep with 2 workers: polling workers cost about 2 s of it (on a loaded machine,
+// twice what one polling thread gets meanwhile), paused ones almost nothing. And the work
+// after a pause runs: submission, data access and waiting wake the workers.
+#include <gtest/gtest.h>
+
+#include <sys/resource.h>
+
+#include <atomic>
+#include <chrono>
+#include <ctime>
+#include <thread>
+
+#include <tessera/task.hpp>
+
+#include "tests/test_support.hpp"
+
+namespace {
+
+double process_cpu_seconds() {
+  rusage r{};
+  getrusage(RUSAGE_SELF, &r);
+  return static_cast<double>(r.ru_utime.tv_sec + r.ru_stime.tv_sec) +
+         static_cast<double>(r.ru_utime.tv_usec + r.ru_stime.tv_usec) * 1e-6;
+}
+
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+// While the calling thread sleeps 1 s on the host: the CPU time of the process's threads
+// (the runtime's workers) and, for scale, that of one thread polling in a tight loop meanwhile,
+// which is what one polling worker costs on this machine now (a whole second when it is free,
+// a share when other programs load it).
+struct IdleCost {
+  double runtime = 0, one_poller = 0;
+};
+IdleCost cost_of_host_sleep() {
+  std::atomic<bool> stop{false};
+  double poller = 0;
+  const double before = process_cpu_seconds();
+  std::thread spin([&] {
+    const double start = thread_cpu_seconds();
+    while (!stop.load(std::memory_order_relaxed)) {
+    }
+    poller = thread_cpu_seconds() - start;
+  });
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  stop = true;
+  spin.join();
+  return {process_cpu_seconds() - before - poller, poller};
+}
+
+// Two polling workers cost about twice one poller (2 s on a free machine); paused ones close
+// to nothing.
+void expect_paused(const IdleCost& c, const char* when) {
+  EXPECT_LT(c.runtime, 0.3) << "CPU seconds used by 2 workers over 1 s " << when;
+  EXPECT_LT(c.runtime, 0.25 * c.one_poller)
+      << "CPU seconds used by 2 workers over 1 s " << when << ", against " << c.one_poller
+      << " s by one thread polling meanwhile";
+}
+
+struct Average {
+  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u, tessera::Out<double> o) const {
+    o = 0.25 * (u(1, 0) + u(-1, 0) + u(0, 1) + u(0, -1));
+  }
+};
+
+struct AddOne {
+  void cpu(tessera::TileView<double, 2> u) const {
+    for (std::int64_t y = 0; y < u.extent[1]; ++y)
+      for (std::int64_t x = 0; x < u.extent[0]; ++x) u(x, y) += 1.0;
+  }
+};
+
+TEST(IdleWorkers, HostWorkAfterWaitCostsNoWorkerTime) {
+  tessera::Runtime rt(test::options({"dmda", 2}));
+  ASSERT_EQ(rt.cpu_workers(), 2);
+  const tessera::Grid<2> grid({64, 48}, {16, 16});
+  tessera::Field<double, 2> u(grid, 1, {}, "u"), v(grid, 1, {}, "v");
+  u.fill([](tessera::Index<2> p) { return test::noise<2>(p); });
+  tessera::Stencil<2> average("average", tessera::Shape::Star, 1);
+  for (int step = 0; step < 10; ++step) {
+    average.apply(Average{}, tessera::in(u), tessera::out(v));
+    tessera::swap(u, v);
+  }
+  rt.wait();
+  expect_paused(cost_of_host_sleep(), "of host work after Runtime::wait()");
+  // The next submission wakes the workers: the tasks run and the result is right.
+  const std::vector<double> before = u.gather();  // a data access while paused
+  tessera::Task add("add-one");
+  for (int t = 0; t < grid.tiles(); ++t) add.submit(AddOne{}, tessera::update_tile(u, t));
+  const std::vector<double> after = u.gather();
+  ASSERT_EQ(after.size(), before.size());
+  for (std::size_t i = 0; i < after.size(); ++i) ASSERT_EQ(after[i], before[i] + 1.0) << "at " << i;
+}
+
+TEST(IdleWorkers, RuntimeIdleFromStartUntilFirstUse) {
+  tessera::Runtime rt(test::options({"eager", 2}));
+  expect_paused(cost_of_host_sleep(), "before the first task");
+  const tessera::Grid<2> grid({32, 32}, {16, 16});
+  tessera::Field<double, 2> u(grid, 0, {}, "u");
+  tessera::Task add("add-one");
+  for (int t = 0; t < grid.tiles(); ++t) add.submit(AddOne{}, tessera::update_tile(u, t));
+  rt.wait();
+  EXPECT_EQ(tessera::sum(u), 32.0 * 32.0);
+}
+
+TEST(IdleWorkers, ManyShortWaitsBetweenSubmissions) {
+  // Pausing after every wait and waking at every submission keeps the order of the work.
+  tessera::Runtime rt(test::options({"random", 2}));
+  const tessera::Grid<2> grid({32, 32}, {8, 8});
+  tessera::Field<double, 2> u(grid, 0, {}, "u");
+  tessera::Task add("add-one");
+  for (int round = 0; round < 50; ++round) {
+    for (int t = 0; t < grid.tiles(); ++t) add.submit(AddOne{}, tessera::update_tile(u, t));
+    rt.wait();
+  }
+  for (double x : u.gather()) ASSERT_EQ(x, 50.0);
+}
+
+}  // namespace
