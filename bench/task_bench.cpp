@@ -113,7 +113,12 @@ int main(int argc, char** argv) {
 
     const char* names[] = {"starpu", "starpu-nomodel", "tessera-task", "tessera-loop"};
     std::vector<Timing> timing(4);
+    // Tessera pauses StarPU's workers whenever a wait leaves nothing to run (tasks/idle.hpp) and
+    // wakes them on its own submissions; bare StarPU tasks bypass that, so the harness resumes
+    // the workers around them and leaves them paused again, as Tessera expects to find them.
     auto run = [&](int v) {
+      const bool bare_starpu = v < 2;
+      if (bare_starpu) starpu_resume();
       const double t0 = bench::now();
       switch (v) {
         case 0: bare(&with_model); break;
@@ -123,6 +128,7 @@ int main(int argc, char** argv) {
       }
       const double t1 = bench::now();
       starpu_task_wait_for_all();
+      if (bare_starpu) starpu_pause();
       rt.wait();
       const double t2 = bench::now();
       timing[static_cast<std::size_t>(v)].submit.push_back((t1 - t0) / static_cast<double>(tasks));
