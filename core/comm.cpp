@@ -88,26 +88,41 @@ bool mpi_up() {
   MPI_Finalized(&finalized);
   return initialized != 0 && finalized == 0;
 }
+// Tessera's collectives (start-up checks, gathers, sums) run on the program's thread while
+// StarPU-MPI's progress thread calls MPI too: two threads in MPI at once, which MPI allows only
+// at MPI_THREAD_MULTIPLE (Open MPI takes its internal locks only then; below it, both threads
+// drive the same progress engine unlocked, as ThreadSanitizer showed in a field gather).
+void require_multiple(int provided, const char* who) {
+  if (provided >= MPI_THREAD_MULTIPLE) return;
+  throw Error(std::string(who) + " thread level " + std::to_string(provided) +
+              ", below MPI_THREAD_MULTIPLE (" + std::to_string(MPI_THREAD_MULTIPLE) +
+              "): Tessera calls MPI while StarPU-MPI's progress thread does; " +
+              "initialise MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...), or let the "
+              "Runtime do it, with an MPI built with thread support");
+}
 }  // namespace
 
 void start() {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (initialized != 0) {
-    if (fault_comm == MPI_COMM_NULL && mpi_up()) MPI_Comm_dup(MPI_COMM_WORLD, &fault_comm);
+    if (fault_comm == MPI_COMM_NULL && mpi_up()) {
+      int provided = 0;
+      MPI_Query_thread(&provided);
+      if (ranks() > 1) require_multiple(provided, "the program initialised MPI at");
+      MPI_Comm_dup(MPI_COMM_WORLD, &fault_comm);
+    }
     return;
   }
   // Tessera started MPI, so Tessera ends it, once, at exit: a process may create several
   // Runtimes one after the other (the tests do) but may initialise MPI only once.
   int provided = 0;
-  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
-  if (provided < MPI_THREAD_SERIALIZED)
-    throw Error("MPI provides thread level " + std::to_string(provided) +
-                " but StarPU-MPI needs MPI_THREAD_SERIALIZED; use an MPI built with threads");
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_dup(MPI_COMM_WORLD, &fault_comm);
   std::atexit([] {
     if (mpi_up()) MPI_Finalize();
   });
+  if (ranks() > 1) require_multiple(provided, "this MPI provides only");  // one rank: no StarPU-MPI
 }
 
 bool every_rank_failed(double seconds) {

@@ -11,8 +11,10 @@
 
 namespace tessera::detail::comm {
 
-/// Initialises MPI (thread level serialized, as StarPU-MPI needs) unless the program already
-/// did; MPI is then finalized at exit. Without MPI: nothing.
+/// Initialises MPI (thread level MPI_THREAD_MULTIPLE: Tessera's collectives run while
+/// StarPU-MPI's progress thread calls MPI) unless the program already did (then it must have
+/// asked for that level too when there are several ranks); MPI is then finalized at exit.
+/// Without MPI: nothing.
 void start();
 /// This process's rank and the number of ranks (0 and 1 without MPI or before start()).
 int rank();
