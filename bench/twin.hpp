@@ -46,6 +46,18 @@ double seconds_per_step(long steps, Step step, Sync sync) {
   return (now() - t0) / static_cast<double>(steps - 1);
 }
 
+// The same with blocks of steps: advance(n) submits n steps (e.g. Stencil::advance, several
+// per exchange): one untimed step, then steps - 1 timed ones in one call.
+template <class Advance, class Sync>
+double seconds_per_step_in_blocks(long steps, Advance advance, Sync sync) {
+  advance(1);
+  sync();
+  const double t0 = now();
+  advance(steps - 1);
+  sync();
+  return (now() - t0) / static_cast<double>(steps - 1);
+}
+
 // Copy bandwidth (GB/s, read + write) of an OpenMP copy loop over `bytes` per array with
 // `threads` threads: the best of 5 copies, after 2 untimed ones. Measured in the same run as the
 // case, on arrays of the case's size, so that an in-cache case is held against an in-cache copy.
@@ -76,6 +88,7 @@ struct Case {
   std::string app, grid, tile;
   int tiles = 0, workers = 0, threads = 0;
   long steps = 0;
+  int steps_per_exchange = 1;  // Tessera's temporal blocking depth
   double points = 0;  // point updates per step
   double bytes_per_point = 0;
   double omp_s = 0, tessera_s = 0;  // seconds per step
@@ -87,10 +100,10 @@ struct Case {
 inline void json_line(const Case& c) {
   const double gbs = c.bytes_per_point * c.points / c.tessera_s / 1e9;
   std::printf("{\"bench\":\"app\",\"app\":\"%s\",\"grid\":\"%s\",\"tile\":\"%s\",\"tiles\":%d,"
-              "\"workers\":%d,\"threads\":%d,\"steps\":%ld,\"omp_s\":%.6g,\"tessera_s\":%.6g,"
+              "\"workers\":%d,\"threads\":%d,\"steps\":%ld,\"steps_per_exchange\":%d,\"omp_s\":%.6g,\"tessera_s\":%.6g,"
               "\"ratio\":%.4f,\"omp_mlups\":%.1f,\"tessera_mlups\":%.1f,\"copy_gbs\":%.2f,",
               c.app.c_str(), c.grid.c_str(), c.tile.c_str(), c.tiles, c.workers, c.threads, c.steps,
-              c.omp_s, c.tessera_s, c.omp_s / c.tessera_s, c.points / c.omp_s / 1e6,
+              c.steps_per_exchange, c.omp_s, c.tessera_s, c.omp_s / c.tessera_s, c.points / c.omp_s / 1e6,
               c.points / c.tessera_s / 1e6, c.copy_gbs);
   if (c.bytes_per_point > 0 && c.copy_gbs > 0)
     std::printf("\"tessera_gbs\":%.2f,\"roofline\":%.3f,", gbs, gbs / c.copy_gbs);

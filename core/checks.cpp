@@ -309,7 +309,8 @@ void check_vertex_mirror(const std::string& stencil, int radius,
 namespace tessera::detail {
 
 void check_time_block(const std::string& name, int radius, const FieldStorage& u,
-                      const FieldStorage& next, long steps, int depth) {
+                      const FieldStorage& next, const std::vector<FieldStorage*>& extras,
+                      long steps, int depth) {
   const std::string what = "stencil '" + name + "' advancing " + std::to_string(depth) +
                            " step(s) per exchange";
   if (steps < 0)
@@ -317,19 +318,22 @@ void check_time_block(const std::string& name, int radius, const FieldStorage& u
   if (depth < 1)
     throw Error("stencil '" + name + "': temporal-blocking depth is " + std::to_string(depth) +
                 "; give a depth of at least 1 (1: one exchange per step, as apply())");
-  auto* a = const_cast<FieldStorage*>(&u);
-  auto* b = const_cast<FieldStorage*>(&next);
-  check_stencil_fields(name, radius, {a}, {b});
+  std::vector<FieldStorage*> inputs{const_cast<FieldStorage*>(&u)};
+  inputs.insert(inputs.end(), extras.begin(), extras.end());
+  check_stencil_fields(name, radius, inputs, {const_cast<FieldStorage*>(&next)});
   if (depth == 1) return;  // the step-by-step loop: apply()'s rules
   const long width = static_cast<long>(depth) * radius;
-  for (const FieldStorage* f : {&u, &next}) {
+  std::vector<const FieldStorage*> all(inputs.begin(), inputs.end());
+  all.push_back(&next);
+  for (const FieldStorage* f : all)
     if (f->halo() < width)
       throw Error(what + " needs ghost layers of depth x radius = " + std::to_string(width) +
-                  " on both fields, but field '" + f->name() + "' has halo width " +
-                  std::to_string(f->halo()) + "; create both fields with a halo of at least " +
+                  " on every field, but field '" + f->name() + "' has halo width " +
+                  std::to_string(f->halo()) + "; create the fields with a halo of at least " +
                   std::to_string(width) +
                   (f->halo() >= radius ? ", or lower the depth to " + std::to_string(f->halo() / radius)
                                        : std::string()));
+  for (const FieldStorage* f : {&u, &next}) {
     for (int ax = 0; ax < f->grid().dims; ++ax)
       for (int s = 0; s < 2; ++s) {
         const Boundary::Kind k = f->faces().face[ax][s].kind;

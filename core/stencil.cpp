@@ -41,9 +41,9 @@ AccessRule access_rule(const std::string& owner, const FieldStorage& field, int 
 namespace tessera::detail {
 
 void apply_time_block(const std::string& name, int radius, bool box, const TaskKind& kind,
-                      FieldStorage& u, FieldStorage& next, long steps, int depth,
-                      const ArgBlock& args) {
-  check_time_block(name, radius, u, next, steps, depth);
+                      FieldStorage& u, FieldStorage& next, const std::vector<FieldStorage*>& extras,
+                      long steps, int depth, const ArgBlock& args) {
+  check_time_block(name, radius, u, next, extras, steps, depth);
   Context& rt = u.context();
   // Deep layers, box-shaped once a block has two steps: a star's second step reads what its
   // first computed at the diagonal neighbours. One width per call, however short the block,
@@ -51,9 +51,14 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
   const int width = depth * radius;
   const bool deep_box = box || depth > 1;
   u.exchange(name, width, deep_box);
+  // The extra inputs: exchanged once as deep, then skipped while nothing writes them.
+  for (FieldStorage* e : extras) e->exchange(name, width, deep_box);
   // Steps 1, 3, ... read next at the faces: its Dirichlet ghosts must hold their values too.
   next.fill_constant_ghosts(name, width, deep_box);
-  TileTaskCall call{&rt.engine->codelets().get(name, type_names({&u, &next}), kind), {}, {&u, &next},
+  std::vector<FieldStorage*> all = extras;
+  all.push_back(&u);
+  all.push_back(&next);
+  TileTaskCall call{&rt.engine->codelets().get(name, type_names(all), kind), extras, {&u, &next},
                     args};
   call.step = rt.steps;
   rt.steps += steps;

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 
 #include "apps/heat3d/heat3d.hpp"
+#include "apps/jacobi2d/jacobi2d.hpp"
 #include "apps/life/life.hpp"
 #include "tests/stencil_cases.hpp"
 
@@ -40,6 +41,39 @@ void expect_advance_matches_reference(const tessera::Grid<D>& grid, const Bounda
   for (int s = 0; s < steps; ++s) {
     std::vector<T> out(ref.values.size());
     reference::apply(test::domain(grid), R, f, std::make_tuple(&ref), std::make_tuple(&out));
+    ref.values = out;
+  }
+  test::expect_bitwise_equal(u.gather(), ref.values);
+}
+
+// A step reading u and a second field that the steps do not change, at an offset too (so its
+// ghost layers matter), with the index in the arithmetic.
+template <class T>
+struct WithSource {
+  TESSERA_HD void operator()(Index<2> p, tessera::In<T> u, tessera::In<T> s, tessera::Out<T> out) const {
+    out = static_cast<T>((u(-1, 0) + u(1, 0) + u(0, -1) * 0.5 + u(0, 1) * 0.75) / 3 + s(1, 0) * 0.125 -
+                         s(0, -1) * 0.0625 + static_cast<double>((p[0] + 3 * p[1]) % 4));
+  }
+};
+
+// advance() with an extra input against apply() step by step in the reference; the fields
+// have different halo widths (each task frame's offsets and strides are the field's own).
+template <class T, class F>
+void expect_source_advance_matches_reference(const tessera::Grid<2>& grid, const Boundaries<2>& bc,
+                                             const Boundaries<2>& source_bc, int steps, int depth,
+                                             F f, const char* name = "source") {
+  tessera::Field<T, 2> u(grid, depth, bc, "u"), next(grid, depth + 1, bc, "next");
+  tessera::Field<T, 2> s(grid, depth + 2, source_bc, "s");
+  auto source = [](Index<2> p) { return static_cast<T>(0.5 + static_cast<double>((p[0] * 5 + p[1] * 3) % 7)); };
+  u.fill(test::initial<T, 2>);
+  s.fill(source);
+  tessera::Stencil<2> stencil(name, tessera::Shape::Star, 1);
+  stencil.advance(f, u, next, steps, depth, tessera::in(s));
+  reference::RefField<T, 2> ref{test::initial_values<T>(grid), bc};
+  reference::RefField<T, 2> rs{test::values_of<T>(grid, source), source_bc};
+  for (int k = 0; k < steps; ++k) {
+    std::vector<T> out(ref.values.size());
+    reference::apply(test::domain(grid), 1, f, std::make_tuple(&ref, &rs), std::make_tuple(&out));
     ref.values = out;
   }
   test::expect_bitwise_equal(u.gather(), ref.values);
@@ -98,6 +132,33 @@ TEST_P(TimeBlock, LifeAndMixedFacesMatchReference) {
                                                        MixAt<float, 1, false>{});
 }
 
+// An extra read-only input (jacobi2d's source term): Dirichlet faces, then periodic u and
+// source, then a periodic u with a source that is periodic too on the x faces and Dirichlet
+// on y (u is Dirichlet there), at every depth, uneven tiles.
+TEST_P(TimeBlock, ExtraInputsMatchReference) {
+  const auto zero = Boundaries<2>::all(Boundary::dirichlet(0.5));
+  const auto periodic = Boundaries<2>::all(Boundary::periodic());
+  Boundaries<2> band, band_source;
+  band.set(0, 0, Boundary::periodic()).set(0, 1, Boundary::periodic());
+  band.set(1, 0, Boundary::dirichlet(2.0)).set(1, 1, Boundary::dirichlet(-1.0));
+  band_source.set(0, 0, Boundary::periodic()).set(0, 1, Boundary::periodic());
+  band_source.set(1, 0, Boundary::dirichlet(4.0)).set(1, 1, Boundary::neumann());
+  const tessera::Grid<2> box({23, 19}, {8, 7});
+  const tessera::Grid<2> torus({23, 19}, {8, 7}, {true, true});
+  const tessera::Grid<2> strip({23, 19}, {8, 7}, {true, false});
+  for (int depth = 1; depth <= 4; ++depth) {
+    SCOPED_TRACE("depth " + std::to_string(depth));
+    expect_source_advance_matches_reference<double>(box, zero, zero, 7, depth, WithSource<double>{});
+    expect_source_advance_matches_reference<double>(torus, periodic, periodic, 6, depth,
+                                                    WithSource<double>{});
+    expect_source_advance_matches_reference<float>(strip, band, band_source, 5, depth,
+                                                   WithSource<float>{});
+  }
+  // jacobi2d's own functor, as the app runs it with --steps-per-exchange.
+  expect_source_advance_matches_reference<float>(box, zero, zero, 9, 3, apps::Jacobi2d{0.01f},
+                                                 "jacobi2d");
+}
+
 INSTANTIATE_TEST_SUITE_P(Configs, TimeBlock, testing::ValuesIn(test::configs()), test::config_name);
 
 class TimeBlockErrors : public testing::Test {
@@ -127,8 +188,8 @@ TEST_F(TimeBlockErrors, EachRuleNamesTheValueAndTheFix) {
   EXPECT_THAT(refusal(grid, 2, zero, 4, 0), HasSubstr("temporal-blocking depth is 0; give a depth of at least 1"));
   EXPECT_THAT(refusal(grid, 2, zero, -1, 2), HasSubstr("steps is -1; give 0 or more steps"));
   EXPECT_THAT(refusal(grid, 2, zero, 4, 3),
-              HasSubstr("needs ghost layers of depth x radius = 3 on both fields, but field 'u' has "
-                        "halo width 2; create both fields with a halo of at least 3, or lower the "
+              HasSubstr("needs ghost layers of depth x radius = 3 on every field, but field 'u' has "
+                        "halo width 2; create the fields with a halo of at least 3, or lower the "
                         "depth to 2"));
   EXPECT_THAT(refusal(tessera::Grid<2>({16, 16}, {8, 5}), 4, zero, 4, 4),
               HasSubstr("a tile is only 1 point(s) thick along y (extent 16 cut in tiles of 5); "
@@ -138,6 +199,32 @@ TEST_F(TimeBlockErrors, EachRuleNamesTheValueAndTheFix) {
   EXPECT_THAT(refusal(grid, 2, neumann, 4, 2),
               HasSubstr("field 'u' has a Neumann face at y-high"));
   EXPECT_EQ(refusal(grid, 2, zero, 0, 2), "");  // zero steps: nothing to do
+}
+
+TEST_F(TimeBlockErrors, ExtraInputsFollowTheRules) {
+  using testing::HasSubstr;
+  auto refusal = [](const tessera::Grid<2>& grid, const Boundaries<2>& bc, const Boundaries<2>& sbc,
+                    int source_halo, int depth) -> std::string {
+    tessera::Field<double, 2> u(grid, 4, bc, "u"), next(grid, 4, bc, "next");
+    tessera::Field<double, 2> s(grid, source_halo, sbc, "s");
+    tessera::Stencil<2> stencil("source", tessera::Shape::Star, 1);
+    try {
+      stencil.advance(WithSource<double>{}, u, next, 4, depth, tessera::in(s));
+    } catch (const tessera::Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const tessera::Grid<2> grid({16, 16}, {8, 8});
+  const tessera::Grid<2> torus({16, 16}, {8, 8}, {true, true});
+  const auto zero = Boundaries<2>::all(Boundary::dirichlet(0.0));
+  const auto periodic = Boundaries<2>::all(Boundary::periodic());
+  EXPECT_THAT(refusal(grid, zero, zero, 2, 3),
+              HasSubstr("on every field, but field 's' has halo width 2; create the fields with a "
+                        "halo of at least 3, or lower the depth to 2"));
+  EXPECT_THAT(refusal(grid, zero, zero, 0, 1), HasSubstr("'s'"));  // step by step: apply()'s rules
+  EXPECT_EQ(refusal(torus, periodic, periodic, 4, 4), "");
+  EXPECT_EQ(refusal(grid, zero, Boundaries<2>::all(Boundary::neumann()), 4, 4), "");  // any faces where u is not periodic
 }
 
 // The fields swap as the step-by-step loop would: after an odd number of steps the result is in

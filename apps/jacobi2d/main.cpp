@@ -7,6 +7,7 @@ int main(int argc, char** argv) {
   apps::RunOptions o{{4096, 4096}, {4096, 512}, 100, {}};
   o.add_to(cli);
   o.add_io_options(cli);
+  o.add_time_block_option(cli);
   CLI11_PARSE(cli, argc, argv);
   o.about = "jacobi2d --size " + o.grid_name();
 
@@ -14,17 +15,19 @@ int main(int argc, char** argv) {
     tessera::Runtime rt(o.runtime);
     tessera::Grid<2> grid({o.size[0], o.size[1]}, {o.tile[0], o.tile[1]});
     const auto zero = tessera::Boundaries<2>::all(tessera::Boundary::dirichlet(0.0));
-    tessera::Field<float, 2> u(grid, 1, zero, "u"), next(grid, 1, zero, "next"), f(grid, 1, zero, "f");
+    const int depth = static_cast<int>(o.steps_per_exchange);
+    tessera::Field<float, 2> u(grid, depth, zero, "u"), next(grid, depth, zero, "next"),
+        f(grid, depth, zero, "f");
     f.fill([&](tessera::Index<2> p) { return apps::jacobi2d_source(p, o.size[0], o.size[1]); });
     const float h = 1.0f / static_cast<float>(o.size[0] + 1);
     tessera::Stencil<2> jacobi("jacobi2d", tessera::Shape::Star, 1);
     auto init = [&] { u.fill([](tessera::Index<2>) { return 0.0f; }); };
     apps::State state;
     state.add("u", u);  // f is set from the size above; `next` is written whole by every step
-    const double seconds = apps::timed_steps(rt, o, static_cast<double>(grid.points()), init, [&] {
-      jacobi.apply(apps::Jacobi2d{h * h}, tessera::in(u, f), tessera::out(next));
-      tessera::swap(u, next);
-    }, &state);
+    const double seconds = apps::timed_blocks(rt, o, static_cast<double>(grid.points()), init,
+                                              [&](long n) {
+      jacobi.advance(apps::Jacobi2d{h * h}, u, next, n, depth, tessera::in(f));
+    }, depth, &state);
     apps::print_result("jacobi2d", o, rt, grid.tiles(), seconds, static_cast<double>(grid.points()),
                        3.0 * sizeof(float), tessera::sum(u));
     rt.finish();

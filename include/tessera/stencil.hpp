@@ -109,19 +109,23 @@ void apply_stencil(const std::string& name, int radius, bool box, const TaskKind
                    const std::vector<FieldStorage*>& inputs, const std::vector<bool>& centre_only,
                    const std::vector<FieldStorage*>& outputs, const ArgBlock& args);
 
-/// Throws unless `steps` >= 0, `depth` >= 1, u and next are two fields on one grid with ghost
-/// layers of at least depth x radius, tiles at least that thick, Dirichlet or periodic faces.
+/// Throws unless `steps` >= 0, `depth` >= 1, u, the extra inputs and next are fields on one
+/// grid (so periodic along the same axes) with ghost layers of at least depth x radius, tiles
+/// at least that thick, u and next with Dirichlet or periodic faces (the extra inputs' ghosts
+/// do not change: any faces).
 void check_time_block(const std::string& name, int radius, const FieldStorage& u,
-                      const FieldStorage& next, long steps, int depth);
+                      const FieldStorage& next, const std::vector<FieldStorage*>& extras,
+                      long steps, int depth);
 
 /// Submits one temporal block (library): checks, one exchange of u's ghost layers `depth` x
 /// `radius` deep (box-shaped when depth > 1: several steps of a star reach the corners), then
-/// one `kind` task per tile that advances `steps` (<= depth) steps, reading and writing the
-/// tiles of u and next. Returns without waiting; the caller swaps the fields when `steps` is
+/// one `kind` task per tile that advances `steps` (<= depth) steps, reading the tiles of the
+/// extra inputs (exchanged as deep, once while they are not written) and reading and writing
+/// those of u and next. Returns without waiting; the caller swaps the fields when `steps` is
 /// odd.
 void apply_time_block(const std::string& name, int radius, bool box, const TaskKind& kind,
-                      FieldStorage& u, FieldStorage& next, long steps, int depth,
-                      const ArgBlock& args);
+                      FieldStorage& u, FieldStorage& next, const std::vector<FieldStorage*>& extras,
+                      long steps, int depth, const ArgBlock& args);
 
 /// The access rule of one input (checking mode).
 AccessRule access_rule(const std::string& owner, const FieldStorage& field, int radius, int dims,
@@ -189,31 +193,44 @@ class Stencil {
   }
 
   /// Advances `steps` steps of a one-field stencil, as
-  ///   for (long s = 0; s < steps; ++s) { apply(f, in(u), out(next)); swap(u, next); }
+  ///   for (long s = 0; s < steps; ++s) { apply(f, in(u, also...), out(next)); swap(u, next); }
   /// would (the result ends in u, bitwise the same), but exchanges u's ghost layers once per
   /// `depth` steps and runs those steps in one task per tile (temporal blocking): each tile
   /// also computes the ghost points its next steps read, so fewer, larger halo messages and
-  /// tasks, and a tile stays in cache across its steps. With depth > 1, both fields need ghost
-  /// layers of at least depth x radius, tiles at least that thick, and faces that are Dirichlet
-  /// or periodic; depth 1 is the step-by-step loop itself.
-  template <class F, class T>
-  void advance(const F& f, Field<T, D>& u, Field<T, D>& next, long steps, int depth) const {
+  /// tasks, and a tile stays in cache across its steps. `also` (optional): fields the functor
+  /// reads after u that the steps do not change, e.g. a source term,
+  ///   jacobi.advance(Jacobi{h2}, u, next, 100, 8, tessera::in(f));   // f(i, In u, In f, Out next)
+  /// With depth > 1, every field needs ghost layers of at least depth x radius, tiles at least
+  /// that thick, and u and next faces that are Dirichlet or periodic (the `also` fields may have
+  /// any: their ghost values do not change); depth 1 is the step-by-step loop itself.
+  template <class F, class T, class... Also>
+  void advance(const F& f, Field<T, D>& u, Field<T, D>& next, long steps, int depth,
+               const Inputs<Also...>& also = {}) const {
     static_assert(std::is_trivially_copyable_v<F>,
                   "the point functor is copied to every task and to the GPU: make it trivially "
                   "copyable (plain data members, no std::vector or references)");
-    detail::check_time_block(name_, radius_, u.storage(), next.storage(), steps, depth);
+    static_assert(((!detail::FieldOf<Also>::centre_only && detail::FieldOf<Also>::type::dims == D) && ...),
+                  "advance() reads its extra inputs as it reads u: pass Field<T, D>s, not "
+                  "tessera::centre(...)");
+    std::vector<detail::FieldStorage*> extras;
+    std::apply([&](const auto&... fld) { (extras.push_back(&fld.storage()), ...); }, also.fields);
+    detail::check_time_block(name_, radius_, u.storage(), next.storage(), extras, steps, depth);
     if (depth == 1) {  // one exchange per step: the plain steps, with their interior tasks
       for (long s = 0; s < steps; ++s) {
-        apply(f, in(u), out(next));
+        apply(f, Inputs<Field<T, D>, Also...>{std::tuple_cat(std::make_tuple(u), also.fields)},
+              out(next));
         swap(u, next);
       }
       return;
     }
-    using K = detail::TimeBlock<D, F, T>;
+    using K = detail::TimeBlock<D, F, T, typename Also::value_type...>;
     typename K::Args prototype{{{}, {f, {}}}, {}};
-    detail::set_rules(prototype.points,
-                      {detail::access_rule("stencil '" + name_ + "'", u.storage(), radius_, D,
-                                           shape_ == Shape::Box, false)});
+    std::vector<detail::AccessRule> rules;
+    const std::string owner = "stencil '" + name_ + "'";
+    rules.push_back(detail::access_rule(owner, u.storage(), radius_, D, shape_ == Shape::Box, false));
+    for (detail::FieldStorage* e : extras)
+      rules.push_back(detail::access_rule(owner, *e, radius_, D, shape_ == Shape::Box, false));
+    detail::set_rules(prototype.points, rules);
     const detail::GridSpec& grid = u.storage().grid();
     prototype.span.radius = radius_;
     for (int a = 0; a < 3; ++a) {
@@ -229,7 +246,7 @@ class Stencil {
     for (long done = 0; done < steps;) {
       prototype.span.steps = std::min<long>(depth, steps - done);
       detail::apply_time_block(name_, radius_, shape_ == Shape::Box, K::kind(), u.storage(),
-                               next.storage(), prototype.span.steps, depth, block);
+                               next.storage(), extras, prototype.span.steps, depth, block);
       if (prototype.span.steps % 2 != 0) swap(u, next);
       done += prototype.span.steps;
     }

@@ -1,5 +1,6 @@
-// Temporal blocking: several steps of a one-field stencil (u -> next, then next -> u, ...) in
-// one task per tile, after one exchange of ghost layers deep enough for all of them.
+// Temporal blocking: several steps of a one-field stencil (u -> next, then next -> u, ...), which
+// may also read fields that the steps do not change (a source term), in one task per tile,
+// after one exchange of ghost layers deep enough for all of them.
 //
 // Step j of a block of b computes the tile's interior widened by (b - 1 - j) * radius on every
 // side, so that step j + 1 finds its ghost layers already up to date: the points a neighbour
@@ -49,23 +50,37 @@ inline int window_cuts(std::int64_t origin, std::int64_t extent, std::int64_t ma
   return count;
 }
 
-template <int D, class F, class T>
+template <int D, class F, class T, class... E>
 struct TimeBlock {
-  using Points = TilePoints<D, F, TypeList<In<T>, Out<T>>, TypeList<>>;
-  /// The frame (the tile's interior, for buffers u then next: same geometry) and functor as a
-  /// stencil step has them, then the block's span.
+  static constexpr int kExtra = static_cast<int>(sizeof...(E));
+  static constexpr int kFields = kExtra + 2;
+  /// The point loop of one step: u, then the extra inputs E (read only, the same for every
+  /// step), then next, as the functor takes them: f(index, In<T> u, In<E> e..., Out<T> next).
+  using Points = TilePoints<D, F, TypeList<In<T>, In<E>..., Out<T>>, TypeList<>>;
+  /// The frame and functor as a stencil step has them, then the block's span. The frame
+  /// submitted holds the task's buffers in the task's order: the extra inputs, then u, then
+  /// next (reads before writes); each_window reorders them for each step.
   struct Args {
     typename Points::Args points;
     BlockSpan span;
   };
 
-  /// Calls visit(window_args) for each box of a step's window widened by `margin`: the step's
-  /// frame with origin, extent and offsets moved to the box. With `plane` (tile-relative) the
-  /// boxes are cut to that one plane of the last axis (z in 3-D, y in 2-D).
+  /// The task buffer behind field `k` of step j's point loop (u, extras..., next): step j
+  /// reads u (j even) or next (j odd) and writes the other.
+  static int task_buffer(int k, std::int64_t j) {
+    if (k == 0) return kExtra + static_cast<int>(j % 2);
+    if (k <= kExtra) return k - 1;
+    return kExtra + 1 - static_cast<int>(j % 2);
+  }
+
+  /// Calls visit(window_args) for each box of step j's window widened by `margin`: the step's
+  /// frame with origin, extent and offsets moved to the box, fields in the point loop's order.
+  /// With `plane` (tile-relative) the boxes are cut to that one plane of the last axis (z in
+  /// 3-D, y in 2-D).
   template <class Visit>
-  static void each_window(const Args& a, std::int64_t margin, const Visit& visit,
-                          const std::int64_t* plane = nullptr) {
-    const TileFrame<2>& t = a.points.frame;
+  static void each_window(const Args& a, std::int64_t j, std::int64_t margin,
+                          const Visit& visit, const std::int64_t* plane = nullptr) {
+    const TileFrame<kFields>& t = a.points.frame;
     WindowCut cuts[3][3];
     int counts[3] = {1, 1, 1};
     for (int axis = 0; axis < 3; ++axis) {
@@ -82,10 +97,10 @@ struct TimeBlock {
         cut = inside ? WindowCut{*plane, 1, cut.index + (*plane - cut.start)} : WindowCut{0, 0, 0};
       }
     for (int k = 0; k < counts[2]; ++k)
-      for (int j = 0; j < counts[1]; ++j)
+      for (int jy = 0; jy < counts[1]; ++jy)
         for (int i = 0; i < counts[0]; ++i) {
           const WindowCut& x = cuts[0][i];
-          const WindowCut& y = cuts[1][j];
+          const WindowCut& y = cuts[1][jy];
           const WindowCut& z = cuts[2][k];
           if (x.length <= 0 || y.length <= 0 || z.length <= 0) continue;
           typename Points::Args w = a.points;
@@ -95,13 +110,17 @@ struct TimeBlock {
           w.frame.w[3] = x.length;
           w.frame.w[4] = y.length;
           w.frame.w[5] = z.length;
-          for (int b = 0; b < 2; ++b)
-            w.frame.w[6 + 3 * b] = t.offset0(b) + x.start + y.start * t.sy(b) + z.start * t.sz(b);
+          for (int b = 0; b < kFields; ++b) {  // each field's own strides (halos may differ)
+            const int s = task_buffer(b, j);
+            w.frame.w[6 + 3 * b] = t.offset0(s) + x.start + y.start * t.sy(s) + z.start * t.sz(s);
+            w.frame.w[7 + 3 * b] = t.sy(s);
+            w.frame.w[8 + 3 * b] = t.sz(s);
+          }
           visit(w);
         }
   }
 
-  /// Step j reads buffer j % 2 (u, then next, ...) and writes the other. On CPU workers the
+  /// Step j reads u (j even) or next (j odd) and writes the other. On CPU workers the
   /// steps advance together as a wavefront along the last axis: at each turn p, steps 0, 1, ...
   /// in that order compute plane p - r j of their windows, so a block brings each plane of the
   /// tile from memory about once and the (steps + 1) r planes in flight stay in cache. Step j's
@@ -110,16 +129,18 @@ struct TimeBlock {
   /// also earlier in the same turn.
   static void cpu(void** buffers, void* arg) {
     const Args a = *static_cast<const Args*>(arg);
-    void* field[2] = {buffer_data(buffers, 0), buffer_data(buffers, 1)};
+    void* buffer[kFields];
+    for (int k = 0; k < kFields; ++k) buffer[k] = buffer_data(buffers, k);
     const std::int64_t steps = a.span.steps, r = a.span.radius, lag = r;
     const std::int64_t first = -(steps - 1) * r;
     const std::int64_t last = a.points.frame.extent(D - 1) + (steps - 1) * r + lag * (steps - 1);
     for (std::int64_t p = first; p < last; ++p)
       for (std::int64_t j = 0; j < steps; ++j) {
         const std::int64_t plane = p - lag * j;
-        void* base[2] = {field[j % 2], field[1 - j % 2]};
+        void* base[kFields];
+        for (int k = 0; k < kFields; ++k) base[k] = buffer[task_buffer(k, j)];
         each_window(
-            a, (steps - 1 - j) * r,
+            a, j, (steps - 1 - j) * r,
             [&](const typename Points::Args& w) { Points::cpu_window(w, base); }, &plane);
       }
   }
@@ -127,24 +148,22 @@ struct TimeBlock {
 #if defined(__CUDACC__)
   static void cuda(void** buffers, void* arg) {
     const Args& a = *static_cast<const Args*>(arg);
-    void* field[2] = {buffer_data(buffers, 0), buffer_data(buffers, 1)};
     for (std::int64_t j = 0; j < a.span.steps; ++j) {
-      Pointers<2> base;
-      base.p[0] = field[j % 2];
-      base.p[1] = field[1 - j % 2];
-      each_window(a, (a.span.steps - 1 - j) * a.span.radius,
+      Pointers<kFields> base;
+      for (int k = 0; k < kFields; ++k) base.p[k] = buffer_data(buffers, task_buffer(k, j));
+      each_window(a, j, (a.span.steps - 1 - j) * a.span.radius,
                   [&](const typename Points::Args& w) { launch_points<Points>(w, base); });
     }
   }
 #endif
 
-  /// Both tiles are read and written: u's ghost layers come from the exchange, and every step
-  /// writes one of them.
+  /// The extra inputs are read; u and next are both read and written: u's ghost layers come
+  /// from the exchange, and every step writes one of them.
   static TaskKind kind() {
 #if defined(__CUDACC__)
-    return {"time-block", Access::ReadWrite, Access::ReadWrite, &cpu, &cuda};
+    return {"time-block", Access::Read, Access::ReadWrite, &cpu, &cuda};
 #else
-    return {"time-block", Access::ReadWrite, Access::ReadWrite, &cpu, nullptr};
+    return {"time-block", Access::Read, Access::ReadWrite, &cpu, nullptr};
 #endif
   }
 };
