@@ -297,6 +297,7 @@ int main(int argc, char** argv) {
       c.tessera_s = ts.best;
       c.equal = differ == 0;
       c.copy_gbs = copy_gbs;
+      c.steps_per_exchange = depth;
       bench::json_line(c);
     }
   } catch (const tessera::Error& e) {

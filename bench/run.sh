@@ -10,7 +10,8 @@
 #   QUICK=1 bash bench/run.sh build /tmp/quick.jsonl     # tiny sizes: checks that it all runs
 # Environment: THREADS (2: OpenMP threads = StarPU CPU workers), APPS (heat3d jacobi2d life
 # cardiac2d cardiac3d cloudsim nbody airfoil tasks), SIZES (default incache outofcache),
-# TPW (1 2 4 8 16 32), SCHED (dmda). Time only on a quiet machine (docs/performance.md).
+# TPW (1 2 4 8 16 32), SCHED (dmda), SPE (1: Tessera's steps per halo exchange for heat3d, jacobi2d
+# and life, temporal blocking; lowered to the thinnest tile where tiles are thinner). Time only on a quiet machine (docs/performance.md).
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -21,6 +22,7 @@ apps=${APPS:-heat3d jacobi2d life cardiac2d cardiac3d cloudsim nbody airfoil tas
 sizes=${SIZES:-default incache outofcache}
 tpw_list=${TPW:-1 2 4 8 16 32}
 sched=${SCHED:-dmda}
+spe=${SPE:-1}
 quick=${QUICK:-0}
 export STARPU_SILENT=1
 : >"$out"
@@ -71,9 +73,19 @@ run_case() {  # APP CLASS TPW
   tiles=$((tpw * threads))
   tile=$(tile_of "$size" "$tiles")
   local common=(--threads "$threads" --sched "$sched")
+  # Temporal blocking: SPE steps per exchange, at most the thinnest tile (the last one too).
+  local depth=$spe t k
+  local -a ext=($size) tl=($tile)
+  for k in "${!ext[@]}"; do
+    t=$((ext[k] % tl[k] == 0 ? tl[k] : ext[k] % tl[k]))
+    [ "$t" -lt "$depth" ] && depth=$t
+    [ "${tl[k]}" -lt "$depth" ] && depth=${tl[k]}
+  done
+  local blocking=(--steps-per-exchange "$depth")
   case $app in
-    heat3d) cmd=("$build/bench/bench_heat3d" --size $size --tile $tile --steps "$steps" --reps 3 --warmup 2 "${common[@]}") ;;
-    jacobi2d|life|cloudsim) cmd=("$build/bench/bench_$app" --size $size --tile $tile --steps "$steps" "${common[@]}") ;;
+    heat3d) cmd=("$build/bench/bench_heat3d" --size $size --tile $tile --steps "$steps" --reps 3 --warmup 2 "${common[@]}" "${blocking[@]}") ;;
+    jacobi2d|life) cmd=("$build/bench/bench_$app" --size $size --tile $tile --steps "$steps" "${common[@]}" "${blocking[@]}") ;;
+    cloudsim) cmd=("$build/bench/bench_$app" --size $size --tile $tile --steps "$steps" "${common[@]}") ;;
     cardiac2d) cmd=("$build/bench/bench_cardiac" --dims 2 --size $size --tile $tile --steps "$steps" "${common[@]}") ;;
     cardiac3d) cmd=("$build/bench/bench_cardiac" --dims 3 --size $size --tile $tile --steps "$steps" "${common[@]}") ;;
     nbody) cmd=("$build/bench/bench_nbody" --size "$size" --tile "$tile" --steps "$steps" "${common[@]}") ;;
@@ -111,20 +123,5 @@ for app in $apps; do
   done
 done
 
-python3 - "$out" <<'PY'
-import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-apps = [r for r in rows if r.get("bench") == "app"]
-print(f"{'app':10} {'size':10} {'grid':14} {'t/w':>3} {'tiles':>5} {'omp MLUPS':>10} {'tes MLUPS':>10} {'ratio':>6} {'roofline':>8} {'copy GB/s':>9}  equal")
-for r in apps:
-    roof = "-" if r["roofline"] is None else f"{r['roofline']:.2f}"
-    print(f"{r['app']:10} {r['size_class']:10} {r['grid']:14} {r['tiles_per_worker']:>3} {r['tiles']:>5} "
-          f"{r['omp_mlups']:>10.1f} {r['tessera_mlups']:>10.1f} {r['ratio']:>6.2f} {roof:>8} {r['copy_gbs']:>9.1f}  "
-          f"{'yes' if r['equal'] else 'NO'} ({r['equality']})")
-tasks = [r for r in rows if r.get("bench") == "tasks"]
-if tasks:
-    print(f"\n{'task path':16} {'sched':6} {'submit us':>10} {'total us':>10} {'vs starpu':>9}")
-    for r in tasks:
-        print(f"{r['variant']:16} {r['sched']:6} {r['submit_us']:>10.3f} {r['total_us']:>10.3f} {r['vs_starpu']:>9.2f}")
-PY
+python3 "$root/bench/suite_table.py" "$out"
 exit $failed
