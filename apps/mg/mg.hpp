@@ -162,8 +162,8 @@ inline void wrap_ghosts(const View& v) {
 }
 
 // A Box stencil over a whole one-tile level: out = f(in a, centre of b) at every point.
-template <class F>
-void whole_level(const F& f, const View& a, const View& b, const View& out) {
+template <class F, class B>
+void whole_level(const F& f, const View& a, const B& b, const View& out) {
   for (std::int64_t z = 0; z < out.extent[2]; ++z)
     for (std::int64_t y = 0; y < out.extent[1]; ++y) {
       const double *pa = &a(0, y, z), *pb = &b(0, y, z);
@@ -178,11 +178,12 @@ struct CoarseCycle {
   Resid resid;
   Psinv smooth;  // from_zero is set per level
   int levels;    // K
+  bool top;      // level K is the top level (v is its right-hand side)
 
-  // views: u(1..K), r(1..K), t(1..K); the swaps of the tiled path are done on the views (and
-  // by the caller on the fields, after submitting).
+  // views: v (the top's right-hand side, read when `top`), then u(1..K), r(1..K), t(1..K); the
+  // swaps of the tiled path are done on the views (and by the caller on the fields).
   template <class... V>
-  void cpu(V... views) const {
+  void cpu(tessera::TileView<const double, 3> v, V... views) const {
     View all[] = {views...};
     View *u = all - 1, *r = all + levels - 1, *t = all + 2 * levels - 1;  // u[k], r[k], t[k]
     for (int k = levels; k >= 2; --k) {
@@ -198,20 +199,26 @@ struct CoarseCycle {
         }
     }
     for (int k = 1; k <= levels; ++k) {
+      const bool at_top = top && k == levels;
       if (k >= 2) {
         wrap_ghosts(u[k - 1]);
         const View &c = u[k - 1], &f = u[k];
+        const Interp interp{at_top};
         for (std::int64_t z = 0; z < f.extent[2]; ++z)
           for (std::int64_t y = 0; y < f.extent[1]; ++y) {
             const double* pc = &c(0, y / 2, z / 2);
             double* pf = &f(0, y, z);
             for (std::int64_t x = 0; x < f.extent[0]; ++x)
-              Interp{false}(tessera::Index<3>{{x, y, z}}, tessera::In<double>{pc + x / 2, c.sy, c.sz},
-                            tessera::InOut<double>{pf + x});
+              interp(tessera::Index<3>{{x, y, z}}, tessera::In<double>{pc + x / 2, c.sy, c.sz},
+                     tessera::InOut<double>{pf + x});
           }
         wrap_ghosts(u[k]);
-        whole_level(resid, u[k], r[k], t[k]);
-        std::swap(r[k], t[k]);
+        if (at_top) {
+          whole_level(resid, u[k], v, r[k]);  // r = v - A u (Mg::resid_top)
+        } else {
+          whole_level(resid, u[k], r[k], t[k]);
+          std::swap(r[k], t[k]);
+        }
       }
       wrap_ghosts(r[k]);
       Psinv s = smooth;
@@ -276,7 +283,7 @@ class Mg {
       t.emplace_back(g, 1, tessera::Boundaries<3>{}, "t" + level);
     }
     v = std::make_unique<tessera::Field<double, 3>>(grids.back(), 0, tessera::Boundaries<3>{}, "v");
-    while (coarse_task && one_task_levels < std::min(lt - 1, kMaxOneTaskLevels) &&
+    while (coarse_task && one_task_levels < std::min(lt, kMaxOneTaskLevels) &&
            grid(one_task_levels + 1).tiles() == 1)
       ++one_task_levels;
   }
@@ -318,6 +325,7 @@ class Mg {
       tessera::swap(R(k), T(k));
       smooth(k, false);
     }
+    if (one_task_levels == lt) return;  // the whole V-cycle was one task
     interp.apply(Interp{true}, U(lt - 1), U(lt));
     resid_top();
     smooth(lt, false);
@@ -348,7 +356,8 @@ class Mg {
  private:
   template <std::size_t... I>
   void submit_coarse_cycle(std::index_sequence<I...>) {
-    coarse.submit(CoarseCycle{Resid{a0, a2, a3}, Psinv{c0, c1, c2, false}, static_cast<int>(sizeof...(I))},
+    const int k = static_cast<int>(sizeof...(I));
+    coarse.submit(CoarseCycle{Resid{a0, a2, a3}, Psinv{c0, c1, c2, false}, k, k == lt}, tessera::read_tile(*v, 0),
                   tessera::update_tile(U(I + 1), 0)..., tessera::update_tile(R(I + 1), 0)...,
                   tessera::update_tile(T(I + 1), 0)...);
   }
@@ -367,7 +376,7 @@ class Mg {
     }
     tessera::swap(U(1), T(1));
     for (int k = 2; k <= one_task_levels; ++k) {
-      tessera::swap(R(k), T(k));
+      if (k < lt) tessera::swap(R(k), T(k));
       tessera::swap(U(k), T(k));
     }
   }
