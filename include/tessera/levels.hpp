@@ -104,12 +104,29 @@ struct LevelBlock {
             f(p, In<T>{from + (2 * x + 1 - s0), src.sy, src.sz}, Out<T>{to + (x - d0)});
           }
         } else {
-          // Even and odd fine x apart, each with its parity known at compile time: anchor q,
-          // fine point 2q + parity (a functor's branches on the parity fold away).
-          row<0>(p, from, to, s0, d0, lo[0], hi[0], src);
-          row<1>(p, from, to, s0, d0, lo[0], hi[0], src);
+          // Even and odd fine x apart, and the row's y and z parities, each known at compile
+          // time (a functor's branches on the parities fold away): anchor q, fine point
+          // 2q + parity.
+          const int py = D > 1 ? static_cast<int>(p[D > 1 ? 1 : 0] & 1) : 0;
+          const int pz = D > 2 ? static_cast<int>(p[D > 2 ? 2 : 0] & 1) : 0;
+          switch (py + 2 * pz) {
+            case 0: rows<0, 0>(p, from, to, s0, d0, lo[0], hi[0], src); break;
+            case 1: rows<1, 0>(p, from, to, s0, d0, lo[0], hi[0], src); break;
+            case 2: rows<0, 1>(p, from, to, s0, d0, lo[0], hi[0], src); break;
+            default: rows<1, 1>(p, from, to, s0, d0, lo[0], hi[0], src); break;
+          }
         }
       }
+  }
+  // One row of fine points of y parity Py and z parity Pz (p[1], p[2] rewritten as
+  // 2 (p / 2) + parity, the same values), the even x then the odd x.
+  template <int Py, int Pz>
+  void rows(Index<D> p, const T* from, T* to, std::int64_t s0, std::int64_t d0, std::int64_t lo,
+            std::int64_t hi, const TileView<const T, D>& src) const {
+    if constexpr (D > 1) p[1] = 2 * (p[1] / 2) + Py;
+    if constexpr (D > 2) p[2] = 2 * (p[2] / 2) + Pz;
+    row<0>(p, from, to, s0, d0, lo, hi, src);
+    row<1>(p, from, to, s0, d0, lo, hi, src);
   }
   template <int Parity>
   void row(Index<D> p, const T* from, T* to, std::int64_t s0, std::int64_t d0, std::int64_t lo,
