@@ -21,8 +21,7 @@ int main(int argc, char** argv) {
   cli.add_option("--size", size, "class U: points per axis (a power of two >= 4)");
   cli.add_option("--iterations", iterations, "class U: V-cycles")->check(CLI::PositiveNumber);
   cli.add_option("--tile-z", tile_z,
-                 "z-thickness of the top level's tiles (default: size / 4, at least 2, thicker while a tile "
-                 "holds fewer than --min-tile-points points)");
+                 "z-thickness of the top level's tiles (default: size / 4, at least 2)");
   cli.add_option("--min-tile", min_tile, "coarser levels halve tiles while they stay this thick");
   cli.add_option("--min-tile-points", min_points,
                  "coarser levels thicken tiles until each holds this many points (or the whole level)")
@@ -36,15 +35,11 @@ int main(int argc, char** argv) {
     tessera::Runtime rt(runtime);
     const bool talk = rt.rank() == 0;
     const double t_init0 = apps::now_seconds();
-    // Four top tiles by default (two per worker here): fewer, thicker slabs copy fewer ghost
-    // points and chain fewer tasks per V-cycle. Thicker while a tile holds fewer than
-    // --min-tile-points points (class S: one tile, so the whole V-cycle is one task), keeping a
-    // tile per rank. Not derived from the worker count: the tiling sets the order of norm2u3's
-    // sums, and a run's bits must not depend on --ncpu.
-    if (tile_z <= 0) {
-      tile_z = std::max(2L, c.n / 4);
-      while (tile_z < c.n && c.n * c.n * tile_z < min_points && c.n / (2 * tile_z) >= rt.ranks()) tile_z *= 2;
-    }
+    // Four top tiles by default (two per worker here, one per rank up to 4 ranks): fewer,
+    // thicker slabs copy fewer ghost points and chain fewer tasks per V-cycle. Derived from
+    // neither --ncpu nor the ranks: the tiling sets the order of norm2u3's sums, and a run's
+    // bits must not depend on them. --tile-z <size> on one rank: the whole V-cycle is one task.
+    if (tile_z <= 0) tile_z = std::max(2L, c.n / 4);
     apps::Mg mg(c.n, tile_z, min_tile, min_points, rt.ranks(),
                 coarse_task);
     if (c.name == "B") mg.use_smoother_b();

@@ -254,7 +254,8 @@ inline MgClass mg_class(const std::string& name, std::int64_t n_u = 32, int it_u
 // `min_tile` thick), then thickens them until a tile holds `min_points` points or the whole
 // level, keeping at least `min_tiles` tiles (one per rank): below that size a tile's work is
 // smaller than the cost of its tasks (ghost pack, boundary, interior, per stencil), and the
-// coarse levels of a V-cycle are nearly all task overhead.
+// coarse levels of a V-cycle are nearly all task overhead. The levels that end up in one tile
+// each (from level 1 up) then run as one CoarseCycle task per V-cycle (`coarse_task`).
 class Mg {
  public:
   static constexpr std::int64_t kMinTilePoints = 32768;
