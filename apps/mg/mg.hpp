@@ -185,10 +185,12 @@ struct CoarseCycle {
   template <class... V>
   void cpu(tessera::TileView<const double, 3> v, V... views) const {
     View all[] = {views...};
-    View *u = all - 1, *r = all + levels - 1, *t = all + 2 * levels - 1;  // u[k], r[k], t[k]
+    auto u = [&](int k) -> View& { return all[k - 1]; };
+    auto r = [&](int k) -> View& { return all[levels + k - 1]; };
+    auto t = [&](int k) -> View& { return all[2 * levels + k - 1]; };
     for (int k = levels; k >= 2; --k) {
-      wrap_ghosts(r[k]);
-      const View &f = r[k], &c = r[k - 1];
+      wrap_ghosts(r(k));
+      const View &f = r(k), &c = r(k - 1);
       for (std::int64_t z = 0; z < c.extent[2]; ++z)
         for (std::int64_t y = 0; y < c.extent[1]; ++y) {
           const double* pf = &f(1, 2 * y + 1, 2 * z + 1);
@@ -201,8 +203,8 @@ struct CoarseCycle {
     for (int k = 1; k <= levels; ++k) {
       const bool at_top = top && k == levels;
       if (k >= 2) {
-        wrap_ghosts(u[k - 1]);
-        const View &c = u[k - 1], &f = u[k];
+        wrap_ghosts(u(k - 1));
+        const View &c = u(k - 1), &f = u(k);
         const Interp interp{at_top};
         for (std::int64_t z = 0; z < f.extent[2]; ++z)
           for (std::int64_t y = 0; y < f.extent[1]; ++y) {
@@ -212,19 +214,19 @@ struct CoarseCycle {
               interp(tessera::Index<3>{{x, y, z}}, tessera::In<double>{pc + x / 2, c.sy, c.sz},
                      tessera::InOut<double>{pf + x});
           }
-        wrap_ghosts(u[k]);
+        wrap_ghosts(u(k));
         if (at_top) {
-          whole_level(resid, u[k], v, r[k]);  // r = v - A u (Mg::resid_top)
+          whole_level(resid, u(k), v, r(k));  // r = v - A u (Mg::resid_top)
         } else {
-          whole_level(resid, u[k], r[k], t[k]);
-          std::swap(r[k], t[k]);
+          whole_level(resid, u(k), r(k), t(k));
+          std::swap(r(k), t(k));
         }
       }
-      wrap_ghosts(r[k]);
+      wrap_ghosts(r(k));
       Psinv s = smooth;
       s.from_zero = k == 1;
-      whole_level(s, r[k], u[k], t[k]);
-      std::swap(u[k], t[k]);
+      whole_level(s, r(k), u(k), t(k));
+      std::swap(u(k), t(k));
     }
   }
 };
