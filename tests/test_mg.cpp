@@ -1,7 +1,7 @@
 // Grid hierarchies (tessera::coarser, Restriction, Prolongation) against plain loops for tilings
 // that do not line up across levels; NAS MG class S bitwise equal to its serial reference and
-// verified against NPB's official rnm2 for every scheduler and worker count; a perturbed charge
-// fails verification.
+// verified against NPB's official rnm2 for every scheduler and worker count, with the coarse
+// levels tiled or run as one task; a perturbed charge fails verification.
 #include <gmock/gmock.h>
 
 #include <algorithm>
@@ -83,14 +83,17 @@ TEST_P(Levels, RestrictionAndProlongationMatchPlainLoopsAcrossTilings) {
 
 TEST_P(Levels, MgClassSMatchesReferenceAndVerifies) {
   tessera::Runtime rt(test::options(GetParam()));
-  // Coarse levels in one tile (the default: each tile at least 32768 points), or in tiles
-  // halved with the top's (down to 1 point thick).
+  // Coarse levels in one tile (the default: each tile at least 32768 points) run as one task
+  // per V-cycle (levels 1-4; all 5 when the top is one tile too), or tiled as the top; or
+  // coarse tiles halved with the top's (down to 1 point thick), so that every level is tiled.
   for (std::int64_t tile_z : {32, 4}) {
     SCOPED_TRACE("top tiles " + std::to_string(tile_z) + " thick");
-    test::expect_mg_class_s_verified(tile_z);
+    test::expect_mg_class_s_verified(tile_z, apps::Mg::kMinTilePoints, 1, true, tile_z == 32 ? 5 : 4);
+    SCOPED_TRACE("coarse levels tiled");
+    test::expect_mg_class_s_verified(tile_z, apps::Mg::kMinTilePoints, 1, false, 0);
   }
   SCOPED_TRACE("top tiles 4 thick, coarse levels halved");
-  test::expect_mg_class_s_verified(4, 1);
+  test::expect_mg_class_s_verified(4, 1, 1, true, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Config, Levels, testing::ValuesIn(test::configs()), test::config_name);

@@ -47,13 +47,15 @@ inline void expect_transpose_matches_reference(std::int64_t nx, std::int64_t ny,
 }
 
 // NAS MG class S with top tiles `tile_z` thick: the final residual and solution bitwise those
-// of the serial reference, and rnm2 within NPB's tolerance of the official value.
+// of the serial reference, and rnm2 within NPB's tolerance of the official value. `one_task`:
+// how many coarse levels run as one task per V-cycle (apps::Mg::one_task_levels; -1: any).
 inline void expect_mg_class_s_verified(std::int64_t tile_z, std::int64_t min_points = apps::Mg::kMinTilePoints,
-                                       int min_tiles = 1) {
+                                       int min_tiles = 1, bool coarse_task = true, int one_task = -1) {
   const apps::MgClass s = apps::mg_class("S");
   reference::MgReference ref(s.n);
   ref.run(s.iterations);
-  apps::Mg mg(s.n, tile_z, 1, min_points, min_tiles);
+  apps::Mg mg(s.n, tile_z, 1, min_points, min_tiles, coarse_task);
+  if (one_task >= 0) EXPECT_EQ(mg.one_task_levels, one_task);
   mg.initialise();
   mg.resid_top();
   for (int it = 0; it < s.iterations; ++it) {

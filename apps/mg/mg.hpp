@@ -6,6 +6,7 @@
 // NPB's grouping of the sums (its u1/u2 partial sums), so the results follow NPB's reference.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -132,6 +133,104 @@ struct Set {
   TESSERA_HD void operator()(tessera::Index<3>, tessera::Out<double> u) const { u = value; }
 };
 
+// The coarse end of a V-cycle in one task: levels 1..K, each held in one tile (the whole level),
+// go through NPB's restriction, smoothing and prolongation in plain loops of the same point
+// functors on the host, so the bits are those of the tiled path. Below some size a level's work
+// is smaller than the latency of the tasks the tiled path chains per level (ghost pack and copy,
+// then the operator), and a V-cycle is a chain of dependent tasks.
+using View = tessera::TileView<double, 3>;
+
+// The ghost layer (1 point) of a one-tile periodic level: x, then y (with the x ghosts), then z
+// (with both), so edges and corners wrap as the exchange makes them.
+inline void wrap_ghosts(const View& v) {
+  const std::int64_t nx = v.extent[0], ny = v.extent[1], nz = v.extent[2];
+  for (std::int64_t z = 0; z < nz; ++z)
+    for (std::int64_t y = 0; y < ny; ++y) {
+      v(-1, y, z) = v(nx - 1, y, z);
+      v(nx, y, z) = v(0, y, z);
+    }
+  for (std::int64_t z = 0; z < nz; ++z)
+    for (std::int64_t x = -1; x <= nx; ++x) {
+      v(x, -1, z) = v(x, ny - 1, z);
+      v(x, ny, z) = v(x, 0, z);
+    }
+  for (std::int64_t y = -1; y <= ny; ++y)
+    for (std::int64_t x = -1; x <= nx; ++x) {
+      v(x, y, -1) = v(x, y, nz - 1);
+      v(x, y, nz) = v(x, y, 0);
+    }
+}
+
+// A Box stencil over a whole one-tile level: out = f(in a, centre of b) at every point.
+template <class F, class B>
+void whole_level(const F& f, const View& a, const B& b, const View& out) {
+  for (std::int64_t z = 0; z < out.extent[2]; ++z)
+    for (std::int64_t y = 0; y < out.extent[1]; ++y) {
+      const double *pa = &a(0, y, z), *pb = &b(0, y, z);
+      double* po = &out(0, y, z);
+      for (std::int64_t x = 0; x < out.extent[0]; ++x)
+        f(tessera::Index<3>{{x, y, z}}, tessera::In<double>{pa + x, a.sy, a.sz},
+          tessera::In<double>{pb + x, b.sy, b.sz}, tessera::Out<double>{po + x});
+    }
+}
+
+struct CoarseCycle {
+  Resid resid;
+  Psinv smooth;  // from_zero is set per level
+  int levels;    // K
+  bool top;      // level K is the top level (v is its right-hand side)
+
+  // views: v (the top's right-hand side, read when `top`), then u(1..K), r(1..K), t(1..K); the
+  // swaps of the tiled path are done on the views (and by the caller on the fields).
+  template <class... V>
+  void cpu(tessera::TileView<const double, 3> v, V... views) const {
+    View all[] = {views...};
+    auto u = [&](int k) -> View& { return all[k - 1]; };
+    auto r = [&](int k) -> View& { return all[levels + k - 1]; };
+    auto t = [&](int k) -> View& { return all[2 * levels + k - 1]; };
+    for (int k = levels; k >= 2; --k) {
+      wrap_ghosts(r(k));
+      const View &f = r(k), &c = r(k - 1);
+      for (std::int64_t z = 0; z < c.extent[2]; ++z)
+        for (std::int64_t y = 0; y < c.extent[1]; ++y) {
+          const double* pf = &f(1, 2 * y + 1, 2 * z + 1);
+          double* pc = &c(0, y, z);
+          for (std::int64_t x = 0; x < c.extent[0]; ++x)
+            Rprj3{}(tessera::Index<3>{{x, y, z}}, tessera::In<double>{pf + 2 * x, f.sy, f.sz},
+                    tessera::Out<double>{pc + x});
+        }
+    }
+    for (int k = 1; k <= levels; ++k) {
+      const bool at_top = top && k == levels;
+      if (k >= 2) {
+        wrap_ghosts(u(k - 1));
+        const View &c = u(k - 1), &f = u(k);
+        const Interp interp{at_top};
+        for (std::int64_t z = 0; z < f.extent[2]; ++z)
+          for (std::int64_t y = 0; y < f.extent[1]; ++y) {
+            const double* pc = &c(0, y / 2, z / 2);
+            double* pf = &f(0, y, z);
+            for (std::int64_t x = 0; x < f.extent[0]; ++x)
+              interp(tessera::Index<3>{{x, y, z}}, tessera::In<double>{pc + x / 2, c.sy, c.sz},
+                     tessera::InOut<double>{pf + x});
+          }
+        wrap_ghosts(u(k));
+        if (at_top) {
+          whole_level(resid, u(k), v, r(k));  // r = v - A u (Mg::resid_top)
+        } else {
+          whole_level(resid, u(k), r(k), t(k));
+          std::swap(r(k), t(k));
+        }
+      }
+      wrap_ghosts(r(k));
+      Psinv s = smooth;
+      s.from_zero = k == 1;
+      whole_level(s, r(k), u(k), t(k));
+      std::swap(u(k), t(k));
+    }
+  }
+};
+
 // A problem: its size, iterations, the official rnm2 of its class (0: class U, none).
 struct MgClass {
   std::string name;  // "S", "W", "A", "B", "W-npb3.0", "U"
@@ -157,13 +256,15 @@ inline MgClass mg_class(const std::string& name, std::int64_t n_u = 32, int it_u
 // `min_tile` thick), then thickens them until a tile holds `min_points` points or the whole
 // level, keeping at least `min_tiles` tiles (one per rank): below that size a tile's work is
 // smaller than the cost of its tasks (ghost pack, boundary, interior, per stencil), and the
-// coarse levels of a V-cycle are nearly all task overhead.
+// coarse levels of a V-cycle are nearly all task overhead. The levels that end up in one tile
+// each (from level 1 up) then run as one CoarseCycle task per V-cycle (`coarse_task`).
 class Mg {
  public:
   static constexpr std::int64_t kMinTilePoints = 32768;
 
+  // `coarse_task`: the levels held in one tile each run as one task per V-cycle (CoarseCycle).
   Mg(std::int64_t n, std::int64_t tile_z, std::int64_t min_tile = 1, std::int64_t min_points = kMinTilePoints,
-     int min_tiles = 1) {
+     int min_tiles = 1, bool coarse_task = true) {
     if (n < 4 || (n & (n - 1)) != 0)
       throw tessera::Error("MG size " + std::to_string(n) + ": give a power of two >= 4 (the "
                            "hierarchy halves it down to 2 points per axis)");
@@ -185,6 +286,9 @@ class Mg {
       t.emplace_back(g, 1, tessera::Boundaries<3>{}, "t" + level);
     }
     v = std::make_unique<tessera::Field<double, 3>>(grids.back(), 0, tessera::Boundaries<3>{}, "v");
+    while (coarse_task && one_task_levels < std::min(lt, kMaxOneTaskLevels) &&
+           grid(one_task_levels + 1).tiles() == 1)
+      ++one_task_levels;
   }
 
   const tessera::Grid<3>& grid(int k) const { return u[static_cast<std::size_t>(k - 1)].grid(); }
@@ -212,14 +316,19 @@ class Mg {
 
   // One V-cycle (NPB's mg3P).
   void mg3p() {
-    for (int k = lt; k >= 2; --k) rprj3.apply(Rprj3{}, R(k), R(k - 1));
-    smooth(1, true);
-    for (int k = 2; k <= lt - 1; ++k) {
+    const int tiled = std::max(2, one_task_levels + 1);  // the finest level of the one task, + 1
+    for (int k = lt; k >= tiled; --k) rprj3.apply(Rprj3{}, R(k), R(k - 1));
+    if (one_task_levels > 0)
+      coarse_cycle();
+    else
+      smooth(1, true);
+    for (int k = tiled; k <= lt - 1; ++k) {
       interp.apply(Interp{false}, U(k - 1), U(k));
       resid.apply(Resid{a0, a2, a3}, tessera::in(U(k), tessera::centre(R(k))), tessera::out(T(k)));
       tessera::swap(R(k), T(k));
       smooth(k, false);
     }
+    if (one_task_levels == lt) return;  // the whole V-cycle was one task
     interp.apply(Interp{true}, U(lt - 1), U(lt));
     resid_top();
     smooth(lt, false);
@@ -235,6 +344,8 @@ class Mg {
   }
 
   int lt;
+  int one_task_levels = 0;  // levels 1..K in one task per V-cycle (0: none)
+  static constexpr int kMaxOneTaskLevels = 8;
   double a0 = -8.0 / 3.0, a2 = 1.0 / 6.0, a3 = 1.0 / 12.0;  // a1 = 0
   double c0 = -3.0 / 8.0, c1 = 1.0 / 32.0, c2 = -1.0 / 64.0;  // S(a), classes S, W, A (c3 = 0)
 
@@ -246,6 +357,32 @@ class Mg {
   }
 
  private:
+  template <std::size_t... I>
+  void submit_coarse_cycle(std::index_sequence<I...>) {
+    const int k = static_cast<int>(sizeof...(I));
+    coarse.submit(CoarseCycle{Resid{a0, a2, a3}, Psinv{c0, c1, c2, false}, k, k == lt}, tessera::read_tile(*v, 0),
+                  tessera::update_tile(U(I + 1), 0)..., tessera::update_tile(R(I + 1), 0)...,
+                  tessera::update_tile(T(I + 1), 0)...);
+  }
+  // Restriction from level K down, smoothing and prolongation up to K (CoarseCycle), and the
+  // same swaps of u, r and t as the tiled path.
+  void coarse_cycle() {
+    switch (one_task_levels) {
+      case 1: submit_coarse_cycle(std::make_index_sequence<1>{}); break;
+      case 2: submit_coarse_cycle(std::make_index_sequence<2>{}); break;
+      case 3: submit_coarse_cycle(std::make_index_sequence<3>{}); break;
+      case 4: submit_coarse_cycle(std::make_index_sequence<4>{}); break;
+      case 5: submit_coarse_cycle(std::make_index_sequence<5>{}); break;
+      case 6: submit_coarse_cycle(std::make_index_sequence<6>{}); break;
+      case 7: submit_coarse_cycle(std::make_index_sequence<7>{}); break;
+      default: submit_coarse_cycle(std::make_index_sequence<kMaxOneTaskLevels>{}); break;
+    }
+    tessera::swap(U(1), T(1));
+    for (int k = 2; k <= one_task_levels; ++k) {
+      if (k < lt) tessera::swap(R(k), T(k));
+      tessera::swap(U(k), T(k));
+    }
+  }
   tessera::Field<double, 3>& T(int k) { return t[static_cast<std::size_t>(k - 1)]; }
   void smooth(int k, bool from_zero) {
     psinv.apply(Psinv{c0, c1, c2, from_zero}, tessera::in(R(k), tessera::centre(U(k))), tessera::out(T(k)));
@@ -258,6 +395,7 @@ class Mg {
   tessera::Restriction<3> rprj3{"mg-rprj3"};
   tessera::Prolongation<3> interp{"mg-interp"};
   tessera::Loop<3> norm{"mg-norm"}, set{"mg-set"};
+  tessera::Task coarse{"mg-coarse"};
 };
 
 }  // namespace apps

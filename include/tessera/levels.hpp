@@ -60,9 +60,10 @@ TESSERA_HD Box27 box27(const In<T>& u) {
 
 namespace detail {
 
-/// The (destination tile, source tile) pairs of one inter-grid operator, checked (library):
-/// extents halved per axis, the same periodicity, the source's halo >= 1; brings the source's
-/// ghost layers up to date (Box, radius 1). `restrict`: destination coarse, else fine.
+/// The (destination tile, source tile) pairs of one inter-grid operator, grouped by destination,
+/// checked (library): extents halved per axis, the same periodicity, the source's halo >= 1;
+/// brings the source's ghost layers up to date (Box, radius 1). `restrict`: destination coarse,
+/// else fine.
 std::vector<std::pair<int, int>> level_tiles(const std::string& name, FieldStorage& source,
                                              FieldStorage& destination, bool restrict);
 
@@ -83,32 +84,110 @@ struct LevelBlock {
       lo[a] = std::max(first, d0) - d0;
       hi[a] = std::min(last + 1, d0 + dst.extent[a]) - d0;
     }
+    if (lo[0] >= hi[0]) return;
+    // Per row: the anchors along y and z and the row pointers hoisted, x by a pointer step (the
+    // inner loop as plain as a stencil's, so that it vectorises).
+    const std::int64_t d0 = dst.origin[0], s0 = src.origin[0];
     for (std::int64_t z = lo[2]; z < hi[2]; ++z)
-      for (std::int64_t y = lo[1]; y < hi[1]; ++y)
-        for (std::int64_t x = lo[0]; x < hi[0]; ++x) {
-          Index<D> p;
-          std::int64_t anchor[3] = {0, 0, 0};
-          const std::int64_t local[3] = {x, y, z};
-          for (int a = 0; a < D; ++a) {
-            p[a] = dst.origin[a] + local[a];
-            anchor[a] = (Restrict ? 2 * p[a] + 1 : p[a] / 2) - src.origin[a];
-          }
-          const In<T> in{&src(anchor[0], anchor[1], anchor[2]), src.sy, src.sz};
-          if constexpr (Restrict)
-            f(p, in, Out<T>{&dst(x, y, z)});
-          else
-            f(p, in, InOut<T>{&dst(x, y, z)});
+      for (std::int64_t y = lo[1]; y < hi[1]; ++y) {
+        Index<D> p;
+        std::int64_t anchor[3] = {0, 0, 0};
+        const std::int64_t local[3] = {0, y, z};
+        for (int a = 1; a < D; ++a) {
+          p[a] = dst.origin[a] + local[a];
+          anchor[a] = (Restrict ? 2 * p[a] + 1 : p[a] / 2) - src.origin[a];
         }
+        const T* from = &src(0, anchor[1], anchor[2]);  // global x: s0
+        T* to = &dst(0, y, z);                          // global x: d0
+        if constexpr (Restrict) {
+          for (std::int64_t x = d0 + lo[0]; x < d0 + hi[0]; ++x) {
+            p[0] = x;
+            f(p, In<T>{from + (2 * x + 1 - s0), src.sy, src.sz}, Out<T>{to + (x - d0)});
+          }
+        } else {
+          // Even and odd fine x apart, and the row's y and z parities, each known at compile
+          // time (a functor's branches on the parities fold away): anchor q, fine point
+          // 2q + parity.
+          const int py = D > 1 ? static_cast<int>(p[D > 1 ? 1 : 0] & 1) : 0;
+          const int pz = D > 2 ? static_cast<int>(p[D > 2 ? 2 : 0] & 1) : 0;
+          switch (py + 2 * pz) {
+            case 0: rows<0, 0>(p, from, to, s0, d0, lo[0], hi[0], src); break;
+            case 1: rows<1, 0>(p, from, to, s0, d0, lo[0], hi[0], src); break;
+            case 2: rows<0, 1>(p, from, to, s0, d0, lo[0], hi[0], src); break;
+            default: rows<1, 1>(p, from, to, s0, d0, lo[0], hi[0], src); break;
+          }
+        }
+      }
+  }
+  // One row of fine points of y parity Py and z parity Pz (p[1], p[2] rewritten as
+  // 2 (p / 2) + parity, the same values), the even x then the odd x.
+  template <int Py, int Pz>
+  void rows(Index<D> p, const T* from, T* to, std::int64_t s0, std::int64_t d0, std::int64_t lo,
+            std::int64_t hi, const TileView<const T, D>& src) const {
+    if constexpr (D > 1) p[1] = 2 * (p[1] / 2) + Py;
+    if constexpr (D > 2) p[2] = 2 * (p[2] / 2) + Pz;
+    row<0>(p, from, to, s0, d0, lo, hi, src);
+    row<1>(p, from, to, s0, d0, lo, hi, src);
+  }
+  template <int Parity>
+  void row(Index<D> p, const T* from, T* to, std::int64_t s0, std::int64_t d0, std::int64_t lo,
+           std::int64_t hi, const TileView<const T, D>& src) const {
+    for (std::int64_t q = (d0 + lo - Parity + 1) / 2; 2 * q + Parity < d0 + hi; ++q) {
+      p[0] = 2 * q + Parity;
+      f(p, In<T>{from + (q - s0), src.sy, src.sz}, InOut<T>{to + (2 * q + Parity - d0)});
+    }
   }
 };
+
+/// One destination tile's task over up to kLevelSources source tiles: the LevelBlock of each
+/// (every destination point is anchored in one source tile, so the order does not matter).
+template <int D, class F, class T, bool Restrict>
+struct LevelGather {
+  F f;
+  template <class... S>
+  void cpu(TileView<T, D> dst, S... src) const {
+    (LevelBlock<D, F, T, Restrict>{f}.cpu(src, dst), ...);
+  }
+};
+constexpr int kLevelSources = 8;
+
+template <int D, class F, class T, bool Restrict, std::size_t... I>
+void submit_gather(const Task& task, const F& f, const Field<T, D>& source, const Field<T, D>& destination,
+                   int d, const int* s, std::index_sequence<I...>) {
+  task.submit(LevelGather<D, F, T, Restrict>{f}, update_tile(destination, d), read_tile(source, s[I])...);
+}
+
+// The task of destination tile d over its m sources s[0..m): the instantiation for N + 1 == m.
+template <bool Restrict, int D, class F, class T, std::size_t... N>
+void submit_sources(const Task& task, const F& f, const Field<T, D>& source, const Field<T, D>& destination,
+                    int d, const int* s, int m, std::index_sequence<N...>) {
+  ((N + 1 == static_cast<std::size_t>(m)
+        ? submit_gather<D, F, T, Restrict>(task, f, source, destination, d, s, std::make_index_sequence<N + 1>{})
+        : void()),
+   ...);
+}
+
+/// One task per destination tile and (up to kLevelSources) source tiles its points are
+/// anchored in (level_tiles' pairs come grouped by destination).
+template <bool Restrict, int D, class F, class T>
+void submit_level_tasks(const Task& task, const F& f, const Field<T, D>& source, const Field<T, D>& destination) {
+  const auto pairs = level_tiles(task.name(), source.storage(), destination.storage(), Restrict);
+  for (std::size_t i = 0; i < pairs.size();) {
+    const int d = pairs[i].first;
+    int s[kLevelSources];
+    int m = 0;
+    while (i < pairs.size() && pairs[i].first == d && m < kLevelSources) s[m++] = pairs[i++].second;
+    submit_sources<Restrict>(task, f, source, destination, d, s, m, std::make_index_sequence<kLevelSources>{});
+  }
+}
 
 }  // namespace detail
 
 /// Restriction from a fine level to the next coarser one: for every coarse point c,
 ///   f(Index<D> c, In<T> fine, Out<T> coarse)
 /// with `fine` centred on fine point 2c + 1 (offsets -1..1 per axis: the 27 points around it).
-/// One task per (coarse tile, fine tile holding some of those centres); the fine field's ghost
-/// layers (halo >= 1) are brought up to date first. CPU workers.
+/// One task per coarse tile, reading the fine tiles holding its points' centres (up to 8 per
+/// task); the fine field's ghost layers (halo >= 1) are brought up to date first. CPU workers.
 ///   struct Project { void operator()(Index<3>, In<double> r, Out<double> s) const { s = 0.5 * r() + ...; } };
 ///   tessera::Restriction<3> rprj3("rprj3");
 ///   rprj3.apply(Project{}, r_fine, r_coarse);
@@ -119,8 +198,7 @@ class Restriction {
   template <class F, class T>
   void apply(const F& f, const Field<T, D>& fine, const Field<T, D>& coarse) const {
     static_assert(std::is_trivially_copyable_v<F>, "the point functor must be trivially copyable");
-    for (const auto& [c, s] : detail::level_tiles(task_.name(), fine.storage(), coarse.storage(), true))
-      task_.submit(detail::LevelBlock<D, F, T, true>{f}, read_tile(fine, s), update_tile(coarse, c));
+    detail::submit_level_tasks<true>(task_, f, fine, coarse);
   }
 
  private:
@@ -131,8 +209,8 @@ class Restriction {
 ///   f(Index<D> p, In<T> coarse, InOut<T> fine)
 /// with `coarse` centred on coarse point p / 2 (per axis, rounded down; an odd p coincides with
 /// it, an even p lies between it and offset -1). Add to `fine` (fine = fine + ...) or set it.
-/// One task per (fine tile, coarse tile holding some of those anchors); the coarse field's ghost
-/// layers (halo >= 1) are brought up to date first. CPU workers.
+/// One task per fine tile, reading the coarse tiles holding its anchors (up to 8 per task); the
+/// coarse field's ghost layers (halo >= 1) are brought up to date first. CPU workers.
 template <int D>
 class Prolongation {
  public:
@@ -140,8 +218,7 @@ class Prolongation {
   template <class F, class T>
   void apply(const F& f, const Field<T, D>& coarse, const Field<T, D>& fine) const {
     static_assert(std::is_trivially_copyable_v<F>, "the point functor must be trivially copyable");
-    for (const auto& [d, s] : detail::level_tiles(task_.name(), coarse.storage(), fine.storage(), false))
-      task_.submit(detail::LevelBlock<D, F, T, false>{f}, read_tile(coarse, s), update_tile(fine, d));
+    detail::submit_level_tasks<false>(task_, f, coarse, fine);
   }
 
  private:

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# NAS MG: Tessera's apps/mg against the NPB 3.0 C OpenMP reference, in alternating rounds (one
+# Tessera run, then one NPB run, per class and round), Mop/s by NPB's formula on both sides, and
+# the ratio Tessera/NPB per round. Tessera's runs must print VERIFICATION SUCCESSFUL (else the
+# script says so and exits 1).
+#   bash bench/npb_mg.sh NPB_BIN_DIR [ROUNDS]
+# NPB_BIN_DIR holds NPB's binaries: mg.S, mg.W (NPB 3.0's class W: 64^3, 40 iterations, against
+# Tessera's --class W-npb3.0), mg.A, and optionally mg.W128 (NPB 3.3's class W: 128^3, 4
+# iterations, against --class W; NPB 3.0 runs it as class U, unverified). NPB is not in this
+# repository: get github.com/benchmark-subsetting/NPB3.0-omp-C, set `CFLAGS = -O3 -march=native
+# -fopenmp` in config/make.def (Tessera's apps are built with -march=native; -O3 -fopenmp alone
+# for the comparison of docs/performance.md) and `make MG CLASS=S`, W, A; for mg.W128 set
+# MG/npbparams.h to NX/NY/NZ_DEFAULT 128, NIT_DEFAULT 4, LM, LT_DEFAULT and NDIM1-3 7 and compile
+# MG/mg.c with the common/ sources.
+# Environment: MG (build/apps/mg/mg), THREADS (2: OMP_NUM_THREADS and --ncpu), SCHED (dmda),
+# CLASSES (S W-npb3.0 W A), MG_ARGS (more options for Tessera, e.g. --tile-z 16). Time only on a
+# quiet machine (docs/performance.md).
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+npb=${1:?"usage: bash bench/npb_mg.sh NPB_BIN_DIR [ROUNDS]"}
+rounds=${2:-3}
+mg=${MG:-$root/build/apps/mg/mg}
+threads=${THREADS:-2}
+sched=${SCHED:-dmda}
+classes=${CLASSES:-S W-npb3.0 W A}
+export STARPU_SILENT=1
+failed=0
+
+npb_binary() {  # Tessera's class -> NPB's binary
+  case $1 in
+    S) echo "$npb/mg.S" ;;
+    W-npb3.0) echo "$npb/mg.W" ;;
+    W) echo "$npb/mg.W128" ;;
+    A) echo "$npb/mg.A" ;;
+    B) echo "$npb/mg.B" ;;
+  esac
+}
+
+printf '%-9s %5s %12s %12s %7s %s\n' class round Tessera NPB ratio "tasks/iteration"
+for c in $classes; do
+  ref=$(npb_binary "$c")
+  if [ ! -x "$ref" ]; then
+    echo "$c: no NPB binary $ref, skipped" >&2
+    continue
+  fi
+  for r in $(seq 1 "$rounds"); do
+    # shellcheck disable=SC2086  # MG_ARGS: several options
+    out=$("$mg" --class "$c" --ncpu "$threads" --sched "$sched" --quiet ${MG_ARGS:-} 2>&1)
+    line=$(grep '^mg ' <<<"$out")
+    if ! grep -q 'VERIFICATION SUCCESSFUL' <<<"$out"; then
+      echo "$c: Tessera did not verify: $line" >&2
+      failed=1
+      continue
+    fi
+    t=$(grep -o 'Mop/s=[0-9.]*' <<<"$line" | cut -d= -f2)
+    tasks=$(grep -o 'tasks/iteration=[0-9.]*' <<<"$line" | cut -d= -f2)
+    n=$(OMP_NUM_THREADS=$threads "$ref" | awk '/Mop\/s total/ {print $4}')
+    ratio=$(awk -v t="$t" -v n="$n" 'BEGIN { if (n > 0) printf "%.2f", t / n; else print "-" }')
+    printf '%-9s %5d %12.1f %12.1f %7s %s\n' "$c" "$r" "$t" "$n" "$ratio" "$tasks"
+  done
+done
+exit $failed
