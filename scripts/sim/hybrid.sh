@@ -26,12 +26,6 @@ host=$(hostname)
 steps=${STEPS:-10}
 fractions=${FRACTIONS:-"0 0.2 0.4 0.6 0.7 0.8 0.9 1"}
 
-# StarPU's sample platforms, from the source tarball.
-sampling="$work/sampling"
-if [ ! -d "$sampling/bus" ]; then
-  tar -xzf "$STARPU_TARBALL" -C "$work" --wildcards '*/tools/perfmodels/sampling/bus/*'
-  mv "$work"/starpu-*/tools/perfmodels/sampling "$sampling"
-fi
 
 # platform | CPU workers | CPU GB/s per core | CPU latency us | GPU GB/s | GPU latency us
 declare -A platform=([sirocco]="23|4.2|2|190|10" [h100node]="63|6.7|2|2600|5")
@@ -44,6 +38,8 @@ cases=("h100node|heat3d|1024 1024 512|256x256x128"
        "sirocco|jacobi2d|16384 16384|4096x4096")
 
 source scripts/sim/common.sh
+sampling="$work/sampling"
+sample_platforms "$sampling" "$STARPU_TARBALL"
 
 csv="$out/hybrid.csv"
 echo "platform,app,tile,mode,sched,fraction,seconds" > "$csv"
@@ -51,23 +47,9 @@ for c in "${cases[@]}"; do
   IFS='|' read -r plat app grid tile <<< "$c"
   IFS='|' read -r ncpu cpu_gbs cpu_lat gpu_gbs gpu_lat <<< "${platform[$plat]}"
   t=(${tile//x/ })
-  # Calibrate every footprint of this tile size: 3 tiles per axis, real StarPU, CPU.
-  cal="$work/cal-$app-$tile"
-  if [ ! -d "$cal/codelets" ]; then
-    small=(); for v in "${t[@]}"; do small+=($((3 * v))); done
-    build-14/apps/$app/$app --size "${small[@]}" --tile "${t[@]}" --steps 2 --ncpu 2 \
-      --perfmodel-dir "$cal" --calibrate-models --quiet > "$work/cal.log" 2>&1 ||
-      { cat "$work/cal.log" >&2; exit 1; }
-  fi
   dir="$work/models-$plat-$app-$tile"
-  mkdir -p "$dir/bus"
-  if [ "$plat" = sirocco ]; then
-    cp "$sampling/bus/sirocco."* "$dir/bus/"
-  else
-    python3 scripts/sim/simmodel.py platform "$sampling" "$dir" "$plat" --cpus $((ncpu + 1)) > /dev/null
-  fi
-  python3 scripts/sim/simmodel.py models "$cal" "$dir" --cpu-gbs "$cpu_gbs" \
-    --cpu-lat-us "$cpu_lat" --gpu-gbs "$gpu_gbs" --gpu-lat-us "$gpu_lat" --gpus 4 > /dev/null
+  node_models "$work" "$sampling" "$dir" "$plat" "$app" "$tile" "$ncpu" "$cpu_gbs" "$cpu_lat" \
+    "$gpu_gbs" "$gpu_lat"
   run() {  # mode sched fraction workers...
     local mode=$1 sched=$2 fraction=$3; shift 3
     local s

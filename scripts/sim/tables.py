@@ -73,10 +73,14 @@ def hybrid(path, plot):
 
 def weak(path, plot):
     rows = list(csv.DictReader(open(path)))
-    print("| nodes | scheduler | simulated s | weak-scaling efficiency |")
-    print("|---|---|---|---|")
+    print("| nodes | scheduler | network (per node link) | steps | simulated s | weak-scaling efficiency "
+          "| halo time of a middle rank s | lost to 1 node s | overlap |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['nodes']} | {r['sched']} | {float(r['seconds']):.4f} | {100 * float(r['efficiency']):.1f} % |")
+        overlap = f"{100 * float(r['overlap']):.0f} %" if r["overlap"] else "-"
+        print(f"| {r['nodes']} | {r['sched']} | {r['network']} | {r['steps']} | {float(r['seconds']):.4f} "
+              f"| {100 * float(r['efficiency']):.1f} % | {float(r['comm_s']):.4f} | {float(r['exposed_s']):.4f} "
+              f"| {overlap} |")
     try:
         import matplotlib
         matplotlib.use("Agg")
