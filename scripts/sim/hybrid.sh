@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
 # The CPU+GPU prediction tables of docs/simulation.md (PREDICTIONS: simulated, not measured).
 #   bash scripts/sim/hybrid.sh [out-dir]           (default docs/sim)
+#   ONLY="REGEX"  runs only the cases matching it ("platform|app|grid|tile"), keeping the other
+#                 cases' rows of out-dir/hybrid.csv;  STEPS=10  FRACTIONS="0 0.2 ..."
+#   SCHEDS="dmda dmdas heteroprio" (the automatic runs; an entry may add StarPU settings for
+#                 its run: "dmdas+STARPU_SCHED_BETA=0.5+STARPU_PREFETCH=0")
+#   HAND=1        also the cpu-only, gpu-only and hand-set fraction runs (default)
+#   CSV=hybrid    the table's file name
 # Platforms (every number is an assumption, stated in docs/simulation.md):
 #   sirocco   StarPU's sample platform (tools/perfmodels/sampling in StarPU's sources):
 #             24 Haswell cores, Tesla K40m GPUs of which one is used (STARPU_NCUDA=1); bus
@@ -41,27 +47,43 @@ source scripts/sim/common.sh
 sampling="$work/sampling"
 sample_platforms "$sampling" "$STARPU_TARBALL"
 
-csv="$out/hybrid.csv"
+name=${CSV:-hybrid}
+csv="$out/$name.csv"
+kept=""
+if [ -n "${ONLY:-}" ] && [ -f "$csv" ]; then
+  for c in "${cases[@]}"; do
+    IFS='|' read -r plat app grid tile <<< "$c"
+    [[ "$c" =~ $ONLY ]] || kept+=$(grep "^$plat,$app,$tile," "$csv" || true)$'\n'
+  done
+fi
 echo "platform,app,tile,mode,sched,fraction,seconds" > "$csv"
+printf '%s' "$kept" | grep -v '^$' >> "$csv" || true
 for c in "${cases[@]}"; do
+  [ -z "${ONLY:-}" ] || [[ "$c" =~ $ONLY ]] || continue
   IFS='|' read -r plat app grid tile <<< "$c"
   IFS='|' read -r ncpu cpu_gbs cpu_lat gpu_gbs gpu_lat <<< "${platform[$plat]}"
   t=(${tile//x/ })
   dir="$work/models-$plat-$app-$tile"
   node_models "$work" "$sampling" "$dir" "$plat" "$app" "$tile" "$ncpu" "$cpu_gbs" "$cpu_lat" \
     "$gpu_gbs" "$gpu_lat"
-  run() {  # mode sched fraction workers...
-    local mode=$1 sched=$2 fraction=$3; shift 3
+  run() {  # mode sched[+VAR=value...] fraction workers...
+    local mode=$1 sched=${2%%+*} fraction=$3 label=$2 settings=()
+    [ "$label" = "$sched" ] || IFS='+' read -ra settings <<< "${label#*+}"
+    shift 3
     local s
-    s=$(STARPU_PERF_MODEL_DIR=$dir STARPU_HOSTNAME=$plat build-sim/apps/$app/$app --size $grid \
+    s=$(env "${settings[@]}" STARPU_PERF_MODEL_DIR=$dir STARPU_HOSTNAME=$plat build-sim/apps/$app/$app --size $grid \
           --tile "${t[@]}" --steps "$steps" --sched "$sched" --quiet "$@" 2> "$work/run.err" | seconds)
     [ -n "$s" ] || { cat "$work/run.err" >&2; echo "hybrid: $plat $app $mode failed" >&2; exit 1; }
-    echo "$plat,$app,$tile,$mode,$sched,$fraction,$s" | tee -a "$csv"
+    echo "$plat,$app,$tile,$mode,$label,$fraction,$s" | tee -a "$csv"
   }
-  run cpu-only dmda 0 --ncpu "$ncpu" --ncuda 0
-  run gpu-only dmda 1 --ncpu 0 --ncuda 1
-  for s in dmda dmdas heteroprio; do run auto "$s" auto --ncpu "$ncpu" --ncuda 1; done
-  for f in $fractions; do run fraction dmda "$f" --ncpu "$ncpu" --ncuda 1 --gpu-fraction "$f"; done
+  if [ "${HAND:-1}" = 1 ]; then
+    run cpu-only dmda 0 --ncpu "$ncpu" --ncuda 0
+    run gpu-only dmda 1 --ncpu 0 --ncuda 1
+  fi
+  for s in ${SCHEDS:-dmda dmdas heteroprio}; do run auto "$s" auto --ncpu "$ncpu" --ncuda 1; done
+  if [ "${HAND:-1}" = 1 ]; then
+    for f in $fractions; do run fraction dmda "$f" --ncpu "$ncpu" --ncuda 1 --gpu-fraction "$f"; done
+  fi
 done
-/usr/bin/python3 scripts/sim/tables.py hybrid "$csv" "$out/hybrid.svg" > "$out/hybrid.md"
-cat "$out/hybrid.md"
+/usr/bin/python3 scripts/sim/tables.py hybrid "$csv" "$out/$name.svg" > "$out/$name.md"
+cat "$out/$name.md"

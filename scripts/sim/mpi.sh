@@ -49,11 +49,14 @@ XML
   seq 0 $((n - 1)) | sed 's/^/node/' > "$work/hosts-$n"
 }
 
+# Tiles are allocated folded (every allocation maps the same pages, docs/simulation.md), one
+# mapping per SMPI block: blocks of 64 MiB (a 256x256x128 tile of doubles) keep 64 nodes' tiles
+# below the kernel's limit of mappings (vm.max_map_count, 65530), which 1 MiB blocks pass at 32.
 smpi() {  # nodes node-model-dir node-name app-args...   (prints the simulated seconds)
   local n=$1 dir=$2 name=$3; shift 3
   STARPU_PERF_MODEL_DIR=$dir STARPU_HOSTNAME=$name "$SMPI_PREFIX/bin/starpu_smpirun" \
     -platform "$work/cluster-$n.xml" -hostfile "$work/hosts-$n" -np "$n" build-smpi/apps/heat3d/heat3d "$@" \
-    2> "$work/smpi.err" | seconds
+    --cfg=smpi/shared-malloc-blocksize:$((64 << 20)) 2> "$work/smpi.err" | seconds || true
 }
 
 # 1. Two ranks on this machine, measured (Debian StarPU + Open MPI, build/) and simulated: each
