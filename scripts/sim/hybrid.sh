@@ -41,7 +41,8 @@ cases=("h100node|heat3d|1024 1024 512|256x256x128"
        "h100node|jacobi2d|16384 16384|4096x4096"
        "h100node|jacobi2d|16384 16384|2048x2048"
        "sirocco|heat3d|1024 1024 512|256x256x128"
-       "sirocco|jacobi2d|16384 16384|4096x4096")
+       "sirocco|jacobi2d|16384 16384|4096x4096"
+       "sirocco|jacobi2d|16384 16384|2048x2048")
 
 source scripts/sim/common.sh
 sampling="$work/sampling"
