@@ -32,6 +32,22 @@ def hybrid(path, plot):
     by = {}
     for r in rows:
         by.setdefault((r["platform"], r["app"], r["tile"]), []).append(r)
+    print("| platform | app | tile | CPU-only s | GPU-only s | best hand-set s (fraction) "
+          "| best automatic s (scheduler) | automatic vs best hand-set | automatic vs GPU-only "
+          "| goal (within 3 %, ahead of GPU-only) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for (platform, app, tile), rs in by.items():
+        sec = lambda r: float(r["seconds"])
+        pick = lambda mode: [r for r in rs if r["mode"] == mode]
+        if not (pick("fraction") and pick("auto") and pick("gpu-only") and pick("cpu-only")):
+            continue
+        best = min(pick("fraction"), key=sec)
+        auto = min(pick("auto"), key=sec)
+        gpu, cpu = sec(pick("gpu-only")[0]), sec(pick("cpu-only")[0])
+        vb, vg = 100 * (sec(auto) - sec(best)) / sec(best), 100 * (sec(auto) - gpu) / gpu
+        met = "met" if vb <= 3 and sec(auto) < gpu else "missed"
+        print(f"| {platform} | {app} | {tile} | {cpu:.4f} | {gpu:.4f} | {sec(best):.4f} ({best['fraction']}) "
+              f"| {sec(auto):.4f} ({auto['sched']}) | {vb:+.1f} % | {vg:+.1f} % | {met} |")
     for (platform, app, tile), rs in by.items():
         fractions = [r for r in rs if r["mode"] == "fraction"]
         best = min(fractions, key=lambda r: float(r["seconds"])) if fractions else None
