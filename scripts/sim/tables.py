@@ -94,6 +94,8 @@ def weak(path, plot):
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         overlap = f"{100 * float(r['overlap']):.0f} %" if r["overlap"] else "-"
+        if r["overlap"] and float(r["exposed_s"]) > float(r["comm_s"]):
+            overlap = "- (loss > halo time)"
         print(f"| {r['nodes']} | {r['sched']} | {r['network']} | {r['steps']} | {float(r['seconds']):.4f} "
               f"| {100 * float(r['efficiency']):.1f} % | {float(r['comm_s']):.4f} | {float(r['exposed_s']):.4f} "
               f"| {overlap} |")
