@@ -36,7 +36,7 @@ std::string without_prefix(const std::string& what) {
 // Under SimGrid's SMPI (docs/simulation.md, "Many nodes") the program runs beside the rank's MPI
 // process and may not call MPI: the rank comes from StarPU-MPI, and the collectives below do
 // what a simulated run needs without MPI. The checks that compare ranks are skipped (every rank
-// runs the one command line of starpu_smpirun), host values do not exist (nothing to gather,
+// runs the simulation's one command line), host values do not exist (nothing to gather,
 // broadcast or sum), and task data still moves through StarPU-MPI, simulated.
 struct Smpi {
   bool on = false;
