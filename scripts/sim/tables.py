@@ -89,6 +89,8 @@ def hybrid(path, plot):
 
 def weak(path, plot):
     rows = list(csv.DictReader(open(path)))
+    order = {n: i for i, n in enumerate(dict.fromkeys(r["network"] for r in rows))}
+    rows.sort(key=lambda r: (order[r["network"]], r["sched"] != "dmdas", int(r["nodes"])))
     print("| nodes | scheduler | network (per node link) | steps | simulated s | weak-scaling efficiency "
           "| halo time of a middle rank s | lost to 1 node s | overlap |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -105,15 +107,20 @@ def weak(path, plot):
         import matplotlib.pyplot as plt
     except ImportError:
         return
-    fig, ax = plt.subplots(figsize=(5, 4))
-    for sched, label in (("dmdas", "with rank-edge priorities (dmdas)"), ("dmda", "without (dmda)")):
-        rs = [r for r in rows if r["sched"] == sched]
-        ax.plot([int(r["nodes"]) for r in rs], [float(r["efficiency"]) for r in rs], "o-", label=label)
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    networks = list(dict.fromkeys(r["network"] for r in rows))
+    for net in networks:
+        for sched, label in (("dmdas", "with rank-edge priorities (dmdas)"), ("dmda", "without (dmda)")):
+            rs = sorted((r for r in rows if r["sched"] == sched and r["network"] == net),
+                        key=lambda r: int(r["nodes"]))
+            if rs:
+                ax.plot([int(r["nodes"]) for r in rs], [float(r["efficiency"]) for r in rs],
+                        "o-" if net == networks[0] else "s--", label=f"{label}, {net}")
     ax.axhline(0.9, color="gray", ls=":", label="90 % goal")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("simulated nodes")
     ax.set_ylabel("weak-scaling efficiency")
-    ax.set_ylim(0, 1.1)
+    ax.set_ylim(0, 1.2)
     ax.set_title("heat3d weak scaling (simulated: a prediction)", fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
