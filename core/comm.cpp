@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/watchdog.hpp"
+#include "tasks/engine.hpp"
 #include "tessera/error.hpp"
 
 #ifdef TESSERA_WITH_MPI
@@ -31,7 +32,27 @@ std::string without_prefix(const std::string& what) {
   const std::string prefix = "tessera: ";
   return what.compare(0, prefix.size(), prefix) == 0 ? what.substr(prefix.size()) : what;
 }
+
+// Under SimGrid's SMPI (docs/simulation.md, "Many nodes") the program runs beside the rank's MPI
+// process and may not call MPI: the rank comes from StarPU-MPI, and the collectives below do
+// what a simulated run needs without MPI. The checks that compare ranks are skipped (every rank
+// runs the simulation's one command line), host values do not exist (nothing to gather,
+// broadcast or sum), and task data still moves through StarPU-MPI, simulated.
+struct Smpi {
+  bool on = false;
+  int rank = 0, ranks = 1;
+};
+const Smpi& smpi() {
+  static const Smpi s = [] {
+    Smpi v;
+    v.on = tasks::smpi_program(v.rank, v.ranks);
+    return v;
+  }();
+  return s;
+}
 }  // namespace
+
+bool smpi_simulated() { return smpi().on; }
 
 void agree(const std::function<void()>& local) {
   std::string mine;  // empty: this rank's part went well
@@ -43,7 +64,7 @@ void agree(const std::function<void()>& local) {
     mine = without_prefix(e.what());
     if (mine.empty()) mine = "unknown error";
   }
-  if (ranks() == 1) {
+  if (ranks() == 1 || smpi().on) {
     if (!mine.empty()) throw Error(mine);
     return;
   }
@@ -103,6 +124,7 @@ void require_multiple(int provided, const char* who) {
 }  // namespace
 
 void start() {
+  if (smpi().on) return;  // StarPU-MPI started MPI, on the rank's own process
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (initialized != 0) {
@@ -126,7 +148,7 @@ void start() {
 }
 
 bool every_rank_failed(double seconds) {
-  if (ranks() == 1 || fault_comm == MPI_COMM_NULL) return true;
+  if (ranks() == 1 || smpi().on || fault_comm == MPI_COMM_NULL) return true;
   if (failure != Failure::unknown) return failure == Failure::every_rank;
   // A barrier that only ranks leaving on an error enter: it completes when all of them have.
   if (failure_barrier == MPI_REQUEST_NULL) MPI_Ibarrier(fault_comm, &failure_barrier);
@@ -147,7 +169,7 @@ bool every_rank_failed(double seconds) {
 }
 
 bool same_on_every_rank(const std::string& message) {
-  if (ranks() == 1 || fault_comm == MPI_COMM_NULL) return true;
+  if (ranks() == 1 || smpi().on || fault_comm == MPI_COMM_NULL) return true;
   std::uint64_t mine = hash(message);
   std::vector<std::uint64_t> all(static_cast<std::size_t>(ranks()));
   MPI_Allgather(&mine, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, fault_comm);
@@ -157,11 +179,12 @@ bool same_on_every_rank(const std::string& message) {
 }
 
 void abort_every_rank(int status) {
-  if (mpi_up()) MPI_Abort(MPI_COMM_WORLD, status);
+  if (!smpi().on && mpi_up()) MPI_Abort(MPI_COMM_WORLD, status);
   std::_Exit(status);
 }
 
 int rank() {
+  if (smpi().on) return smpi().rank;
   if (!mpi_up()) return 0;
   int r = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
@@ -169,6 +192,7 @@ int rank() {
 }
 
 int ranks() {
+  if (smpi().on) return smpi().ranks;
   if (!mpi_up()) return 1;
   int n = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &n);
@@ -176,7 +200,7 @@ int ranks() {
 }
 
 void require_equal(std::uint64_t value, const std::string& what, const std::string& fix) {
-  if (ranks() == 1) return;
+  if (ranks() == 1 || smpi().on) return;
   Waiting waiting("the other ranks in a collective (a start-up check)");
   std::vector<std::uint64_t> all(static_cast<std::size_t>(ranks()));
   MPI_Allgather(&value, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
@@ -192,6 +216,9 @@ std::vector<unsigned char> all_gather(const void* mine, std::size_t bytes) {
     const auto* p = static_cast<const unsigned char*>(mine);
     return std::vector<unsigned char>(p, p + bytes);
   }
+  if (smpi().on)
+    throw Error("a simulated multi-rank run (SMPI) has no host values to gather between ranks; "
+                "gather only in real runs (docs/simulation.md)");
   Waiting waiting("the other ranks in a collective (a gather)");
   // MPI counts are ints: every rank sees every share, so all refuse a share above 2 GiB alike.
   const std::int64_t mine_bytes = static_cast<std::int64_t>(bytes);
@@ -221,13 +248,13 @@ std::vector<unsigned char> all_gather(const void* mine, std::size_t bytes) {
 }
 
 void broadcast(void* data, std::size_t bytes, int root) {
-  if (ranks() == 1) return;
+  if (ranks() == 1 || smpi().on) return;
   Waiting waiting("the other ranks in a collective (a broadcast)");
   MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, root, MPI_COMM_WORLD);
 }
 
 std::int64_t sum(std::int64_t value) {
-  if (ranks() == 1) return value;
+  if (ranks() == 1 || smpi().on) return value;  // SMPI: this rank's share only
   Waiting waiting("the other ranks in a collective (a sum)");
   std::int64_t total = 0;
   MPI_Allreduce(&value, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);

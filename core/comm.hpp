@@ -19,6 +19,10 @@ void start();
 /// This process's rank and the number of ranks (0 and 1 without MPI or before start()).
 int rank();
 int ranks();
+/// Whether the ranks are simulated under SimGrid's SMPI (docs/simulation.md), where the program
+/// may not call MPI: the start-up checks between ranks are skipped, sum and broadcast see this
+/// rank only, and all_gather throws (no host values exist to gather).
+bool smpi_simulated();
 /// Throws the same tessera::Error on every rank unless `value` is equal on all of them;
 /// `what` names the value in the message.
 void require_equal(std::uint64_t value, const std::string& what, const std::string& fix);

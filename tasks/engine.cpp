@@ -49,6 +49,17 @@ Capabilities capabilities() {
 
 double clock_seconds() { return starpu_timing_now() * 1e-6; }
 
+bool smpi_program(int& rank, int& ranks) {
+#if defined(STARPU_SIMGRID) && defined(TESSERA_WITH_MPI)
+  rank = starpu_mpi_world_rank();
+  ranks = starpu_mpi_world_size();
+  return true;
+#else
+  (void)rank, (void)ranks;
+  return false;
+#endif
+}
+
 }  // namespace tessera::tasks
 
 #ifdef STARPU_SIMGRID

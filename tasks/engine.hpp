@@ -31,6 +31,12 @@ Capabilities capabilities();
 /// StarPU's clock in seconds (starpu_timing_now): in simulation, the simulated time.
 double clock_seconds();
 
+/// Under SimGrid's SMPI (a simulating StarPU built with MPI, docs/simulation.md) the program
+/// runs as a simulated process of its own, not as the MPI process: StarPU-MPI initialised MPI
+/// on the rank's process before the program started, and MPI may not be called from the
+/// program. Then true, with the rank and the number of ranks StarPU-MPI holds; otherwise false.
+bool smpi_program(int& rank, int& ranks);
+
 /// How to start: each setting is already resolved against the STARPU_* environment by core/.
 struct EngineConfig {
   std::string scheduler;

@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
 # The CPU+GPU prediction tables of docs/simulation.md (PREDICTIONS: simulated, not measured).
 #   bash scripts/sim/hybrid.sh [out-dir]           (default docs/sim)
+#   ONLY="REGEX"  runs only the cases matching it ("platform|app|grid|tile"), keeping the other
+#                 cases' rows of out-dir/hybrid.csv;  STEPS=10  FRACTIONS="0 0.2 ..."
+#   SCHEDS="dmda dmdas heteroprio" (the automatic runs; an entry may add StarPU settings for
+#                 its run: "dmdas+STARPU_SCHED_BETA=0.5+STARPU_PREFETCH=0")
+#   HAND=1        also the cpu-only, gpu-only and hand-set fraction runs (default)
+#   CSV=hybrid    the table's file name
 # Platforms (every number is an assumption, stated in docs/simulation.md):
 #   sirocco   StarPU's sample platform (tools/perfmodels/sampling in StarPU's sources):
 #             24 Haswell cores, Tesla K40m GPUs of which one is used (STARPU_NCUDA=1); bus
@@ -26,12 +32,6 @@ host=$(hostname)
 steps=${STEPS:-10}
 fractions=${FRACTIONS:-"0 0.2 0.4 0.6 0.7 0.8 0.9 1"}
 
-# StarPU's sample platforms, from the source tarball.
-sampling="$work/sampling"
-if [ ! -d "$sampling/bus" ]; then
-  tar -xzf "$STARPU_TARBALL" -C "$work" --wildcards '*/tools/perfmodels/sampling/bus/*'
-  mv "$work"/starpu-*/tools/perfmodels/sampling "$sampling"
-fi
 
 # platform | CPU workers | CPU GB/s per core | CPU latency us | GPU GB/s | GPU latency us
 declare -A platform=([sirocco]="23|4.2|2|190|10" [h100node]="63|6.7|2|2600|5")
@@ -41,45 +41,50 @@ cases=("h100node|heat3d|1024 1024 512|256x256x128"
        "h100node|jacobi2d|16384 16384|4096x4096"
        "h100node|jacobi2d|16384 16384|2048x2048"
        "sirocco|heat3d|1024 1024 512|256x256x128"
-       "sirocco|jacobi2d|16384 16384|4096x4096")
+       "sirocco|jacobi2d|16384 16384|4096x4096"
+       "sirocco|jacobi2d|16384 16384|2048x2048")
 
 source scripts/sim/common.sh
+sampling="$work/sampling"
+sample_platforms "$sampling" "$STARPU_TARBALL"
 
-csv="$out/hybrid.csv"
+name=${CSV:-hybrid}
+csv="$out/$name.csv"
+kept=""
+if [ -n "${ONLY:-}" ] && [ -f "$csv" ]; then
+  for c in "${cases[@]}"; do
+    IFS='|' read -r plat app grid tile <<< "$c"
+    [[ "$c" =~ $ONLY ]] || kept+=$(grep "^$plat,$app,$tile," "$csv" || true)$'\n'
+  done
+fi
 echo "platform,app,tile,mode,sched,fraction,seconds" > "$csv"
+printf '%s' "$kept" | grep -v '^$' >> "$csv" || true
 for c in "${cases[@]}"; do
+  [ -z "${ONLY:-}" ] || [[ "$c" =~ $ONLY ]] || continue
   IFS='|' read -r plat app grid tile <<< "$c"
   IFS='|' read -r ncpu cpu_gbs cpu_lat gpu_gbs gpu_lat <<< "${platform[$plat]}"
   t=(${tile//x/ })
-  # Calibrate every footprint of this tile size: 3 tiles per axis, real StarPU, CPU.
-  cal="$work/cal-$app-$tile"
-  if [ ! -d "$cal/codelets" ]; then
-    small=(); for v in "${t[@]}"; do small+=($((3 * v))); done
-    build-14/apps/$app/$app --size "${small[@]}" --tile "${t[@]}" --steps 2 --ncpu 2 \
-      --perfmodel-dir "$cal" --calibrate-models --quiet > "$work/cal.log" 2>&1 ||
-      { cat "$work/cal.log" >&2; exit 1; }
-  fi
   dir="$work/models-$plat-$app-$tile"
-  mkdir -p "$dir/bus"
-  if [ "$plat" = sirocco ]; then
-    cp "$sampling/bus/sirocco."* "$dir/bus/"
-  else
-    python3 scripts/sim/simmodel.py platform "$sampling" "$dir" "$plat" --cpus $((ncpu + 1)) > /dev/null
-  fi
-  python3 scripts/sim/simmodel.py models "$cal" "$dir" --cpu-gbs "$cpu_gbs" \
-    --cpu-lat-us "$cpu_lat" --gpu-gbs "$gpu_gbs" --gpu-lat-us "$gpu_lat" --gpus 4 > /dev/null
-  run() {  # mode sched fraction workers...
-    local mode=$1 sched=$2 fraction=$3; shift 3
+  node_models "$work" "$sampling" "$dir" "$plat" "$app" "$tile" "$ncpu" "$cpu_gbs" "$cpu_lat" \
+    "$gpu_gbs" "$gpu_lat"
+  run() {  # mode sched[+VAR=value...] fraction workers...
+    local mode=$1 sched=${2%%+*} fraction=$3 label=$2 settings=()
+    [ "$label" = "$sched" ] || IFS='+' read -ra settings <<< "${label#*+}"
+    shift 3
     local s
-    s=$(STARPU_PERF_MODEL_DIR=$dir STARPU_HOSTNAME=$plat build-sim/apps/$app/$app --size $grid \
+    s=$(env "${settings[@]}" STARPU_PERF_MODEL_DIR=$dir STARPU_HOSTNAME=$plat build-sim/apps/$app/$app --size $grid \
           --tile "${t[@]}" --steps "$steps" --sched "$sched" --quiet "$@" 2> "$work/run.err" | seconds)
     [ -n "$s" ] || { cat "$work/run.err" >&2; echo "hybrid: $plat $app $mode failed" >&2; exit 1; }
-    echo "$plat,$app,$tile,$mode,$sched,$fraction,$s" | tee -a "$csv"
+    echo "$plat,$app,$tile,$mode,$label,$fraction,$s" | tee -a "$csv"
   }
-  run cpu-only dmda 0 --ncpu "$ncpu" --ncuda 0
-  run gpu-only dmda 1 --ncpu 0 --ncuda 1
-  for s in dmda dmdas heteroprio; do run auto "$s" auto --ncpu "$ncpu" --ncuda 1; done
-  for f in $fractions; do run fraction dmda "$f" --ncpu "$ncpu" --ncuda 1 --gpu-fraction "$f"; done
+  if [ "${HAND:-1}" = 1 ]; then
+    run cpu-only dmda 0 --ncpu "$ncpu" --ncuda 0
+    run gpu-only dmda 1 --ncpu 0 --ncuda 1
+  fi
+  for s in ${SCHEDS:-dmda dmdas heteroprio}; do run auto "$s" auto --ncpu "$ncpu" --ncuda 1; done
+  if [ "${HAND:-1}" = 1 ]; then
+    for f in $fractions; do run fraction dmda "$f" --ncpu "$ncpu" --ncuda 1 --gpu-fraction "$f"; done
+  fi
 done
-/usr/bin/python3 scripts/sim/tables.py hybrid "$csv" "$out/hybrid.svg" > "$out/hybrid.md"
-cat "$out/hybrid.md"
+/usr/bin/python3 scripts/sim/tables.py hybrid "$csv" "$out/$name.svg" > "$out/$name.md"
+cat "$out/$name.md"
