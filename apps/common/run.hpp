@@ -217,7 +217,9 @@ double timed_blocks(tessera::Runtime& rt, const RunOptions& o, double points, In
   const double start = rt.seconds();
   {
     std::unique_ptr<ProgressLine> progress;
-    if (!o.runtime.quiet && rt.rank() == 0)  // one line per run, not per rank
+    // One line per run, not per rank. Not in a simulated run: the line's thread would call
+    // StarPU from outside SimGrid's simulated threads, which SimGrid does not allow.
+    if (!o.runtime.quiet && rt.rank() == 0 && !rt.simulated())
       progress = std::make_unique<ProgressLine>(rt, o.steps, points);
     for (long done = first; done < o.steps;) {
       long n = std::min(block, o.steps - done);
