@@ -104,6 +104,28 @@ TEST_P(TimeBlock, Heat3dMatchesStepByStep) {
                                                        apps::Heat3d{0.1});
 }
 
+// Wide rows: the CPU wavefront then computes one row (40000 points) or a few (9000: 3 rows) per
+// turn and step, so steps overlap inside a tile; narrower tiles run each step whole per turn.
+TEST_P(TimeBlock, WavefrontTurnsOfOneOrSeveralRows) {
+  for (std::int64_t width : {40000, 9000}) {
+    SCOPED_TRACE("rows of " + std::to_string(width));
+    const tessera::Grid<2> grid({width, 24}, {width, 8});
+    Boundaries<2> faces;
+    for (int a = 0; a < 2; ++a)
+      for (int side = 0; side < 2; ++side) faces.set(a, side, Boundary::dirichlet(1.0 + a + 0.5 * side));
+    expect_advance_matches_reference<double, 2, 1, false>(grid, faces, 6, 4,
+                                                         test::Mix<double, 2, 1, false>{});
+  }
+}
+TEST_P(TimeBlock, WavefrontTurnsOfSeveralRowsWrap) {
+  for (std::int64_t width : {40000, 9000}) {
+    SCOPED_TRACE("rows of " + std::to_string(width));
+    const tessera::Grid<2> torus({width, 24}, {width, 12}, {true, true});
+    expect_advance_matches_reference<double, 2, 2, true>(
+        torus, Boundaries<2>::all(Boundary::periodic()), 5, 3, MixAt<double, 2, true>{});
+  }
+}
+
 // Periodic on both axes, box of radius 2, with the index in the arithmetic: windows wrap
 // around the faces with the wrapped index (one tile along x: it wraps onto itself).
 TEST_P(TimeBlock, PeriodicBoxWrapsWithTheWrappedIndex) {

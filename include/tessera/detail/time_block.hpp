@@ -75,11 +75,11 @@ struct TimeBlock {
 
   /// Calls visit(window_args) for each box of step j's window widened by `margin`: the step's
   /// frame with origin, extent and offsets moved to the box, fields in the point loop's order.
-  /// With `plane` (tile-relative) the boxes are cut to that one plane of the last axis (z in
-  /// 3-D, y in 2-D).
+  /// With `planes` (tile-relative, [planes[0], planes[1])) the boxes are cut to those planes of
+  /// the last axis (z in 3-D, y in 2-D).
   template <class Visit>
   static void each_window(const Args& a, std::int64_t j, std::int64_t margin,
-                          const Visit& visit, const std::int64_t* plane = nullptr) {
+                          const Visit& visit, const std::int64_t* planes = nullptr) {
     const TileFrame<kFields>& t = a.points.frame;
     WindowCut cuts[3][3];
     int counts[3] = {1, 1, 1};
@@ -90,11 +90,12 @@ struct TimeBlock {
       else
         cuts[axis][0] = {0, 1, 0};
     }
-    if (plane != nullptr)
+    if (planes != nullptr)
       for (int c = 0; c < counts[D - 1]; ++c) {
         WindowCut& cut = cuts[D - 1][c];
-        const bool inside = *plane >= cut.start && *plane < cut.start + cut.length;
-        cut = inside ? WindowCut{*plane, 1, cut.index + (*plane - cut.start)} : WindowCut{0, 0, 0};
+        const std::int64_t lo = planes[0] > cut.start ? planes[0] : cut.start;
+        const std::int64_t hi = planes[1] < cut.start + cut.length ? planes[1] : cut.start + cut.length;
+        cut = hi > lo ? WindowCut{lo, hi - lo, cut.index + (lo - cut.start)} : WindowCut{0, 0, 0};
       }
     for (int k = 0; k < counts[2]; ++k)
       for (int jy = 0; jy < counts[1]; ++jy)
@@ -120,28 +121,34 @@ struct TimeBlock {
         }
   }
 
-  /// Step j reads u (j even) or next (j odd) and writes the other. On CPU workers the
-  /// steps advance together as a wavefront along the last axis: at each turn p, steps 0, 1, ...
-  /// in that order compute plane p - r j of their windows, so a block brings each plane of the
-  /// tile from memory about once and the (steps + 1) r planes in flight stay in cache. Step j's
-  /// plane z reads planes z - r .. z + r of step j - 1: the last was computed earlier in the same
-  /// turn. It overwrites step j - 2's plane z, which step j - 1 read last for its plane z + r,
-  /// also earlier in the same turn.
+  /// Step j reads u (j even) or next (j odd) and writes the other. On CPU workers the steps
+  /// advance together as a wavefront along the last axis: at each turn p, steps 0, 1, ... in
+  /// that order compute planes [p - r j, p - r j + c) of their windows, so a block brings each
+  /// plane of the tile from memory about once and the planes in flight stay in cache. Step j's
+  /// planes read planes up to p - r j + c - 1 + r of step j - 1, which computed them earlier in
+  /// the same turn. They overwrite step j - 2's planes below p - r j + c, which step j - 1 read
+  /// last for its planes below p - r (j - 1) + c, also computed by then. `c` planes per turn
+  /// (a few rows in 2-D, one plane of a large 3-D tile) keep the cost of visiting a window
+  /// small next to its points.
   static void cpu(void** buffers, void* arg) {
     const Args a = *static_cast<const Args*>(arg);
     void* buffer[kFields];
     for (int k = 0; k < kFields; ++k) buffer[k] = buffer_data(buffers, k);
-    const std::int64_t steps = a.span.steps, r = a.span.radius, lag = r;
+    const std::int64_t steps = a.span.steps, r = a.span.radius;
+    std::int64_t plane_points = 1;
+    for (int axis = 0; axis + 1 < D; ++axis) plane_points *= a.points.frame.extent(axis);
+    constexpr std::int64_t kTurnPoints = 32768;
+    const std::int64_t c = plane_points >= kTurnPoints ? 1 : kTurnPoints / plane_points;
     const std::int64_t first = -(steps - 1) * r;
-    const std::int64_t last = a.points.frame.extent(D - 1) + (steps - 1) * r + lag * (steps - 1);
-    for (std::int64_t p = first; p < last; ++p)
+    const std::int64_t last = a.points.frame.extent(D - 1) + (steps - 1) * r + r * (steps - 1);
+    for (std::int64_t p = first; p < last; p += c)
       for (std::int64_t j = 0; j < steps; ++j) {
-        const std::int64_t plane = p - lag * j;
+        const std::int64_t planes[2] = {p - r * j, p - r * j + c};
         void* base[kFields];
         for (int k = 0; k < kFields; ++k) base[k] = buffer[task_buffer(k, j)];
         each_window(
             a, j, (steps - 1 - j) * r,
-            [&](const typename Points::Args& w) { Points::cpu_window(w, base); }, &plane);
+            [&](const typename Points::Args& w) { Points::cpu_window(w, base); }, planes);
       }
   }
 
