@@ -139,8 +139,11 @@ struct TimeBlock {
     for (int axis = 0; axis + 1 < D; ++axis) plane_points *= a.points.frame.extent(axis);
     constexpr std::int64_t kTurnPoints = 32768;
     const std::int64_t c = plane_points >= kTurnPoints ? 1 : kTurnPoints / plane_points;
+    // Step j's window spans [-(steps - 1 - j) r, extent + (steps - 1 - j) r) and it trails step
+    // 0 by r j planes: it reaches its first plane at a turn >= `first` (step 0 at `first`) and
+    // its last at turn extent + (steps - 1) r - 1 (every step alike), before `last`.
     const std::int64_t first = -(steps - 1) * r;
-    const std::int64_t last = a.points.frame.extent(D - 1) + (steps - 1) * r + r * (steps - 1);
+    const std::int64_t last = a.points.frame.extent(D - 1) + (steps - 1) * r;
     for (std::int64_t p = first; p < last; p += c)
       for (std::int64_t j = 0; j < steps; ++j) {
         const std::int64_t planes[2] = {p - r * j, p - r * j + c};
