@@ -33,6 +33,7 @@
 
 #include <tessera/tessera.hpp>
 
+#include "apps/common/blocking.hpp"
 #include "apps/heat3d/heat3d.hpp"
 #include "bench/twin.hpp"
 
@@ -132,7 +133,7 @@ int main(int argc, char** argv) {
   tessera::Options opts;
   tessera::add_options(cli, opts);
   std::vector<long> size{256, 256, 256}, tile{256, 256, 32};
-  int steps = 10, reps = 8, warmup = 3, threads = 0, depth = 1;
+  int steps = 10, reps = 8, warmup = 3, threads = 0, depth = tessera::kAutoDepth;
   double alpha = 0.1;
   bool tessera_only = false;
   cli.add_option("--size", size, "grid points per axis (x y z)")->expected(3);
@@ -147,9 +148,7 @@ int main(int argc, char** argv) {
                  "is given (default: as many as Tessera's CPU workers)")
       ->check(CLI::PositiveNumber);
   cli.add_option("--alpha", alpha, "dt/h^2 (<= 1/6 for stability)");
-  cli.add_option("--steps-per-exchange", depth,
-                 "Tessera's temporal blocking: steps per halo exchange, in one task per tile")
-      ->check(CLI::Range(1, 64));
+  apps::add_steps_per_exchange(cli, depth);
   cli.add_flag("--tessera-only", tessera_only,
                "skip the copy and OpenMP variants (and the bitwise check)");
   CLI11_PARSE(cli, argc, argv);
@@ -168,6 +167,10 @@ int main(int argc, char** argv) {
     // Tessera's fields, and a warm-up that also calibrates the scheduler's perfmodels.
     tessera::Grid<3> grid({nx, ny, nz}, {tile[0], tile[1], tile[2]});
     const std::string tile_str = dims({grid.tile()[0], grid.tile()[1], grid.tile()[2]});
+    tessera::Field<double, 3> u(grid, apps::halo_for_depth(depth), apps::heat3d_boundaries(), "u");
+    tessera::Field<double, 3> next(grid, apps::halo_for_depth(depth), apps::heat3d_boundaries(), "next");
+    tessera::Stencil<3> heat("heat3d", tessera::Shape::Star, 1);
+    if (depth == tessera::kAutoDepth) depth = heat.auto_depth(u, next);
     std::printf("bench_heat3d grid=%s tile=%s threads=%d workers=%d sched=%s steps=%d reps=%d "
                 "warmup=%d alpha=%g steps_per_exchange=%d\n",
                 dims(size).c_str(), tile_str.c_str(), threads, rt.cpu_workers(),
@@ -176,11 +179,8 @@ int main(int argc, char** argv) {
       std::printf("note: %d Tessera CPU workers but %d OpenMP threads\n", rt.cpu_workers(),
                   threads);
 
-    tessera::Field<double, 3> u(grid, depth, apps::heat3d_boundaries(), "u");
-    tessera::Field<double, 3> next(grid, depth, apps::heat3d_boundaries(), "next");
     u.fill([](tessera::Index<3>) { return 0.0; });
     next.fill([](tessera::Index<3>) { return 0.0; });
-    tessera::Stencil<3> heat("heat3d", tessera::Shape::Star, 1);
     const apps::Heat3d update{alpha};
     auto submit_steps = [&](int n) { heat.advance(update, u, next, n, depth); };
     rt.wait();

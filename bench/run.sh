@@ -10,8 +10,9 @@
 #   QUICK=1 bash bench/run.sh build /tmp/quick.jsonl     # tiny sizes: checks that it all runs
 # Environment: THREADS (2: OpenMP threads = StarPU CPU workers), APPS (heat3d jacobi2d life
 # cardiac2d cardiac3d cloudsim nbody airfoil tasks), SIZES (default incache outofcache),
-# TPW (1 2 4 8 16 32), SCHED (dmda), SPE (1: Tessera's steps per halo exchange for heat3d, jacobi2d
-# and life, temporal blocking; lowered to the thinnest tile where tiles are thinner). Time only on a quiet machine (docs/performance.md).
+# TPW (1 2 4 8 16 32), SCHED (dmda), SPE (auto: Tessera's steps per halo exchange for heat3d, jacobi2d
+# and life, temporal blocking, as the apps default to; a number is lowered to the thinnest tile
+# where tiles are thinner; 1: step by step). Time only on a quiet machine (docs/performance.md).
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -22,7 +23,7 @@ apps=${APPS:-heat3d jacobi2d life cardiac2d cardiac3d cloudsim nbody airfoil tas
 sizes=${SIZES:-default incache outofcache}
 tpw_list=${TPW:-1 2 4 8 16 32}
 sched=${SCHED:-dmda}
-spe=${SPE:-1}
+spe=${SPE:-auto}
 quick=${QUICK:-0}
 export STARPU_SILENT=1
 : >"$out"
@@ -73,14 +74,17 @@ run_case() {  # APP CLASS TPW
   tiles=$((tpw * threads))
   tile=$(tile_of "$size" "$tiles")
   local common=(--threads "$threads" --sched "$sched")
-  # Temporal blocking: SPE steps per exchange, at most the thinnest tile (the last one too).
+  # Temporal blocking: SPE steps per exchange (auto: the library's choice, within the tiles'
+  # thickness), a number at most the thinnest tile (the last one too).
   local depth=$spe t k
   local -a ext=($size) tl=($tile)
-  for k in "${!ext[@]}"; do
-    t=$((ext[k] % tl[k] == 0 ? tl[k] : ext[k] % tl[k]))
-    [ "$t" -lt "$depth" ] && depth=$t
-    [ "${tl[k]}" -lt "$depth" ] && depth=${tl[k]}
-  done
+  if [ "$depth" != auto ]; then
+    for k in "${!ext[@]}"; do
+      t=$((ext[k] % tl[k] == 0 ? tl[k] : ext[k] % tl[k]))
+      [ "$t" -lt "$depth" ] && depth=$t
+      [ "${tl[k]}" -lt "$depth" ] && depth=${tl[k]}
+    done
+  fi
   local blocking=(--steps-per-exchange "$depth")
   case $app in
     heat3d) cmd=("$build/bench/bench_heat3d" --size $size --tile $tile --steps "$steps" --reps 3 --warmup 2 "${common[@]}" "${blocking[@]}") ;;

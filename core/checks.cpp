@@ -317,7 +317,8 @@ void check_time_block(const std::string& name, int radius, const FieldStorage& u
     throw Error(what + ": steps is " + std::to_string(steps) + "; give 0 or more steps");
   if (depth < 1)
     throw Error("stencil '" + name + "': temporal-blocking depth is " + std::to_string(depth) +
-                "; give a depth of at least 1 (1: one exchange per step, as apply())");
+                "; give a depth of at least 1 (1: one exchange per step, as apply()), or "
+                "tessera::kAutoDepth");
   std::vector<FieldStorage*> inputs{const_cast<FieldStorage*>(&u)};
   inputs.insert(inputs.end(), extras.begin(), extras.end());
   check_stencil_fields(name, radius, inputs, {const_cast<FieldStorage*>(&next)});
@@ -356,6 +357,28 @@ void check_time_block(const std::string& name, int radius, const FieldStorage& u
                   "); choose tiles (the last one included) at least " + std::to_string(width) +
                   " thick, or lower the depth to " + std::to_string(thinnest / radius));
   }
+}
+
+}  // namespace tessera::detail
+
+namespace tessera::detail {
+
+int deepest_time_block(int radius, const FieldStorage& u, const FieldStorage& next,
+                       const std::vector<FieldStorage*>& extras, int most) {
+  std::vector<const FieldStorage*> all{&u, &next};
+  all.insert(all.end(), extras.begin(), extras.end());
+  for (const FieldStorage* f : all)
+    if (!(f->grid() == u.grid())) return 1;  // advance()'s checks will say why
+  for (const FieldStorage* f : {&u, &next})
+    for (int ax = 0; ax < f->grid().dims; ++ax)
+      for (int s = 0; s < 2; ++s) {
+        const Boundary::Kind k = f->faces().face[ax][s].kind;
+        if (k != Boundary::Kind::Dirichlet && k != Boundary::Kind::Periodic) return 1;
+      }
+  long width = static_cast<long>(most) * radius;
+  for (const FieldStorage* f : all) width = std::min<long>(width, f->halo());
+  for (int ax = 0; ax < u.grid().dims; ++ax) width = std::min<long>(width, u.thinnest_tile(ax));
+  return std::max(1, static_cast<int>(width / radius));
 }
 
 }  // namespace tessera::detail

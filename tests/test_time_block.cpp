@@ -207,7 +207,7 @@ TEST_F(TimeBlockErrors, EachRuleNamesTheValueAndTheFix) {
   using testing::HasSubstr;
   const tessera::Grid<2> grid({16, 16}, {8, 8});
   const Boundaries<2> zero = Boundaries<2>::all(Boundary::dirichlet(0.0));
-  EXPECT_THAT(refusal(grid, 2, zero, 4, 0), HasSubstr("temporal-blocking depth is 0; give a depth of at least 1"));
+  EXPECT_THAT(refusal(grid, 2, zero, 4, -1), HasSubstr("temporal-blocking depth is -1; give a depth of at least 1"));
   EXPECT_THAT(refusal(grid, 2, zero, -1, 2), HasSubstr("steps is -1; give 0 or more steps"));
   EXPECT_THAT(refusal(grid, 2, zero, 4, 3),
               HasSubstr("needs ghost layers of depth x radius = 3 on every field, but field 'u' has "
@@ -247,6 +247,44 @@ TEST_F(TimeBlockErrors, ExtraInputsFollowTheRules) {
   EXPECT_THAT(refusal(grid, zero, zero, 0, 1), HasSubstr("'s'"));  // step by step: apply()'s rules
   EXPECT_EQ(refusal(torus, periodic, periodic, 4, 4), "");
   EXPECT_EQ(refusal(grid, zero, Boundaries<2>::all(Boundary::neumann()), 4, 4), "");  // any faces where u is not periodic
+}
+
+// kAutoDepth: the deepest block up to kMaxAutoDepth that the halos, tiles and faces allow.
+TEST_F(TimeBlockErrors, AutoDepthIsTheDeepestTheFieldsAllow) {
+  const auto zero = Boundaries<2>::all(Boundary::dirichlet(0.0));
+  auto depth = [](const tessera::Grid<2>& grid, const Boundaries<2>& bc, int halo, int radius,
+                  int source_halo) {
+    tessera::Field<double, 2> u(grid, halo, bc, "u"), next(grid, halo, bc, "next");
+    tessera::Field<double, 2> s(grid, source_halo, bc, "s");
+    tessera::Stencil<2> stencil("auto", tessera::Shape::Star, radius);
+    EXPECT_EQ(stencil.auto_depth(u, next), stencil.auto_depth(u, next, tessera::in(u)));
+    return stencil.auto_depth(u, next, tessera::in(s));
+  };
+  const tessera::Grid<2> grid({16, 16}, {8, 8});
+  EXPECT_EQ(depth(grid, zero, 8, 1, 8), tessera::kMaxAutoDepth);
+  EXPECT_EQ(depth(grid, zero, 2, 1, 8), 2);  // u's halo
+  EXPECT_EQ(depth(grid, zero, 8, 1, 3), 3);  // the extra input's halo
+  EXPECT_EQ(depth(grid, zero, 8, 2, 8), 4);  // 8 / radius 2, and the 8-thick tiles
+  EXPECT_EQ(depth(grid, zero, 4, 3, 4), 1);  // 4 / 3
+  EXPECT_EQ(depth(tessera::Grid<2>({16, 16}, {8, 5}), zero, 8, 1, 8), 1);  // the last tile: 1 thick
+  EXPECT_EQ(depth(tessera::Grid<2>({16, 15}, {8, 5}), zero, 8, 1, 8), 4);
+  EXPECT_EQ(depth(tessera::Grid<2>({16, 16}, {8, 8}, {true, true}), Boundaries<2>::all(Boundary::periodic()),
+                  8, 1, 8),
+            tessera::kMaxAutoDepth);
+  Boundaries<2> neumann = zero;
+  neumann.set(0, 1, Boundary::neumann());
+  EXPECT_EQ(depth(grid, neumann, 8, 1, 8), 1);  // Neumann faces need the step by step loop
+  // And advance() with it gives the step-by-step bits (depth 3 here: the halo).
+  tessera::Field<double, 2> u(tessera::Grid<2>({20, 18}, {7, 6}), 3, zero, "u"),
+      next(tessera::Grid<2>({20, 18}, {7, 6}), 3, zero, "next"), a(u.grid(), 1, zero, "a"),
+      b(u.grid(), 1, zero, "b");
+  u.fill(test::initial<double, 2>);
+  a.fill(test::initial<double, 2>);
+  tessera::Stencil<2> stencil("mix", tessera::Shape::Star, 1);
+  ASSERT_EQ(stencil.auto_depth(u, next), 3);
+  stencil.advance(test::Mix<double, 2, 1, false>{}, u, next, 7, tessera::kAutoDepth);
+  stencil.advance(test::Mix<double, 2, 1, false>{}, a, b, 7, 1);
+  test::expect_bitwise_equal(u.gather(), a.gather());
 }
 
 // The fields swap as the step-by-step loop would: after an odd number of steps the result is in

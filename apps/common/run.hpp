@@ -17,6 +17,7 @@
 #include <tessera/perfmodels.hpp>
 #include <tessera/tessera.hpp>
 
+#include "apps/common/blocking.hpp"
 #include "apps/common/progress.hpp"
 
 namespace apps {
@@ -89,15 +90,9 @@ struct RunOptions {
                    "up to --steps; any tiling or rank count");
   }
   // --steps-per-exchange (the apps whose step is one single-field stencil): temporal
-  // blocking, tessera::Stencil::advance; the result is bitwise the same for any value.
-  long steps_per_exchange = 1;
-  void add_time_block_option(CLI::App& cli) {
-    cli.add_option("--steps-per-exchange", steps_per_exchange,
-                   "temporal blocking: advance N steps per halo exchange, in one task per tile "
-                   "(ghost layers N deep, tiles at least N thick; the same result for any N)")
-        ->check(at_least(1))
-        ->check(CLI::Range(1L, 4096L));
-  }
+  // blocking, tessera::Stencil::advance; auto (kAutoDepth) by default.
+  int steps_per_exchange = tessera::kAutoDepth;
+  void add_time_block_option(CLI::App& cli) { add_steps_per_exchange(cli, steps_per_exchange); }
   std::string grid_name() const {
     std::string s;
     for (long v : size) s += (s.empty() ? "" : "x") + std::to_string(v);

@@ -117,6 +117,11 @@ void check_time_block(const std::string& name, int radius, const FieldStorage& u
                       const FieldStorage& next, const std::vector<FieldStorage*>& extras,
                       long steps, int depth);
 
+/// The deepest block of 1..`most` steps that check_time_block allows for these fields (1 when
+/// u's or next's faces rule blocking out, or when the fields are not on one grid).
+int deepest_time_block(int radius, const FieldStorage& u, const FieldStorage& next,
+                       const std::vector<FieldStorage*>& extras, int most);
+
 /// Submits one temporal block (library): checks, one exchange of u's ghost layers `depth` x
 /// `radius` deep (box-shaped when depth > 1: several steps of a star reach the corners), then
 /// one `kind` task per tile that advances `steps` (<= depth) steps, reading the tiles of the
@@ -132,6 +137,13 @@ AccessRule access_rule(const std::string& owner, const FieldStorage& field, int 
                        bool box, bool centre_only);
 
 }  // namespace detail
+
+/// advance(f, u, next, steps, tessera::kAutoDepth): Tessera picks the steps per exchange,
+/// Stencil::auto_depth().
+inline constexpr int kAutoDepth = 0;
+/// The deepest block kAutoDepth picks; fields created with halos of kMaxAutoDepth x radius (and
+/// tiles that thick) allow it.
+inline constexpr int kMaxAutoDepth = 4;
 
 /// A stencil: a name (used in task names and performance-model symbols), a shape and a radius.
 /// Its point functor is written once and called as f(index, In<T>..., Out<T>...):
@@ -203,9 +215,25 @@ class Stencil {
   /// With depth > 1, every field needs ghost layers of at least depth x radius, tiles at least
   /// that thick, and u and next faces that are Dirichlet or periodic (the `also` fields may have
   /// any: their ghost values do not change); depth 1 is the step-by-step loop itself.
+  /// `depth` tessera::kAutoDepth: auto_depth(u, next, also).
+  /// The steps per exchange advance() runs with tessera::kAutoDepth: the deepest of 1 to
+  /// kMaxAutoDepth (4) that these fields allow (ghost layers and tiles at least depth x radius,
+  /// u and next with Dirichlet or periodic faces), else 1. Measured on 2-D and 3-D stencils in
+  /// and out of cache (docs/performance.md), 4 was the best depth or within a few percent of it;
+  /// deeper blocks recompute more ghost points and keep more planes in cache, and the block
+  /// ends in a barrier with the neighbour tiles. The same on every rank (it depends on the grid,
+  /// halos and faces only), and the result is bitwise the same for any depth.
+  template <class T, class... Also>
+  int auto_depth(const Field<T, D>& u, const Field<T, D>& next, const Inputs<Also...>& also = {}) const {
+    std::vector<detail::FieldStorage*> extras;
+    std::apply([&](const auto&... fld) { (extras.push_back(&fld.storage()), ...); }, also.fields);
+    return detail::deepest_time_block(radius_, u.storage(), next.storage(), extras, kMaxAutoDepth);
+  }
+
   template <class F, class T, class... Also>
   void advance(const F& f, Field<T, D>& u, Field<T, D>& next, long steps, int depth,
                const Inputs<Also...>& also = {}) const {
+    if (depth == kAutoDepth) depth = auto_depth(u, next, also);
     static_assert(std::is_trivially_copyable_v<F>,
                   "the point functor is copied to every task and to the GPU: make it trivially "
                   "copyable (plain data members, no std::vector or references)");

@@ -1,0 +1,32 @@
+// --steps-per-exchange, for the applications and benchmarks whose step is one single-field
+// stencil advanced with tessera::Stencil::advance (temporal blocking).
+#pragma once
+
+#include <map>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <tessera/stencil.hpp>
+
+namespace apps {
+
+// N steps per halo exchange, or auto (the default, also 0): tessera::kAutoDepth, the deepest
+// block up to tessera::kMaxAutoDepth that the tiles allow. The result is the same for any value.
+inline CLI::Option* add_steps_per_exchange(CLI::App& cli, int& depth) {
+  return cli
+      .add_option("--steps-per-exchange", depth,
+                  "temporal blocking: advance N steps per halo exchange, in one task per tile "
+                  "(ghost layers N deep, tiles at least N thick; the same result for any N); "
+                  "auto (default): the deepest of 1 to " + std::to_string(tessera::kMaxAutoDepth) +
+                      " the tiles allow")
+      ->transform(CLI::Transformer(std::map<std::string, std::string>{{"auto", "0"}}))
+      ->check(CLI::Range(0, 4096))
+      ->default_str("auto");
+}
+
+// The ghost-layer width a radius-1 stencil's fields need for `depth` steps per exchange.
+inline int halo_for_depth(int depth) {
+  return depth == tessera::kAutoDepth ? tessera::kMaxAutoDepth : depth;
+}
+
+}  // namespace apps
