@@ -260,24 +260,27 @@ TEST_F(TimeBlockErrors, AutoDepthIsTheDeepestTheFieldsAllow) {
     EXPECT_EQ(stencil.auto_depth(u, next), stencil.auto_depth(u, next, tessera::in(u)));
     return stencil.auto_depth(u, next, tessera::in(s));
   };
-  const tessera::Grid<2> grid({16, 16}, {8, 8});
+  const tessera::Grid<2> grid({256, 256}, {256, 64});
   EXPECT_EQ(depth(grid, zero, 8, 1, 8), tessera::kMaxAutoDepth);
   EXPECT_EQ(depth(grid, zero, 2, 1, 8), 2);  // u's halo
   EXPECT_EQ(depth(grid, zero, 8, 1, 3), 3);  // the extra input's halo
-  EXPECT_EQ(depth(grid, zero, 8, 2, 8), 4);  // 8 / radius 2, and the 8-thick tiles
+  EXPECT_EQ(depth(grid, zero, 8, 2, 8), 4);  // 8 / radius 2
   EXPECT_EQ(depth(grid, zero, 4, 3, 4), 1);  // 4 / 3
-  EXPECT_EQ(depth(tessera::Grid<2>({16, 16}, {8, 5}), zero, 8, 1, 8), 1);  // the last tile: 1 thick
-  EXPECT_EQ(depth(tessera::Grid<2>({16, 15}, {8, 5}), zero, 8, 1, 8), 4);
-  EXPECT_EQ(depth(tessera::Grid<2>({16, 16}, {8, 8}, {true, true}), Boundaries<2>::all(Boundary::periodic()),
+  EXPECT_EQ(depth(tessera::Grid<2>({256, 256}, {256, 255}), zero, 8, 1, 8), 1);  // the last tile: 1 thick
+  // Tiles of 60 and a last one of 16 along y: depth 4 would recompute 3/16 more points, 3 2/16.
+  EXPECT_EQ(depth(tessera::Grid<2>({256, 256}, {256, 60}), zero, 8, 1, 8), 3);
+  // Tiles of 8 x 8: depth 2 already recomputes 1/8 + 1/8 more.
+  EXPECT_EQ(depth(tessera::Grid<2>({16, 16}, {8, 8}), zero, 8, 1, 8), 1);
+  EXPECT_EQ(depth(tessera::Grid<2>({256, 256}, {256, 64}, {true, true}), Boundaries<2>::all(Boundary::periodic()),
                   8, 1, 8),
-            tessera::kMaxAutoDepth);
+            tessera::kMaxAutoDepth);  // 3/256 + 3/64 more
   Boundaries<2> neumann = zero;
   neumann.set(0, 1, Boundary::neumann());
   EXPECT_EQ(depth(grid, neumann, 8, 1, 8), 1);  // Neumann faces need the step by step loop
   // And advance() with it gives the step-by-step bits (depth 3 here: the halo).
-  tessera::Field<double, 2> u(tessera::Grid<2>({20, 18}, {7, 6}), 3, zero, "u"),
-      next(tessera::Grid<2>({20, 18}, {7, 6}), 3, zero, "next"), a(u.grid(), 1, zero, "a"),
-      b(u.grid(), 1, zero, "b");
+  const tessera::Grid<2> small({40, 200}, {40, 50});
+  tessera::Field<double, 2> u(small, 3, zero, "u"), next(small, 3, zero, "next"), a(small, 1, zero, "a"),
+      b(small, 1, zero, "b");
   u.fill(test::initial<double, 2>);
   a.fill(test::initial<double, 2>);
   tessera::Stencil<2> stencil("mix", tessera::Shape::Star, 1);

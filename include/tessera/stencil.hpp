@@ -218,11 +218,13 @@ class Stencil {
   /// `depth` tessera::kAutoDepth: auto_depth(u, next, also).
   /// The steps per exchange advance() runs with tessera::kAutoDepth: the deepest of 1 to
   /// kMaxAutoDepth (4) that these fields allow (ghost layers and tiles at least depth x radius,
-  /// u and next with Dirichlet or periodic faces), else 1. Measured on 2-D and 3-D stencils in
-  /// and out of cache (docs/performance.md), 4 was the best depth or within a few percent of it;
-  /// deeper blocks recompute more ghost points and keep more planes in cache, and the block
-  /// ends in a barrier with the neighbour tiles. The same on every rank (it depends on the grid,
-  /// halos and faces only), and the result is bitwise the same for any depth.
+  /// u and next with Dirichlet or periodic faces) and that recomputes at most an eighth more
+  /// points than the steps themselves (a block also computes the ghost points its next steps
+  /// read: about (depth - 1) x radius / thickness more per tiled axis), else 1. Measured on
+  /// 2-D and 3-D stencils in and out of cache (docs/performance.md), 4 was the best depth or
+  /// close to it: deeper blocks keep more planes in flight, and a block ends in a barrier with
+  /// the neighbour tiles. The same on every rank (it depends on the grid, halos and faces only);
+  /// the result is bitwise the same for any depth.
   template <class T, class... Also>
   int auto_depth(const Field<T, D>& u, const Field<T, D>& next, const Inputs<Also...>& also = {}) const {
     std::vector<detail::FieldStorage*> extras;
