@@ -2,6 +2,7 @@
 // stencil advanced with tessera::Stencil::advance (temporal blocking).
 #pragma once
 
+#include <cstdio>
 #include <map>
 #include <string>
 
@@ -27,6 +28,14 @@ inline CLI::Option* add_steps_per_exchange(CLI::App& cli, int& depth) {
 // The ghost-layer width a radius-1 stencil's fields need for `depth` steps per exchange.
 inline int halo_for_depth(int depth) {
   return depth == tessera::kAutoDepth ? tessera::kMaxAutoDepth : depth;
+}
+
+// Says (unless quiet, on rank 0) how many steps each halo exchange covers, and who chose it.
+inline void print_depth(const char* app, int depth, bool chosen_by_tessera, bool quiet, int rank) {
+  if (quiet || rank != 0) return;
+  std::printf("%s: %d step(s) per halo exchange (%s)\n", app, depth,
+              chosen_by_tessera ? "auto: the deepest the tiles allow, up to 4"
+                                : "--steps-per-exchange");
 }
 
 }  // namespace apps

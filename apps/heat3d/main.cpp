@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
     tessera::Stencil<3> heat("heat3d", tessera::Shape::Star, 1);
     const int depth = o.steps_per_exchange == tessera::kAutoDepth ? heat.auto_depth(u, next)
                                                                   : o.steps_per_exchange;
+    apps::print_depth("heat3d", depth, o.steps_per_exchange == tessera::kAutoDepth, o.runtime.quiet, rt.rank());
     auto init = [&] { u.fill([](tessera::Index<3>) { return 0.0; }); };
     apps::State state;
     state.add("u", u);  // `next` is written whole by every step

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
     tessera::Stencil<2> jacobi("jacobi2d", tessera::Shape::Star, 1);
     const int depth = o.steps_per_exchange == tessera::kAutoDepth ? jacobi.auto_depth(u, next, tessera::in(f))
                                                                   : o.steps_per_exchange;
+    apps::print_depth("jacobi2d", depth, o.steps_per_exchange == tessera::kAutoDepth, o.runtime.quiet, rt.rank());
     auto init = [&] { u.fill([](tessera::Index<2>) { return 0.0f; }); };
     apps::State state;
     state.add("u", u);  // f is set from the size above; `next` is written whole by every step

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
     tessera::Stencil<2> life("life", tessera::Shape::Box, 1);
     const int depth = o.steps_per_exchange == tessera::kAutoDepth ? life.auto_depth(cells, next)
                                                                   : o.steps_per_exchange;
+    apps::print_depth("life", depth, o.steps_per_exchange == tessera::kAutoDepth, o.runtime.quiet, rt.rank());
     auto init = [&] { cells.fill(apps::life_seed); };
     apps::State state;
     state.add("cells", cells);
