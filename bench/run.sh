@@ -43,7 +43,7 @@ size_of() {
     jacobi2d:default) echo "4096 4096|100" ;; jacobi2d:incache) echo "1024 1024|1000" ;; jacobi2d:outofcache) echo "8192 8192|50" ;;
     life:default) echo "4096 4096|100" ;; life:incache) echo "1024 1024|1000" ;; life:outofcache) echo "16384 16384|20" ;;
     cardiac2d:default) echo "1024 1024|100" ;; cardiac2d:incache) echo "256 256|1000" ;; cardiac2d:outofcache) echo "4096 4096|20" ;;
-    cardiac3d:default) echo "128 128 128|50" ;; cardiac3d:incache) echo "48 48 48|500" ;; cardiac3d:outofcache) echo "256 256 256|10" ;;
+    cardiac3d:default) echo "128 128 128|50" ;; cardiac3d:incache) echo "96 96 96|100" ;; cardiac3d:outofcache) echo "256 256 256|10" ;;
     cloudsim:default) echo "2048 2048|100" ;; cloudsim:incache) echo "512 512|1000" ;; cloudsim:outofcache) echo "8192 8192|20" ;;
     nbody:default) echo "16384|3" ;; nbody:incache) echo "2048|20" ;; nbody:outofcache) echo "32768|2" ;;
     airfoil:default) echo "400 600|50" ;; airfoil:incache) echo "100 150|200" ;; airfoil:outofcache) echo "800 1200|20" ;;

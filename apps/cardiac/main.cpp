@@ -27,10 +27,11 @@ int main(int argc, char** argv) {
     const double points = static_cast<double>(grid.points());
     const double seconds = apps::timed_steps(
         rt, o, points, [&] { model.init(); }, [&] { model.advance(); });
-    // Per point and step: e read, e_next written, then e_next and r read and written.
-    apps::print_result(name, o, rt, grid.tiles(), seconds, points, 6.0 * sizeof(double),
-                       tessera::sum(model.e));
+    const double e_sum = tessera::sum(model.e);
     const auto ex = model.extrema();
+    if (!rt.simulated()) model.require_in_domain(e_sum, ex[0], o.steps);  // simulated: no values
+    // Per point and step: e read, e_next written, then e_next and r read and written.
+    apps::print_result(name, o, rt, grid.tiles(), seconds, points, 6.0 * sizeof(double), e_sum);
     if (rt.rank() == 0) std::printf("%s e_min=%.17g e_max=%.17g\n", name, ex[0], ex[1]);
     rt.finish();
   });
