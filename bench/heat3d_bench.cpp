@@ -167,10 +167,10 @@ int main(int argc, char** argv) {
     // Tessera's fields, and a warm-up that also calibrates the scheduler's perfmodels.
     tessera::Grid<3> grid({nx, ny, nz}, {tile[0], tile[1], tile[2]});
     const std::string tile_str = dims({grid.tile()[0], grid.tile()[1], grid.tile()[2]});
-    tessera::Field<double, 3> u(grid, apps::halo_for_depth(depth), apps::heat3d_boundaries(), "u");
-    tessera::Field<double, 3> next(grid, apps::halo_for_depth(depth), apps::heat3d_boundaries(), "next");
     tessera::Stencil<3> heat("heat3d", tessera::Shape::Star, 1);
-    if (depth == tessera::kAutoDepth) depth = heat.auto_depth(u, next);
+    depth = apps::steps_per_exchange(heat, grid, depth);
+    tessera::Field<double, 3> u(grid, depth, apps::heat3d_boundaries(), "u");
+    tessera::Field<double, 3> next(grid, depth, apps::heat3d_boundaries(), "next");
     std::printf("bench_heat3d grid=%s tile=%s threads=%d workers=%d sched=%s steps=%d reps=%d "
                 "warmup=%d alpha=%g steps_per_exchange=%d\n",
                 dims(size).c_str(), tile_str.c_str(), threads, rt.cpu_workers(),

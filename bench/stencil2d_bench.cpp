@@ -126,14 +126,13 @@ int main(int argc, char** argv) {
 #if defined(BENCH_JACOBI2D)
     tessera::Grid<2> grid({nx, ny}, {tile[0], tile[1]});
     const auto zero = tessera::Boundaries<2>::all(tessera::Boundary::dirichlet(0.0));
-    const int halo = apps::halo_for_depth(depth);
-    tessera::Field<float, 2> u(grid, halo, zero, "u"), next(grid, halo, zero, "next"),
-        f(grid, halo, zero, "f");
+    tessera::Stencil<2> stencil("jacobi2d", tessera::Shape::Star, 1);
+    depth = apps::steps_per_exchange(stencil, grid, depth);
+    tessera::Field<float, 2> u(grid, depth, zero, "u"), next(grid, depth, zero, "next"),
+        f(grid, depth, zero, "f");
     f.fill([&](tessera::Index<2> p) { return apps::jacobi2d_source(p, nx, ny); });
     u.fill([](tessera::Index<2>) { return 0.0f; });
     const float h = 1.0f / static_cast<float>(nx + 1);
-    tessera::Stencil<2> stencil("jacobi2d", tessera::Shape::Star, 1);
-    if (depth == tessera::kAutoDepth) depth = stencil.auto_depth(u, next, tessera::in(f));
     auto tessera_steps = [&](long n) {
       stencil.advance(apps::Jacobi2d{h * h}, u, next, n, depth, tessera::in(f));
     };
@@ -141,12 +140,11 @@ int main(int argc, char** argv) {
     const double bytes_per_point = 3 * sizeof(float);  // u and f read, next written
 #else
     tessera::Grid<2> grid({nx, ny}, {tile[0], tile[1]}, {true, true});
-    const int halo = apps::halo_for_depth(depth);
-    tessera::Field<std::uint8_t, 2> cells(grid, halo, {}, "cells"), next(grid, halo, {}, "next");
+    tessera::Stencil<2> stencil("life", tessera::Shape::Box, 1);
+    depth = apps::steps_per_exchange(stencil, grid, depth);
+    tessera::Field<std::uint8_t, 2> cells(grid, depth, {}, "cells"), next(grid, depth, {}, "next");
     cells.fill(apps::life_seed);
     const float h = 0;
-    tessera::Stencil<2> stencil("life", tessera::Shape::Box, 1);
-    if (depth == tessera::kAutoDepth) depth = stencil.auto_depth(cells, next);
     auto tessera_steps = [&](long n) { stencil.advance(apps::Life{}, cells, next, n, depth); };
     tessera::Field<std::uint8_t, 2>& result = cells;
     const double bytes_per_point = 2 * sizeof(std::uint8_t);

@@ -363,6 +363,32 @@ void check_time_block(const std::string& name, int radius, const FieldStorage& u
 
 namespace tessera::detail {
 
+int deepest_block_for_tiles(int radius, int dims, const std::int64_t* extent,
+                            const std::int64_t* tile, const bool* periodic, int most) {
+  long width = static_cast<long>(most) * radius;
+  std::int64_t thinnest[3] = {1, 1, 1};
+  for (int ax = 0; ax < dims; ++ax) {
+    const std::int64_t t = std::max<std::int64_t>(1, std::min(tile[ax], extent[ax]));
+    const std::int64_t last = extent[ax] % t == 0 ? t : extent[ax] % t;
+    thinnest[ax] = std::min(t, last);
+    width = std::min<long>(width, thinnest[ax]);
+  }
+  int depth = std::max(1, static_cast<int>(width / radius));
+  // The recomputed ghost points: step j of a block widens its window by (depth - 1 - j) radius
+  // on both sides of every axis with a neighbour tile, about (depth - 1) radius / thickness more
+  // points per such axis. Thin tiles (64^3 in slabs of 8: 3/8 more at depth 4) lose more to it
+  // than the exchanges saved bring; keep it to an eighth.
+  auto recomputed = [&](int d) {
+    double more = 0;
+    for (int ax = 0; ax < dims; ++ax)
+      if (periodic[ax] || tile[ax] < extent[ax])
+        more += static_cast<double>((d - 1) * radius) / static_cast<double>(thinnest[ax]);
+    return more;
+  };
+  while (depth > 1 && recomputed(depth) > 0.125) --depth;
+  return depth;
+}
+
 int deepest_time_block(int radius, const FieldStorage& u, const FieldStorage& next,
                        const std::vector<FieldStorage*>& extras, int most) {
   std::vector<const FieldStorage*> all{&u, &next};
@@ -375,23 +401,12 @@ int deepest_time_block(int radius, const FieldStorage& u, const FieldStorage& ne
         const Boundary::Kind k = f->faces().face[ax][s].kind;
         if (k != Boundary::Kind::Dirichlet && k != Boundary::Kind::Periodic) return 1;
       }
-  long width = static_cast<long>(most) * radius;
-  for (const FieldStorage* f : all) width = std::min<long>(width, f->halo());
-  for (int ax = 0; ax < u.grid().dims; ++ax) width = std::min<long>(width, u.thinnest_tile(ax));
-  int depth = std::max(1, static_cast<int>(width / radius));
-  // The recomputed ghost points: step j of a block widens its window by (depth - 1 - j) radius
-  // on both sides of every axis with a neighbour tile, about (depth - 1) radius / thickness more
-  // points per such axis. Thin tiles (64^3 in slabs of 8: 3/8 more at depth 4) lose more to it
-  // than the exchanges saved bring; keep it to an eighth.
-  auto recomputed = [&](int d) {
-    double more = 0;
-    for (int ax = 0; ax < u.grid().dims; ++ax)
-      if (u.grid().periodic[ax] || u.grid().tile[ax] < u.grid().extent[ax])
-        more += static_cast<double>((d - 1) * radius) / static_cast<double>(u.thinnest_tile(ax));
-    return more;
-  };
-  while (depth > 1 && recomputed(depth) > 0.125) --depth;
-  return depth;
+  int deepest = most;
+  for (const FieldStorage* f : all) deepest = std::min(deepest, f->halo() / radius);
+  const GridSpec& g = u.grid();
+  const bool periodic[3] = {g.periodic[0], g.periodic[1], g.periodic[2]};
+  return std::max(1, deepest_block_for_tiles(radius, g.dims, g.extent.data(), g.tile.data(), periodic,
+                                             std::max(1, deepest)));
 }
 
 }  // namespace tessera::detail

@@ -258,7 +258,12 @@ TEST_F(TimeBlockErrors, AutoDepthIsTheDeepestTheFieldsAllow) {
     tessera::Field<double, 2> s(grid, source_halo, bc, "s");
     tessera::Stencil<2> stencil("auto", tessera::Shape::Star, radius);
     EXPECT_EQ(stencil.auto_depth(u, next), stencil.auto_depth(u, next, tessera::in(u)));
-    return stencil.auto_depth(u, next, tessera::in(s));
+    const int depth = stencil.auto_depth(u, next, tessera::in(s));
+    // Before the fields exist (halos as deep as needed): never shallower than with given halos.
+    if (halo >= 8 && source_halo >= 8 && bc.face[0][1].kind != Boundary::Kind::Neumann)
+      EXPECT_EQ(stencil.auto_depth(grid), depth);
+    EXPECT_GE(stencil.auto_depth(grid), depth);
+    return depth;
   };
   const tessera::Grid<2> grid({256, 256}, {256, 64});
   EXPECT_EQ(depth(grid, zero, 8, 1, 8), tessera::kMaxAutoDepth);

@@ -25,9 +25,11 @@ inline CLI::Option* add_steps_per_exchange(CLI::App& cli, int& depth) {
       ->default_str("auto");
 }
 
-// The ghost-layer width a radius-1 stencil's fields need for `depth` steps per exchange.
-inline int halo_for_depth(int depth) {
-  return depth == tessera::kAutoDepth ? tessera::kMaxAutoDepth : depth;
+// The steps per exchange for --steps-per-exchange `option` (auto: the stencil's choice for the
+// grid's tiles), which is also the ghost-layer width a radius-1 stencil's fields need.
+template <int D>
+int steps_per_exchange(const tessera::Stencil<D>& stencil, const tessera::Grid<D>& grid, int option) {
+  return option == tessera::kAutoDepth ? stencil.auto_depth(grid) : option;
 }
 
 // Says (unless quiet, on rank 0) how many steps each halo exchange covers, and who chose it.

@@ -19,12 +19,10 @@ int main(int argc, char** argv) {
     tessera::Runtime rt(o.runtime);
     apps::check_heat3d_alpha(alpha);  // after the Runtime: under mpirun, said once
     tessera::Grid<3> grid({o.size[0], o.size[1], o.size[2]}, {o.tile[0], o.tile[1], o.tile[2]});
-    const int halo = apps::halo_for_depth(o.steps_per_exchange);
-    tessera::Field<double, 3> u(grid, halo, apps::heat3d_boundaries(), "u");
-    tessera::Field<double, 3> next(grid, halo, apps::heat3d_boundaries(), "next");
     tessera::Stencil<3> heat("heat3d", tessera::Shape::Star, 1);
-    const int depth = o.steps_per_exchange == tessera::kAutoDepth ? heat.auto_depth(u, next)
-                                                                  : o.steps_per_exchange;
+    const int depth = apps::steps_per_exchange(heat, grid, o.steps_per_exchange);
+    tessera::Field<double, 3> u(grid, depth, apps::heat3d_boundaries(), "u");
+    tessera::Field<double, 3> next(grid, depth, apps::heat3d_boundaries(), "next");
     apps::print_depth("heat3d", depth, o.steps_per_exchange == tessera::kAutoDepth, o.runtime.quiet, rt.rank());
     auto init = [&] { u.fill([](tessera::Index<3>) { return 0.0; }); };
     apps::State state;

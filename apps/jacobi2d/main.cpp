@@ -15,14 +15,12 @@ int main(int argc, char** argv) {
     tessera::Runtime rt(o.runtime);
     tessera::Grid<2> grid({o.size[0], o.size[1]}, {o.tile[0], o.tile[1]});
     const auto zero = tessera::Boundaries<2>::all(tessera::Boundary::dirichlet(0.0));
-    const int halo = apps::halo_for_depth(o.steps_per_exchange);
-    tessera::Field<float, 2> u(grid, halo, zero, "u"), next(grid, halo, zero, "next"),
-        f(grid, halo, zero, "f");
+    tessera::Stencil<2> jacobi("jacobi2d", tessera::Shape::Star, 1);
+    const int depth = apps::steps_per_exchange(jacobi, grid, o.steps_per_exchange);
+    tessera::Field<float, 2> u(grid, depth, zero, "u"), next(grid, depth, zero, "next"),
+        f(grid, depth, zero, "f");
     f.fill([&](tessera::Index<2> p) { return apps::jacobi2d_source(p, o.size[0], o.size[1]); });
     const float h = 1.0f / static_cast<float>(o.size[0] + 1);
-    tessera::Stencil<2> jacobi("jacobi2d", tessera::Shape::Star, 1);
-    const int depth = o.steps_per_exchange == tessera::kAutoDepth ? jacobi.auto_depth(u, next, tessera::in(f))
-                                                                  : o.steps_per_exchange;
     apps::print_depth("jacobi2d", depth, o.steps_per_exchange == tessera::kAutoDepth, o.runtime.quiet, rt.rank());
     auto init = [&] { u.fill([](tessera::Index<2>) { return 0.0f; }); };
     apps::State state;

@@ -14,11 +14,9 @@ int main(int argc, char** argv) {
   return apps::run_guarded([&] {
     tessera::Runtime rt(o.runtime);
     tessera::Grid<2> grid({o.size[0], o.size[1]}, {o.tile[0], o.tile[1]}, {true, true});
-    const int halo = apps::halo_for_depth(o.steps_per_exchange);
-    tessera::Field<std::uint8_t, 2> cells(grid, halo, {}, "cells"), next(grid, halo, {}, "next");
     tessera::Stencil<2> life("life", tessera::Shape::Box, 1);
-    const int depth = o.steps_per_exchange == tessera::kAutoDepth ? life.auto_depth(cells, next)
-                                                                  : o.steps_per_exchange;
+    const int depth = apps::steps_per_exchange(life, grid, o.steps_per_exchange);
+    tessera::Field<std::uint8_t, 2> cells(grid, depth, {}, "cells"), next(grid, depth, {}, "next");
     apps::print_depth("life", depth, o.steps_per_exchange == tessera::kAutoDepth, o.runtime.quiet, rt.rank());
     auto init = [&] { cells.fill(apps::life_seed); };
     apps::State state;

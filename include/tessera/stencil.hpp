@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -117,8 +118,12 @@ void check_time_block(const std::string& name, int radius, const FieldStorage& u
                       const FieldStorage& next, const std::vector<FieldStorage*>& extras,
                       long steps, int depth);
 
-/// The deepest block of 1..`most` steps that check_time_block allows for these fields (1 when
-/// u's or next's faces rule blocking out, or when the fields are not on one grid).
+/// The deepest block of 1..`most` steps that a grid's tiles allow (at least depth x radius
+/// thick) recomputing at most an eighth more points (Stencil::auto_depth).
+int deepest_block_for_tiles(int radius, int dims, const std::int64_t* extent,
+                            const std::int64_t* tile, const bool* periodic, int most);
+/// The same for these fields, also within their halos (1 when u's or next's faces rule blocking
+/// out, or when the fields are not on one grid).
 int deepest_time_block(int radius, const FieldStorage& u, const FieldStorage& next,
                        const std::vector<FieldStorage*>& extras, int most);
 
@@ -225,6 +230,22 @@ class Stencil {
   /// close to it: deeper blocks keep more planes in flight, and a block ends in a barrier with
   /// the neighbour tiles. The same on every rank (it depends on the grid, halos and faces only);
   /// the result is bitwise the same for any depth.
+  /// The same for fields on `grid` before they exist, with ghost layers as deep as needed:
+  /// create them with halo auto_depth(grid) x radius, e.g.
+  ///   const int depth = heat.auto_depth(grid);
+  ///   tessera::Field<double, 3> u(grid, depth, bc, "u"), next(grid, depth, bc, "next");
+  ///   heat.advance(Heat{0.1}, u, next, steps, depth);
+  int auto_depth(const Grid<D>& grid) const {
+    std::int64_t extent[3] = {1, 1, 1}, tile[3] = {1, 1, 1};
+    bool periodic[3] = {false, false, false};
+    for (int a = 0; a < D; ++a) {
+      extent[a] = grid.extent()[a];
+      tile[a] = grid.tile()[a];
+      periodic[a] = grid.periodic()[a];
+    }
+    return detail::deepest_block_for_tiles(radius_, D, extent, tile, periodic, kMaxAutoDepth);
+  }
+
   template <class T, class... Also>
   int auto_depth(const Field<T, D>& u, const Field<T, D>& next, const Inputs<Also...>& also = {}) const {
     std::vector<detail::FieldStorage*> extras;
