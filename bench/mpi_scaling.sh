@@ -11,12 +11,14 @@ steps=${STEPS:-20}
 tile_z=$((n / 8))
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mkdir -p "$out"
+# Step by step (the app blocks by default): the halo traffic and overlap per step of the plain
+# exchange, as docs/performance.md reports them.
 run() {  # ranks, label, size...
   local ranks=$1 label=$2
   shift 2
   STARPU_NCPU=1 STARPU_SILENT=1 mpirun --oversubscribe --allow-run-as-root -np "$ranks" \
     "$build/apps/heat3d/heat3d" --size "$@" --tile "$n" "$n" "$tile_z" --steps "$steps" \
-    --quiet --trace "$out/$label.json" | sed "s/^/$label ranks=$ranks: /"
+    --quiet --steps-per-exchange 1 --trace "$out/$label.json" | sed "s/^/$label ranks=$ranks: /"
 }
 for ranks in 1 2; do
   run "$ranks" "strong-np$ranks" "$n" "$n" "$n"
