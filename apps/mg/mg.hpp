@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
@@ -134,45 +135,146 @@ struct Set {
 };
 
 // The coarse end of a V-cycle in one task: levels 1..K, each held in one tile (the whole level),
-// go through NPB's restriction, smoothing and prolongation in plain loops of the same point
-// functors on the host, so the bits are those of the tiled path. Below some size a level's work
-// is smaller than the latency of the tasks the tiled path chains per level (ghost pack and copy,
-// then the operator), and a V-cycle is a chain of dependent tasks.
+// go through NPB's restriction, smoothing and prolongation on the host, so that a V-cycle's
+// small levels cost one task instead of a chain of dependent ones (ghost pack and copy, then the
+// operator, per level and operator). Below some size a level's work is smaller than the latency
+// of those tasks. The loops are NPB's: per row the partial sums along x (u1, u2 of resid, r1, r2
+// of psinv, x1, y1 of rprj3, z1, z2, z3 of interp) computed once and read at x - 1, x, x + 1,
+// each grouped exactly as the point functors above group them, so the bits are those of the
+// tiled path; resid and psinv update r and u in place (each reads the field it writes only at
+// the point it writes), as NPB does.
 using View = tessera::TileView<double, 3>;
+
+namespace coarse {
 
 // The ghost layer (1 point) of a one-tile periodic level: x, then y (with the x ghosts), then z
 // (with both), so edges and corners wrap as the exchange makes them.
 inline void wrap_ghosts(const View& v) {
   const std::int64_t nx = v.extent[0], ny = v.extent[1], nz = v.extent[2];
-  for (std::int64_t z = 0; z < nz; ++z)
+  const std::size_t row = static_cast<std::size_t>(nx + 2) * sizeof(double);
+  for (std::int64_t z = 0; z < nz; ++z) {
     for (std::int64_t y = 0; y < ny; ++y) {
-      v(-1, y, z) = v(nx - 1, y, z);
-      v(nx, y, z) = v(0, y, z);
+      double* p = &v(0, y, z);
+      p[-1] = p[nx - 1];
+      p[nx] = p[0];
     }
-  for (std::int64_t z = 0; z < nz; ++z)
-    for (std::int64_t x = -1; x <= nx; ++x) {
-      v(x, -1, z) = v(x, ny - 1, z);
-      v(x, ny, z) = v(x, 0, z);
-    }
-  for (std::int64_t y = -1; y <= ny; ++y)
-    for (std::int64_t x = -1; x <= nx; ++x) {
-      v(x, y, -1) = v(x, y, nz - 1);
-      v(x, y, nz) = v(x, y, 0);
+    std::memcpy(&v(-1, -1, z), &v(-1, ny - 1, z), row);
+    std::memcpy(&v(-1, ny, z), &v(-1, 0, z), row);
+  }
+  for (std::int64_t y = -1; y <= ny; ++y) {
+    std::memcpy(&v(-1, y, -1), &v(-1, y, nz - 1), row);
+    std::memcpy(&v(-1, y, nz), &v(-1, y, 0), row);
+  }
+}
+
+// The four neighbours of a row across y and z: faces (y - 1, y + 1, z - 1, z + 1) and corners
+// ((y - 1, z - 1), (y + 1, z - 1), (y - 1, z + 1), (y + 1, z + 1)), summed in that order at
+// every x of [-1, nx], into f[x + 1] and c[x + 1]: NPB's u1/u2 (resid), r1/r2 (psinv).
+inline void cross_sums(const double* p, std::int64_t sy, std::int64_t sz, std::int64_t nx,
+                       double* __restrict f, double* __restrict c) {
+  for (std::int64_t x = -1; x <= nx; ++x) {
+    f[x + 1] = p[x - sy] + p[x + sy] + p[x - sz] + p[x + sz];
+    c[x + 1] = p[x - sy - sz] + p[x + sy - sz] + p[x - sy + sz] + p[x + sy + sz];
+  }
+}
+
+// r = v - A u (Resid) over a whole level; `v` may be `r` (NPB's resid(u, r, r)).
+inline void resid(const Resid& k, const View& u, const double* v0, std::int64_t vsy, std::int64_t vsz,
+                  const View& r, double* u1, double* u2) {
+  const std::int64_t nx = r.extent[0];
+  for (std::int64_t z = 0; z < r.extent[2]; ++z)
+    for (std::int64_t y = 0; y < r.extent[1]; ++y) {
+      const double* pu = &u(0, y, z);
+      cross_sums(pu, u.sy, u.sz, nx, u1, u2);
+      const double* pv = v0 + y * vsy + z * vsz;
+      double* pr = &r(0, y, z);
+      for (std::int64_t x = 0; x < nx; ++x)
+        pr[x] = pv[x] - k.a0 * pu[x] - k.a2 * (u2[x + 1] + u1[x] + u1[x + 2]) - k.a3 * (u2[x] + u2[x + 2]);
     }
 }
 
-// A Box stencil over a whole one-tile level: out = f(in a, centre of b) at every point.
-template <class F, class B>
-void whole_level(const F& f, const View& a, const B& b, const View& out) {
-  for (std::int64_t z = 0; z < out.extent[2]; ++z)
-    for (std::int64_t y = 0; y < out.extent[1]; ++y) {
-      const double *pa = &a(0, y, z), *pb = &b(0, y, z);
-      double* po = &out(0, y, z);
-      for (std::int64_t x = 0; x < out.extent[0]; ++x)
-        f(tessera::Index<3>{{x, y, z}}, tessera::In<double>{pa + x, a.sy, a.sz},
-          tessera::In<double>{pb + x, b.sy, b.sz}, tessera::Out<double>{po + x});
+// u = u + C r (Psinv) over a whole level, in place; `from_zero`: u is taken as zero.
+inline void psinv(const Psinv& k, const View& r, const View& u, double* r1, double* r2) {
+  const std::int64_t nx = u.extent[0];
+  for (std::int64_t z = 0; z < u.extent[2]; ++z)
+    for (std::int64_t y = 0; y < u.extent[1]; ++y) {
+      const double* pr = &r(0, y, z);
+      cross_sums(pr, r.sy, r.sz, nx, r1, r2);
+      double* pu = &u(0, y, z);
+      for (std::int64_t x = 0; x < nx; ++x) {
+        const double old = k.from_zero ? 0.0 : pu[x];
+        pu[x] = old + k.c0 * pr[x] + k.c1 * (pr[x - 1] + pr[x + 1] + r1[x + 1]) +
+                k.c2 * (r2[x + 1] + r1[x] + r1[x + 2]);
+      }
     }
 }
+
+// Restriction (Rprj3) of fine level f into coarse level c: coarse x reads fine 2x, 2x + 1, 2x + 2.
+inline void rprj3(const View& f, const View& c, double* x1, double* y1) {
+  const std::int64_t nx = c.extent[0];
+  for (std::int64_t z = 0; z < c.extent[2]; ++z)
+    for (std::int64_t y = 0; y < c.extent[1]; ++y) {
+      const double* pf = &f(0, 2 * y + 1, 2 * z + 1);
+      // Rprj3's x1 (y - 1, y + 1, z - 1, z + 1) and y1 ((y - 1, z - 1), (y - 1, z + 1),
+      // (y + 1, z - 1), (y + 1, z + 1)) at fine x = 0 .. 2 nx.
+      for (std::int64_t x = 0; x <= 2 * nx; ++x) {
+        x1[x] = pf[x - f.sy] + pf[x + f.sy] + pf[x - f.sz] + pf[x + f.sz];
+        y1[x] = pf[x - f.sy - f.sz] + pf[x - f.sy + f.sz] + pf[x + f.sy - f.sz] + pf[x + f.sy + f.sz];
+      }
+      double* pc = &c(0, y, z);
+      for (std::int64_t x = 0; x < nx; ++x) {
+        const std::int64_t i = 2 * x + 1;
+        pc[x] = 0.5 * pf[i] + 0.25 * (pf[i - 1] + pf[i + 1] + x1[i]) + 0.125 * (x1[i - 1] + x1[i + 1] + y1[i]) +
+                0.0625 * (y1[i - 1] + y1[i + 1]);
+      }
+    }
+}
+
+// Prolongation (Interp) of coarse level c into fine level f, added to f (`add`) or into a zero
+// f. Per fine row, Interp's sum for its y and z parities at every coarse x of [-1, nx) (z1: y
+// even; z2: z even; z3: both), then the odd fine x (on the anchor) and the even ones (between
+// the anchor and the one before).
+inline void interp(bool add, const View& c, const View& f, double* a) {
+  const std::int64_t nx = c.extent[0];
+  for (std::int64_t z = 0; z < f.extent[2]; ++z)
+    for (std::int64_t y = 0; y < f.extent[1]; ++y) {
+      const bool ey = y % 2 == 0, ez = z % 2 == 0;
+      const double* p = &c(0, y / 2, z / 2);
+      const double *py = p - c.sy, *pz = p - c.sz, *pyz = p - c.sy - c.sz;
+      double on, between;  // the weights of a fine x on the anchor and between two
+      if (!ey && !ez) {
+        for (std::int64_t x = -1; x < nx; ++x) a[x + 1] = p[x];
+        on = 1.0;
+        between = 0.5;
+      } else if (ey && !ez) {
+        for (std::int64_t x = -1; x < nx; ++x) a[x + 1] = p[x] + py[x];
+        on = 0.5;
+        between = 0.25;
+      } else if (!ey && ez) {
+        for (std::int64_t x = -1; x < nx; ++x) a[x + 1] = p[x] + pz[x];
+        on = 0.5;
+        between = 0.25;
+      } else {
+        for (std::int64_t x = -1; x < nx; ++x) a[x + 1] = p[x] + py[x] + (pz[x] + pyz[x]);
+        on = 0.25;
+        between = 0.125;
+      }
+      double* pf = &f(0, y, z);
+      if (!ey && !ez) {  // Interp: z(0, 0, 0) itself, not 1.0 * it (the same value)
+        for (std::int64_t x = 0; x < nx; ++x) {
+          pf[2 * x] = (add ? pf[2 * x] : 0.0) + between * (a[x] + a[x + 1]);
+          pf[2 * x + 1] = (add ? pf[2 * x + 1] : 0.0) + a[x + 1];
+        }
+      } else {
+        for (std::int64_t x = 0; x < nx; ++x) {
+          pf[2 * x] = (add ? pf[2 * x] : 0.0) + between * (a[x] + a[x + 1]);
+          pf[2 * x + 1] = (add ? pf[2 * x + 1] : 0.0) + on * a[x + 1];
+        }
+      }
+    }
+}
+
+}  // namespace coarse
 
 struct CoarseCycle {
   Resid resid;
@@ -180,53 +282,35 @@ struct CoarseCycle {
   int levels;    // K
   bool top;      // level K is the top level (v is its right-hand side)
 
-  // views: v (the top's right-hand side, read when `top`), then u(1..K), r(1..K), t(1..K); the
-  // swaps of the tiled path are done on the views (and by the caller on the fields).
+  // views: v (the top's right-hand side, read when `top`), then u(1..K), r(1..K).
   template <class... V>
   void cpu(tessera::TileView<const double, 3> v, V... views) const {
-    View all[] = {views...};
-    auto u = [&](int k) -> View& { return all[k - 1]; };
-    auto r = [&](int k) -> View& { return all[levels + k - 1]; };
-    auto t = [&](int k) -> View& { return all[2 * levels + k - 1]; };
+    const View all[] = {views...};
+    auto u = [&](int k) -> const View& { return all[k - 1]; };
+    auto r = [&](int k) -> const View& { return all[levels + k - 1]; };
+    // Scratch rows: four of the widest level's row and its ghosts (rprj3 reads 2 n + 1 of the
+    // level below K, n + 2 at level K).
+    std::vector<double> scratch(4 * static_cast<std::size_t>(u(levels).extent[0] + 2));
+    double *s0 = scratch.data(), *s1 = s0 + scratch.size() / 2;
     for (int k = levels; k >= 2; --k) {
-      wrap_ghosts(r(k));
-      const View &f = r(k), &c = r(k - 1);
-      for (std::int64_t z = 0; z < c.extent[2]; ++z)
-        for (std::int64_t y = 0; y < c.extent[1]; ++y) {
-          const double* pf = &f(1, 2 * y + 1, 2 * z + 1);
-          double* pc = &c(0, y, z);
-          for (std::int64_t x = 0; x < c.extent[0]; ++x)
-            Rprj3{}(tessera::Index<3>{{x, y, z}}, tessera::In<double>{pf + 2 * x, f.sy, f.sz},
-                    tessera::Out<double>{pc + x});
-        }
+      coarse::wrap_ghosts(r(k));
+      coarse::rprj3(r(k), r(k - 1), s0, s1);
     }
     for (int k = 1; k <= levels; ++k) {
-      const bool at_top = top && k == levels;
       if (k >= 2) {
-        wrap_ghosts(u(k - 1));
-        const View &c = u(k - 1), &f = u(k);
-        const Interp interp{at_top};
-        for (std::int64_t z = 0; z < f.extent[2]; ++z)
-          for (std::int64_t y = 0; y < f.extent[1]; ++y) {
-            const double* pc = &c(0, y / 2, z / 2);
-            double* pf = &f(0, y, z);
-            for (std::int64_t x = 0; x < f.extent[0]; ++x)
-              interp(tessera::Index<3>{{x, y, z}}, tessera::In<double>{pc + x / 2, c.sy, c.sz},
-                     tessera::InOut<double>{pf + x});
-          }
-        wrap_ghosts(u(k));
-        if (at_top) {
-          whole_level(resid, u(k), v, r(k));  // r = v - A u (Mg::resid_top)
-        } else {
-          whole_level(resid, u(k), r(k), t(k));
-          std::swap(r(k), t(k));
-        }
+        const bool at_top = top && k == levels;
+        coarse::wrap_ghosts(u(k - 1));
+        coarse::interp(at_top, u(k - 1), u(k), s0);
+        coarse::wrap_ghosts(u(k));
+        if (at_top)  // r = v - A u (Mg::resid_top)
+          coarse::resid(resid, u(k), v.data, v.sy, v.sz, r(k), s0, s1);
+        else  // r = r - A u
+          coarse::resid(resid, u(k), r(k).data, r(k).sy, r(k).sz, r(k), s0, s1);
       }
-      wrap_ghosts(r(k));
+      coarse::wrap_ghosts(r(k));
       Psinv s = smooth;
       s.from_zero = k == 1;
-      whole_level(s, r(k), u(k), t(k));
-      std::swap(u(k), t(k));
+      coarse::psinv(s, r(k), u(k), s0, s1);
     }
   }
 };
@@ -361,11 +445,10 @@ class Mg {
   void submit_coarse_cycle(std::index_sequence<I...>) {
     const int k = static_cast<int>(sizeof...(I));
     coarse.submit(CoarseCycle{Resid{a0, a2, a3}, Psinv{c0, c1, c2, false}, k, k == lt}, tessera::read_tile(*v, 0),
-                  tessera::update_tile(U(I + 1), 0)..., tessera::update_tile(R(I + 1), 0)...,
-                  tessera::update_tile(T(I + 1), 0)...);
+                  tessera::update_tile(U(I + 1), 0)..., tessera::update_tile(R(I + 1), 0)...);
   }
-  // Restriction from level K down, smoothing and prolongation up to K (CoarseCycle), and the
-  // same swaps of u, r and t as the tiled path.
+  // Restriction from level K down, smoothing and prolongation up to K (CoarseCycle, in place:
+  // no swaps).
   void coarse_cycle() {
     switch (one_task_levels) {
       case 1: submit_coarse_cycle(std::make_index_sequence<1>{}); break;
@@ -376,11 +459,6 @@ class Mg {
       case 6: submit_coarse_cycle(std::make_index_sequence<6>{}); break;
       case 7: submit_coarse_cycle(std::make_index_sequence<7>{}); break;
       default: submit_coarse_cycle(std::make_index_sequence<kMaxOneTaskLevels>{}); break;
-    }
-    tessera::swap(U(1), T(1));
-    for (int k = 2; k <= one_task_levels; ++k) {
-      if (k < lt) tessera::swap(R(k), T(k));
-      tessera::swap(U(k), T(k));
     }
   }
   tessera::Field<double, 3>& T(int k) { return t[static_cast<std::size_t>(k - 1)]; }
