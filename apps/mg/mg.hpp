@@ -2,11 +2,12 @@
 // hierarchy of grids, n^3 down to 2^3 points, from NPB's random charges (zran3). resid and psinv
 // are 27-point Box stencils with one coefficient per class (centre, faces, edges, corners),
 // rprj3 a tessera::Restriction, interp a tessera::Prolongation, comm3 the periodic ghost
-// exchange Tessera does before each, norm2u3 a loop with two reductions. Every formula keeps
+// exchange Tessera does before each, norm2u3 a task per top tile (PlaneNorms). Every formula keeps
 // NPB's grouping of the sums (its u1/u2 partial sums), so the results follow NPB's reference.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -122,13 +123,66 @@ struct Interp {
   }
 };
 
-struct Norms {  // NPB's norm2u3: the sum of squares and the largest magnitude
-  TESSERA_HD void operator()(tessera::Index<3>, tessera::In<double> r, tessera::Reducer<tessera::Sum> s,
-                             tessera::Reducer<tessera::Max> m) const {
-    s(r() * r());
-    m(r() < 0 ? -r() : r());
+// NPB's norm2u3 (the sum of squares and the largest magnitude of the top residual) with bits
+// that do not depend on the top tiling: per z plane a sum in a fixed order (8 lanes along x, in
+// rows, then the lanes pairwise), written into `planes` (2 x 1 x n: sum, max per plane), one
+// task per top tile (z slab); MgNorms adds the planes in z order. So --tile-z, and the default
+// tiling, can differ between one rank and several without changing rnm2.
+struct PlaneNorms {
+  void cpu(tessera::TileView<const double, 3> r, tessera::TileView<double, 3> planes) const {
+    constexpr int kLanes = 8;
+    const std::int64_t nx = r.extent[0];
+    for (std::int64_t z = 0; z < r.extent[2]; ++z) {
+      double sum[kLanes] = {}, max[kLanes] = {};
+      for (std::int64_t y = 0; y < r.extent[1]; ++y) {
+        const double* p = &r(0, y, z);
+        std::int64_t x = 0;
+        for (; x + kLanes <= nx; x += kLanes)
+          for (int j = 0; j < kLanes; ++j) {
+            sum[j] += p[x + j] * p[x + j];
+            max[j] = std::max(max[j], std::fabs(p[x + j]));
+          }
+        for (int j = 0; x < nx; ++x, ++j) {
+          sum[j] += p[x] * p[x];
+          max[j] = std::max(max[j], std::fabs(p[x]));
+        }
+      }
+      for (int w = kLanes / 2; w >= 1; w /= 2)
+        for (int j = 0; j < w; ++j) {
+          sum[j] += sum[j + w];
+          max[j] = std::max(max[j], max[j + w]);
+        }
+      planes(0, 0, z) = sum[0];
+      planes(1, 0, z) = max[0];
+    }
   }
 };
+
+// The planes' sums added in z order and their largest maximum: {sum of squares, max |r|}.
+// get() waits (collective under mpirun: every rank calls it).
+class MgNorms {
+ public:
+  explicit MgNorms(tessera::Field<double, 3> planes) : planes_(std::move(planes)) {}
+  const std::array<double, 2>& get() {
+    if (!done_) {
+      const std::vector<double> v = planes_.gather();
+      values_ = {0.0, 0.0};
+      for (std::size_t z = 0; 2 * z < v.size(); ++z) {
+        values_[0] += v[2 * z];
+        values_[1] = std::max(values_[1], v[2 * z + 1]);
+      }
+      done_ = true;
+    }
+    return values_;
+  }
+  double get(int k) { return get()[static_cast<std::size_t>(k)]; }
+
+ private:
+  tessera::Field<double, 3> planes_;
+  std::array<double, 2> values_{};
+  bool done_ = false;
+};
+
 struct Set {
   double value;
   TESSERA_HD void operator()(tessera::Index<3>, tessera::Out<double> u) const { u = value; }
@@ -281,6 +335,7 @@ struct CoarseCycle {
   Psinv smooth;  // from_zero is set per level
   int levels;    // K
   bool top;      // level K is the top level (v is its right-hand side)
+  bool then_resid = false;  // `top`: then r = v - A u at the top, as Mg::resid_top (Mg::iteration)
 
   // views: v (the top's right-hand side, read when `top`), then u(1..K), r(1..K).
   template <class... V>
@@ -311,6 +366,10 @@ struct CoarseCycle {
       Psinv s = smooth;
       s.from_zero = k == 1;
       coarse::psinv(s, r(k), u(k), s0, s1);
+    }
+    if (top && then_resid) {
+      coarse::wrap_ghosts(u(levels));
+      coarse::resid(resid, u(levels), v.data, v.sy, v.sz, r(levels), s0, s1);
     }
   }
 };
@@ -346,6 +405,19 @@ class Mg {
  public:
   static constexpr std::int64_t kMinTilePoints = 32768;
 
+  // The default top tiling. On one rank up to kOneTaskSize^3 points, one tile: the whole
+  // V-cycle and the residual after it are one task per iteration, serial, at about NPB's
+  // one-thread speed, which beats the chain of dependent per-tile tasks (a ghost pack, a copy
+  // and the operator per level and operator, each link paying the runtime's latency) on 2
+  // workers. Else four z slabs: two per worker here, one per rank up to 4 ranks (fewer,
+  // thicker slabs copy fewer ghost points and chain fewer tasks). The results, rnm2
+  // included (PlaneNorms), are the same bits for any top tiling, so the default may depend
+  // on the ranks.
+  static constexpr std::int64_t kOneTaskSize = 64;
+  static std::int64_t default_tile_z(std::int64_t n, int ranks = 1) {
+    return ranks == 1 && n <= kOneTaskSize ? n : std::max<std::int64_t>(2, n / 4);
+  }
+
   // `coarse_task`: the levels held in one tile each run as one task per V-cycle (CoarseCycle).
   Mg(std::int64_t n, std::int64_t tile_z, std::int64_t min_tile = 1, std::int64_t min_points = kMinTilePoints,
      int min_tiles = 1, bool coarse_task = true) {
@@ -370,6 +442,8 @@ class Mg {
       t.emplace_back(g, 1, tessera::Boundaries<3>{}, "t" + level);
     }
     v = std::make_unique<tessera::Field<double, 3>>(grids.back(), 0, tessera::Boundaries<3>{}, "v");
+    planes = std::make_unique<tessera::Field<double, 3>>(tessera::Grid<3>({2, 1, n}, {2, 1, tile_z}), 0,
+                                                         tessera::Boundaries<3>{}, "norm-planes");
     while (coarse_task && one_task_levels < std::min(lt, kMaxOneTaskLevels) &&
            grid(one_task_levels + 1).tiles() == 1)
       ++one_task_levels;
@@ -418,9 +492,23 @@ class Mg {
     smooth(lt, false);
   }
 
+  // One iteration of NPB's timed loop: a V-cycle, then the top residual. When the whole
+  // V-cycle is one task, so is the residual (one task per iteration instead of four: the
+  // stencil's ghost pack and copy, then the operator, each a link of the chain).
+  void iteration() {
+    if (one_task_levels == lt) {
+      coarse_cycle(true);
+      return;
+    }
+    mg3p();
+    resid_top();
+  }
+
   // {rnm2, rnmu} of the top residual (NPB's norm2u3); get() waits.
-  tessera::Reduction<2> norms() {
-    return norm.apply(Norms{}, tessera::in(R(lt)), tessera::reductions(tessera::Sum{}, tessera::Max{}));
+  MgNorms norms() {
+    for (int t = 0; t < grid(lt).tiles(); ++t)
+      norm.submit(PlaneNorms{}, tessera::read_tile(R(lt), t), tessera::write_tile(*planes, t));
+    return MgNorms(*planes);
   }
   double rnm2(double sum_of_squares) const {
     const double n = static_cast<double>(grid(lt).extent()[0]);
@@ -442,23 +530,24 @@ class Mg {
 
  private:
   template <std::size_t... I>
-  void submit_coarse_cycle(std::index_sequence<I...>) {
+  void submit_coarse_cycle(bool then_resid, std::index_sequence<I...>) {
     const int k = static_cast<int>(sizeof...(I));
-    coarse.submit(CoarseCycle{Resid{a0, a2, a3}, Psinv{c0, c1, c2, false}, k, k == lt}, tessera::read_tile(*v, 0),
+    coarse.submit(CoarseCycle{Resid{a0, a2, a3}, Psinv{c0, c1, c2, false}, k, k == lt, then_resid},
+                  tessera::read_tile(*v, 0),
                   tessera::update_tile(U(I + 1), 0)..., tessera::update_tile(R(I + 1), 0)...);
   }
   // Restriction from level K down, smoothing and prolongation up to K (CoarseCycle, in place:
-  // no swaps).
-  void coarse_cycle() {
+  // no swaps); `then_resid`: and the top residual, when K is the top.
+  void coarse_cycle(bool then_resid = false) {
     switch (one_task_levels) {
-      case 1: submit_coarse_cycle(std::make_index_sequence<1>{}); break;
-      case 2: submit_coarse_cycle(std::make_index_sequence<2>{}); break;
-      case 3: submit_coarse_cycle(std::make_index_sequence<3>{}); break;
-      case 4: submit_coarse_cycle(std::make_index_sequence<4>{}); break;
-      case 5: submit_coarse_cycle(std::make_index_sequence<5>{}); break;
-      case 6: submit_coarse_cycle(std::make_index_sequence<6>{}); break;
-      case 7: submit_coarse_cycle(std::make_index_sequence<7>{}); break;
-      default: submit_coarse_cycle(std::make_index_sequence<kMaxOneTaskLevels>{}); break;
+      case 1: submit_coarse_cycle(then_resid, std::make_index_sequence<1>{}); break;
+      case 2: submit_coarse_cycle(then_resid, std::make_index_sequence<2>{}); break;
+      case 3: submit_coarse_cycle(then_resid, std::make_index_sequence<3>{}); break;
+      case 4: submit_coarse_cycle(then_resid, std::make_index_sequence<4>{}); break;
+      case 5: submit_coarse_cycle(then_resid, std::make_index_sequence<5>{}); break;
+      case 6: submit_coarse_cycle(then_resid, std::make_index_sequence<6>{}); break;
+      case 7: submit_coarse_cycle(then_resid, std::make_index_sequence<7>{}); break;
+      default: submit_coarse_cycle(then_resid, std::make_index_sequence<kMaxOneTaskLevels>{}); break;
     }
   }
   tessera::Field<double, 3>& T(int k) { return t[static_cast<std::size_t>(k - 1)]; }
@@ -472,7 +561,9 @@ class Mg {
   tessera::Stencil<3> resid{"mg-resid", tessera::Shape::Box, 1}, psinv{"mg-psinv", tessera::Shape::Box, 1};
   tessera::Restriction<3> rprj3{"mg-rprj3"};
   tessera::Prolongation<3> interp{"mg-interp"};
-  tessera::Loop<3> norm{"mg-norm"}, set{"mg-set"};
+  std::unique_ptr<tessera::Field<double, 3>> planes;  // PlaneNorms' sum and max per top z plane
+  tessera::Loop<3> set{"mg-set"};
+  tessera::Task norm{"mg-norm"};
   tessera::Task coarse{"mg-coarse"};
 };
 
