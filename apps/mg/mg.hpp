@@ -374,6 +374,16 @@ struct CoarseCycle {
   }
 };
 
+// r = v - A u over a one-tile top level, its ghosts wrapped first (Mg::resid_top).
+struct TopResid {
+  Resid resid;
+  void cpu(tessera::TileView<const double, 3> v, View u, View r) const {
+    std::vector<double> scratch(2 * static_cast<std::size_t>(u.extent[0] + 2));
+    coarse::wrap_ghosts(u);
+    coarse::resid(resid, u, v.data, v.sy, v.sz, r, scratch.data(), scratch.data() + scratch.size() / 2);
+  }
+};
+
 // A problem: its size, iterations, the official rnm2 of its class (0: class U, none).
 struct MgClass {
   std::string name;  // "S", "W", "A", "B", "W-npb3.0", "U"
@@ -469,8 +479,14 @@ class Mg {
     set.apply(Set{0.0}, tessera::out(U(lt)));
   }
 
-  // r = v - A u at the top level.
-  void resid_top() { resid.apply(Resid{a0, a2, a3}, tessera::in(U(lt), tessera::centre(*v)), tessera::out(R(lt))); }
+  // r = v - A u at the top level: one task (TopResid) when the top is one tile, as the V-cycle.
+  void resid_top() {
+    if (one_task_levels == lt)
+      coarse.submit(TopResid{Resid{a0, a2, a3}}, tessera::read_tile(*v, 0), tessera::update_tile(U(lt), 0),
+                    tessera::write_tile(R(lt), 0));
+    else
+      resid.apply(Resid{a0, a2, a3}, tessera::in(U(lt), tessera::centre(*v)), tessera::out(R(lt)));
+  }
 
   // One V-cycle (NPB's mg3P).
   void mg3p() {
