@@ -384,6 +384,97 @@ struct TopResid {
   }
 };
 
+// The tiled levels on one rank, where every tile is a z slab (whole x-y planes) and its
+// neighbours' planes are in the same memory: resid and psinv as one task per slab that reads
+// the planes next to it straight from the slabs below and above (t - 1 and t + 1, periodic),
+// and wraps x and y itself, instead of a halo-pack, a boundary copy and the stencil per tile
+// (three links of the chain per operator, and the copies). Both update in place, as NPB does
+// (psinv writes u, resid r; no third field, no swap). The same arithmetic as Resid and Psinv
+// at every point, so the same bits as the stencils.
+namespace slab {
+
+// Rows of a z slab between its neighbours: plane -1 is the last plane of `below`, plane nz the
+// first of `above`; y wraps (the slab holds whole planes).
+struct Planes {
+  tessera::TileView<const double, 3> below, here, above;
+  const double* row(std::int64_t y, std::int64_t z) const {
+    const std::int64_t ny = here.extent[1];
+    y = y < 0 ? ny - 1 : (y == ny ? 0 : y);
+    if (z < 0) return &below(0, y, below.extent[2] - 1);
+    if (z == here.extent[2]) return &above(0, y, 0);
+    return &here(0, y, z);
+  }
+  // coarse::cross_sums of row (y, z), x wrapped: f[x + 1] and c[x + 1] for x in [-1, nx].
+  void cross_sums(std::int64_t y, std::int64_t z, double* __restrict f, double* __restrict c) const {
+    const std::int64_t nx = here.extent[0];
+    const double *ym = row(y - 1, z), *yp = row(y + 1, z), *zm = row(y, z - 1), *zp = row(y, z + 1);
+    const double *mm = row(y - 1, z - 1), *pm = row(y + 1, z - 1), *mp = row(y - 1, z + 1), *pp = row(y + 1, z + 1);
+    for (std::int64_t x = 0; x < nx; ++x) {
+      f[x + 1] = ym[x] + yp[x] + zm[x] + zp[x];
+      c[x + 1] = mm[x] + pm[x] + mp[x] + pp[x];
+    }
+    f[0] = f[nx];  // the same four values, added in the same order, as at x = nx - 1
+    c[0] = c[nx];
+    f[nx + 1] = f[1];
+    c[nx + 1] = c[1];
+  }
+};
+
+// r = v - A u on one slab; `v` the top's right-hand side, or (3 tiles and r) r itself.
+struct Resid {
+  apps::Resid k;
+  void cpu(tessera::TileView<const double, 3> below, tessera::TileView<const double, 3> here,
+           tessera::TileView<const double, 3> above, tessera::TileView<const double, 3> v, View r) const {
+    run(Planes{below, here, above}, v.data, v.sy, v.sz, r);
+  }
+  void cpu(tessera::TileView<const double, 3> below, tessera::TileView<const double, 3> here,
+           tessera::TileView<const double, 3> above, View r) const {
+    run(Planes{below, here, above}, r.data, r.sy, r.sz, r);
+  }
+  void run(const Planes& u, const double* v0, std::int64_t vsy, std::int64_t vsz, const View& r) const {
+    const std::int64_t nx = r.extent[0];
+    std::vector<double> scratch(2 * static_cast<std::size_t>(nx + 2));
+    double *u1 = scratch.data(), *u2 = u1 + nx + 2;
+    for (std::int64_t z = 0; z < r.extent[2]; ++z)
+      for (std::int64_t y = 0; y < r.extent[1]; ++y) {
+        u.cross_sums(y, z, u1, u2);
+        const double* pu = u.row(y, z);
+        const double* pv = v0 + y * vsy + z * vsz;
+        double* pr = &r(0, y, z);
+        for (std::int64_t x = 0; x < nx; ++x)
+          pr[x] = pv[x] - k.a0 * pu[x] - k.a2 * (u2[x + 1] + u1[x] + u1[x + 2]) - k.a3 * (u2[x] + u2[x + 2]);
+      }
+  }
+};
+
+// u = u + C r on one slab.
+struct Psinv {
+  apps::Psinv k;
+  void cpu(tessera::TileView<const double, 3> below, tessera::TileView<const double, 3> here,
+           tessera::TileView<const double, 3> above, View u) const {
+    const Planes r{below, here, above};
+    const std::int64_t nx = u.extent[0];
+    std::vector<double> scratch(3 * static_cast<std::size_t>(nx + 2));
+    double *r1 = scratch.data(), *r2 = r1 + nx + 2, *rc = r2 + nx + 2;
+    for (std::int64_t z = 0; z < u.extent[2]; ++z)
+      for (std::int64_t y = 0; y < u.extent[1]; ++y) {
+        r.cross_sums(y, z, r1, r2);
+        const double* row = r.row(y, z);  // the centre row, x wrapped: rc[x + 1] = r(x)
+        std::memcpy(rc + 1, row, static_cast<std::size_t>(nx) * sizeof(double));
+        rc[0] = row[nx - 1];
+        rc[nx + 1] = row[0];
+        double* pu = &u(0, y, z);
+        for (std::int64_t x = 0; x < nx; ++x) {
+          const double old = k.from_zero ? 0.0 : pu[x];
+          pu[x] = old + k.c0 * rc[x + 1] + k.c1 * (rc[x] + rc[x + 2] + r1[x + 1]) +
+                  k.c2 * (r2[x + 1] + r1[x] + r1[x + 2]);
+        }
+      }
+  }
+};
+
+}  // namespace slab
+
 // A problem: its size, iterations, the official rnm2 of its class (0: class U, none).
 struct MgClass {
   std::string name;  // "S", "W", "A", "B", "W-npb3.0", "U"
@@ -484,6 +575,10 @@ class Mg {
     if (one_task_levels == lt)
       coarse.submit(TopResid{Resid{a0, a2, a3}}, tessera::read_tile(*v, 0), tessera::update_tile(U(lt), 0),
                     tessera::write_tile(R(lt), 0));
+    else if (slabs(lt))
+      for (int t = 0; t < grid(lt).tiles(); ++t)
+        resid_slab.submit(slab::Resid{Resid{a0, a2, a3}}, below(U(lt), t), tessera::read_tile(U(lt), t),
+                         above(U(lt), t), tessera::read_tile(*v, t), tessera::write_tile(R(lt), t));
     else
       resid.apply(Resid{a0, a2, a3}, tessera::in(U(lt), tessera::centre(*v)), tessera::out(R(lt)));
   }
@@ -498,8 +593,14 @@ class Mg {
       smooth(1, true);
     for (int k = tiled; k <= lt - 1; ++k) {
       interp.apply(Interp{false}, U(k - 1), U(k));
-      resid.apply(Resid{a0, a2, a3}, tessera::in(U(k), tessera::centre(R(k))), tessera::out(T(k)));
-      tessera::swap(R(k), T(k));
+      if (slabs(k)) {  // r = r - A u in place
+        for (int t = 0; t < grid(k).tiles(); ++t)
+          resid_slab.submit(slab::Resid{Resid{a0, a2, a3}}, below(U(k), t), tessera::read_tile(U(k), t), above(U(k), t),
+                           tessera::update_tile(R(k), t));
+      } else {
+        resid.apply(Resid{a0, a2, a3}, tessera::in(U(k), tessera::centre(R(k))), tessera::out(T(k)));
+        tessera::swap(R(k), T(k));
+      }
       smooth(k, false);
     }
     if (one_task_levels == lt) return;  // the whole V-cycle was one task
@@ -568,8 +669,31 @@ class Mg {
   }
   tessera::Field<double, 3>& T(int k) { return t[static_cast<std::size_t>(k - 1)]; }
   void smooth(int k, bool from_zero) {
+    if (slabs(k)) {  // u = u + C r in place
+      for (int t = 0; t < grid(k).tiles(); ++t)
+        psinv_slab.submit(slab::Psinv{Psinv{c0, c1, c2, from_zero}}, below(R(k), t), tessera::read_tile(R(k), t),
+                         above(R(k), t), tessera::update_tile(U(k), t));
+      return;
+    }
     psinv.apply(Psinv{c0, c1, c2, from_zero}, tessera::in(R(k), tessera::centre(U(k))), tessera::out(T(k)));
     tessera::swap(U(k), T(k));
+  }
+  // Level k runs resid and psinv as slab tasks (namespace slab): at least 3 z slabs (so that a
+  // slab's neighbours are two other tiles), all on one rank (reading a neighbour moves no data).
+  bool slabs(int k) const {
+    const tessera::Grid<3>& g = grid(k);
+    if (g.tiles() < 3 || g.tile()[0] != g.extent()[0] || g.tile()[1] != g.extent()[1]) return false;
+    for (int t = 0; t < g.tiles(); ++t)
+      if (tessera::tile_of(u[static_cast<std::size_t>(k - 1)], t).owner !=
+          tessera::tile_of(u[static_cast<std::size_t>(k - 1)], 0).owner)
+        return false;
+    return true;
+  }
+  static tessera::TileUse<double, 3, tessera::Mode::Read> below(const tessera::Field<double, 3>& f, int t) {
+    return tessera::read_tile(f, (t + f.grid().tiles() - 1) % f.grid().tiles());
+  }
+  static tessera::TileUse<double, 3, tessera::Mode::Read> above(const tessera::Field<double, 3>& f, int t) {
+    return tessera::read_tile(f, (t + 1) % f.grid().tiles());
   }
 
   std::vector<tessera::Field<double, 3>> u, r, t;
@@ -580,7 +704,7 @@ class Mg {
   std::unique_ptr<tessera::Field<double, 3>> planes;  // PlaneNorms' sum and max per top z plane
   tessera::Loop<3> set{"mg-set"};
   tessera::Task norm{"mg-norm"};
-  tessera::Task coarse{"mg-coarse"};
+  tessera::Task coarse{"mg-coarse"}, resid_slab{"mg-resid-slab"}, psinv_slab{"mg-psinv-slab"};
 };
 
 }  // namespace apps
