@@ -493,15 +493,17 @@ inline MgClass mg_class(const std::string& name, std::int64_t n_u = 32, int it_u
                        "iterations), W-npb3.0 (64^3, 40 iterations), A, B, or U with --size and --iterations");
 }
 
-// The hierarchy: levels 1 (2^3 points) to lt (n^3), u and r on each, a scratch field per level
-// for the stencils' double buffering, v at the top.
+// The hierarchy: levels 1 (2^3 points) to lt (n^3), u and r on each, v at the top, and a
+// scratch field t on the levels whose stencils double-buffer (tiled across ranks, or with
+// `coarse_task` false).
 //
 // Tiles: the top level in z slabs `tile_z` thick; each coarser level halves them (at least
 // `min_tile` thick), then thickens them until a tile holds `min_points` points or the whole
 // level, keeping at least `min_tiles` tiles (one per rank): below that size a tile's work is
 // smaller than the cost of its tasks (ghost pack, boundary, interior, per stencil), and the
 // coarse levels of a V-cycle are nearly all task overhead. The levels that end up in one tile
-// each (from level 1 up) then run as one CoarseCycle task per V-cycle (`coarse_task`).
+// each (from level 1 up) then run as one CoarseCycle task per V-cycle (`coarse_task`); the
+// tiled levels held on one rank run resid and psinv as slab tasks (namespace slab).
 class Mg {
  public:
   static constexpr std::int64_t kMinTilePoints = 32768;
@@ -540,7 +542,6 @@ class Mg {
       const std::string level = std::to_string(k);
       u.emplace_back(g, 1, tessera::Boundaries<3>{}, "u" + level);
       r.emplace_back(g, 1, tessera::Boundaries<3>{}, "r" + level);
-      t.emplace_back(g, 1, tessera::Boundaries<3>{}, "t" + level);
     }
     v = std::make_unique<tessera::Field<double, 3>>(grids.back(), 0, tessera::Boundaries<3>{}, "v");
     planes = std::make_unique<tessera::Field<double, 3>>(tessera::Grid<3>({2, 1, n}, {2, 1, tile_z}), 0,
@@ -548,6 +549,13 @@ class Mg {
     while (coarse_task && one_task_levels < std::min(lt, kMaxOneTaskLevels) &&
            grid(one_task_levels + 1).tiles() == 1)
       ++one_task_levels;
+    // A second field per level only where the stencils double-buffer (the one task and the
+    // slab tasks update in place).
+    for (int k = 1; k <= lt; ++k)
+      t.push_back(k > one_task_levels && !slabs(k)
+                      ? std::make_unique<tessera::Field<double, 3>>(grid(k), 1, tessera::Boundaries<3>{},
+                                                                    "t" + std::to_string(k))
+                      : nullptr);
   }
 
   const tessera::Grid<3>& grid(int k) const { return u[static_cast<std::size_t>(k - 1)].grid(); }
@@ -667,7 +675,7 @@ class Mg {
       default: submit_coarse_cycle(then_resid, std::make_index_sequence<kMaxOneTaskLevels>{}); break;
     }
   }
-  tessera::Field<double, 3>& T(int k) { return t[static_cast<std::size_t>(k - 1)]; }
+  tessera::Field<double, 3>& T(int k) { return *t[static_cast<std::size_t>(k - 1)]; }
   void smooth(int k, bool from_zero) {
     if (slabs(k)) {  // u = u + C r in place
       for (int t = 0; t < grid(k).tiles(); ++t)
@@ -696,7 +704,8 @@ class Mg {
     return tessera::read_tile(f, (t + 1) % f.grid().tiles());
   }
 
-  std::vector<tessera::Field<double, 3>> u, r, t;
+  std::vector<tessera::Field<double, 3>> u, r;
+  std::vector<std::unique_ptr<tessera::Field<double, 3>>> t;  // null where no stencil double-buffers
   std::unique_ptr<tessera::Field<double, 3>> v;
   tessera::Stencil<3> resid{"mg-resid", tessera::Shape::Box, 1}, psinv{"mg-psinv", tessera::Shape::Box, 1};
   tessera::Restriction<3> rprj3{"mg-rprj3"};
