@@ -420,7 +420,8 @@ struct Planes {
   }
 };
 
-// r = v - A u on one slab; `v` the top's right-hand side, or (3 tiles and r) r itself.
+// r = v - A u on one slab: views u below, here and above, then v (the top's right-hand side)
+// and r, or only r, read as v (NPB's resid(u, r, r), in place).
 struct Resid {
   apps::Resid k;
   void cpu(tessera::TileView<const double, 3> below, tessera::TileView<const double, 3> here,
