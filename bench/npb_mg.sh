@@ -13,8 +13,10 @@
 # MG/npbparams.h to NX/NY/NZ_DEFAULT 128, NIT_DEFAULT 4, LM, LT_DEFAULT and NDIM1-3 7 and compile
 # MG/mg.c with the common/ sources.
 # Environment: MG (build/apps/mg/mg), THREADS (2: OMP_NUM_THREADS and --ncpu), SCHED (dmda),
-# CLASSES (S W-npb3.0 W A), MG_ARGS (more options for Tessera, e.g. --tile-z 16). Time only on a
-# quiet machine (docs/performance.md).
+# CLASSES (S W-npb3.0 W A), MG_ARGS (more options for Tessera, e.g. --tile-z 16), MG_BASE (a
+# second Tessera binary, e.g. main's, run in the same rounds right after MG, with the same
+# options: its Mop/s and ratio in two more columns, for before/after pairs under the same
+# load). Time only on a quiet machine (docs/performance.md).
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -37,7 +39,25 @@ npb_binary() {  # Tessera's class -> NPB's binary
   esac
 }
 
-printf '%-9s %5s %12s %12s %7s %s\n' class round Tessera NPB ratio "tasks/iteration"
+base=${MG_BASE:-}
+
+# One Tessera run of class $1 with binary $2: "Mop/s tasks/iteration", or nothing when it did
+# not verify (the caller sets failed: this runs in a subshell).
+tessera_run() {
+  local out line
+  # shellcheck disable=SC2086  # MG_ARGS: several options
+  out=$("$2" --class "$1" --ncpu "$threads" --sched "$sched" --quiet ${MG_ARGS:-} 2>&1)
+  line=$(grep '^mg ' <<<"$out")
+  if ! grep -q 'VERIFICATION SUCCESSFUL' <<<"$out"; then
+    echo "$1: $2 did not verify: $line" >&2
+    return
+  fi
+  echo "$(grep -o 'Mop/s=[0-9.]*' <<<"$line" | cut -d= -f2) $(grep -o 'tasks/iteration=[0-9.]*' <<<"$line" | cut -d= -f2)"
+}
+
+printf '%-9s %5s %12s %12s %7s %-15s' class round Tessera NPB ratio "tasks/iteration"
+[ -n "$base" ] && printf ' %12s %7s' "MG_BASE" ratio
+printf '\n'
 for c in $classes; do
   ref=$(npb_binary "$c")
   if [ ! -x "$ref" ]; then
@@ -45,19 +65,24 @@ for c in $classes; do
     continue
   fi
   for r in $(seq 1 "$rounds"); do
-    # shellcheck disable=SC2086  # MG_ARGS: several options
-    out=$("$mg" --class "$c" --ncpu "$threads" --sched "$sched" --quiet ${MG_ARGS:-} 2>&1)
-    line=$(grep '^mg ' <<<"$out")
-    if ! grep -q 'VERIFICATION SUCCESSFUL' <<<"$out"; then
-      echo "$c: Tessera did not verify: $line" >&2
+    result=$(tessera_run "$c" "$mg")
+    if [ -z "$result" ]; then
       failed=1
       continue
     fi
-    t=$(grep -o 'Mop/s=[0-9.]*' <<<"$line" | cut -d= -f2)
-    tasks=$(grep -o 'tasks/iteration=[0-9.]*' <<<"$line" | cut -d= -f2)
+    read -r t tasks <<<"$result"
+    if [ -n "$base" ]; then
+      result=$(tessera_run "$c" "$base")
+      [ -z "$result" ] && failed=1
+      read -r tb _ <<<"${result:-0 0}"
+    fi
     n=$(OMP_NUM_THREADS=$threads "$ref" | awk '/Mop\/s total/ {print $4}')
     ratio=$(awk -v t="$t" -v n="$n" 'BEGIN { if (n > 0) printf "%.2f", t / n; else print "-" }')
-    printf '%-9s %5d %12.1f %12.1f %7s %s\n' "$c" "$r" "$t" "$n" "$ratio" "$tasks"
+    printf '%-9s %5d %12.1f %12.1f %7s %-15s' "$c" "$r" "$t" "$n" "$ratio" "$tasks"
+    if [ -n "$base" ]; then
+      printf ' %12.1f %7s' "$tb" "$(awk -v t="$tb" -v n="$n" 'BEGIN { if (n > 0 && t > 0) printf "%.2f", t / n; else print "-" }')"
+    fi
+    printf '\n'
   done
 done
 exit $failed

@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
   cli.add_option("--size", size, "class U: points per axis (a power of two >= 4)");
   cli.add_option("--iterations", iterations, "class U: V-cycles")->check(CLI::PositiveNumber);
   cli.add_option("--tile-z", tile_z,
-                 "z-thickness of the top level's tiles (default: size / 4, at least 2)");
+                 "z-thickness of the top level's tiles (default: on one rank the whole grid up to 64^3, "
+                 "one task per iteration; else size / 4)");
   cli.add_option("--min-tile", min_tile, "coarser levels halve tiles while they stay this thick");
   cli.add_option("--min-tile-points", min_points,
                  "coarser levels thicken tiles until each holds this many points (or the whole level)")
@@ -35,11 +36,8 @@ int main(int argc, char** argv) {
     tessera::Runtime rt(runtime);
     const bool talk = rt.rank() == 0;
     const double t_init0 = apps::now_seconds();
-    // Four top tiles by default (two per worker here, one per rank up to 4 ranks): fewer,
-    // thicker slabs copy fewer ghost points and chain fewer tasks per V-cycle. Derived from
-    // neither --ncpu nor the ranks: the tiling sets the order of norm2u3's sums, and a run's
-    // bits must not depend on them. --tile-z <size> on one rank: the whole V-cycle is one task.
-    if (tile_z <= 0) tile_z = std::max(2L, c.n / 4);
+    // One tile (one task per iteration) up to 64^3 on one rank, else four (Mg::default_tile_z).
+    if (tile_z <= 0) tile_z = apps::Mg::default_tile_z(c.n, rt.ranks());
     apps::Mg mg(c.n, tile_z, min_tile, min_points, rt.ranks(),
                 coarse_task);
     if (c.name == "B") mg.use_smoother_b();
@@ -64,8 +62,7 @@ int main(int argc, char** argv) {
     (void)mg.norms();  // NPB computes it here too (old2, oldu): part of the timed work
     for (int it = 1; it <= c.iterations; ++it) {
       if (talk && (it == 1 || it == c.iterations || it % 5 == 0)) std::printf("  iter %3d\n", it);
-      mg.mg3p();
-      mg.resid_top();
+      mg.iteration();
     }
     const auto norms = mg.norms().get();
     const double t = apps::now_seconds() - t0;

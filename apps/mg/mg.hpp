@@ -2,13 +2,15 @@
 // hierarchy of grids, n^3 down to 2^3 points, from NPB's random charges (zran3). resid and psinv
 // are 27-point Box stencils with one coefficient per class (centre, faces, edges, corners),
 // rprj3 a tessera::Restriction, interp a tessera::Prolongation, comm3 the periodic ghost
-// exchange Tessera does before each, norm2u3 a loop with two reductions. Every formula keeps
+// exchange Tessera does before each, norm2u3 a task per top tile (PlaneNorms). Every formula keeps
 // NPB's grouping of the sums (its u1/u2 partial sums), so the results follow NPB's reference.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
@@ -121,115 +123,358 @@ struct Interp {
   }
 };
 
-struct Norms {  // NPB's norm2u3: the sum of squares and the largest magnitude
-  TESSERA_HD void operator()(tessera::Index<3>, tessera::In<double> r, tessera::Reducer<tessera::Sum> s,
-                             tessera::Reducer<tessera::Max> m) const {
-    s(r() * r());
-    m(r() < 0 ? -r() : r());
+// NPB's norm2u3 (the sum of squares and the largest magnitude of the top residual) with bits
+// that do not depend on the top tiling: per z plane a sum in a fixed order (8 lanes along x, in
+// rows, then the lanes pairwise), written into `planes` (2 x 1 x n: sum, max per plane), one
+// task per top tile (z slab); MgNorms adds the planes in z order. So --tile-z, and the default
+// tiling, can differ between one rank and several without changing rnm2.
+struct PlaneNorms {
+  void cpu(tessera::TileView<const double, 3> r, tessera::TileView<double, 3> planes) const {
+    constexpr int kLanes = 8;
+    const std::int64_t nx = r.extent[0];
+    for (std::int64_t z = 0; z < r.extent[2]; ++z) {
+      double sum[kLanes] = {}, max[kLanes] = {};
+      for (std::int64_t y = 0; y < r.extent[1]; ++y) {
+        const double* p = &r(0, y, z);
+        std::int64_t x = 0;
+        for (; x + kLanes <= nx; x += kLanes)
+          for (int j = 0; j < kLanes; ++j) {
+            sum[j] += p[x + j] * p[x + j];
+            max[j] = std::max(max[j], std::fabs(p[x + j]));
+          }
+        for (int j = 0; x < nx; ++x, ++j) {
+          sum[j] += p[x] * p[x];
+          max[j] = std::max(max[j], std::fabs(p[x]));
+        }
+      }
+      for (int w = kLanes / 2; w >= 1; w /= 2)
+        for (int j = 0; j < w; ++j) {
+          sum[j] += sum[j + w];
+          max[j] = std::max(max[j], max[j + w]);
+        }
+      planes(0, 0, z) = sum[0];
+      planes(1, 0, z) = max[0];
+    }
   }
 };
+
+// The planes' sums added in z order and their largest maximum: {sum of squares, max |r|}.
+// get() waits (collective under mpirun: every rank calls it).
+class MgNorms {
+ public:
+  explicit MgNorms(tessera::Field<double, 3> planes) : planes_(std::move(planes)) {}
+  const std::array<double, 2>& get() {
+    if (!done_) {
+      const std::vector<double> v = planes_.gather();
+      values_ = {0.0, 0.0};
+      for (std::size_t z = 0; 2 * z < v.size(); ++z) {
+        values_[0] += v[2 * z];
+        values_[1] = std::max(values_[1], v[2 * z + 1]);
+      }
+      done_ = true;
+    }
+    return values_;
+  }
+  double get(int k) { return get()[static_cast<std::size_t>(k)]; }
+
+ private:
+  tessera::Field<double, 3> planes_;
+  std::array<double, 2> values_{};
+  bool done_ = false;
+};
+
 struct Set {
   double value;
   TESSERA_HD void operator()(tessera::Index<3>, tessera::Out<double> u) const { u = value; }
 };
 
 // The coarse end of a V-cycle in one task: levels 1..K, each held in one tile (the whole level),
-// go through NPB's restriction, smoothing and prolongation in plain loops of the same point
-// functors on the host, so the bits are those of the tiled path. Below some size a level's work
-// is smaller than the latency of the tasks the tiled path chains per level (ghost pack and copy,
-// then the operator), and a V-cycle is a chain of dependent tasks.
+// go through NPB's restriction, smoothing and prolongation on the host, so that a V-cycle's
+// small levels cost one task instead of a chain of dependent ones (ghost pack and copy, then the
+// operator, per level and operator). Below some size a level's work is smaller than the latency
+// of those tasks. The loops are NPB's: per row the partial sums along x (u1, u2 of resid, r1, r2
+// of psinv, x1, y1 of rprj3, z1, z2, z3 of interp) computed once and read at x - 1, x, x + 1,
+// each grouped exactly as the point functors above group them, so the bits are those of the
+// tiled path; resid and psinv update r and u in place (each reads the field it writes only at
+// the point it writes), as NPB does.
 using View = tessera::TileView<double, 3>;
+
+namespace coarse {
 
 // The ghost layer (1 point) of a one-tile periodic level: x, then y (with the x ghosts), then z
 // (with both), so edges and corners wrap as the exchange makes them.
 inline void wrap_ghosts(const View& v) {
   const std::int64_t nx = v.extent[0], ny = v.extent[1], nz = v.extent[2];
-  for (std::int64_t z = 0; z < nz; ++z)
+  const std::size_t row = static_cast<std::size_t>(nx + 2) * sizeof(double);
+  for (std::int64_t z = 0; z < nz; ++z) {
     for (std::int64_t y = 0; y < ny; ++y) {
-      v(-1, y, z) = v(nx - 1, y, z);
-      v(nx, y, z) = v(0, y, z);
+      double* p = &v(0, y, z);
+      p[-1] = p[nx - 1];
+      p[nx] = p[0];
     }
-  for (std::int64_t z = 0; z < nz; ++z)
-    for (std::int64_t x = -1; x <= nx; ++x) {
-      v(x, -1, z) = v(x, ny - 1, z);
-      v(x, ny, z) = v(x, 0, z);
-    }
-  for (std::int64_t y = -1; y <= ny; ++y)
-    for (std::int64_t x = -1; x <= nx; ++x) {
-      v(x, y, -1) = v(x, y, nz - 1);
-      v(x, y, nz) = v(x, y, 0);
+    std::memcpy(&v(-1, -1, z), &v(-1, ny - 1, z), row);
+    std::memcpy(&v(-1, ny, z), &v(-1, 0, z), row);
+  }
+  for (std::int64_t y = -1; y <= ny; ++y) {
+    std::memcpy(&v(-1, y, -1), &v(-1, y, nz - 1), row);
+    std::memcpy(&v(-1, y, nz), &v(-1, y, 0), row);
+  }
+}
+
+// The four neighbours of a row across y and z: faces (y - 1, y + 1, z - 1, z + 1) and corners
+// ((y - 1, z - 1), (y + 1, z - 1), (y - 1, z + 1), (y + 1, z + 1)), summed in that order at
+// every x of [-1, nx], into f[x + 1] and c[x + 1]: NPB's u1/u2 (resid), r1/r2 (psinv).
+inline void cross_sums(const double* p, std::int64_t sy, std::int64_t sz, std::int64_t nx,
+                       double* __restrict f, double* __restrict c) {
+  for (std::int64_t x = -1; x <= nx; ++x) {
+    f[x + 1] = p[x - sy] + p[x + sy] + p[x - sz] + p[x + sz];
+    c[x + 1] = p[x - sy - sz] + p[x + sy - sz] + p[x - sy + sz] + p[x + sy + sz];
+  }
+}
+
+// r = v - A u (Resid) over a whole level; `v` may be `r` (NPB's resid(u, r, r)).
+inline void resid(const Resid& k, const View& u, const double* v0, std::int64_t vsy, std::int64_t vsz,
+                  const View& r, double* u1, double* u2) {
+  const std::int64_t nx = r.extent[0];
+  for (std::int64_t z = 0; z < r.extent[2]; ++z)
+    for (std::int64_t y = 0; y < r.extent[1]; ++y) {
+      const double* pu = &u(0, y, z);
+      cross_sums(pu, u.sy, u.sz, nx, u1, u2);
+      const double* pv = v0 + y * vsy + z * vsz;
+      double* pr = &r(0, y, z);
+      for (std::int64_t x = 0; x < nx; ++x)
+        pr[x] = pv[x] - k.a0 * pu[x] - k.a2 * (u2[x + 1] + u1[x] + u1[x + 2]) - k.a3 * (u2[x] + u2[x + 2]);
     }
 }
 
-// A Box stencil over a whole one-tile level: out = f(in a, centre of b) at every point.
-template <class F, class B>
-void whole_level(const F& f, const View& a, const B& b, const View& out) {
-  for (std::int64_t z = 0; z < out.extent[2]; ++z)
-    for (std::int64_t y = 0; y < out.extent[1]; ++y) {
-      const double *pa = &a(0, y, z), *pb = &b(0, y, z);
-      double* po = &out(0, y, z);
-      for (std::int64_t x = 0; x < out.extent[0]; ++x)
-        f(tessera::Index<3>{{x, y, z}}, tessera::In<double>{pa + x, a.sy, a.sz},
-          tessera::In<double>{pb + x, b.sy, b.sz}, tessera::Out<double>{po + x});
+// u = u + C r (Psinv) over a whole level, in place; `from_zero`: u is taken as zero.
+inline void psinv(const Psinv& k, const View& r, const View& u, double* r1, double* r2) {
+  const std::int64_t nx = u.extent[0];
+  for (std::int64_t z = 0; z < u.extent[2]; ++z)
+    for (std::int64_t y = 0; y < u.extent[1]; ++y) {
+      const double* pr = &r(0, y, z);
+      cross_sums(pr, r.sy, r.sz, nx, r1, r2);
+      double* pu = &u(0, y, z);
+      for (std::int64_t x = 0; x < nx; ++x) {
+        const double old = k.from_zero ? 0.0 : pu[x];
+        pu[x] = old + k.c0 * pr[x] + k.c1 * (pr[x - 1] + pr[x + 1] + r1[x + 1]) +
+                k.c2 * (r2[x + 1] + r1[x] + r1[x + 2]);
+      }
     }
 }
+
+// Restriction (Rprj3) of fine level f into coarse level c: coarse x reads fine 2x, 2x + 1, 2x + 2.
+inline void rprj3(const View& f, const View& c, double* x1, double* y1) {
+  const std::int64_t nx = c.extent[0];
+  for (std::int64_t z = 0; z < c.extent[2]; ++z)
+    for (std::int64_t y = 0; y < c.extent[1]; ++y) {
+      const double* pf = &f(0, 2 * y + 1, 2 * z + 1);
+      // Rprj3's x1 (y - 1, y + 1, z - 1, z + 1) and y1 ((y - 1, z - 1), (y - 1, z + 1),
+      // (y + 1, z - 1), (y + 1, z + 1)) at fine x = 0 .. 2 nx.
+      for (std::int64_t x = 0; x <= 2 * nx; ++x) {
+        x1[x] = pf[x - f.sy] + pf[x + f.sy] + pf[x - f.sz] + pf[x + f.sz];
+        y1[x] = pf[x - f.sy - f.sz] + pf[x - f.sy + f.sz] + pf[x + f.sy - f.sz] + pf[x + f.sy + f.sz];
+      }
+      double* pc = &c(0, y, z);
+      for (std::int64_t x = 0; x < nx; ++x) {
+        const std::int64_t i = 2 * x + 1;
+        pc[x] = 0.5 * pf[i] + 0.25 * (pf[i - 1] + pf[i + 1] + x1[i]) + 0.125 * (x1[i - 1] + x1[i + 1] + y1[i]) +
+                0.0625 * (y1[i - 1] + y1[i + 1]);
+      }
+    }
+}
+
+// Prolongation (Interp) of coarse level c into fine level f, added to f (`add`) or into a zero
+// f. Per fine row, Interp's sum for its y and z parities at every coarse x of [-1, nx) (z1: y
+// even; z2: z even; z3: both), then the odd fine x (on the anchor) and the even ones (between
+// the anchor and the one before).
+inline void interp(bool add, const View& c, const View& f, double* a) {
+  const std::int64_t nx = c.extent[0];
+  for (std::int64_t z = 0; z < f.extent[2]; ++z)
+    for (std::int64_t y = 0; y < f.extent[1]; ++y) {
+      const bool ey = y % 2 == 0, ez = z % 2 == 0;
+      const double* p = &c(0, y / 2, z / 2);
+      const double *py = p - c.sy, *pz = p - c.sz, *pyz = p - c.sy - c.sz;
+      double on, between;  // the weights of a fine x on the anchor and between two
+      if (!ey && !ez) {
+        for (std::int64_t x = -1; x < nx; ++x) a[x + 1] = p[x];
+        on = 1.0;
+        between = 0.5;
+      } else if (ey && !ez) {
+        for (std::int64_t x = -1; x < nx; ++x) a[x + 1] = p[x] + py[x];
+        on = 0.5;
+        between = 0.25;
+      } else if (!ey && ez) {
+        for (std::int64_t x = -1; x < nx; ++x) a[x + 1] = p[x] + pz[x];
+        on = 0.5;
+        between = 0.25;
+      } else {
+        for (std::int64_t x = -1; x < nx; ++x) a[x + 1] = p[x] + py[x] + (pz[x] + pyz[x]);
+        on = 0.25;
+        between = 0.125;
+      }
+      double* pf = &f(0, y, z);
+      if (!ey && !ez) {  // Interp: z(0, 0, 0) itself, not 1.0 * it (the same value)
+        for (std::int64_t x = 0; x < nx; ++x) {
+          pf[2 * x] = (add ? pf[2 * x] : 0.0) + between * (a[x] + a[x + 1]);
+          pf[2 * x + 1] = (add ? pf[2 * x + 1] : 0.0) + a[x + 1];
+        }
+      } else {
+        for (std::int64_t x = 0; x < nx; ++x) {
+          pf[2 * x] = (add ? pf[2 * x] : 0.0) + between * (a[x] + a[x + 1]);
+          pf[2 * x + 1] = (add ? pf[2 * x + 1] : 0.0) + on * a[x + 1];
+        }
+      }
+    }
+}
+
+}  // namespace coarse
 
 struct CoarseCycle {
   Resid resid;
   Psinv smooth;  // from_zero is set per level
   int levels;    // K
   bool top;      // level K is the top level (v is its right-hand side)
+  bool then_resid = false;  // `top`: then r = v - A u at the top, as Mg::resid_top (Mg::iteration)
 
-  // views: v (the top's right-hand side, read when `top`), then u(1..K), r(1..K), t(1..K); the
-  // swaps of the tiled path are done on the views (and by the caller on the fields).
+  // views: v (the top's right-hand side, read when `top`), then u(1..K), r(1..K).
   template <class... V>
   void cpu(tessera::TileView<const double, 3> v, V... views) const {
-    View all[] = {views...};
-    auto u = [&](int k) -> View& { return all[k - 1]; };
-    auto r = [&](int k) -> View& { return all[levels + k - 1]; };
-    auto t = [&](int k) -> View& { return all[2 * levels + k - 1]; };
+    const View all[] = {views...};
+    auto u = [&](int k) -> const View& { return all[k - 1]; };
+    auto r = [&](int k) -> const View& { return all[levels + k - 1]; };
+    // Scratch rows: four of the widest level's row and its ghosts (rprj3 reads 2 n + 1 of the
+    // level below K, n + 2 at level K).
+    std::vector<double> scratch(4 * static_cast<std::size_t>(u(levels).extent[0] + 2));
+    double *s0 = scratch.data(), *s1 = s0 + scratch.size() / 2;
     for (int k = levels; k >= 2; --k) {
-      wrap_ghosts(r(k));
-      const View &f = r(k), &c = r(k - 1);
-      for (std::int64_t z = 0; z < c.extent[2]; ++z)
-        for (std::int64_t y = 0; y < c.extent[1]; ++y) {
-          const double* pf = &f(1, 2 * y + 1, 2 * z + 1);
-          double* pc = &c(0, y, z);
-          for (std::int64_t x = 0; x < c.extent[0]; ++x)
-            Rprj3{}(tessera::Index<3>{{x, y, z}}, tessera::In<double>{pf + 2 * x, f.sy, f.sz},
-                    tessera::Out<double>{pc + x});
-        }
+      coarse::wrap_ghosts(r(k));
+      coarse::rprj3(r(k), r(k - 1), s0, s1);
     }
     for (int k = 1; k <= levels; ++k) {
-      const bool at_top = top && k == levels;
       if (k >= 2) {
-        wrap_ghosts(u(k - 1));
-        const View &c = u(k - 1), &f = u(k);
-        const Interp interp{at_top};
-        for (std::int64_t z = 0; z < f.extent[2]; ++z)
-          for (std::int64_t y = 0; y < f.extent[1]; ++y) {
-            const double* pc = &c(0, y / 2, z / 2);
-            double* pf = &f(0, y, z);
-            for (std::int64_t x = 0; x < f.extent[0]; ++x)
-              interp(tessera::Index<3>{{x, y, z}}, tessera::In<double>{pc + x / 2, c.sy, c.sz},
-                     tessera::InOut<double>{pf + x});
-          }
-        wrap_ghosts(u(k));
-        if (at_top) {
-          whole_level(resid, u(k), v, r(k));  // r = v - A u (Mg::resid_top)
-        } else {
-          whole_level(resid, u(k), r(k), t(k));
-          std::swap(r(k), t(k));
-        }
+        const bool at_top = top && k == levels;
+        coarse::wrap_ghosts(u(k - 1));
+        coarse::interp(at_top, u(k - 1), u(k), s0);
+        coarse::wrap_ghosts(u(k));
+        if (at_top)  // r = v - A u (Mg::resid_top)
+          coarse::resid(resid, u(k), v.data, v.sy, v.sz, r(k), s0, s1);
+        else  // r = r - A u
+          coarse::resid(resid, u(k), r(k).data, r(k).sy, r(k).sz, r(k), s0, s1);
       }
-      wrap_ghosts(r(k));
+      coarse::wrap_ghosts(r(k));
       Psinv s = smooth;
       s.from_zero = k == 1;
-      whole_level(s, r(k), u(k), t(k));
-      std::swap(u(k), t(k));
+      coarse::psinv(s, r(k), u(k), s0, s1);
+    }
+    if (top && then_resid) {
+      coarse::wrap_ghosts(u(levels));
+      coarse::resid(resid, u(levels), v.data, v.sy, v.sz, r(levels), s0, s1);
     }
   }
 };
+
+// r = v - A u over a one-tile top level, its ghosts wrapped first (Mg::resid_top).
+struct TopResid {
+  Resid resid;
+  void cpu(tessera::TileView<const double, 3> v, View u, View r) const {
+    std::vector<double> scratch(2 * static_cast<std::size_t>(u.extent[0] + 2));
+    coarse::wrap_ghosts(u);
+    coarse::resid(resid, u, v.data, v.sy, v.sz, r, scratch.data(), scratch.data() + scratch.size() / 2);
+  }
+};
+
+// The tiled levels on one rank, where every tile is a z slab (whole x-y planes) and its
+// neighbours' planes are in the same memory: resid and psinv as one task per slab that reads
+// the planes next to it straight from the slabs below and above (t - 1 and t + 1, periodic),
+// and wraps x and y itself, instead of a halo-pack, a boundary copy and the stencil per tile
+// (three links of the chain per operator, and the copies). Both update in place, as NPB does
+// (psinv writes u, resid r; no third field, no swap). The same arithmetic as Resid and Psinv
+// at every point, so the same bits as the stencils.
+namespace slab {
+
+// Rows of a z slab between its neighbours: plane -1 is the last plane of `below`, plane nz the
+// first of `above`; y wraps (the slab holds whole planes).
+struct Planes {
+  tessera::TileView<const double, 3> below, here, above;
+  const double* row(std::int64_t y, std::int64_t z) const {
+    const std::int64_t ny = here.extent[1];
+    y = y < 0 ? ny - 1 : (y == ny ? 0 : y);
+    if (z < 0) return &below(0, y, below.extent[2] - 1);
+    if (z == here.extent[2]) return &above(0, y, 0);
+    return &here(0, y, z);
+  }
+  // coarse::cross_sums of row (y, z), x wrapped: f[x + 1] and c[x + 1] for x in [-1, nx].
+  void cross_sums(std::int64_t y, std::int64_t z, double* __restrict f, double* __restrict c) const {
+    const std::int64_t nx = here.extent[0];
+    const double *ym = row(y - 1, z), *yp = row(y + 1, z), *zm = row(y, z - 1), *zp = row(y, z + 1);
+    const double *mm = row(y - 1, z - 1), *pm = row(y + 1, z - 1), *mp = row(y - 1, z + 1), *pp = row(y + 1, z + 1);
+    for (std::int64_t x = 0; x < nx; ++x) {
+      f[x + 1] = ym[x] + yp[x] + zm[x] + zp[x];
+      c[x + 1] = mm[x] + pm[x] + mp[x] + pp[x];
+    }
+    f[0] = f[nx];  // the same four values, added in the same order, as at x = nx - 1
+    c[0] = c[nx];
+    f[nx + 1] = f[1];
+    c[nx + 1] = c[1];
+  }
+};
+
+// r = v - A u on one slab: views u below, here and above, then v (the top's right-hand side)
+// and r, or only r, read as v (NPB's resid(u, r, r), in place).
+struct Resid {
+  apps::Resid k;
+  void cpu(tessera::TileView<const double, 3> below, tessera::TileView<const double, 3> here,
+           tessera::TileView<const double, 3> above, tessera::TileView<const double, 3> v, View r) const {
+    run(Planes{below, here, above}, v.data, v.sy, v.sz, r);
+  }
+  void cpu(tessera::TileView<const double, 3> below, tessera::TileView<const double, 3> here,
+           tessera::TileView<const double, 3> above, View r) const {
+    run(Planes{below, here, above}, r.data, r.sy, r.sz, r);
+  }
+  void run(const Planes& u, const double* v0, std::int64_t vsy, std::int64_t vsz, const View& r) const {
+    const std::int64_t nx = r.extent[0];
+    std::vector<double> scratch(2 * static_cast<std::size_t>(nx + 2));
+    double *u1 = scratch.data(), *u2 = u1 + nx + 2;
+    for (std::int64_t z = 0; z < r.extent[2]; ++z)
+      for (std::int64_t y = 0; y < r.extent[1]; ++y) {
+        u.cross_sums(y, z, u1, u2);
+        const double* pu = u.row(y, z);
+        const double* pv = v0 + y * vsy + z * vsz;
+        double* pr = &r(0, y, z);
+        for (std::int64_t x = 0; x < nx; ++x)
+          pr[x] = pv[x] - k.a0 * pu[x] - k.a2 * (u2[x + 1] + u1[x] + u1[x + 2]) - k.a3 * (u2[x] + u2[x + 2]);
+      }
+  }
+};
+
+// u = u + C r on one slab.
+struct Psinv {
+  apps::Psinv k;
+  void cpu(tessera::TileView<const double, 3> below, tessera::TileView<const double, 3> here,
+           tessera::TileView<const double, 3> above, View u) const {
+    const Planes r{below, here, above};
+    const std::int64_t nx = u.extent[0];
+    std::vector<double> scratch(3 * static_cast<std::size_t>(nx + 2));
+    double *r1 = scratch.data(), *r2 = r1 + nx + 2, *rc = r2 + nx + 2;
+    for (std::int64_t z = 0; z < u.extent[2]; ++z)
+      for (std::int64_t y = 0; y < u.extent[1]; ++y) {
+        r.cross_sums(y, z, r1, r2);
+        const double* row = r.row(y, z);  // the centre row, x wrapped: rc[x + 1] = r(x)
+        std::memcpy(rc + 1, row, static_cast<std::size_t>(nx) * sizeof(double));
+        rc[0] = row[nx - 1];
+        rc[nx + 1] = row[0];
+        double* pu = &u(0, y, z);
+        for (std::int64_t x = 0; x < nx; ++x) {
+          const double old = k.from_zero ? 0.0 : pu[x];
+          pu[x] = old + k.c0 * rc[x + 1] + k.c1 * (rc[x] + rc[x + 2] + r1[x + 1]) +
+                  k.c2 * (r2[x + 1] + r1[x] + r1[x + 2]);
+        }
+      }
+  }
+};
+
+}  // namespace slab
 
 // A problem: its size, iterations, the official rnm2 of its class (0: class U, none).
 struct MgClass {
@@ -249,18 +494,33 @@ inline MgClass mg_class(const std::string& name, std::int64_t n_u = 32, int it_u
                        "iterations), W-npb3.0 (64^3, 40 iterations), A, B, or U with --size and --iterations");
 }
 
-// The hierarchy: levels 1 (2^3 points) to lt (n^3), u and r on each, a scratch field per level
-// for the stencils' double buffering, v at the top.
+// The hierarchy: levels 1 (2^3 points) to lt (n^3), u and r on each, v at the top, and a
+// scratch field t on the levels whose stencils double-buffer (tiled across ranks, or with
+// `coarse_task` false).
 //
 // Tiles: the top level in z slabs `tile_z` thick; each coarser level halves them (at least
 // `min_tile` thick), then thickens them until a tile holds `min_points` points or the whole
 // level, keeping at least `min_tiles` tiles (one per rank): below that size a tile's work is
 // smaller than the cost of its tasks (ghost pack, boundary, interior, per stencil), and the
 // coarse levels of a V-cycle are nearly all task overhead. The levels that end up in one tile
-// each (from level 1 up) then run as one CoarseCycle task per V-cycle (`coarse_task`).
+// each (from level 1 up) then run as one CoarseCycle task per V-cycle (`coarse_task`); the
+// tiled levels held on one rank run resid and psinv as slab tasks (namespace slab).
 class Mg {
  public:
   static constexpr std::int64_t kMinTilePoints = 32768;
+
+  // The default top tiling. On one rank up to kOneTaskSize^3 points, one tile: the whole
+  // V-cycle and the residual after it are one task per iteration, serial, at about NPB's
+  // one-thread speed, which beats the chain of dependent per-tile tasks (a ghost pack, a copy
+  // and the operator per level and operator, each link paying the runtime's latency) on 2
+  // workers. Else four z slabs: two per worker here, one per rank up to 4 ranks (fewer,
+  // thicker slabs copy fewer ghost points and chain fewer tasks). The results, rnm2
+  // included (PlaneNorms), are the same bits for any top tiling, so the default may depend
+  // on the ranks.
+  static constexpr std::int64_t kOneTaskSize = 64;
+  static std::int64_t default_tile_z(std::int64_t n, int ranks = 1) {
+    return ranks == 1 && n <= kOneTaskSize ? n : std::max<std::int64_t>(2, n / 4);
+  }
 
   // `coarse_task`: the levels held in one tile each run as one task per V-cycle (CoarseCycle).
   Mg(std::int64_t n, std::int64_t tile_z, std::int64_t min_tile = 1, std::int64_t min_points = kMinTilePoints,
@@ -283,12 +543,20 @@ class Mg {
       const std::string level = std::to_string(k);
       u.emplace_back(g, 1, tessera::Boundaries<3>{}, "u" + level);
       r.emplace_back(g, 1, tessera::Boundaries<3>{}, "r" + level);
-      t.emplace_back(g, 1, tessera::Boundaries<3>{}, "t" + level);
     }
     v = std::make_unique<tessera::Field<double, 3>>(grids.back(), 0, tessera::Boundaries<3>{}, "v");
+    planes = std::make_unique<tessera::Field<double, 3>>(tessera::Grid<3>({2, 1, n}, {2, 1, tile_z}), 0,
+                                                         tessera::Boundaries<3>{}, "norm-planes");
     while (coarse_task && one_task_levels < std::min(lt, kMaxOneTaskLevels) &&
            grid(one_task_levels + 1).tiles() == 1)
       ++one_task_levels;
+    // A second field per level only where the stencils double-buffer (the one task and the
+    // slab tasks update in place).
+    for (int k = 1; k <= lt; ++k)
+      t.push_back(k > one_task_levels && !slabs(k)
+                      ? std::make_unique<tessera::Field<double, 3>>(grid(k), 1, tessera::Boundaries<3>{},
+                                                                    "t" + std::to_string(k))
+                      : nullptr);
   }
 
   const tessera::Grid<3>& grid(int k) const { return u[static_cast<std::size_t>(k - 1)].grid(); }
@@ -311,8 +579,18 @@ class Mg {
     set.apply(Set{0.0}, tessera::out(U(lt)));
   }
 
-  // r = v - A u at the top level.
-  void resid_top() { resid.apply(Resid{a0, a2, a3}, tessera::in(U(lt), tessera::centre(*v)), tessera::out(R(lt))); }
+  // r = v - A u at the top level: one task (TopResid) when the top is one tile, as the V-cycle.
+  void resid_top() {
+    if (one_task_levels == lt)
+      coarse.submit(TopResid{Resid{a0, a2, a3}}, tessera::read_tile(*v, 0), tessera::update_tile(U(lt), 0),
+                    tessera::write_tile(R(lt), 0));
+    else if (slabs(lt))
+      for (int t = 0; t < grid(lt).tiles(); ++t)
+        resid_slab.submit(slab::Resid{Resid{a0, a2, a3}}, below(U(lt), t), tessera::read_tile(U(lt), t),
+                         above(U(lt), t), tessera::read_tile(*v, t), tessera::write_tile(R(lt), t));
+    else
+      resid.apply(Resid{a0, a2, a3}, tessera::in(U(lt), tessera::centre(*v)), tessera::out(R(lt)));
+  }
 
   // One V-cycle (NPB's mg3P).
   void mg3p() {
@@ -324,8 +602,14 @@ class Mg {
       smooth(1, true);
     for (int k = tiled; k <= lt - 1; ++k) {
       interp.apply(Interp{false}, U(k - 1), U(k));
-      resid.apply(Resid{a0, a2, a3}, tessera::in(U(k), tessera::centre(R(k))), tessera::out(T(k)));
-      tessera::swap(R(k), T(k));
+      if (slabs(k)) {  // r = r - A u in place
+        for (int t = 0; t < grid(k).tiles(); ++t)
+          resid_slab.submit(slab::Resid{Resid{a0, a2, a3}}, below(U(k), t), tessera::read_tile(U(k), t), above(U(k), t),
+                           tessera::update_tile(R(k), t));
+      } else {
+        resid.apply(Resid{a0, a2, a3}, tessera::in(U(k), tessera::centre(R(k))), tessera::out(T(k)));
+        tessera::swap(R(k), T(k));
+      }
       smooth(k, false);
     }
     if (one_task_levels == lt) return;  // the whole V-cycle was one task
@@ -334,9 +618,23 @@ class Mg {
     smooth(lt, false);
   }
 
+  // One iteration of NPB's timed loop: a V-cycle, then the top residual. When the whole
+  // V-cycle is one task, so is the residual (one task per iteration instead of four: the
+  // stencil's ghost pack and copy, then the operator, each a link of the chain).
+  void iteration() {
+    if (one_task_levels == lt) {
+      coarse_cycle(true);
+      return;
+    }
+    mg3p();
+    resid_top();
+  }
+
   // {rnm2, rnmu} of the top residual (NPB's norm2u3); get() waits.
-  tessera::Reduction<2> norms() {
-    return norm.apply(Norms{}, tessera::in(R(lt)), tessera::reductions(tessera::Sum{}, tessera::Max{}));
+  MgNorms norms() {
+    for (int t = 0; t < grid(lt).tiles(); ++t)
+      norm.submit(PlaneNorms{}, tessera::read_tile(R(lt), t), tessera::write_tile(*planes, t));
+    return MgNorms(*planes);
   }
   double rnm2(double sum_of_squares) const {
     const double n = static_cast<double>(grid(lt).extent()[0]);
@@ -358,44 +656,65 @@ class Mg {
 
  private:
   template <std::size_t... I>
-  void submit_coarse_cycle(std::index_sequence<I...>) {
+  void submit_coarse_cycle(bool then_resid, std::index_sequence<I...>) {
     const int k = static_cast<int>(sizeof...(I));
-    coarse.submit(CoarseCycle{Resid{a0, a2, a3}, Psinv{c0, c1, c2, false}, k, k == lt}, tessera::read_tile(*v, 0),
-                  tessera::update_tile(U(I + 1), 0)..., tessera::update_tile(R(I + 1), 0)...,
-                  tessera::update_tile(T(I + 1), 0)...);
+    coarse.submit(CoarseCycle{Resid{a0, a2, a3}, Psinv{c0, c1, c2, false}, k, k == lt, then_resid},
+                  tessera::read_tile(*v, 0),
+                  tessera::update_tile(U(I + 1), 0)..., tessera::update_tile(R(I + 1), 0)...);
   }
-  // Restriction from level K down, smoothing and prolongation up to K (CoarseCycle), and the
-  // same swaps of u, r and t as the tiled path.
-  void coarse_cycle() {
+  // Restriction from level K down, smoothing and prolongation up to K (CoarseCycle, in place:
+  // no swaps); `then_resid`: and the top residual, when K is the top.
+  void coarse_cycle(bool then_resid = false) {
     switch (one_task_levels) {
-      case 1: submit_coarse_cycle(std::make_index_sequence<1>{}); break;
-      case 2: submit_coarse_cycle(std::make_index_sequence<2>{}); break;
-      case 3: submit_coarse_cycle(std::make_index_sequence<3>{}); break;
-      case 4: submit_coarse_cycle(std::make_index_sequence<4>{}); break;
-      case 5: submit_coarse_cycle(std::make_index_sequence<5>{}); break;
-      case 6: submit_coarse_cycle(std::make_index_sequence<6>{}); break;
-      case 7: submit_coarse_cycle(std::make_index_sequence<7>{}); break;
-      default: submit_coarse_cycle(std::make_index_sequence<kMaxOneTaskLevels>{}); break;
-    }
-    tessera::swap(U(1), T(1));
-    for (int k = 2; k <= one_task_levels; ++k) {
-      if (k < lt) tessera::swap(R(k), T(k));
-      tessera::swap(U(k), T(k));
+      case 1: submit_coarse_cycle(then_resid, std::make_index_sequence<1>{}); break;
+      case 2: submit_coarse_cycle(then_resid, std::make_index_sequence<2>{}); break;
+      case 3: submit_coarse_cycle(then_resid, std::make_index_sequence<3>{}); break;
+      case 4: submit_coarse_cycle(then_resid, std::make_index_sequence<4>{}); break;
+      case 5: submit_coarse_cycle(then_resid, std::make_index_sequence<5>{}); break;
+      case 6: submit_coarse_cycle(then_resid, std::make_index_sequence<6>{}); break;
+      case 7: submit_coarse_cycle(then_resid, std::make_index_sequence<7>{}); break;
+      default: submit_coarse_cycle(then_resid, std::make_index_sequence<kMaxOneTaskLevels>{}); break;
     }
   }
-  tessera::Field<double, 3>& T(int k) { return t[static_cast<std::size_t>(k - 1)]; }
+  tessera::Field<double, 3>& T(int k) { return *t[static_cast<std::size_t>(k - 1)]; }
   void smooth(int k, bool from_zero) {
+    if (slabs(k)) {  // u = u + C r in place
+      for (int t = 0; t < grid(k).tiles(); ++t)
+        psinv_slab.submit(slab::Psinv{Psinv{c0, c1, c2, from_zero}}, below(R(k), t), tessera::read_tile(R(k), t),
+                         above(R(k), t), tessera::update_tile(U(k), t));
+      return;
+    }
     psinv.apply(Psinv{c0, c1, c2, from_zero}, tessera::in(R(k), tessera::centre(U(k))), tessera::out(T(k)));
     tessera::swap(U(k), T(k));
   }
+  // Level k runs resid and psinv as slab tasks (namespace slab): at least 3 z slabs (so that a
+  // slab's neighbours are two other tiles), all on one rank (reading a neighbour moves no data).
+  bool slabs(int k) const {
+    const tessera::Grid<3>& g = grid(k);
+    if (g.tiles() < 3 || g.tile()[0] != g.extent()[0] || g.tile()[1] != g.extent()[1]) return false;
+    for (int t = 0; t < g.tiles(); ++t)
+      if (tessera::tile_of(u[static_cast<std::size_t>(k - 1)], t).owner !=
+          tessera::tile_of(u[static_cast<std::size_t>(k - 1)], 0).owner)
+        return false;
+    return true;
+  }
+  static tessera::TileUse<double, 3, tessera::Mode::Read> below(const tessera::Field<double, 3>& f, int t) {
+    return tessera::read_tile(f, (t + f.grid().tiles() - 1) % f.grid().tiles());
+  }
+  static tessera::TileUse<double, 3, tessera::Mode::Read> above(const tessera::Field<double, 3>& f, int t) {
+    return tessera::read_tile(f, (t + 1) % f.grid().tiles());
+  }
 
-  std::vector<tessera::Field<double, 3>> u, r, t;
+  std::vector<tessera::Field<double, 3>> u, r;
+  std::vector<std::unique_ptr<tessera::Field<double, 3>>> t;  // null where no stencil double-buffers
   std::unique_ptr<tessera::Field<double, 3>> v;
   tessera::Stencil<3> resid{"mg-resid", tessera::Shape::Box, 1}, psinv{"mg-psinv", tessera::Shape::Box, 1};
   tessera::Restriction<3> rprj3{"mg-rprj3"};
   tessera::Prolongation<3> interp{"mg-interp"};
-  tessera::Loop<3> norm{"mg-norm"}, set{"mg-set"};
-  tessera::Task coarse{"mg-coarse"};
+  std::unique_ptr<tessera::Field<double, 3>> planes;  // PlaneNorms' sum and max per top z plane
+  tessera::Loop<3> set{"mg-set"};
+  tessera::Task norm{"mg-norm"};
+  tessera::Task coarse{"mg-coarse"}, resid_slab{"mg-resid-slab"}, psinv_slab{"mg-psinv-slab"};
 };
 
 }  // namespace apps
