@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "partition/tiling.hpp"
 #include "tessera/detail/boundary_function.hpp"
@@ -308,6 +309,23 @@ void check_vertex_mirror(const std::string& stencil, int radius,
 
 namespace tessera::detail {
 
+namespace {
+
+// The first face of u or next whose ghost values follow the interior (Neumann, a boundary
+// function), which a temporal block cannot keep current between its steps: {field, axis * 2 +
+// side}, or {nullptr, -1} when every face is Dirichlet or periodic.
+std::pair<const FieldStorage*, int> face_against_blocking(const FieldStorage& u, const FieldStorage& next) {
+  for (const FieldStorage* f : {&u, &next})
+    for (int ax = 0; ax < f->grid().dims; ++ax)
+      for (int s = 0; s < 2; ++s) {
+        const Boundary::Kind k = f->faces().face[ax][s].kind;
+        if (k != Boundary::Kind::Dirichlet && k != Boundary::Kind::Periodic) return {f, 2 * ax + s};
+      }
+  return {nullptr, -1};
+}
+
+}  // namespace
+
 void check_time_block(const std::string& name, int radius, const FieldStorage& u,
                       const FieldStorage& next, const std::vector<FieldStorage*>& extras,
                       long steps, int depth) {
@@ -334,18 +352,14 @@ void check_time_block(const std::string& name, int radius, const FieldStorage& u
                   std::to_string(width) +
                   (f->halo() >= radius ? ", or lower the depth to " + std::to_string(f->halo() / radius)
                                        : std::string()));
-  for (const FieldStorage* f : {&u, &next}) {
-    for (int ax = 0; ax < f->grid().dims; ++ax)
-      for (int s = 0; s < 2; ++s) {
-        const Boundary::Kind k = f->faces().face[ax][s].kind;
-        if (k != Boundary::Kind::Dirichlet && k != Boundary::Kind::Periodic)
-          throw Error(what + ": field '" + f->name() + "' has a " +
-                      (k == Boundary::Kind::Function ? "boundary-function" : "Neumann") +
-                      " face at " + face_name(ax, s) +
-                      ", whose ghost values follow the interior and would have to be recomputed "
-                      "between the steps of a block; temporal blocking needs Dirichlet or "
-                      "periodic faces: use apply() step by step (or a depth of 1)");
-      }
+  if (const auto [f, face] = face_against_blocking(u, next); f != nullptr) {
+    const int ax = face / 2, s = face % 2;
+    throw Error(what + ": field '" + f->name() + "' has a " +
+                (f->faces().face[ax][s].kind == Boundary::Kind::Function ? "boundary-function" : "Neumann") +
+                " face at " + face_name(ax, s) +
+                ", whose ghost values follow the interior and would have to be recomputed "
+                "between the steps of a block; temporal blocking needs Dirichlet or "
+                "periodic faces: use apply() step by step (or a depth of 1)");
   }
   for (int ax = 0; ax < u.grid().dims; ++ax) {
     const std::int64_t thinnest = u.thinnest_tile(ax);
@@ -363,14 +377,11 @@ void check_time_block(const std::string& name, int radius, const FieldStorage& u
 
 namespace tessera::detail {
 
-int deepest_block_for_tiles(int radius, int dims, const std::int64_t* extent,
-                            const std::int64_t* tile, const bool* periodic, int most) {
+int deepest_block_for_tiles(int radius, const GridSpec& grid, int most) {
   long width = static_cast<long>(most) * radius;
   std::int64_t thinnest[3] = {1, 1, 1};
-  for (int ax = 0; ax < dims; ++ax) {
-    const std::int64_t t = std::max<std::int64_t>(1, std::min(tile[ax], extent[ax]));
-    const std::int64_t last = extent[ax] % t == 0 ? t : extent[ax] % t;
-    thinnest[ax] = std::min(t, last);
+  for (int ax = 0; ax < grid.dims; ++ax) {
+    thinnest[ax] = partition::thinnest_tile(grid.extent[ax], grid.tile[ax]);
     width = std::min<long>(width, thinnest[ax]);
   }
   int depth = std::max(1, static_cast<int>(width / radius));
@@ -380,8 +391,8 @@ int deepest_block_for_tiles(int radius, int dims, const std::int64_t* extent,
   // than the exchanges saved bring; keep it to an eighth.
   auto recomputed = [&](int d) {
     double more = 0;
-    for (int ax = 0; ax < dims; ++ax)
-      if (periodic[ax] || tile[ax] < extent[ax])
+    for (int ax = 0; ax < grid.dims; ++ax)
+      if (grid.periodic[ax] || grid.tile[ax] < grid.extent[ax])
         more += static_cast<double>((d - 1) * radius) / static_cast<double>(thinnest[ax]);
     return more;
   };
@@ -395,18 +406,10 @@ int deepest_time_block(int radius, const FieldStorage& u, const FieldStorage& ne
   all.insert(all.end(), extras.begin(), extras.end());
   for (const FieldStorage* f : all)
     if (!(f->grid() == u.grid())) return 1;  // advance()'s checks will say why
-  for (const FieldStorage* f : {&u, &next})
-    for (int ax = 0; ax < f->grid().dims; ++ax)
-      for (int s = 0; s < 2; ++s) {
-        const Boundary::Kind k = f->faces().face[ax][s].kind;
-        if (k != Boundary::Kind::Dirichlet && k != Boundary::Kind::Periodic) return 1;
-      }
+  if (face_against_blocking(u, next).first != nullptr) return 1;
   int deepest = most;
   for (const FieldStorage* f : all) deepest = std::min(deepest, f->halo() / radius);
-  const GridSpec& g = u.grid();
-  const bool periodic[3] = {g.periodic[0], g.periodic[1], g.periodic[2]};
-  return std::max(1, deepest_block_for_tiles(radius, g.dims, g.extent.data(), g.tile.data(), periodic,
-                                             std::max(1, deepest)));
+  return deepest_block_for_tiles(radius, u.grid(), std::max(1, deepest));
 }
 
 }  // namespace tessera::detail

@@ -15,6 +15,11 @@ int tiles_along(std::int64_t extent, std::int64_t tile) {
   return static_cast<int>(tile_count_along(extent, tile));
 }
 
+std::int64_t thinnest_tile(std::int64_t extent, std::int64_t tile) {
+  tile = clamped_tile(extent, tile);
+  return std::min(tile, extent - (tile_count_along(extent, tile) - 1) * tile);
+}
+
 Tiling::Tiling(Extent3 extent, Extent3 tile, std::array<bool, 3> periodic)
     : extent_(extent), tile_(tile), periodic_(periodic) {
   for (int a = 0; a < 3; ++a) {
@@ -35,10 +40,7 @@ Tiling::Tiling(Extent3 extent, Extent3 tile, std::array<bool, 3> periodic)
       }
 }
 
-std::int64_t Tiling::thinnest(int axis) const {
-  std::int64_t last = extent_[axis] - (counts_[axis] - 1) * tile_[axis];
-  return std::min(tile_[axis], last);
-}
+std::int64_t Tiling::thinnest(int axis) const { return thinnest_tile(extent_[axis], tile_[axis]); }
 
 int Tiling::tile_at(const Extent3& p) const {
   int id = 0;

@@ -30,6 +30,8 @@ struct Tile {
 std::int64_t clamped_tile(std::int64_t extent, std::int64_t tile);
 std::int64_t tile_count_along(std::int64_t extent, std::int64_t tile);
 int tiles_along(std::int64_t extent, std::int64_t tile);
+// The thinnest tile along such an axis: the last one when `tile` does not divide `extent`.
+std::int64_t thinnest_tile(std::int64_t extent, std::int64_t tile);
 
 // Cuts `extent` into tiles of `tile` points (the last tile of an axis may be smaller).
 // Tiles are numbered x fastest, then y, then z; that order is the fixed combination order of

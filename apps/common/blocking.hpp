@@ -35,9 +35,11 @@ int steps_per_exchange(const tessera::Stencil<D>& stencil, const tessera::Grid<D
 // Says (unless quiet, on rank 0) how many steps each halo exchange covers, and who chose it.
 inline void print_depth(const char* app, int depth, bool chosen_by_tessera, bool quiet, int rank) {
   if (quiet || rank != 0) return;
-  std::printf("%s: %d step(s) per halo exchange (%s)\n", app, depth,
-              chosen_by_tessera ? "auto: the deepest the tiles allow, up to 4"
-                                : "--steps-per-exchange");
+  if (chosen_by_tessera)
+    std::printf("%s: %d step(s) per halo exchange (auto: the deepest the tiles allow, up to %d)\n",
+                app, depth, tessera::kMaxAutoDepth);
+  else
+    std::printf("%s: %d step(s) per halo exchange (--steps-per-exchange)\n", app, depth);
 }
 
 }  // namespace apps

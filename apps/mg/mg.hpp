@@ -232,6 +232,24 @@ inline void cross_sums(const double* p, std::int64_t sy, std::int64_t sz, std::i
   }
 }
 
+// One row of Resid: r = v - A u at x in [0, nx), from u's row and its cross sums u1, u2
+// (cross_sums' layout: index x + 1). Shared by the one-task levels and the slab tasks.
+inline void resid_row(const Resid& k, const double* pv, const double* pu, const double* u1, const double* u2,
+                      double* pr, std::int64_t nx) {
+  for (std::int64_t x = 0; x < nx; ++x)
+    pr[x] = pv[x] - k.a0 * pu[x] - k.a2 * (u2[x + 1] + u1[x] + u1[x + 2]) - k.a3 * (u2[x] + u2[x + 2]);
+}
+
+// One row of Psinv, u = u + C r in place at x in [0, nx): `pr` is r's row with its x
+// neighbours readable at pr[-1] and pr[nx], r1, r2 its cross sums.
+inline void psinv_row(const Psinv& k, const double* pr, const double* r1, const double* r2, double* pu,
+                      std::int64_t nx) {
+  for (std::int64_t x = 0; x < nx; ++x) {
+    const double old = k.from_zero ? 0.0 : pu[x];
+    pu[x] = old + k.c0 * pr[x] + k.c1 * (pr[x - 1] + pr[x + 1] + r1[x + 1]) + k.c2 * (r2[x + 1] + r1[x] + r1[x + 2]);
+  }
+}
+
 // r = v - A u (Resid) over a whole level; `v` may be `r` (NPB's resid(u, r, r)).
 inline void resid(const Resid& k, const View& u, const double* v0, std::int64_t vsy, std::int64_t vsz,
                   const View& r, double* u1, double* u2) {
@@ -240,10 +258,7 @@ inline void resid(const Resid& k, const View& u, const double* v0, std::int64_t 
     for (std::int64_t y = 0; y < r.extent[1]; ++y) {
       const double* pu = &u(0, y, z);
       cross_sums(pu, u.sy, u.sz, nx, u1, u2);
-      const double* pv = v0 + y * vsy + z * vsz;
-      double* pr = &r(0, y, z);
-      for (std::int64_t x = 0; x < nx; ++x)
-        pr[x] = pv[x] - k.a0 * pu[x] - k.a2 * (u2[x + 1] + u1[x] + u1[x + 2]) - k.a3 * (u2[x] + u2[x + 2]);
+      resid_row(k, v0 + y * vsy + z * vsz, pu, u1, u2, &r(0, y, z), nx);
     }
 }
 
@@ -254,12 +269,7 @@ inline void psinv(const Psinv& k, const View& r, const View& u, double* r1, doub
     for (std::int64_t y = 0; y < u.extent[1]; ++y) {
       const double* pr = &r(0, y, z);
       cross_sums(pr, r.sy, r.sz, nx, r1, r2);
-      double* pu = &u(0, y, z);
-      for (std::int64_t x = 0; x < nx; ++x) {
-        const double old = k.from_zero ? 0.0 : pu[x];
-        pu[x] = old + k.c0 * pr[x] + k.c1 * (pr[x - 1] + pr[x + 1] + r1[x + 1]) +
-                k.c2 * (r2[x + 1] + r1[x] + r1[x + 2]);
-      }
+      psinv_row(k, pr, r1, r2, &u(0, y, z), nx);
     }
 }
 
@@ -439,11 +449,7 @@ struct Resid {
     for (std::int64_t z = 0; z < r.extent[2]; ++z)
       for (std::int64_t y = 0; y < r.extent[1]; ++y) {
         u.cross_sums(y, z, u1, u2);
-        const double* pu = u.row(y, z);
-        const double* pv = v0 + y * vsy + z * vsz;
-        double* pr = &r(0, y, z);
-        for (std::int64_t x = 0; x < nx; ++x)
-          pr[x] = pv[x] - k.a0 * pu[x] - k.a2 * (u2[x + 1] + u1[x] + u1[x + 2]) - k.a3 * (u2[x] + u2[x + 2]);
+        coarse::resid_row(k, v0 + y * vsy + z * vsz, u.row(y, z), u1, u2, &r(0, y, z), nx);
       }
   }
 };
@@ -464,12 +470,7 @@ struct Psinv {
         std::memcpy(rc + 1, row, static_cast<std::size_t>(nx) * sizeof(double));
         rc[0] = row[nx - 1];
         rc[nx + 1] = row[0];
-        double* pu = &u(0, y, z);
-        for (std::int64_t x = 0; x < nx; ++x) {
-          const double old = k.from_zero ? 0.0 : pu[x];
-          pu[x] = old + k.c0 * rc[x + 1] + k.c1 * (rc[x] + rc[x + 2] + r1[x + 1]) +
-                  k.c2 * (r2[x + 1] + r1[x] + r1[x + 2]);
-        }
+        coarse::psinv_row(k, rc + 1, r1, r2, &u(0, y, z), nx);
       }
   }
 };

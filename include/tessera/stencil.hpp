@@ -3,7 +3,6 @@
 #pragma once
 
 #include <algorithm>
-#include <cstdint>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -120,8 +119,7 @@ void check_time_block(const std::string& name, int radius, const FieldStorage& u
 
 /// The deepest block of 1..`most` steps that a grid's tiles allow (at least depth x radius
 /// thick) recomputing at most an eighth more points (Stencil::auto_depth).
-int deepest_block_for_tiles(int radius, int dims, const std::int64_t* extent,
-                            const std::int64_t* tile, const bool* periodic, int most);
+int deepest_block_for_tiles(int radius, const GridSpec& grid, int most);
 /// The same for these fields, also within their halos (1 when u's or next's faces rule blocking
 /// out, or when the fields are not on one grid).
 int deepest_time_block(int radius, const FieldStorage& u, const FieldStorage& next,
@@ -209,6 +207,29 @@ class Stencil {
                           detail::ArgBlock::of(prototype));
   }
 
+  /// The steps per exchange advance() runs with tessera::kAutoDepth: the deepest of 1 to
+  /// kMaxAutoDepth (4) that these fields allow (ghost layers and tiles at least depth x radius,
+  /// u and next with Dirichlet or periodic faces) and that recomputes at most an eighth more
+  /// points than the steps themselves (a block also computes the ghost points its next steps
+  /// read: about (depth - 1) x radius / thickness more per tiled axis), else 1. Measured on
+  /// 2-D and 3-D stencils in and out of cache (docs/performance.md), 4 was the best depth or
+  /// close to it: deeper blocks keep more planes in flight, and a block ends in a barrier with
+  /// the neighbour tiles. The same on every rank (it depends on the grid, halos and faces only);
+  /// the result is bitwise the same for any depth.
+  template <class T, class... Also>
+  int auto_depth(const Field<T, D>& u, const Field<T, D>& next, const Inputs<Also...>& also = {}) const {
+    return detail::deepest_time_block(radius_, u.storage(), next.storage(), storages(also), kMaxAutoDepth);
+  }
+
+  /// The same for fields on `grid` before they exist, with ghost layers as deep as needed:
+  /// create them with halo auto_depth(grid) x radius, e.g.
+  ///   const int depth = heat.auto_depth(grid);
+  ///   tessera::Field<double, 3> u(grid, depth, bc, "u"), next(grid, depth, bc, "next");
+  ///   heat.advance(Heat{0.1}, u, next, steps, depth);
+  int auto_depth(const Grid<D>& grid) const {
+    return detail::deepest_block_for_tiles(radius_, detail::grid_spec(grid), kMaxAutoDepth);
+  }
+
   /// Advances `steps` steps of a one-field stencil, as
   ///   for (long s = 0; s < steps; ++s) { apply(f, in(u, also...), out(next)); swap(u, next); }
   /// would (the result ends in u, bitwise the same), but exchanges u's ghost layers once per
@@ -219,52 +240,20 @@ class Stencil {
   ///   jacobi.advance(Jacobi{h2}, u, next, 100, 8, tessera::in(f));   // f(i, In u, In f, Out next)
   /// With depth > 1, every field needs ghost layers of at least depth x radius, tiles at least
   /// that thick, and u and next faces that are Dirichlet or periodic (the `also` fields may have
-  /// any: their ghost values do not change); depth 1 is the step-by-step loop itself.
-  /// `depth` tessera::kAutoDepth: auto_depth(u, next, also).
-  /// The steps per exchange advance() runs with tessera::kAutoDepth: the deepest of 1 to
-  /// kMaxAutoDepth (4) that these fields allow (ghost layers and tiles at least depth x radius,
-  /// u and next with Dirichlet or periodic faces) and that recomputes at most an eighth more
-  /// points than the steps themselves (a block also computes the ghost points its next steps
-  /// read: about (depth - 1) x radius / thickness more per tiled axis), else 1. Measured on
-  /// 2-D and 3-D stencils in and out of cache (docs/performance.md), 4 was the best depth or
-  /// close to it: deeper blocks keep more planes in flight, and a block ends in a barrier with
-  /// the neighbour tiles. The same on every rank (it depends on the grid, halos and faces only);
-  /// the result is bitwise the same for any depth.
-  /// The same for fields on `grid` before they exist, with ghost layers as deep as needed:
-  /// create them with halo auto_depth(grid) x radius, e.g.
-  ///   const int depth = heat.auto_depth(grid);
-  ///   tessera::Field<double, 3> u(grid, depth, bc, "u"), next(grid, depth, bc, "next");
-  ///   heat.advance(Heat{0.1}, u, next, steps, depth);
-  int auto_depth(const Grid<D>& grid) const {
-    std::int64_t extent[3] = {1, 1, 1}, tile[3] = {1, 1, 1};
-    bool periodic[3] = {false, false, false};
-    for (int a = 0; a < D; ++a) {
-      extent[a] = grid.extent()[a];
-      tile[a] = grid.tile()[a];
-      periodic[a] = grid.periodic()[a];
-    }
-    return detail::deepest_block_for_tiles(radius_, D, extent, tile, periodic, kMaxAutoDepth);
-  }
-
-  template <class T, class... Also>
-  int auto_depth(const Field<T, D>& u, const Field<T, D>& next, const Inputs<Also...>& also = {}) const {
-    std::vector<detail::FieldStorage*> extras;
-    std::apply([&](const auto&... fld) { (extras.push_back(&fld.storage()), ...); }, also.fields);
-    return detail::deepest_time_block(radius_, u.storage(), next.storage(), extras, kMaxAutoDepth);
-  }
-
+  /// any: their ghost values do not change); depth 1 is the step-by-step loop itself;
+  /// tessera::kAutoDepth is auto_depth(u, next, also).
   template <class F, class T, class... Also>
   void advance(const F& f, Field<T, D>& u, Field<T, D>& next, long steps, int depth,
                const Inputs<Also...>& also = {}) const {
-    if (depth == kAutoDepth) depth = auto_depth(u, next, also);
     static_assert(std::is_trivially_copyable_v<F>,
                   "the point functor is copied to every task and to the GPU: make it trivially "
                   "copyable (plain data members, no std::vector or references)");
     static_assert(((!detail::FieldOf<Also>::centre_only && detail::FieldOf<Also>::type::dims == D) && ...),
                   "advance() reads its extra inputs as it reads u: pass Field<T, D>s, not "
                   "tessera::centre(...)");
-    std::vector<detail::FieldStorage*> extras;
-    std::apply([&](const auto&... fld) { (extras.push_back(&fld.storage()), ...); }, also.fields);
+    const std::vector<detail::FieldStorage*> extras = storages(also);
+    if (depth == kAutoDepth)
+      depth = detail::deepest_time_block(radius_, u.storage(), next.storage(), extras, kMaxAutoDepth);
     detail::check_time_block(name_, radius_, u.storage(), next.storage(), extras, steps, depth);
     if (depth == 1) {  // one exchange per step: the plain steps, with their interior tasks
       for (long s = 0; s < steps; ++s) {
@@ -304,6 +293,13 @@ class Stencil {
   }
 
  private:
+  template <class... Fields>
+  static std::vector<detail::FieldStorage*> storages(const Inputs<Fields...>& fields) {
+    std::vector<detail::FieldStorage*> out;
+    std::apply([&](const auto&... fld) { (out.push_back(&fld.storage()), ...); }, fields.fields);
+    return out;
+  }
+
   std::string name_;
   Shape shape_;
   int radius_;
