@@ -171,7 +171,8 @@ std::int64_t FieldStorage::thinnest_tile(int axis) const { return impl_->tiling.
 // Counts the face buffers StarPU-MPI posted receives for in this exchange: those in its
 // receive cache now. Writing a buffer (the owner's next halo-pack) drops it from every rank's
 // cache, so each exchange counts its own messages only.
-static void count_received(const FieldStorage& f, const HaloSet& set) {
+void FieldStorage::count_received(const HaloSet& set) {
+  const FieldStorage& f = *this;
   Context& rt = f.context();
   if (!rt.engine->distributed()) return;
   for (int t = 0; t < f.tiles(); ++t) {
@@ -256,6 +257,36 @@ void FieldStorage::fill_constant_ghosts(const std::string& stencil, int width, b
   }
 }
 
+// The halo-pack tasks, unless the tasks that wrote the field packed the face buffers already.
+static void submit_packs(FieldStorage& f, HaloSet& set, const std::string& stencil, long version) {
+  if (set.packed == version) return;
+  Context& rt = f.context();
+  tasks::Engine& engine = *rt.engine;
+  tasks::Codelet& pack = engine.codelets().get(stencil, f.type_name(), tasks::halo_pack_kind(f.element_size()));
+  const int n = f.tiles();
+  for (int t = 0; t < n; ++t) {
+    auto& plan = set.plans[static_cast<std::size_t>(t)];
+    if (plan.packs.count > 0)
+      engine.submitter().submit(pack, {f.impl().handles[t]}, set.buffers[static_cast<std::size_t>(t)],
+                                &plan.packs, sizeof(plan.packs), false, exchange_tag(f, t, rt.steps),
+                                {n, f.on_rank_edge(t) ? 1 : 0});
+  }
+  set.packed = version;
+}
+
+// Each boundary copy's face buffers, found once per plan.
+static void find_sources(HaloSet& set, int tiles) {
+  if (!set.sources.empty()) return;
+  set.sources.resize(static_cast<std::size_t>(tiles));
+  for (int t = 0; t < tiles; ++t)
+    for (const auto& [tile, dir] : set.plans[static_cast<std::size_t>(t)].sources) {
+      const auto& owner = set.plans[static_cast<std::size_t>(tile)];
+      std::size_t k = 0;
+      while (owner.pack_dirs[k] != dir) ++k;
+      set.sources[static_cast<std::size_t>(t)].push_back(set.buffers[static_cast<std::size_t>(tile)][k]);
+    }
+}
+
 void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
   HaloSet& set = impl_->halos[{width, box}];
   if (set.version == version_) return;
@@ -264,25 +295,9 @@ void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
   tasks::Engine& engine = *rt.engine;
   const int n = tiles();
   auto tag = [&](int t, long step) { return exchange_tag(*this, t, step); };
-  tasks::Codelet& pack = engine.codelets().get(stencil, type_, tasks::halo_pack_kind(element_size_));
+  submit_packs(*this, set, stencil, version_);
+  find_sources(set, n);
   tasks::Codelet& boundary = engine.codelets().get(stencil, type_, tasks::boundary_kind(element_size_));
-  for (int t = 0; t < n; ++t) {
-    auto& plan = set.plans[static_cast<std::size_t>(t)];
-    if (plan.packs.count > 0)
-      engine.submitter().submit(pack, {impl_->handles[t]}, set.buffers[static_cast<std::size_t>(t)],
-                                &plan.packs, sizeof(plan.packs), false, tag(t, rt.steps),
-                                {n, on_rank_edge(t) ? 1 : 0});
-  }
-  if (set.sources.empty()) {  // each boundary task's face buffers, found once per plan
-    set.sources.resize(static_cast<std::size_t>(n));
-    for (int t = 0; t < n; ++t)
-      for (const auto& [tile, dir] : set.plans[static_cast<std::size_t>(t)].sources) {
-        const auto& owner = set.plans[static_cast<std::size_t>(tile)];
-        std::size_t k = 0;
-        while (owner.pack_dirs[k] != dir) ++k;
-        set.sources[static_cast<std::size_t>(t)].push_back(set.buffers[static_cast<std::size_t>(tile)][k]);
-      }
-  }
   for (int t = 0; t < n; ++t) {
     auto& plan = set.plans[static_cast<std::size_t>(t)];
     if (plan.ghosts.count > 0)
@@ -295,7 +310,37 @@ void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
       engine.submitter().submit(*task.codelet, {impl_->handles[t]}, {}, task.args.data(), task.args.size(), false,
                                 tag(t, rt.steps), {n, 0});
   set.version = version_;
-  count_received(*this, set);
+  count_received(set);
+}
+
+const HaloSet* FieldStorage::exchange_in_tasks(const std::string& stencil, int width, bool box) {
+  HaloSet& set = impl_->halos[{width, box}];
+  if (set.version == version_) return nullptr;
+  fill_constant_ghosts(stencil, width, box);
+  bool functions = false;
+  for (const auto& list : set.functions) functions = functions || !list.empty();
+  if (!context().options.fused_exchange || functions) {
+    exchange(stencil, width, box);
+    return nullptr;
+  }
+  submit_packs(*this, set, stencil, version_);
+  find_sources(set, tiles());
+  set.version = version_;
+  return &set;
+}
+
+HaloSet* FieldStorage::pack_target() {
+  if (!context().options.fused_exchange) return nullptr;
+  HaloSet* last = nullptr;
+  for (auto& [key, set] : impl_->halos)
+    if (!set.plans.empty() && !set.buffers.empty() && (last == nullptr || set.version > last->version))
+      last = &set;
+  return last;
+}
+
+void FieldStorage::written(HaloSet* packed) {
+  ++version_;
+  if (packed != nullptr) packed->packed = version_;
 }
 
 bool FieldStorage::simulated() const { return context().simulated; }

@@ -31,6 +31,8 @@ struct HaloSet {
   };
   std::vector<std::vector<FunctionTask>> functions;
   long version = -1;  // field version the ghost layers reflect
+  long packed = -1;   // field version the face buffers hold (packed by halo-pack tasks or by
+                      // the tasks that wrote the field)
 };
 
 struct FieldStorage::Impl {

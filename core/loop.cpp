@@ -6,6 +6,8 @@
 #include "core/context.hpp"
 #include "core/field_impl.hpp"
 #include "core/reduce.hpp"
+#include "core/tile_tasks.hpp"
+#include "tasks/halo.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera::detail {
@@ -62,12 +64,20 @@ std::shared_ptr<PendingReduction> apply_loop(const std::string& name, const Task
   }
   std::shared_ptr<PendingReduction> pending;
   if (!ops.empty()) pending = start_reduction(call, first, ops);
+  // A loop over every point packs the written fields' faces for the stencil that reads them
+  // next (a loop over a box leaves some tiles without a task, so their faces to halo-pack
+  // tasks).
+  std::vector<HaloSet*> packed(writes.size(), nullptr);
+  for (std::size_t j = 0; box.whole && writes.size() <= tasks::HaloWork::kMax && j < writes.size(); ++j)
+    if ((packed[j] = writes[j]->pack_target()) != nullptr)
+      call.packs.push_back({static_cast<int>(reads.size() + j), packed[j]});
+  add_halo_work(call, name, type_names(all), kind);
   if (untimed)
     call.field = first.impl().tag_name;  // a reduction outside the time loop: no step
   else
     call.step = rt.steps++;
   submit_tile_tasks(call);
-  for (FieldStorage* s : writes) s->written();
+  for (std::size_t j = 0; j < writes.size(); ++j) writes[j]->written(packed[j]);
   return pending;
 }
 

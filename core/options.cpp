@@ -87,6 +87,10 @@ void add_options(CLI::App& app, Options& o) {
       ->group(group)
       ->expected(2, 3)
       ->check(CLI::PositiveNumber);
+  app.add_flag("--separate-exchange-tasks{false}", o.fused_exchange,
+               "exchange ghost layers in halo-pack and boundary tasks of their own, as the "
+               "simulation models assume (default: inside the tasks that read and write the tiles)")
+      ->group(group);
   app.add_option("--watchdog", o.watchdog,
                  "end every rank, with a message, when this rank waits and nothing progresses "
                  "for SECONDS (a stopped rank, a deadlocked task); default 0: off")

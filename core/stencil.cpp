@@ -1,8 +1,12 @@
 // One step of a stencil: checks, ghost-layer exchange of the inputs (but centre-only ones),
 // interior tasks.
+#include <algorithm>
+
 #include "core/checks.hpp"
 #include "core/context.hpp"
+#include "core/field_impl.hpp"
 #include "core/tile_tasks.hpp"
+#include "tasks/halo.hpp"
 #include "tessera/stencil.hpp"
 
 namespace tessera::detail {
@@ -13,15 +17,32 @@ void apply_stencil(const std::string& name, int radius, bool box, const TaskKind
   check_stencil_fields(name, radius, inputs, outputs, centre_only);
   check_vertex_mirror(name, radius, inputs, centre_only);
   Context& rt = inputs.front()->context();
-  // Centre-only inputs are read at the point only: their ghost layers are never needed.
-  for (std::size_t k = 0; k < inputs.size(); ++k)
-    if (!centre_only[k]) inputs[k]->exchange(name, radius, box);
   std::vector<FieldStorage*> all = inputs;
   all.insert(all.end(), outputs.begin(), outputs.end());
-  TileTaskCall call{&rt.engine->codelets().get(name, type_names(all), kind), inputs, outputs, args};
+  const std::string types = type_names(all);
+  TileTaskCall call{&rt.engine->codelets().get(name, types, kind), inputs, outputs, args};
+  // The interior tasks copy the inputs' ghost layers in and pack the outputs' faces, up to
+  // HaloWork::kMax fields each way (beyond: the exchange tasks of their own).
+  const auto exchanged = std::count(centre_only.begin(), centre_only.end(), false);
+  const bool in_tasks = exchanged <= tasks::HaloWork::kMax && outputs.size() <= tasks::HaloWork::kMax;
+  // Centre-only inputs are read at the point only: their ghost layers are never needed.
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    if (centre_only[k]) continue;
+    if (!in_tasks) {
+      inputs[k]->exchange(name, radius, box);
+    } else if (const HaloSet* set = inputs[k]->exchange_in_tasks(name, radius, box)) {
+      call.fills.push_back({static_cast<int>(k), set});
+    }
+  }
+  std::vector<HaloSet*> packed(outputs.size(), nullptr);
+  for (std::size_t j = 0; in_tasks && j < outputs.size(); ++j)
+    if ((packed[j] = outputs[j]->pack_target()) != nullptr)
+      call.packs.push_back({static_cast<int>(inputs.size() + j), packed[j]});
+  add_halo_work(call, name, types, kind);
   call.step = rt.steps++;
   submit_tile_tasks(call);
-  for (FieldStorage* s : outputs) s->written();
+  for (std::size_t j = 0; j < outputs.size(); ++j) outputs[j]->written(packed[j]);
+  for (const HaloCopies& h : call.fills) inputs[static_cast<std::size_t>(h.field)]->count_received(*h.set);
 }
 
 AccessRule access_rule(const std::string& owner, const FieldStorage& field, int radius, int dims,
@@ -50,21 +71,27 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
   // so the last, shorter block reuses the same halo buffers.
   const int width = depth * radius;
   const bool deep_box = box || depth > 1;
-  u.exchange(name, width, deep_box);
+  std::vector<FieldStorage*> all = extras;
+  all.push_back(&u);
+  all.push_back(&next);
+  const std::string types = type_names(all);
+  TileTaskCall call{&rt.engine->codelets().get(name, types, kind), extras, {&u, &next}, args};
+  // The block tasks copy u's ghost layers in. They do not pack u's faces for the next block:
+  // u is read and written by one call's tasks, so a tile's task would pack its faces before a
+  // neighbour submitted after it had read the old ones (face buffers are not double-buffered).
+  const HaloSet* filled = u.exchange_in_tasks(name, width, deep_box);
+  if (filled != nullptr) call.fills.push_back({static_cast<int>(extras.size()), filled});
   // The extra inputs: exchanged once as deep, then skipped while nothing writes them.
   for (FieldStorage* e : extras) e->exchange(name, width, deep_box);
   // Steps 1, 3, ... read next at the faces: its Dirichlet ghosts must hold their values too.
   next.fill_constant_ghosts(name, width, deep_box);
-  std::vector<FieldStorage*> all = extras;
-  all.push_back(&u);
-  all.push_back(&next);
-  TileTaskCall call{&rt.engine->codelets().get(name, type_names(all), kind), extras, {&u, &next},
-                    args};
+  add_halo_work(call, name, types, kind);
   call.step = rt.steps;
   rt.steps += steps;
   submit_tile_tasks(call);
   u.written();
   next.written();
+  if (filled != nullptr) u.count_received(*filled);
 }
 
 }  // namespace tessera::detail

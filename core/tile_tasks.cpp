@@ -5,6 +5,8 @@
 #include <cstring>
 
 #include "core/context.hpp"
+#include "tasks/halo.hpp"
+#include "tessera/error.hpp"
 
 #include <algorithm>
 
@@ -25,14 +27,17 @@ void submit_tile_tasks(const TileTaskCall& call) {
   std::vector<FieldStorage*> fields = call.reads;
   fields.insert(fields.end(), call.writes.begin(), call.writes.end());
   const int tiles = first.tiles();
-  std::vector<tasks::Handle> read, write;
+  std::vector<tasks::Handle> read, write, handles;
+  std::vector<Access> modes;
   std::vector<std::int64_t> frame(static_cast<std::size_t>(6 + 3 * call.args.frame_fields));
   for (int t = 0; t < tiles; ++t) {
     const TileWindow w = tile_window(first.geometry(t), call.lo, call.hi);
     if (w.empty()) continue;
-    // The prototype block with this tile's frame written in; freed by the engine.
-    auto* block = static_cast<unsigned char*>(std::malloc(call.args.size));
-    std::memcpy(block, call.args.prototype, call.args.size);
+    // The prototype block with this tile's frame written in, after the exchange copies'
+    // header when the tasks do them; freed by the engine.
+    const std::size_t head = call.with_halo != nullptr ? tasks::HaloWork::kSize : 0;
+    auto* block = static_cast<unsigned char*>(std::malloc(head + call.args.size));
+    std::memcpy(block + head, call.args.prototype, call.args.size);
     for (int a = 0; a < 3; ++a) {
       frame[a] = w.origin[a];
       frame[3 + a] = w.extent[a];
@@ -52,16 +57,59 @@ void submit_tile_tasks(const TileTaskCall& call) {
       }
       (k < call.reads.size() ? read : write).push_back(f.impl().handles[static_cast<std::size_t>(t)]);
     }
-    std::memcpy(block + call.args.frame_offset, frame.data(), sizeof(std::int64_t) * frame.size());
+    std::memcpy(block + head + call.args.frame_offset, frame.data(), sizeof(std::int64_t) * frame.size());
     if (!call.extra.empty()) write.push_back(call.extra[static_cast<std::size_t>(t)]);
     tasks::TaskTag tag;
     tag.field = call.field;
     tag.tile = t;
     tag.step = call.step;
     tag.rank = first.owner(t);
-    engine.submitter().submit(*call.codelet, read, write, block, call.args.size, true, tag,
-                              {tiles, first.on_rank_edge(t) ? 1 : 0});
+    const tasks::Placement place{tiles, first.on_rank_edge(t) ? 1 : 0};
+    if (call.with_halo == nullptr) {
+      engine.submitter().submit(*call.codelet, read, write, block, call.args.size, true, tag, place);
+      continue;
+    }
+    // The kernel's buffers, then the face buffers of each fill and each pack.
+    handles = read;
+    handles.insert(handles.end(), write.begin(), write.end());
+    modes.assign(call.modes.begin(), call.modes.end());
+    auto& work = *reinterpret_cast<tasks::HaloWork*>(block);
+    work = tasks::HaloWork{};
+    work.cpu = call.kernel_cpu;
+    work.cuda = call.kernel_cuda;
+    const auto add = [&](const HaloCopies& h, bool fill, tasks::HaloWork::Copies& c) {
+      const std::size_t tile = static_cast<std::size_t>(t);
+      const FieldStorage& f = *fields[static_cast<std::size_t>(h.field)];
+      const auto& faces = fill ? h.set->sources[tile] : h.set->buffers[tile];
+      c.list = fill ? &h.set->plans[tile].ghosts : &h.set->plans[tile].packs;
+      c.tile = h.field;
+      c.first = static_cast<int>(handles.size());
+      c.count = static_cast<int>(faces.size());
+      tasks::region_copies(f.element_size(), c.cpu, c.cuda);
+      handles.insert(handles.end(), faces.begin(), faces.end());
+      modes.resize(handles.size(), fill ? Access::Read : Access::Write);
+      if (fill) modes[static_cast<std::size_t>(h.field)] = Access::ReadWrite;
+    };
+    for (const HaloCopies& h : call.fills) add(h, true, work.fill[work.fills++]);
+    for (const HaloCopies& h : call.packs) add(h, false, work.pack[work.packs++]);
+    engine.submitter().submit_with_modes(*call.with_halo, handles, modes, block,
+                                         head + call.args.size, true, tag, place);
   }
+}
+
+void add_halo_work(TileTaskCall& call, const std::string& name, const std::string& types,
+                   const TaskKind& kind) {
+  if (call.fills.empty() && call.packs.empty()) return;
+  if (call.fills.size() > tasks::HaloWork::kMax || call.packs.size() > tasks::HaloWork::kMax)
+    throw Error("internal: more than " + std::to_string(tasks::HaloWork::kMax) +
+                " fields filled or packed by one task");
+  const FieldStorage& first = call.reads.empty() ? *call.writes.front() : *call.reads.front();
+  call.with_halo = &first.context().engine->codelets().get(name, types, tasks::with_halo_work(kind));
+  call.kernel_cpu = kind.cpu;
+  call.kernel_cuda = kind.cuda;
+  call.modes.assign(call.reads.size(), kind.first);
+  // The written tiles, and the extra buffer (e.g. partial results) with them.
+  call.modes.resize(call.reads.size() + call.writes.size() + (call.extra.empty() ? 0 : 1), kind.rest);
 }
 
 }  // namespace tessera::detail

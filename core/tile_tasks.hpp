@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "tasks/codelets.hpp"
@@ -11,6 +12,15 @@
 #include "tessera/detail/task.hpp"
 
 namespace tessera::detail {
+
+struct HaloSet;
+
+/// A field whose exchange copies the call's tasks do themselves (tasks::HaloWork): `field`
+/// indexes the call's reads, then its writes.
+struct HaloCopies {
+  int field;
+  const HaloSet* set;
+};
 
 /// What every task of one call shares.
 struct TileTaskCall {
@@ -27,7 +37,20 @@ struct TileTaskCall {
   /// frame clipped to it. Default: every point.
   Extent3 lo{0, 0, 0};
   Extent3 hi{INT64_MAX, INT64_MAX, INT64_MAX};
+  /// Read fields whose ghost layers each task fills from the face buffers before its kernel
+  /// (the field's tile then read and written), and written fields whose face buffers it packs
+  /// after (FieldStorage::exchange_in_tasks, pack_target). With either, the tasks are of
+  /// `with_halo` (the kind's "+halo" codelet; set by add_halo_work).
+  std::vector<HaloCopies> fills, packs;
+  tasks::Codelet* with_halo = nullptr;
+  KernelFn kernel_cpu = nullptr, kernel_cuda = nullptr;  // the kind's own entries
+  std::vector<Access> modes;  // the kind's modes: of the reads, then of the writes
 };
+
+/// Resolves the call's "+halo" codelet for `kind` (of stencil or loop `name` on element types
+/// `types`) when it has fills or packs.
+void add_halo_work(TileTaskCall& call, const std::string& name, const std::string& types,
+                   const TaskKind& kind);
 
 /// The part of a tile inside [lo, hi): its global origin and extent (0 along some axis when
 /// they do not meet).

@@ -1,8 +1,10 @@
 #include "tasks/codelets.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
+#include "tasks/halo.hpp"
 #include "tasks/starpu.hpp"
 #include "tessera/error.hpp"
 
@@ -16,6 +18,25 @@ namespace {
 double untimed_cost(starpu_task*, unsigned) { return 1.0; }
 }  // namespace
 #endif
+
+namespace {
+// The footprint (the history entry) of a task that also does exchange copies: the sizes of
+// its kernel's buffers only, which come first. Whether a task copies ghost layers in or packs
+// faces (the first steps of a run do not) then does not split its samples, so the entries a
+// run uses are the ones its calibration rounds fill.
+std::uint32_t halo_work_footprint(starpu_task* task) {
+  const auto& work = *static_cast<const HaloWork*>(task->cl_arg);
+  int kernel_buffers = STARPU_TASK_GET_NBUFFERS(task);
+  for (int k = 0; k < work.fills; ++k) kernel_buffers = std::min(kernel_buffers, work.fill[k].first);
+  for (int k = 0; k < work.packs; ++k) kernel_buffers = std::min(kernel_buffers, work.pack[k].first);
+  std::uint32_t footprint = 0;
+  for (int i = 0; i < kernel_buffers; ++i) {
+    const std::size_t size = starpu_data_get_size(STARPU_TASK_GET_HANDLE(task, i));
+    footprint = starpu_hash_crc32c_be_n(&size, sizeof(size), footprint);
+  }
+  return footprint;
+}
+}  // namespace
 
 CodeletRegistry::CodeletRegistry() = default;
 CodeletRegistry::~CodeletRegistry() = default;
@@ -50,6 +71,7 @@ Codelet& CodeletRegistry::get(const std::string& stencil, const std::string& typ
   std::memset(&c.model, 0, sizeof(c.model));
   c.model.type = STARPU_HISTORY_BASED;
   c.model.symbol = c.symbol.c_str();
+  if (is_halo_work(kind)) c.model.footprint = &halo_work_footprint;
   starpu_codelet_init(&c.cl);
   c.cl.where = STARPU_CPU;
   c.cl.cpu_funcs[0] = kind.cpu;

@@ -1,6 +1,9 @@
 #include "tasks/halo.hpp"
 
 #include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
 
 #include "kernels/cpu/region_copy.hpp"
 #if TESSERA_HAVE_CUDA_KERNELS
@@ -11,6 +14,7 @@
 namespace tessera::tasks {
 
 using detail::Access;
+using detail::KernelFn;
 using detail::TaskKind;
 
 namespace {
@@ -50,6 +54,58 @@ TaskKind boundary_kind(std::size_t element_size) {
 TaskKind constant_ghosts_kind(std::size_t element_size) {
   TaskKind k = by_size(element_size, "constant-ghosts", Access::ReadWrite, Access::Read);
   k.untimed = true;  // once per field and halo plan
+  return k;
+}
+
+void region_copies(std::size_t element_size, KernelFn& cpu, KernelFn& cuda) {
+  const TaskKind k = by_size(element_size, "copy", Access::Read, Access::Write);
+  cpu = k.cpu;
+  cuda = k.cuda;
+}
+
+namespace {
+
+void run_copies(const HaloWork::Copies& c, void** buffers, bool cuda) {
+  if (c.list->count == 0) return;
+  void* slots[1 + partition::RegionCopyList::kMax];
+  slots[0] = buffers[c.tile];
+  for (int k = 0; k < c.count; ++k) slots[1 + k] = buffers[c.first + k];
+  (cuda ? c.cuda : c.cpu)(slots, const_cast<partition::RegionCopyList*>(c.list));
+}
+
+// Ghost layers in, the kernel, faces out: in this order on the CPU, and on the worker's
+// stream in this order on a GPU.
+template <bool Cuda>
+void halo_work(void** buffers, void* arg) {
+  const HaloWork& w = *static_cast<const HaloWork*>(arg);
+  for (int k = 0; k < w.fills; ++k) run_copies(w.fill[k], buffers, Cuda);
+  (Cuda ? w.cuda : w.cpu)(buffers, static_cast<unsigned char*>(arg) + HaloWork::kSize);
+  for (int k = 0; k < w.packs; ++k) run_copies(w.pack[k], buffers, Cuda);
+}
+
+// Kind names live as long as the program (TaskKind holds string literals).
+const char* intern(const std::string& name) {
+  static std::mutex mutex;
+  static std::deque<std::string> names;
+  std::lock_guard<std::mutex> lock(mutex);
+  for (const std::string& n : names)
+    if (n == name) return n.c_str();
+  return names.emplace_back(name).c_str();
+}
+
+}  // namespace
+
+bool is_halo_work(const TaskKind& kind) { return kind.cpu == &halo_work<false>; }
+
+TaskKind with_halo_work(const TaskKind& kind) {
+  TaskKind k = kind;
+  k.kind = intern(std::string(kind.kind) + "+halo");
+  k.cpu = &halo_work<false>;
+#if TESSERA_HAVE_CUDA_KERNELS
+  k.cuda = kind.cuda != nullptr ? &halo_work<true> : nullptr;
+#else
+  k.cuda = nullptr;  // no region copies for CUDA workers in this build
+#endif
   return k;
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 
+#include "partition/region_copy.hpp"
 #include "tessera/detail/task.hpp"
 
 namespace tessera::tasks {
@@ -15,5 +16,34 @@ detail::TaskKind boundary_kind(std::size_t element_size);
 // constant-ghosts: writes the Dirichlet ghost regions of a tile (first buffer, no others)
 // once per halo shape; they never change, so boundary tasks leave them out.
 detail::TaskKind constant_ghosts_kind(std::size_t element_size);
+
+/// The exchange folded into the tasks that read and write the tiles: a tile task of `kind`
+/// ("interior", "time-block", "loop") that first copies its neighbours' face buffers into a
+/// tile's ghost layers (what a boundary task does) and, after its kernel, copies a written
+/// tile's faces into that tile's face buffers (what a halo-pack task does). One task per tile
+/// and step instead of three. Its argument block is a HaloWork, then at HaloWork::kSize the
+/// kernel's own block; its buffers are the kernel's, then the face buffers of the copies.
+struct HaloWork {
+  struct Copies {
+    const partition::RegionCopyList* list;  // slot 0: the tile, slots 1..count: face buffers
+    int tile;   // the tile's buffer in the task
+    int first;  // the first face buffer's
+    int count;
+    detail::KernelFn cpu, cuda;  // the region copy for the field's element size
+  };
+  static constexpr int kMax = 4;  // fields filled, and fields packed, per task
+  int fills = 0, packs = 0;
+  Copies fill[kMax], pack[kMax];
+  detail::KernelFn cpu, cuda;  // the kernel
+  static constexpr std::size_t kSize = 64 * ((sizeof(int) * 2 + 2 * kMax * sizeof(Copies) +
+                                             2 * sizeof(detail::KernelFn) + 63) / 64);
+};
+/// `kind` with its exchange copies ("<kind>+halo"): the HaloWork entries of both backends.
+detail::TaskKind with_halo_work(const detail::TaskKind& kind);
+/// Whether `kind` is one with_halo_work made.
+bool is_halo_work(const detail::TaskKind& kind);
+/// The region copies for elements of `element_size` bytes, on the CPU and (null without CUDA
+/// kernels) on CUDA workers.
+void region_copies(std::size_t element_size, detail::KernelFn& cpu, detail::KernelFn& cuda);
 
 }  // namespace tessera::tasks

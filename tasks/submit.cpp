@@ -62,9 +62,15 @@ void Submitter::submit(Codelet& c, Handles first, Handles rest, void* arg, std::
 void Submitter::submit_with_modes(Codelet& c, const std::vector<Handle>& handles,
                                   const std::vector<detail::Access>& access, void* arg,
                                   std::size_t arg_size, bool owned, TaskTag tag, Placement place) {
-  std::vector<int> modes;
-  for (detail::Access a : access) modes.push_back(mode_of(a));
-  submit_any(c, handles.data(), modes.data(), handles.size(), arg, arg_size, owned, tag, place);
+  int inline_modes[kInlineBuffers];
+  std::vector<int> more_modes;  // only for tasks with many buffers
+  int* modes = inline_modes;
+  if (access.size() > kInlineBuffers) {
+    more_modes.resize(access.size());
+    modes = more_modes.data();
+  }
+  for (std::size_t i = 0; i < access.size(); ++i) modes[i] = mode_of(access[i]);
+  submit_any(c, handles.data(), modes, handles.size(), arg, arg_size, owned, tag, place);
 }
 
 void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, std::size_t count,
@@ -116,7 +122,9 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
     }
     if (recorder_ != nullptr) recorder_->watch(task, tag);
     // Every footprint is kept (perfmodels::coverage lists the ones this run used).
-    const bool new_footprint = c.footprints.insert(starpu_task_data_footprint(task)).second;
+    const std::uint32_t footprint =
+        c.model.footprint != nullptr ? c.model.footprint(task) : starpu_task_data_footprint(task);
+    const bool new_footprint = c.footprints.insert(footprint).second;
     // A calibrating run is the fix itself: nothing to say then.
     if (new_footprint && !uncalibrated_reported_ && !policy_.calibrating) report_if_uncalibrated(c, task);
     const int ret = starpu_task_submit(task);

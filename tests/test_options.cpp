@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "tests/test_support.hpp"
@@ -139,11 +140,14 @@ struct Average {
   }
 };
 
-TEST(Options, TraceHasOneEventPerTaskOnExistingWorkers) {
+// Runs 3 steps of a 4-tile periodic stencil with a trace; returns the trace's task events by
+// name, and checks that each ran on a worker the trace lists.
+std::map<std::string, int> traced_tasks(bool fused_exchange) {
   const std::string path = testing::TempDir() + "tessera_trace.json";
   {
     tessera::Options o = test::options({"dmda", 2});
     o.trace = path;
+    o.fused_exchange = fused_exchange;
     tessera::Runtime rt(o);
     const tessera::Grid<2> grid({16, 16}, {8, 8}, {true, true});  // 4 tiles
     tessera::Field<double, 2> u(grid, 1, {}, "u"), v(grid, 1, {}, "v");
@@ -156,19 +160,34 @@ TEST(Options, TraceHasOneEventPerTaskOnExistingWorkers) {
   std::ifstream in(path);
   const nlohmann::json trace = nlohmann::json::parse(in);
   std::set<int> workers;
-  int tasks = 0, interior = 0;
-  for (const auto& e : trace["traceEvents"]) {
-    if (e["ph"] == "M") workers.insert(e["tid"].get<int>());
-    if (e["ph"] != "X") continue;
-    ++tasks;
-    interior += e["name"] == "average:interior";
-    EXPECT_GE(e["dur"].get<double>(), 0.0);
-  }
-  // Per step and tile: one halo-pack, one boundary, one interior task.
-  EXPECT_EQ(tasks, 3 * 4 * 3);
-  EXPECT_EQ(interior, 3 * 4);
+  std::map<std::string, int> tasks;
   for (const auto& e : trace["traceEvents"])
-    if (e["ph"] == "X") EXPECT_EQ(workers.count(e["tid"].get<int>()), 1u);
+    if (e["ph"] == "M") workers.insert(e["tid"].get<int>());
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    ++tasks[e["name"].get<std::string>()];
+    EXPECT_GE(e["dur"].get<double>(), 0.0);
+    EXPECT_EQ(workers.count(e["tid"].get<int>()), 1u);
+  }
+  return tasks;
+}
+
+TEST(Options, TraceHasOneEventPerTaskOnExistingWorkers) {
+  // Exchanges in tasks of their own: per step and tile one halo-pack, one boundary, one
+  // interior task.
+  std::map<std::string, int> separate = traced_tasks(false);
+  EXPECT_EQ(separate["average:interior"], 3 * 4);
+  EXPECT_EQ(separate["average:halo-pack"], 3 * 4);
+  EXPECT_EQ(separate["average:boundary"], 3 * 4);
+  EXPECT_EQ(separate.size(), 3u);
+  // Exchanges inside the interior tasks (the default): one task per step and tile, which
+  // copies its input's ghost layers in and, from the second step on (once the output field
+  // has been exchanged), packs its output's faces; halo-pack tasks only for each field's first
+  // exchange (u and v), none the third step.
+  std::map<std::string, int> fused = traced_tasks(true);
+  EXPECT_EQ(fused["average:interior+halo"], 3 * 4);
+  EXPECT_EQ(fused["average:halo-pack"], 2 * 4);
+  EXPECT_EQ(fused.size(), 2u);
 }
 
 }  // namespace

@@ -75,11 +75,11 @@ TEST(Trace, JsonHasEveryTaskInOrderOnItsWorker) {
     EXPECT_EQ(e["args"]["stencil"], "average") << e.dump();
     EXPECT_GE(e["args"]["tile"].get<int>(), 0) << e.dump();
     EXPECT_LT(e["args"]["tile"].get<int>(), 4) << e.dump();
-    if (e["cat"] == "interior" || e["cat"] == "halo-pack" || e["cat"] == "boundary") {
+    if (e["cat"] == "interior+halo" || e["cat"] == "halo-pack") {
       EXPECT_GE(e["args"]["step"].get<int>(), 0);
       EXPECT_LT(e["args"]["step"].get<int>(), 4);
     }
-    if (e["cat"] == "halo-pack" || e["cat"] == "boundary") {
+    if (e["cat"] == "halo-pack") {
       const std::string field = e["args"]["field"].get<std::string>();
       EXPECT_TRUE(field == "u" || field == "v") << e.dump();
       EXPECT_EQ(e["args"]["task"], "average:" + e["cat"].get<std::string>() + " " + field +
@@ -88,7 +88,7 @@ TEST(Trace, JsonHasEveryTaskInOrderOnItsWorker) {
     }
   }
   EXPECT_EQ(tasks, submitted);
-  EXPECT_EQ(kinds["interior"], 4 * 4);
+  EXPECT_EQ(kinds["interior+halo"], 4 * 4);  // interior tasks that exchange the ghost layers
 }
 
 TEST(Trace, HtmlReportHoldsEveryTaskAndWorker) {
@@ -256,10 +256,10 @@ TEST(Trace, SummaryOnlyKeepsTotalsNotEvents) {
   EXPECT_EQ(static_cast<std::size_t>(r.task_count()), rt.tasks_submitted());
   long interiors = 0;
   for (const auto& k : tessera::trace::totals_by_kind({r}))
-    if (k.kind == "interior") interiors = k.tasks;
+    if (k.kind == "interior+halo") interiors = k.tasks;
   EXPECT_EQ(interiors, 3 * 4);
   EXPECT_LE(r.begin_us, r.end_us);
-  EXPECT_THAT(tessera::trace::summary_table({r}), HasSubstr("interior"));
+  EXPECT_THAT(tessera::trace::summary_table({r}), HasSubstr("interior+halo"));
 }
 
 #ifndef STARPU_USE_FXT

@@ -158,12 +158,15 @@ inline double now_seconds() {
 
 // Runs rounds of `steps` steps until StarPU has enough samples of every codelet x architecture
 // x footprint used, then prints the models. Gives up after `max_rounds`, saying what is short.
-// `advance(n)` submits n steps.
-template <class Advance>
-void calibrate_models(tessera::Runtime& rt, long steps, Advance advance, int max_rounds = 100) {
+// Each round starts from the initial state (`init()`), as a run does, so that the tasks of a
+// run's first steps are sampled too (halo-pack tasks, before tasks that write the fields pack
+// their faces). `advance(n)` submits n steps.
+template <class Init, class Advance>
+void calibrate_models(tessera::Runtime& rt, long steps, Init init, Advance advance, int max_rounds = 100) {
   tessera::perfmodels::Coverage c;
   int round = 0;
   for (; round < max_rounds; ++round) {
+    init();
     advance(steps);
     rt.wait();
     c = tessera::perfmodels::coverage(rt);
@@ -193,7 +196,7 @@ double timed_blocks(tessera::Runtime& rt, const RunOptions& o, double points, In
                     Advance advance, long block, const State* state = nullptr) {
   init();
   if (o.calibrate_models) {
-    calibrate_models(rt, o.steps, advance);
+    calibrate_models(rt, o.steps, init, advance);
     init();  // calibration advanced the fields: start the requested run from the beginning
   }
   // Field output, checkpoints and restart (the apps that give their State): written by tasks

@@ -50,6 +50,13 @@ struct Options {
   /// on a rank that stopped (SIGSTOP) or a deadlocked task. 0: off (the default). Give more
   /// than the longest task takes (docs/reliability.md).
   double watchdog = 0;
+  /// Ghost-layer exchanges inside the tile tasks (default): the task that reads a tile first
+  /// copies its neighbours' face buffers into the tile's ghost layers, and the task that writes
+  /// a tile packs its faces after its kernel, so a stencil step is one task per tile instead of
+  /// three (halo-pack, boundary, interior). The traces then show "interior+halo" (and
+  /// "time-block+halo", "loop+halo") tasks, with halo-pack tasks only where no writer packed.
+  /// false (--separate-exchange-tasks): halo-pack and boundary tasks of their own.
+  bool fused_exchange = true;
   /// How to rerun this program to calibrate its models, for the uncalibrated-model message.
   std::string calibrate_command = "this program with --calibrate";
 };

@@ -72,10 +72,11 @@ for c in "${cases[@]}"; do
     [ "$label" = "$sched" ] || IFS='+' read -ra settings <<< "${label#*+}"
     shift 3
     local s
-    # Step by step (--steps-per-exchange 1): the models are of the interior, halo-pack and
-    # boundary tasks, not of the apps' default temporal blocks.
+    # Step by step (--steps-per-exchange 1) with exchange tasks of their own: the models are of
+    # the interior, halo-pack and boundary tasks, not of the apps' default temporal blocks and
+    # interior tasks that exchange.
     s=$(env "${settings[@]}" STARPU_PERF_MODEL_DIR=$dir STARPU_HOSTNAME=$plat build-sim/apps/$app/$app --size $grid \
-          --tile "${t[@]}" --steps "$steps" --sched "$sched" --quiet --steps-per-exchange 1 "$@" 2> "$work/run.err" | seconds)
+          --tile "${t[@]}" --steps "$steps" --sched "$sched" --quiet --steps-per-exchange 1 --separate-exchange-tasks "$@" 2> "$work/run.err" | seconds)
     [ -n "$s" ] || { cat "$work/run.err" >&2; echo "hybrid: $plat $app $mode failed" >&2; exit 1; }
     echo "$plat,$app,$tile,$mode,$label,$fraction,$s" | tee -a "$csv"
   }

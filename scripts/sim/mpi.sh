@@ -71,8 +71,9 @@ if [[ " $parts " == *" validate "* ]]; then
   echo "app,ranks,workers_per_rank,sched,measured_s,measured_min_s,measured_max_s,simulated_s,error_pct,load" > "$csv"
   for sched in ${VALIDATE_SCHEDS:-dmda}; do
     models="$work/models-2rank-$sched"
-    # Step by step (the apps block by default): the models are of interior/halo-pack/boundary.
-    opts=(--size 256 256 256 --tile 256 256 64 --steps "${VALIDATE_STEPS:-50}" --sched "$sched" --quiet --steps-per-exchange 1)
+    # Step by step (the apps block by default) with exchange tasks of their own: the models are
+    # of interior/halo-pack/boundary.
+    opts=(--size 256 256 256 --tile 256 256 64 --steps "${VALIDATE_STEPS:-50}" --sched "$sched" --quiet --steps-per-exchange 1 --separate-exchange-tasks)
     mpi=(mpirun --oversubscribe --allow-run-as-root -np 2 build/apps/heat3d/heat3d "${opts[@]}")
     STARPU_NCPU=1 STARPU_PERF_MODEL_DIR=$models "${mpi[@]}" --calibrate-models > /dev/null
     load=$(cut -d' ' -f1 /proc/loadavg)
@@ -125,7 +126,7 @@ if [[ " $parts " == *" weak "* ]]; then
       cluster "$n" "$bw" "$lat" "$bb"
       t0=$(date +%s)
       s=$(smpi "$n" "$node_dir" h100node --size 512 512 $((512 * n)) --tile 256 256 128 \
-            --steps "$steps" --sched "$sched" --ncpu "$ncpu" --ncuda 0 --quiet --steps-per-exchange 1)
+            --steps "$steps" --sched "$sched" --ncpu "$ncpu" --ncuda 0 --quiet --steps-per-exchange 1 --separate-exchange-tasks)
       [ -n "$s" ] || { cat "$work/smpi.err" >&2; echo "mpi: $n nodes failed" >&2; exit 1; }
       [ -n "$base" ] || base=$s
       # Overlap: the halo traffic of a middle rank per step (2 faces of 512x512 doubles, 4 tile

@@ -15,6 +15,7 @@
 namespace tessera::detail {
 
 struct Context;
+struct HaloSet;  // the halo buffers and plans of one (width, shape) (core/field_impl.hpp)
 
 struct GridSpec {
   int dims = 3;
@@ -96,6 +97,23 @@ class FieldStorage {
   void fill_constant_ghosts(const std::string& stencil, int width, bool box);
   /// Records that tasks were submitted that write the tiles (ghost layers now stale).
   void written() { ++version_; }
+
+  /// The exchange of exchange() with its boundary copies left to the tasks that read the
+  /// tiles next (Options::fused_exchange): submits the halo-pack tasks the face buffers still
+  /// need and returns the halo set whose plans[t].ghosts the reader of tile t copies in from
+  /// sources[t] before its kernel (tasks::HaloWork). Null when there is nothing to copy
+  /// (nothing written since the last exchange) or exchange() did all of it (fused exchanges
+  /// off, or boundary functions, which run as tasks after the copies).
+  const HaloSet* exchange_in_tasks(const std::string& stencil, int width, bool box);
+  /// The halo set whose face buffers a task writing this field packs after its kernel: the
+  /// one exchanged last (null: none yet, or fused exchanges off).
+  HaloSet* pack_target();
+  /// written(), by tasks that also packed `packed` (null: none): its face buffers hold the
+  /// new values, so the next exchange needs no halo-pack tasks.
+  void written(HaloSet* packed);
+  /// Counts the face buffers this rank's tasks receive from other ranks for `set`, once
+  /// the tasks that read them are submitted (exchange() does it itself).
+  void count_received(const HaloSet& set);
 
   /// Host access to one tile this rank owns (waits for the tasks that write it).
   void* acquire(int tile, bool write);
