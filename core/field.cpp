@@ -134,8 +134,9 @@ void FieldStorage::release_handles() {
   impl_->released = true;
   tasks::DataRegistry& data = context_->engine->data();
   for (auto& [key, set] : impl_->halos)
-    for (auto& tile : set.buffers)
-      for (tasks::Handle h : tile) data.unregister_scratch(h);
+    for (const auto* buffers : {&set.buffers, &set.spare_buffers})
+      for (auto& tile : *buffers)
+        for (tasks::Handle h : tile) data.unregister_scratch(h);
   for (tasks::Handle h : impl_->handles) data.unregister(h);
   for (std::size_t t = 0; t < impl_->memory.size(); ++t)
     if (impl_->memory[t] != nullptr) tasks::DataRegistry::deallocate(impl_->memory[t], impl_->memory_bytes[t]);
@@ -274,17 +275,23 @@ static void submit_packs(FieldStorage& f, HaloSet& set, const std::string& stenc
   set.packed = version;
 }
 
-// Each boundary copy's face buffers, found once per plan.
-static void find_sources(HaloSet& set, int tiles) {
-  if (!set.sources.empty()) return;
-  set.sources.resize(static_cast<std::size_t>(tiles));
+// Per tile, the face buffers (of `buffers`, the set's or its spares) its ghost copies read.
+static std::vector<std::vector<tasks::Handle>> source_buffers(
+    const HaloSet& set, const std::vector<std::vector<tasks::Handle>>& buffers, int tiles) {
+  std::vector<std::vector<tasks::Handle>> sources(static_cast<std::size_t>(tiles));
   for (int t = 0; t < tiles; ++t)
     for (const auto& [tile, dir] : set.plans[static_cast<std::size_t>(t)].sources) {
       const auto& owner = set.plans[static_cast<std::size_t>(tile)];
       std::size_t k = 0;
       while (owner.pack_dirs[k] != dir) ++k;
-      set.sources[static_cast<std::size_t>(t)].push_back(set.buffers[static_cast<std::size_t>(tile)][k]);
+      sources[static_cast<std::size_t>(t)].push_back(buffers[static_cast<std::size_t>(tile)][k]);
     }
+  return sources;
+}
+
+// Each boundary copy's face buffers, found once per plan.
+static void find_sources(HaloSet& set, int tiles) {
+  if (set.sources.empty()) set.sources = source_buffers(set, set.buffers, tiles);
 }
 
 void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
@@ -313,7 +320,7 @@ void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
   count_received(set);
 }
 
-const HaloSet* FieldStorage::exchange_in_tasks(const std::string& stencil, int width, bool box) {
+HaloSet* FieldStorage::exchange_in_tasks(const std::string& stencil, int width, bool box) {
   HaloSet& set = impl_->halos[{width, box}];
   if (set.version == version_) return nullptr;
   fill_constant_ghosts(stencil, width, box);
@@ -336,6 +343,30 @@ HaloSet* FieldStorage::pack_target() {
     if (!set.plans.empty() && !set.buffers.empty() && (last == nullptr || set.version > last->version))
       last = &set;
   return last;
+}
+
+HaloSet* FieldStorage::pack_spare(HaloSet* set) {
+  if (set == nullptr || !context().options.fused_exchange) return nullptr;
+  if (set->spare_buffers.empty()) {
+    tasks::Engine& engine = *context().engine;
+    for (int t = 0; t < tiles(); ++t) {
+      std::vector<tasks::Handle> bufs;
+      for (std::int64_t size : set->plans[static_cast<std::size_t>(t)].pack_sizes)
+        bufs.push_back(engine.data().register_vector(nullptr, static_cast<std::size_t>(size),
+                                                     element_size_, owner(t)));
+      set->spare_buffers.push_back(std::move(bufs));
+    }
+    set->spare_sources = source_buffers(*set, set->spare_buffers, tiles());
+  }
+  return set;
+}
+
+void FieldStorage::written_spare(HaloSet* set) {
+  ++version_;
+  if (set == nullptr) return;
+  std::swap(set->buffers, set->spare_buffers);
+  std::swap(set->sources, set->spare_sources);
+  set->packed = version_;
 }
 
 void FieldStorage::written(HaloSet* packed) {

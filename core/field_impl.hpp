@@ -33,6 +33,11 @@ struct HaloSet {
   long version = -1;  // field version the ghost layers reflect
   long packed = -1;   // field version the face buffers hold (packed by halo-pack tasks or by
                       // the tasks that wrote the field)
+  // A second set of face buffers, for tasks that read one field's faces and pack its new ones
+  // in one call (temporal blocks): they pack into these, which then become `buffers` (and
+  // their `sources`), so a tile never overwrites faces a neighbour of the same call has still
+  // to read. Empty until such a call.
+  std::vector<std::vector<tasks::Handle>> spare_buffers, spare_sources;
 };
 
 struct FieldStorage::Impl {

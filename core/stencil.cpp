@@ -76,11 +76,15 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
   all.push_back(&next);
   const std::string types = type_names(all);
   TileTaskCall call{&rt.engine->codelets().get(name, types, kind), extras, {&u, &next}, args};
-  // The block tasks copy u's ghost layers in. They do not pack u's faces for the next block:
-  // u is read and written by one call's tasks, so a tile's task would pack its faces before a
-  // neighbour submitted after it had read the old ones (face buffers are not double-buffered).
-  const HaloSet* filled = u.exchange_in_tasks(name, width, deep_box);
-  if (filled != nullptr) call.fills.push_back({static_cast<int>(extras.size()), filled});
+  // The block tasks copy u's ghost layers in and, the block done (the result ends in u), pack
+  // u's faces for the next block: into the set's spare face buffers, since u is read and
+  // written by this one call (a tile packing into the buffers it read from would overwrite
+  // faces a neighbour submitted after it has still to read).
+  const int u_field = static_cast<int>(extras.size());
+  HaloSet* filled = u.exchange_in_tasks(name, width, deep_box);
+  if (filled != nullptr) call.fills.push_back({u_field, filled});
+  HaloSet* packed = u.pack_spare(filled);
+  if (packed != nullptr) call.packs.push_back({u_field, packed, true});
   // The extra inputs: exchanged once as deep, then skipped while nothing writes them.
   for (FieldStorage* e : extras) e->exchange(name, width, deep_box);
   // Steps 1, 3, ... read next at the faces: its Dirichlet ghosts must hold their values too.
@@ -89,9 +93,9 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
   call.step = rt.steps;
   rt.steps += steps;
   submit_tile_tasks(call);
-  u.written();
+  if (filled != nullptr) u.count_received(*filled);  // before the spares become the buffers
+  u.written_spare(packed);
   next.written();
-  if (filled != nullptr) u.count_received(*filled);
 }
 
 }  // namespace tessera::detail

@@ -80,7 +80,8 @@ void submit_tile_tasks(const TileTaskCall& call) {
     const auto add = [&](const HaloCopies& h, bool fill, tasks::HaloWork::Copies& c) {
       const std::size_t tile = static_cast<std::size_t>(t);
       const FieldStorage& f = *fields[static_cast<std::size_t>(h.field)];
-      const auto& faces = fill ? h.set->sources[tile] : h.set->buffers[tile];
+      const auto& faces = fill ? h.set->sources[tile]
+                               : (h.spare ? h.set->spare_buffers : h.set->buffers)[tile];
       c.list = fill ? &h.set->plans[tile].ghosts : &h.set->plans[tile].packs;
       c.tile = h.field;
       c.first = static_cast<int>(handles.size());

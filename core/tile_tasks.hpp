@@ -20,6 +20,7 @@ struct HaloSet;
 struct HaloCopies {
   int field;
   const HaloSet* set;
+  bool spare = false;  // packs into the set's spare face buffers (FieldStorage::pack_spare)
 };
 
 /// What every task of one call shares.

@@ -104,13 +104,19 @@ class FieldStorage {
   /// sources[t] before its kernel (tasks::HaloWork). Null when there is nothing to copy
   /// (nothing written since the last exchange) or exchange() did all of it (fused exchanges
   /// off, or boundary functions, which run as tasks after the copies).
-  const HaloSet* exchange_in_tasks(const std::string& stencil, int width, bool box);
+  HaloSet* exchange_in_tasks(const std::string& stencil, int width, bool box);
   /// The halo set whose face buffers a task writing this field packs after its kernel: the
   /// one exchanged last (null: none yet, or fused exchanges off).
   HaloSet* pack_target();
   /// written(), by tasks that also packed `packed` (null: none): its face buffers hold the
   /// new values, so the next exchange needs no halo-pack tasks.
   void written(HaloSet* packed);
+  /// For tasks that fill the ghost layers of `set` (from exchange_in_tasks) and pack the
+  /// field's new faces in the same call: makes the set's spare face buffers, for them to pack
+  /// into (HaloCopies::spare). Returns `set`, or null with fused exchanges off.
+  HaloSet* pack_spare(HaloSet* set);
+  /// written(), by tasks that packed `set`'s spare face buffers: they become its face buffers.
+  void written_spare(HaloSet* set);
   /// Counts the face buffers this rank's tasks receive from other ranks for `set`, once
   /// the tasks that read them are submitted (exchange() does it itself).
   void count_received(const HaloSet& set);
