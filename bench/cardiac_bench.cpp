@@ -1,4 +1,4 @@
-// bench_cardiac: Tessera's cardiac (apps/cardiac: diffusion stencil + in-place reaction loop)
+// bench_cardiac: Tessera's cardiac (apps/cardiac: diffusion, reaction and recovery in one stencil)
 // against a hand-written OpenMP twin of the classic code, same grid, same steps, same flags
 // (one translation unit), in one run; the final e and r are compared bit for bit.
 //   bench_cardiac --dims 2 --size 2048 2048 --tile 2048 256 --steps 50
@@ -127,7 +127,7 @@ int run(const std::vector<long>& size, const std::vector<long>& tile, long steps
   const double omp_s = bench::seconds_per_step(steps, [&] { twin.step(threads); }, [] {});
   starpu_resume();
   bench::Case c = bench::grid_case("cardiac" + std::to_string(D) + "d", grid, rt.cpu_workers(), threads, steps);
-  c.bytes_per_point = 4 * sizeof(double);  // e read, e_next written, r read and written
+  c.bytes_per_point = 4 * sizeof(double);  // e and r read, e_next and r_next written
   c.omp_s = omp_s;
   c.tessera_s = tessera_s;
   c.equal = model.e.gather() == twin.interior(twin.ep) && model.r.gather() == twin.interior(twin.r);

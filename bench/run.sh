@@ -12,7 +12,9 @@
 # cardiac2d cardiac3d cloudsim nbody airfoil tasks), SIZES (default incache outofcache),
 # TPW (1 2 4 8 16 32), SCHED (dmda), SPE (auto: Tessera's steps per halo exchange for heat3d, jacobi2d
 # and life, temporal blocking, as the apps default to; a number is lowered to the thinnest tile
-# where tiles are thinner; 1: step by step). Time only on a quiet machine (docs/performance.md).
+# where tiles are thinner; 1: step by step), EXCHANGE (fused: ghost-layer exchanges inside the
+# tile tasks, as the apps default to; separate: halo-pack and boundary tasks of their own).
+# Time only on a quiet machine (docs/performance.md).
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -24,6 +26,7 @@ sizes=${SIZES:-default incache outofcache}
 tpw_list=${TPW:-1 2 4 8 16 32}
 sched=${SCHED:-dmda}
 spe=${SPE:-auto}
+exchange=${EXCHANGE:-fused}
 quick=${QUICK:-0}
 export STARPU_SILENT=1
 : >"$out"
@@ -74,6 +77,7 @@ run_case() {  # APP CLASS TPW
   tiles=$((tpw * threads))
   tile=$(tile_of "$size" "$tiles")
   local common=(--threads "$threads" --sched "$sched")
+  [ "$exchange" = separate ] && common+=(--separate-exchange-tasks)
   # Temporal blocking: SPE steps per exchange (auto: the library's choice, within the tiles'
   # thickness), a number at most the thinnest tile (the last one too).
   local depth=$spe t k

@@ -1,7 +1,7 @@
 // Every task kind run on a CUDA worker only (no CPU worker exists, so StarPU cannot fall back)
 // gives the CPU result and the serial reference: halo-pack, boundary, constant-ghosts,
-// interior (a mixing stencil and the three application stencils), and the sum, min, max and
-// sum-of reductions. A trace of each CUDA run proves which kinds ran and where.
+// interior and interior+halo (a mixing stencil and the three application stencils), and the
+// sum, min, max and sum-of reductions. A trace of each CUDA run proves which kinds ran and where.
 //
 // Comparison: bitwise when device code was compiled without FMA contraction (tests get
 // nvcc --fmad=false and g++ -ffp-contract=off, TESSERA_TEST_NO_FMA); otherwise a relative
@@ -134,33 +134,49 @@ std::vector<T> run_steps(const tessera::Options& options, const tessera::Grid<D>
   return u.gather();
 }
 
-// CUDA-only result == CPU-only result == reference, for one stencil configuration.
+// The kinds that ran on the CUDA worker, with exchange tasks of their own and with the
+// exchanges inside the interior tasks (the default).
+struct CudaKinds {
+  std::map<std::string, int> separate, fused;
+};
+
+// CUDA-only result == CPU-only result == reference, for one stencil configuration, with the
+// exchanges in tasks of their own and inside the interior tasks.
 template <class T, int D, class F>
-void expect_cuda_matches(const char* scheduler, const tessera::Grid<D>& grid,
-                         const Boundaries<D>& bc, const tessera::Stencil<D>& stencil, F f,
-                         T (*init)(Index<D>), int steps = 3) {
+CudaKinds expect_cuda_matches(const char* scheduler, const tessera::Grid<D>& grid,
+                              const Boundaries<D>& bc, const tessera::Stencil<D>& stencil, F f,
+                              T (*init)(Index<D>), int steps = 3) {
   const std::vector<T> cpu = run_steps<T>(cpu_only(), grid, bc, stencil, f, init, steps);
-  const std::vector<T> gpu = run_steps<T>(cuda_only(scheduler), grid, bc, stencil, f, init, steps);
-  EXPECT_GT(kinds_on_cuda().count("interior"), 0u);
   reference::RefField<T, D> ref{values_of<T>(grid, init), bc};
   for (int s = 0; s < steps; ++s) {
     std::vector<T> out(ref.values.size());
     reference::apply(domain(grid), stencil.radius(), f, std::make_tuple(&ref), std::make_tuple(&out));
     ref.values = out;
   }
-  expect_same(gpu, cpu, "CUDA worker vs CPU worker");
-  expect_same(gpu, ref.values, "CUDA worker vs serial reference");
+  CudaKinds kinds;
+  for (bool fused : {false, true}) {
+    SCOPED_TRACE(fused ? "exchanges inside the interior tasks" : "exchange tasks of their own");
+    tessera::Options o = cuda_only(scheduler);
+    o.fused_exchange = fused;
+    const std::vector<T> gpu = run_steps<T>(o, grid, bc, stencil, f, init, steps);
+    (fused ? kinds.fused : kinds.separate) = kinds_on_cuda();
+    expect_same(gpu, cpu, "CUDA worker vs CPU worker");
+    expect_same(gpu, ref.values, "CUDA worker vs serial reference");
+  }
+  EXPECT_GT(kinds.separate.count("interior"), 0u);
+  EXPECT_GT(kinds.fused.count("interior+halo"), 0u);
+  return kinds;
 }
 
 TEST_P(OnCudaWorker, HaloPackAndConstantGhostsWithDirichletFaces) {
   tessera::Stencil<3> star("cuda-mix-star", tessera::Shape::Star, 1);
-  expect_cuda_matches<double, 3>(GetParam(), tessera::Grid<3>({12, 10, 9}, {4, 5, 3}),
-                                 distinct_dirichlet3(), star, Mix<double, 3, 1, false>{},
-                                 &initial<double, 3>);
-  const auto kinds = kinds_on_cuda();
-  EXPECT_GT(kinds.count("halo-pack"), 0u);
-  EXPECT_GT(kinds.count("constant-ghosts"), 0u);
-  EXPECT_GT(kinds.count("interior"), 0u);
+  const CudaKinds kinds = expect_cuda_matches<double, 3>(
+      GetParam(), tessera::Grid<3>({12, 10, 9}, {4, 5, 3}), distinct_dirichlet3(), star,
+      Mix<double, 3, 1, false>{}, &initial<double, 3>);
+  EXPECT_GT(kinds.separate.count("halo-pack"), 0u);
+  EXPECT_GT(kinds.separate.count("constant-ghosts"), 0u);
+  EXPECT_GT(kinds.fused.count("halo-pack"), 0u);  // the first exchanges'
+  EXPECT_GT(kinds.fused.count("constant-ghosts"), 0u);
 }
 
 TEST_P(OnCudaWorker, BoundaryTasksWithNeumannAndPeriodicFacesBoxRadiusTwo) {
@@ -169,11 +185,11 @@ TEST_P(OnCudaWorker, BoundaryTasksWithNeumannAndPeriodicFacesBoxRadiusTwo) {
   bc.set(1, 0, Boundary::neumann()).set(1, 1, Boundary::neumann());
   bc.set(2, 0, Boundary::dirichlet(0.25)).set(2, 1, Boundary::neumann());
   tessera::Stencil<3> box("cuda-mix-box2", tessera::Shape::Box, 2);
-  expect_cuda_matches<double, 3>(GetParam(), tessera::Grid<3>({11, 10, 9}, {4, 5, 3}, {true, false, false}),
-                                 bc, box, Mix<double, 3, 2, true>{}, &initial<double, 3>);
-  const auto kinds = kinds_on_cuda();
-  EXPECT_GT(kinds.count("boundary"), 0u);
-  EXPECT_GT(kinds.count("halo-pack"), 0u);
+  const CudaKinds kinds = expect_cuda_matches<double, 3>(
+      GetParam(), tessera::Grid<3>({11, 10, 9}, {4, 5, 3}, {true, false, false}), bc, box,
+      Mix<double, 3, 2, true>{}, &initial<double, 3>);
+  EXPECT_GT(kinds.separate.count("boundary"), 0u);
+  EXPECT_GT(kinds.separate.count("halo-pack"), 0u);
 }
 
 TEST_P(OnCudaWorker, SmallElementTypesIn2D) {
@@ -224,7 +240,7 @@ TEST_P(OnCudaWorker, Jacobi2dWithTwoInputs) {
   };
   const std::vector<float> cpu = run(cpu_only());
   const std::vector<float> gpu = run(cuda_only(GetParam()));
-  EXPECT_GT(kinds_on_cuda().count("interior"), 0u);
+  EXPECT_GT(kinds_on_cuda().count("interior+halo"), 0u);
   reference::RefField<float, 2> u{values_of<float>(grid, zero), bc}, f{values_of<float>(grid, source), bc};
   for (int step = 0; step < 4; ++step) {
     std::vector<float> out(u.values.size());
