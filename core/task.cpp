@@ -11,6 +11,29 @@
 #include "tessera/stencil.hpp"
 #include "tessera/task.hpp"
 
+namespace tessera {
+
+// A sense-reversing barrier on two words of the task's argument block, which every member of
+// the team sees at the same address: [0] members arrived, [1] the generation. The last to
+// arrive resets the count and starts the next generation; the others spin (the team's workers
+// have nothing else to run meanwhile).
+void Team::sync() const {
+  if (size <= 1) return;
+  const int generation = __atomic_load_n(&barrier[1], __ATOMIC_ACQUIRE);
+  if (__atomic_add_fetch(&barrier[0], 1, __ATOMIC_ACQ_REL) == size) {
+    __atomic_store_n(&barrier[0], 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&barrier[1], generation + 1, __ATOMIC_RELEASE);
+    return;
+  }
+  while (__atomic_load_n(&barrier[1], __ATOMIC_ACQUIRE) == generation) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+}
+
+}  // namespace tessera
+
 namespace tessera::detail {
 
 namespace {

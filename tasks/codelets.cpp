@@ -1,6 +1,7 @@
 #include "tasks/codelets.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 
@@ -85,6 +86,10 @@ Codelet& CodeletRegistry::get(const std::string& stencil, const std::string& typ
     c.cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
   }
 #endif
+  if (kind.team) {  // every worker of a team (a combined worker) calls the entry
+    c.cl.type = STARPU_SPMD;
+    c.cl.max_parallelism = INT_MAX;
+  }
   c.cl.nbuffers = STARPU_VARIABLE_NBUFFERS;
   c.cl.name = c.name.c_str();
   c.cl.model = kind.untimed ? nullptr : &c.model;

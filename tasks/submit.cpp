@@ -152,6 +152,10 @@ void* buffer_data(void** buffers, int i) {
 
 std::size_t buffer_elements(void** buffers, int i) { return STARPU_VECTOR_GET_NX(buffers[i]); }
 
+int team_rank() { return starpu_combined_worker_get_rank(); }
+
+int team_size() { return starpu_combined_worker_get_size(); }
+
 void* cuda_stream() {
 #ifdef STARPU_USE_CUDA
   return static_cast<void*>(starpu_cuda_get_local_stream());

@@ -125,7 +125,14 @@ TEST_P(Levels, MgIterationMatchesReferenceInOneTaskPerIteration) {
   test::expect_bitwise_equal(std::vector<double>(norms.begin() + 4, norms.end()), std::vector<double>(norms.begin(), norms.begin() + 2));
 }
 
-INSTANTIATE_TEST_SUITE_P(Config, Levels, testing::ValuesIn(test::configs()), test::config_name);
+// And under peager, which runs the one-task V-cycle on a team of both workers (Team): each
+// operator's planes shared between them, the same bits.
+INSTANTIATE_TEST_SUITE_P(Config, Levels, testing::ValuesIn([] {
+                           std::vector<test::Config> c = test::configs();
+                           c.push_back({"peager", 2});
+                           return c;
+                         }()),
+                         test::config_name);
 
 TEST(MgVerification, OnePerturbedChargeFailsVerification) {
   tessera::Options o;

@@ -3,6 +3,8 @@
 // ghost layers of a field a task wrote, and bad input is refused before anything is submitted.
 #include <gmock/gmock.h>
 
+#include <chrono>
+
 #include <tessera/task.hpp>
 
 #include "tests/tile_cases.hpp"
@@ -124,6 +126,71 @@ TEST_P(TaskOnTiles, ViewsComeInTheOrderGivenWithReadTilesOfAnyField) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Config, TaskOnTiles, testing::ValuesIn(test::configs()), test::config_name);
+
+// A task that may run on a team of workers: each member scales its share of the planes, syncs,
+// then every member sums the whole scaled tile, which it can only get right once every other
+// member's share is written (and all members must agree); the largest team is recorded. Member
+// 1 starts late, so that member 0, which writes the result, would sum its old planes if it went
+// on without waiting.
+struct ScaleThenSum {
+  double factor;
+  void cpu(const tessera::Team& team, TileView<const double, 3> in, TileView<double, 3> twice,
+           TileView<double, 3> result) const {
+    if (team.rank == 1) {
+      const auto start = std::chrono::steady_clock::now();
+      while (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(2)) {
+      }
+    }
+    const std::int64_t nz = in.extent[2];
+    for (std::int64_t z = team.begin(nz); z < team.end(nz); ++z)
+      for (std::int64_t y = 0; y < in.extent[1]; ++y)
+        for (std::int64_t x = 0; x < in.extent[0]; ++x) twice(x, y, z) = factor * in(x, y, z);
+    team.sync();
+    double sum = 0;
+    for (std::int64_t z = 0; z < nz; ++z)
+      for (std::int64_t y = 0; y < in.extent[1]; ++y)
+        for (std::int64_t x = 0; x < in.extent[0]; ++x) sum += twice(x, y, z);
+    team.sync();  // every member has read `twice` before any writes the result
+    if (team.rank == 0) {
+      result(0, 0, 0) = sum;
+      result(1, 0, 0) = team.size;
+      result(2, 0, 0) = 1;
+    }
+    team.sync();
+    if (result(0, 0, 0) != sum) result(2, 0, 0) = 0;  // a member saw another sum
+  }
+};
+
+TEST(TeamTasks, MembersShareTheWorkAndSeeEachOthersWrites) {
+  for (const char* scheduler : {"peager", "dmda", "eager"}) {
+    SCOPED_TRACE(scheduler);
+    tessera::Runtime rt(test::options({scheduler, 2}));
+    const tessera::Grid<3> grid({16, 12, 9 * 4}, {16, 12, 9});  // 4 tiles of 9 planes
+    tessera::Field<double, 3> u(grid, 0, {}, "u"), twice(grid, 0, {}, "twice"),
+        result(grid, 0, {}, "result");
+    u.fill([](Index<3> p) { return test::noise<3>(p); });
+    tessera::Task task("scale-then-sum");
+    for (double factor : {2.0, 3.0, 5.0})  // each round leaves other values behind
+      for (int t = 0; t < grid.tiles(); ++t)
+        task.submit(ScaleThenSum{factor}, tessera::read_tile(u, t), tessera::write_tile(twice, t),
+                    tessera::write_tile(result, t));
+    const std::vector<double> in = u.gather(), out = twice.gather(), got = result.gather();
+    double largest_team = 0;
+    for (int t = 0; t < grid.tiles(); ++t) {
+      double want = 0;
+      const std::size_t first = static_cast<std::size_t>(t) * 16 * 12 * 9;
+      for (std::size_t i = first; i < first + 16 * 12 * 9; ++i) {
+        ASSERT_EQ(out[i], 5.0 * in[i]);
+        want += 5.0 * in[i];
+      }
+      EXPECT_EQ(got[first], want) << "tile " << t;
+      EXPECT_EQ(got[first + 2], 1.0) << "tile " << t << ": the members disagreed";
+      largest_team = std::max(largest_team, got[first + 1]);
+    }
+    // peager forms a team of the 2 CPU workers; the others run each task on one worker.
+    EXPECT_EQ(largest_team, std::string(scheduler) == "peager" ? 2.0 : 1.0);
+  }
+}
 
 TEST(TaskErrors, BadTilesAreRefusedWithTheFix) {
   tessera::Options o;

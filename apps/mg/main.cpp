@@ -3,6 +3,7 @@
 // Tessera's result line.
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include <CLI/CLI.hpp>
 
@@ -30,6 +31,11 @@ int main(int argc, char** argv) {
   cli.add_option("--coarse-task", coarse_task,
                  "run the levels held in one tile each (the coarse end of the V-cycle) as one task");
   CLI11_PARSE(cli, argc, argv);
+  // peager unless the user chose: it runs the one-task V-cycle (and the coarse end of the tiled
+  // ones) on a team of all CPU workers, each with its share of every operator's planes, as
+  // NPB's OpenMP loops do; its other tasks it places as eager does. Any other scheduler runs
+  // that task on one worker (the same bits).
+  if (runtime.scheduler.empty() && std::getenv("STARPU_SCHED") == nullptr) runtime.scheduler = "peager";
 
   return apps::run_guarded([&] {
     const apps::MgClass c = apps::mg_class(cls, size, iterations);

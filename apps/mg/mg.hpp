@@ -203,10 +203,12 @@ namespace coarse {
 
 // The ghost layer (1 point) of a one-tile periodic level: x, then y (with the x ghosts), then z
 // (with both), so edges and corners wrap as the exchange makes them.
-inline void wrap_ghosts(const View& v) {
+// A team (tessera::Team) shares the planes, then the rows of the z ghost planes, and returns
+// once all of it is done.
+inline void wrap_ghosts(const View& v, const tessera::Team& team = tessera::Team{}) {
   const std::int64_t nx = v.extent[0], ny = v.extent[1], nz = v.extent[2];
   const std::size_t row = static_cast<std::size_t>(nx + 2) * sizeof(double);
-  for (std::int64_t z = 0; z < nz; ++z) {
+  for (std::int64_t z = team.begin(nz); z < team.end(nz); ++z) {
     for (std::int64_t y = 0; y < ny; ++y) {
       double* p = &v(0, y, z);
       p[-1] = p[nx - 1];
@@ -215,10 +217,12 @@ inline void wrap_ghosts(const View& v) {
     std::memcpy(&v(-1, -1, z), &v(-1, ny - 1, z), row);
     std::memcpy(&v(-1, ny, z), &v(-1, 0, z), row);
   }
-  for (std::int64_t y = -1; y <= ny; ++y) {
+  team.sync();
+  for (std::int64_t y = team.begin(ny + 2) - 1; y < team.end(ny + 2) - 1; ++y) {
     std::memcpy(&v(-1, y, -1), &v(-1, y, nz - 1), row);
     std::memcpy(&v(-1, y, nz), &v(-1, y, 0), row);
   }
+  team.sync();
 }
 
 // The four neighbours of a row across y and z: faces (y - 1, y + 1, z - 1, z + 1) and corners
@@ -250,11 +254,13 @@ inline void psinv_row(const Psinv& k, const double* pr, const double* r1, const 
   }
 }
 
+// The operators below go over a whole level, or a team member's share of its planes.
+
 // r = v - A u (Resid) over a whole level; `v` may be `r` (NPB's resid(u, r, r)).
 inline void resid(const Resid& k, const View& u, const double* v0, std::int64_t vsy, std::int64_t vsz,
-                  const View& r, double* u1, double* u2) {
+                  const View& r, double* u1, double* u2, const tessera::Team& team = tessera::Team{}) {
   const std::int64_t nx = r.extent[0];
-  for (std::int64_t z = 0; z < r.extent[2]; ++z)
+  for (std::int64_t z = team.begin(r.extent[2]); z < team.end(r.extent[2]); ++z)
     for (std::int64_t y = 0; y < r.extent[1]; ++y) {
       const double* pu = &u(0, y, z);
       cross_sums(pu, u.sy, u.sz, nx, u1, u2);
@@ -263,9 +269,10 @@ inline void resid(const Resid& k, const View& u, const double* v0, std::int64_t 
 }
 
 // u = u + C r (Psinv) over a whole level, in place; `from_zero`: u is taken as zero.
-inline void psinv(const Psinv& k, const View& r, const View& u, double* r1, double* r2) {
+inline void psinv(const Psinv& k, const View& r, const View& u, double* r1, double* r2,
+                  const tessera::Team& team = tessera::Team{}) {
   const std::int64_t nx = u.extent[0];
-  for (std::int64_t z = 0; z < u.extent[2]; ++z)
+  for (std::int64_t z = team.begin(u.extent[2]); z < team.end(u.extent[2]); ++z)
     for (std::int64_t y = 0; y < u.extent[1]; ++y) {
       const double* pr = &r(0, y, z);
       cross_sums(pr, r.sy, r.sz, nx, r1, r2);
@@ -274,9 +281,10 @@ inline void psinv(const Psinv& k, const View& r, const View& u, double* r1, doub
 }
 
 // Restriction (Rprj3) of fine level f into coarse level c: coarse x reads fine 2x, 2x + 1, 2x + 2.
-inline void rprj3(const View& f, const View& c, double* x1, double* y1) {
+inline void rprj3(const View& f, const View& c, double* x1, double* y1,
+                  const tessera::Team& team = tessera::Team{}) {
   const std::int64_t nx = c.extent[0];
-  for (std::int64_t z = 0; z < c.extent[2]; ++z)
+  for (std::int64_t z = team.begin(c.extent[2]); z < team.end(c.extent[2]); ++z)
     for (std::int64_t y = 0; y < c.extent[1]; ++y) {
       const double* pf = &f(0, 2 * y + 1, 2 * z + 1);
       // Rprj3's x1 (y - 1, y + 1, z - 1, z + 1) and y1 ((y - 1, z - 1), (y - 1, z + 1),
@@ -298,9 +306,10 @@ inline void rprj3(const View& f, const View& c, double* x1, double* y1) {
 // f. Per fine row, Interp's sum for its y and z parities at every coarse x of [-1, nx) (z1: y
 // even; z2: z even; z3: both), then the odd fine x (on the anchor) and the even ones (between
 // the anchor and the one before).
-inline void interp(bool add, const View& c, const View& f, double* a) {
+inline void interp(bool add, const View& c, const View& f, double* a,
+                   const tessera::Team& team = tessera::Team{}) {
   const std::int64_t nx = c.extent[0];
-  for (std::int64_t z = 0; z < f.extent[2]; ++z)
+  for (std::int64_t z = team.begin(f.extent[2]); z < team.end(f.extent[2]); ++z)
     for (std::int64_t y = 0; y < f.extent[1]; ++y) {
       const bool ey = y % 2 == 0, ez = z % 2 == 0;
       const double* p = &c(0, y / 2, z / 2);
@@ -347,39 +356,47 @@ struct CoarseCycle {
   bool top;      // level K is the top level (v is its right-hand side)
   bool then_resid = false;  // `top`: then r = v - A u at the top, as Mg::resid_top (Mg::iteration)
 
-  // views: v (the top's right-hand side, read when `top`), then u(1..K), r(1..K).
+  // views: v (the top's right-hand side, read when `top`), then u(1..K), r(1..K). Under a
+  // scheduler that forms teams of workers (--sched peager), every member runs this with its
+  // share of each operator's planes, as NPB's OpenMP loops share them, and the team syncs
+  // between operators (the wraps sync themselves); the points and their arithmetic are the
+  // same, so are the bits.
   template <class... V>
-  void cpu(tessera::TileView<const double, 3> v, V... views) const {
+  void cpu(const tessera::Team& team, tessera::TileView<const double, 3> v, V... views) const {
     const View all[] = {views...};
     auto u = [&](int k) -> const View& { return all[k - 1]; };
     auto r = [&](int k) -> const View& { return all[levels + k - 1]; };
-    // Scratch rows: four of the widest level's row and its ghosts (rprj3 reads 2 n + 1 of the
-    // level below K, n + 2 at level K).
+    // Scratch rows, each member its own: four of the widest level's row and its ghosts (rprj3
+    // reads 2 n + 1 of the level below K, n + 2 at level K).
     std::vector<double> scratch(4 * static_cast<std::size_t>(u(levels).extent[0] + 2));
     double *s0 = scratch.data(), *s1 = s0 + scratch.size() / 2;
     for (int k = levels; k >= 2; --k) {
-      coarse::wrap_ghosts(r(k));
-      coarse::rprj3(r(k), r(k - 1), s0, s1);
+      coarse::wrap_ghosts(r(k), team);
+      coarse::rprj3(r(k), r(k - 1), s0, s1, team);
+      team.sync();
     }
     for (int k = 1; k <= levels; ++k) {
       if (k >= 2) {
         const bool at_top = top && k == levels;
-        coarse::wrap_ghosts(u(k - 1));
-        coarse::interp(at_top, u(k - 1), u(k), s0);
-        coarse::wrap_ghosts(u(k));
+        coarse::wrap_ghosts(u(k - 1), team);
+        coarse::interp(at_top, u(k - 1), u(k), s0, team);
+        team.sync();
+        coarse::wrap_ghosts(u(k), team);
         if (at_top)  // r = v - A u (Mg::resid_top)
-          coarse::resid(resid, u(k), v.data, v.sy, v.sz, r(k), s0, s1);
+          coarse::resid(resid, u(k), v.data, v.sy, v.sz, r(k), s0, s1, team);
         else  // r = r - A u
-          coarse::resid(resid, u(k), r(k).data, r(k).sy, r(k).sz, r(k), s0, s1);
+          coarse::resid(resid, u(k), r(k).data, r(k).sy, r(k).sz, r(k), s0, s1, team);
+        team.sync();
       }
-      coarse::wrap_ghosts(r(k));
+      coarse::wrap_ghosts(r(k), team);
       Psinv s = smooth;
       s.from_zero = k == 1;
-      coarse::psinv(s, r(k), u(k), s0, s1);
+      coarse::psinv(s, r(k), u(k), s0, s1, team);
+      team.sync();
     }
     if (top && then_resid) {
-      coarse::wrap_ghosts(u(levels));
-      coarse::resid(resid, u(levels), v.data, v.sy, v.sz, r(levels), s0, s1);
+      coarse::wrap_ghosts(u(levels), team);
+      coarse::resid(resid, u(levels), v.data, v.sy, v.sz, r(levels), s0, s1, team);
     }
   }
 };

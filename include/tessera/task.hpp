@@ -40,6 +40,21 @@ struct TileView {
   }
 };
 
+/// The CPU workers that run one task together, as its body sees them: a body whose cpu takes
+/// a `const Team&` first may run on several workers at once (under the `peager` scheduler,
+/// which forms teams of CPU workers; others give it one worker), each calling cpu with its own
+/// rank. It splits its loops by rank and calls sync() between steps that read what others
+/// wrote: every member reaches sync() before any goes on.
+struct Team {
+  int rank = 0;
+  int size = 1;
+  int* barrier = nullptr;  // two words of the task's argument block (library)
+  void sync() const;
+  /// [begin, end) of this member's share of n items (contiguous, in rank order).
+  std::int64_t begin(std::int64_t n) const { return n * rank / size; }
+  std::int64_t end(std::int64_t n) const { return n * (rank + 1) / size; }
+};
+
 /// A tile a task uses: field, tile number (Grid numbering, x fastest); the mode is part of the
 /// type, so that the body's view of a read tile is const.
 template <class T, int D, Mode M>
@@ -83,11 +98,13 @@ struct TileSlot {
   std::int64_t offset0, sy, sz;
 };
 
-/// The argument block of a user task: one slot per tile argument, then the payload.
+/// The argument block of a user task: one slot per tile argument, then the payload, then the
+/// words of its team's barrier (Team::sync; zero at submission).
 template <class P, int N>
 struct SlotArgs {
   TileSlot slot[N];
   P payload;
+  int barrier[2] = {0, 0};
 };
 
 /// A tile a task uses, as the library takes it.
@@ -161,6 +178,17 @@ struct HasCuda : std::false_type {};
 template <class Body>
 struct HasCuda<Body, std::void_t<decltype(&Body::cuda)>> : std::true_type {};
 
+// Whether Body's cpu takes a Team first (a task that may run on several workers).
+template <class... V>
+struct ViewList {};
+template <class Body, class Views, class = void>
+struct TakesTeam : std::false_type {};
+template <class Body, class... V>
+struct TakesTeam<Body, ViewList<V...>,
+                 std::void_t<decltype(std::declval<const Body&>().cpu(std::declval<const Team&>(),
+                                                                      std::declval<V>()...))>>
+    : std::true_type {};
+
 /// The task kind of a body over views V...: its CPU entry calls body.cpu(views...), its CUDA
 /// entry (nvcc, and the body has one) body.cuda(stream, views...).
 template <class Body, class... V>
@@ -168,12 +196,16 @@ struct UserTask {
   static constexpr int N = static_cast<int>(sizeof...(V));
   using Args = SlotArgs<Body, N>;
 
+  static constexpr bool kTeam = TakesTeam<Body, ViewList<V...>>::value;
   template <std::size_t... J>
-  static void run_cpu(void** buffers, const Args& a, std::index_sequence<J...>) {
-    a.payload.cpu(view_of<V>(buffers, a.slot[J])...);
+  static void run_cpu(void** buffers, Args& a, std::index_sequence<J...>) {
+    if constexpr (kTeam)
+      a.payload.cpu(Team{team_rank(), team_size(), a.barrier}, view_of<V>(buffers, a.slot[J])...);
+    else
+      a.payload.cpu(view_of<V>(buffers, a.slot[J])...);
   }
   static void cpu(void** buffers, void* arg) {
-    run_cpu(buffers, *static_cast<const Args*>(arg), std::index_sequence_for<V...>{});
+    run_cpu(buffers, *static_cast<Args*>(arg), std::index_sequence_for<V...>{});
   }
 #if defined(__CUDACC__)
   template <std::size_t... J>
@@ -186,9 +218,10 @@ struct UserTask {
 #endif
   static TaskKind kind() {
 #if defined(__CUDACC__)
-    if constexpr (HasCuda<Body>::value) return {"task", Access::Read, Access::ReadWrite, &cpu, &cuda};
+    if constexpr (HasCuda<Body>::value)
+      return {"task", Access::Read, Access::ReadWrite, &cpu, &cuda, false, kTeam};
 #endif
-    return {"task", Access::Read, Access::ReadWrite, &cpu, nullptr};
+    return {"task", Access::Read, Access::ReadWrite, &cpu, nullptr, false, kTeam};
   }
 };
 

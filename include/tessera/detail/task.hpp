@@ -28,6 +28,10 @@ struct TaskKind {
   /// Tasks of this kind run once per setup or per call outside the time loop (constant
   /// ghosts, reductions): no perfmodel, since calibration sweeps could never sample them.
   bool untimed = false;
+  /// A task of this kind may run on several CPU workers at once, each calling the CPU entry
+  /// (a user task whose body takes a tessera::Team): under a scheduler that forms teams
+  /// (peager; StarPU's combined workers), else on one worker.
+  bool team = false;
 };
 
 /// Checks the name of a stencil, loop, task or boundary function (`what`): it names task kinds
@@ -40,6 +44,10 @@ void* buffer_data(void** buffers, int i);
 std::size_t buffer_elements(void** buffers, int i);
 /// The CUDA stream of the current CUDA worker (a cudaStream_t), null without CUDA.
 void* cuda_stream();
+/// In a task of a `team` kind: this worker's rank in the team running it, and the team's size
+/// (1 when one worker runs it).
+int team_rank();
+int team_size();
 
 /// Where a tile lies, as its task sees it: the tile's global origin and extent, and for each of
 /// the task's N fields the element offset of interior point (0, 0, 0) in its buffer and the y
