@@ -12,7 +12,8 @@
 # for the comparison of docs/performance.md) and `make MG CLASS=S`, W, A; for mg.W128 set
 # MG/npbparams.h to NX/NY/NZ_DEFAULT 128, NIT_DEFAULT 4, LM, LT_DEFAULT and NDIM1-3 7 and compile
 # MG/mg.c with the common/ sources.
-# Environment: MG (build/apps/mg/mg), THREADS (2: OMP_NUM_THREADS and --ncpu), SCHED (dmda),
+# Environment: MG (build/apps/mg/mg), THREADS (2: OMP_NUM_THREADS and --ncpu), SCHED (peager,
+# the app's default: its one-task V-cycle runs on a team of all workers),
 # CLASSES (S W-npb3.0 W A), MG_ARGS (more options for Tessera, e.g. --tile-z 16), MG_BASE (a
 # second Tessera binary, e.g. main's, run in the same rounds right after MG, with the same
 # options: its Mop/s and ratio in two more columns, for before/after pairs under the same
@@ -24,7 +25,7 @@ npb=${1:?"usage: bash bench/npb_mg.sh NPB_BIN_DIR [ROUNDS]"}
 rounds=${2:-3}
 mg=${MG:-$root/build/apps/mg/mg}
 threads=${THREADS:-2}
-sched=${SCHED:-dmda}
+sched=${SCHED:-peager}
 classes=${CLASSES:-S W-npb3.0 W A}
 export STARPU_SILENT=1
 failed=0
