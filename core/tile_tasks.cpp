@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "core/context.hpp"
 #include "tasks/halo.hpp"
@@ -35,7 +36,7 @@ void submit_tile_tasks(const TileTaskCall& call) {
     if (w.empty()) continue;
     // The prototype block with this tile's frame written in, after the exchange copies'
     // header when the tasks do them; freed by the engine.
-    const std::size_t head = call.with_halo != nullptr ? tasks::HaloWork::kSize : 0;
+    const std::size_t head = call.with_halo != nullptr ? tasks::kHaloWorkSize : 0;
     auto* block = static_cast<unsigned char*>(std::malloc(head + call.args.size));
     std::memcpy(block + head, call.args.prototype, call.args.size);
     for (int a = 0; a < 3; ++a) {
@@ -73,8 +74,7 @@ void submit_tile_tasks(const TileTaskCall& call) {
     handles = read;
     handles.insert(handles.end(), write.begin(), write.end());
     modes.assign(call.modes.begin(), call.modes.end());
-    auto& work = *reinterpret_cast<tasks::HaloWork*>(block);
-    work = tasks::HaloWork{};
+    auto& work = *new (block) tasks::HaloWork{};
     work.cpu = call.kernel_cpu;
     work.cuda = call.kernel_cuda;
     const auto add = [&](const HaloCopies& h, bool fill, tasks::HaloWork::Copies& c) {

@@ -79,7 +79,7 @@ template <bool Cuda>
 void halo_work(void** buffers, void* arg) {
   const HaloWork& w = *static_cast<const HaloWork*>(arg);
   for (int k = 0; k < w.fills; ++k) run_copies(w.fill[k], buffers, Cuda);
-  (Cuda ? w.cuda : w.cpu)(buffers, static_cast<unsigned char*>(arg) + HaloWork::kSize);
+  (Cuda ? w.cuda : w.cpu)(buffers, static_cast<unsigned char*>(arg) + kHaloWorkSize);
   for (int k = 0; k < w.packs; ++k) run_copies(w.pack[k], buffers, Cuda);
 }
 

@@ -21,7 +21,7 @@ detail::TaskKind constant_ghosts_kind(std::size_t element_size);
 /// ("interior", "time-block", "loop") that first copies its neighbours' face buffers into a
 /// tile's ghost layers (what a boundary task does) and, after its kernel, copies a written
 /// tile's faces into that tile's face buffers (what a halo-pack task does). One task per tile
-/// and step instead of three. Its argument block is a HaloWork, then at HaloWork::kSize the
+/// and step instead of three. Its argument block is a HaloWork, then at kHaloWorkSize the
 /// kernel's own block; its buffers are the kernel's, then the face buffers of the copies.
 struct HaloWork {
   struct Copies {
@@ -35,9 +35,10 @@ struct HaloWork {
   int fills = 0, packs = 0;
   Copies fill[kMax], pack[kMax];
   detail::KernelFn cpu, cuda;  // the kernel
-  static constexpr std::size_t kSize = 64 * ((sizeof(int) * 2 + 2 * kMax * sizeof(Copies) +
-                                             2 * sizeof(detail::KernelFn) + 63) / 64);
 };
+/// Where the kernel's own argument block starts after a HaloWork: a whole number of cache
+/// lines, so the kernel's block keeps the alignment the whole block has.
+constexpr std::size_t kHaloWorkSize = (sizeof(HaloWork) + 63) / 64 * 64;
 /// `kind` with its exchange copies ("<kind>+halo"): the HaloWork entries of both backends.
 detail::TaskKind with_halo_work(const detail::TaskKind& kind);
 /// Whether `kind` is one with_halo_work made.
