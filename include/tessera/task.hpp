@@ -244,6 +244,8 @@ TileInfo<D> tile_of(const Field<T, D>& f, int t) {
 ///   void cpu(TileView<...>... views) const;                 // required, runs on CPU workers
 ///   void cuda(void* stream, TileView<...>... views) const;  // optional: CUDA workers (its file
 ///                                                           // compiled by nvcc)
+/// or, for a task that may run on a team of CPU workers (tessera::Team, under peager),
+///   void cpu(const Team& team, TileView<...>... views) const;
 /// taking one view per tile, in the order given: TileView<const T, D> for read_tile, else
 /// TileView<T, D>. One body, one name.
 ///   struct Scale {
