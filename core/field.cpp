@@ -219,6 +219,17 @@ static tasks::TaskTag exchange_tag(const FieldStorage& f, int tile, long step) {
   return g;
 }
 
+// Per tile, one face buffer per direction of `set`'s plan, on the tile's owner.
+static std::vector<std::vector<tasks::Handle>> face_buffers(const FieldStorage& f, const HaloSet& set) {
+  tasks::DataRegistry& data = f.context().engine->data();
+  std::vector<std::vector<tasks::Handle>> buffers(static_cast<std::size_t>(f.tiles()));
+  for (int t = 0; t < f.tiles(); ++t)
+    for (std::int64_t size : set.plans[static_cast<std::size_t>(t)].pack_sizes)
+      buffers[static_cast<std::size_t>(t)].push_back(
+          data.register_vector(nullptr, static_cast<std::size_t>(size), f.element_size(), f.owner(t)));
+  return buffers;
+}
+
 void FieldStorage::fill_constant_ghosts(const std::string& stencil, int width, bool box) {
   HaloSet& set = impl_->halos[{width, box}];
   if (!set.plans.empty()) return;
@@ -232,13 +243,7 @@ void FieldStorage::fill_constant_ghosts(const std::string& stencil, int width, b
       rules.constant_bits[a][s] = faces_.face[a][s].constant_bits;
     }
   set.plans = partition::plan_halos(impl_->tiling, halo, rules, width, box, grid_.dims);
-  for (int t = 0; t < n; ++t) {
-    std::vector<tasks::Handle> bufs;
-    for (std::int64_t size : set.plans[static_cast<std::size_t>(t)].pack_sizes)
-      bufs.push_back(engine.data().register_vector(nullptr, static_cast<std::size_t>(size),
-                                                   element_size_, owner(t)));
-    set.buffers.push_back(std::move(bufs));
-  }
+  set.buffers = face_buffers(*this, set);
   for (auto& plan : set.plans) {
     partition::RegionCopyList copies, constants;
     for (int r = 0; r < plan.ghosts.count; ++r) {
@@ -340,7 +345,7 @@ HaloSet* FieldStorage::pack_target() {
   if (!context().options.fused_exchange) return nullptr;
   HaloSet* last = nullptr;
   for (auto& [key, set] : impl_->halos)
-    if (!set.plans.empty() && !set.buffers.empty() && (last == nullptr || set.version > last->version))
+    if (!set.plans.empty() && (last == nullptr || set.version > last->version))  // planned: buffers too
       last = &set;
   return last;
 }
@@ -348,14 +353,7 @@ HaloSet* FieldStorage::pack_target() {
 HaloSet* FieldStorage::pack_spare(HaloSet* set) {
   if (set == nullptr || !context().options.fused_exchange) return nullptr;
   if (set->spare_buffers.empty()) {
-    tasks::Engine& engine = *context().engine;
-    for (int t = 0; t < tiles(); ++t) {
-      std::vector<tasks::Handle> bufs;
-      for (std::int64_t size : set->plans[static_cast<std::size_t>(t)].pack_sizes)
-        bufs.push_back(engine.data().register_vector(nullptr, static_cast<std::size_t>(size),
-                                                     element_size_, owner(t)));
-      set->spare_buffers.push_back(std::move(bufs));
-    }
+    set->spare_buffers = face_buffers(*this, *set);
     set->spare_sources = source_buffers(*set, set->spare_buffers, tiles());
   }
   return set;

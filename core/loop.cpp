@@ -7,7 +7,6 @@
 #include "core/field_impl.hpp"
 #include "core/reduce.hpp"
 #include "core/tile_tasks.hpp"
-#include "tasks/halo.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera::detail {
@@ -67,10 +66,7 @@ std::shared_ptr<PendingReduction> apply_loop(const std::string& name, const Task
   // A loop over every point packs the written fields' faces for the stencil that reads them
   // next (a loop over a box leaves some tiles without a task, so their faces to halo-pack
   // tasks).
-  std::vector<HaloSet*> packed(writes.size(), nullptr);
-  for (std::size_t j = 0; box.whole && writes.size() <= tasks::HaloWork::kMax && j < writes.size(); ++j)
-    if ((packed[j] = writes[j]->pack_target()) != nullptr)
-      call.packs.push_back({static_cast<int>(reads.size() + j), packed[j]});
+  const std::vector<HaloSet*> packed = add_packs(call, writes, reads.size(), box.whole);
   add_halo_work(call, name, type_names(all), kind);
   if (untimed)
     call.field = first.impl().tag_name;  // a reduction outside the time loop: no step

@@ -34,10 +34,7 @@ void apply_stencil(const std::string& name, int radius, bool box, const TaskKind
       call.fills.push_back({static_cast<int>(k), set});
     }
   }
-  std::vector<HaloSet*> packed(outputs.size(), nullptr);
-  for (std::size_t j = 0; in_tasks && j < outputs.size(); ++j)
-    if ((packed[j] = outputs[j]->pack_target()) != nullptr)
-      call.packs.push_back({static_cast<int>(inputs.size() + j), packed[j]});
+  const std::vector<HaloSet*> packed = add_packs(call, outputs, inputs.size(), in_tasks);
   add_halo_work(call, name, types, kind);
   call.step = rt.steps++;
   submit_tile_tasks(call);

@@ -98,6 +98,16 @@ void submit_tile_tasks(const TileTaskCall& call) {
   }
 }
 
+std::vector<HaloSet*> add_packs(TileTaskCall& call, const std::vector<FieldStorage*>& written,
+                                std::size_t first, bool allowed) {
+  std::vector<HaloSet*> packed(written.size(), nullptr);
+  if (!allowed || written.size() > tasks::HaloWork::kMax) return packed;
+  for (std::size_t j = 0; j < written.size(); ++j)
+    if ((packed[j] = written[j]->pack_target()) != nullptr)
+      call.packs.push_back({static_cast<int>(first + j), packed[j]});
+  return packed;
+}
+
 void add_halo_work(TileTaskCall& call, const std::string& name, const std::string& types,
                    const TaskKind& kind) {
   if (call.fills.empty() && call.packs.empty()) return;

@@ -48,6 +48,13 @@ struct TileTaskCall {
   std::vector<Access> modes;  // the kind's modes: of the reads, then of the writes
 };
 
+/// Makes the call's tasks pack the faces of the fields they write, `written` (its fields from
+/// index `first` of the call's), for the next exchange of each (FieldStorage::pack_target);
+/// nothing when `allowed` is false or more than HaloWork::kMax are written. Returns per field
+/// the set packed (null: none), for FieldStorage::written after submission.
+std::vector<HaloSet*> add_packs(TileTaskCall& call, const std::vector<FieldStorage*>& written,
+                                std::size_t first, bool allowed);
+
 /// Resolves the call's "+halo" codelet for `kind` (of stencil or loop `name` on element types
 /// `types`) when it has fills or packs.
 void add_halo_work(TileTaskCall& call, const std::string& name, const std::string& types,
