@@ -1,6 +1,7 @@
 // bench_cardiac: Tessera's cardiac (apps/cardiac: diffusion, reaction and recovery in one stencil)
 // against a hand-written OpenMP twin of the classic code, same grid, same steps, same flags
-// (one translation unit), in one run; the final e and r are compared bit for bit.
+// (one translation unit), in one run, in interleaved rounds (--reps, the best of each side); the
+// final e and r are compared bit for bit.
 //   bench_cardiac --dims 2 --size 2048 2048 --tile 2048 256 --steps 50
 //   bench_cardiac --dims 3 --size 192 192 192 --tile 192 192 32 --steps 20
 // StarPU's workers are paused while the OpenMP twin runs (StarPU 1.3 workers poll when idle).
@@ -105,7 +106,7 @@ struct Twin {
 
 template <int D>
 int run(const std::vector<long>& size, const std::vector<long>& tile, long steps, int threads,
-        tessera::Options opts) {
+        int reps, tessera::Options opts) {
   if (size.size() != static_cast<std::size_t>(D) || tile.size() != static_cast<std::size_t>(D)) {
     std::fprintf(stderr, "--size and --tile need %d values for --dims %d\n", D, D);
     return 2;
@@ -121,15 +122,14 @@ int run(const std::vector<long>& size, const std::vector<long>& tile, long steps
   }
   tessera::Grid<D> grid(s, t);
   apps::Cardiac<D> model(grid);
-  const double tessera_s = bench::seconds_per_step(steps, [&] { model.advance(); }, [&] { rt.wait(); });
-  starpu_pause();
   Twin<D> twin(n);
-  const double omp_s = bench::seconds_per_step(steps, [&] { twin.step(threads); }, [] {});
-  starpu_resume();
+  const bench::Best best = bench::interleaved_rounds(
+      reps, [&] { return bench::seconds_per_step(steps, [&] { model.advance(); }, [&] { rt.wait(); }); },
+      [&] { return bench::seconds_per_step(steps, [&] { twin.step(threads); }, [] {}); });
   bench::Case c = bench::grid_case("cardiac" + std::to_string(D) + "d", grid, rt.cpu_workers(), threads, steps);
   c.bytes_per_point = 4 * sizeof(double);  // e and r read, e_next and r_next written
-  c.omp_s = omp_s;
-  c.tessera_s = tessera_s;
+  c.omp_s = best.omp_s;
+  c.tessera_s = best.tessera_s;
   c.equal = model.e.gather() == twin.interior(twin.ep) && model.r.gather() == twin.interior(twin.r);
   starpu_pause();
   c.copy_gbs = bench::copy_bandwidth(static_cast<std::size_t>(grid.points()) * sizeof(double), threads);
@@ -151,10 +151,12 @@ int main(int argc, char** argv) {
   cli.add_option("--tile", tile, "tile points per axis")->expected(2, 3);
   cli.add_option("--steps", steps, "time steps (>= 2)")->check(CLI::Range(2L, 1000000L));
   cli.add_option("--threads", threads, "OpenMP threads, and StarPU CPU workers unless --ncpu");
+  int reps = 3;
+  bench::add_reps_option(cli, reps);
   CLI11_PARSE(cli, argc, argv);
   opts.quiet = true;
   try {
-    return dims == 2 ? run<2>(size, tile, steps, threads, opts) : run<3>(size, tile, steps, threads, opts);
+    return dims == 2 ? run<2>(size, tile, steps, threads, reps, opts) : run<3>(size, tile, steps, threads, reps, opts);
   } catch (const tessera::Error& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 2;

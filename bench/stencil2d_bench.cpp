@@ -116,8 +116,7 @@ int main(int argc, char** argv) {
   cli.add_option("--size", size, "grid points per axis")->expected(2);
   cli.add_option("--tile", tile, "tile points per axis")->expected(2);
   int depth = tessera::kAutoDepth, reps = 3;
-  cli.add_option("--reps", reps, "interleaved rounds (Tessera, then the twin); the best of each")
-      ->check(CLI::Range(1, 1000));
+  bench::add_reps_option(cli, reps);
   apps::add_steps_per_exchange(cli, depth);
   CLI11_PARSE(cli, argc, argv);
   try {
@@ -149,23 +148,17 @@ int main(int argc, char** argv) {
     tessera::Field<std::uint8_t, 2>& result = cells;
     const double bytes_per_point = 2 * sizeof(std::uint8_t);
 #endif
-    // Interleaved rounds, best of each side: the host's noise hits both alike. Each round runs
-    // `steps` steps on both sides (one untimed), so the results stay comparable.
-    double tessera_s = 1e300, omp_s = 1e300;
     Twin twin(nx, ny, h * h);
     rt.wait();
-    for (int r = 0; r < reps; ++r) {
-      tessera_s = std::min(tessera_s, bench::seconds_per_step_in_blocks(steps, tessera_steps, [&] { rt.wait(); }));
-      starpu_pause();
-      omp_s = std::min(omp_s, bench::seconds_per_step(steps, [&] { twin.step(threads); }, [] {}));
-      starpu_resume();
-    }
+    const bench::Best best = bench::interleaved_rounds(
+        reps, [&] { return bench::seconds_per_step_in_blocks(steps, tessera_steps, [&] { rt.wait(); }); },
+        [&] { return bench::seconds_per_step(steps, [&] { twin.step(threads); }, [] {}); });
     starpu_pause();
     bench::Case c = bench::grid_case(kApp, grid, rt.cpu_workers(), threads, steps);
     c.bytes_per_point = bytes_per_point;
     c.steps_per_exchange = depth;
-    c.omp_s = omp_s;
-    c.tessera_s = tessera_s;
+    c.omp_s = best.omp_s;
+    c.tessera_s = best.tessera_s;
     c.copy_gbs = bench::copy_bandwidth(static_cast<std::size_t>(grid.points()) * sizeof(Cell), threads);
     starpu_resume();
     c.equal = result.gather() == twin.result().interior();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <starpu.h>
 
 #include <tessera/grid.hpp>
 #include <tessera/runtime.hpp>
@@ -44,6 +45,32 @@ double seconds_per_step(long steps, Step step, Sync sync) {
   for (long k = 1; k < steps; ++k) step();
   sync();
   return (now() - t0) / static_cast<double>(steps - 1);
+}
+
+// Interleaved rounds, the best of each side: the host's noise (up to 2x between invocations of
+// one case on the shared 2-core machine) then hits both sides alike. Each of `reps` rounds
+// times tessera_round() (seconds per step), then twin_round() with StarPU's workers paused
+// (StarPU 1.3's idle workers poll, which would take the twin's cores). Both sides advance the
+// same steps per round, so their final results stay comparable.
+struct Best {
+  double tessera_s = 1e300, omp_s = 1e300;
+};
+template <class TesseraRound, class TwinRound>
+Best interleaved_rounds(int reps, TesseraRound tessera_round, TwinRound twin_round) {
+  Best best;
+  for (int r = 0; r < reps; ++r) {
+    best.tessera_s = std::min(best.tessera_s, tessera_round());
+    starpu_pause();
+    best.omp_s = std::min(best.omp_s, twin_round());
+    starpu_resume();
+  }
+  return best;
+}
+
+// The --reps option of the twin benchmarks.
+inline void add_reps_option(CLI::App& cli, int& reps) {
+  cli.add_option("--reps", reps, "interleaved rounds (Tessera, then the twin); the best of each")
+      ->check(CLI::Range(1, 1000));
 }
 
 // The same with blocks of steps: advance(n) submits n steps (e.g. Stencil::advance, several

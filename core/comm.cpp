@@ -121,6 +121,14 @@ void require_multiple(int provided, const char* who) {
               "initialise MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...), or let the "
               "Runtime do it, with an MPI built with thread support");
 }
+// Whether an MPI launcher (mpirun, mpiexec, srun, a PMI/PMIx process manager) started this
+// process: each sets one of these in its ranks' environment.
+bool launched_by_mpi() {
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
+                          "MPI_LOCALNRANKS", "SLURM_PROCID", "HYDRA_CONTROL_FD"})
+    if (std::getenv(var) != nullptr) return true;
+  return false;
+}
 }  // namespace
 
 void start() {
@@ -136,6 +144,10 @@ void start() {
     }
     return;
   }
+  // A process not started by an MPI launcher is one rank: MPI is left alone. (Open MPI would
+  // otherwise start a singleton daemon, orted, whose polling took 3-4% of a core beside every
+  // single-process run: on a 2-core node, time taken from the workers.)
+  if (!launched_by_mpi()) return;
   // Tessera started MPI, so Tessera ends it, once, at exit: a process may create several
   // Runtimes one after the other (the tests do) but may initialise MPI only once.
   int provided = 0;

@@ -19,17 +19,21 @@ trap 'rm -rf "$TMPDIR_"' EXIT
 check() {  # check LABEL app-args...
   local label=$1
   shift
-  # The baseline is the larger of two runs of N steps: one run's peak varies by up to ~20 MiB
-  # (a CI run with a fresh model directory, other tests in parallel, measured 33 MiB where
-  # the same run peaks at 52-59 MiB elsewhere), which would read as growth.
-  local first second
+  # The baseline is the largest of three runs of N steps: one run's peak varies with how far
+  # the program got ahead of the worker within the window of tasks in flight (21 to 60 MiB for
+  # the same run on one machine, a CI run with a fresh model directory 33 MiB), which would read
+  # as growth. Growth itself is 100 MiB and more here: records of 0.5 KB per task, or StarPU's
+  # tasks without the window, for 4 N more steps.
+  local first second third
   first=$(peak "$@" --steps "$steps") || { echo "FAIL ($label): run failed"; exit 1; }
   second=$(peak "$@" --steps "$steps") || { echo "FAIL ($label): run failed"; exit 1; }
+  third=$(peak "$@" --steps "$steps") || { echo "FAIL ($label): run failed"; exit 1; }
   small=$((first > second ? first : second))
+  small=$((third > small ? third : small))
   large=$(peak "$@" --steps $((5 * steps))) || { echo "FAIL ($label): run failed"; exit 1; }
   echo "$label: peak RSS $steps steps ${small} KiB, $((5 * steps)) steps ${large} KiB"
-  # Allow 16 MiB of noise (allocator, StarPU's lazily grown pools).
-  if [ "$large" -gt $((small + 16384)) ]; then
+  # Allow 40 MiB of noise (the window's fill, the allocator, StarPU's lazily grown pools).
+  if [ "$large" -gt $((small + 40960)) ]; then
     echo "FAIL ($label): memory grows with the step count"
     exit 1
   fi
