@@ -127,7 +127,7 @@ int run(const std::vector<long>& size, const std::vector<long>& tile, long steps
       reps, [&] { return bench::seconds_per_step(steps, [&] { model.advance(); }, [&] { rt.wait(); }); },
       [&] { return bench::seconds_per_step(steps, [&] { twin.step(threads); }, [] {}); });
   bench::Case c = bench::grid_case("cardiac" + std::to_string(D) + "d", grid, rt.cpu_workers(), threads, steps);
-  c.bytes_per_point = 4 * sizeof(double);  // e and r read, e_next and r_next written
+  c.bytes_per_point = 4 * sizeof(double);  // e and r read, e_next and r written
   c.omp_s = best.omp_s;
   c.tessera_s = best.tessera_s;
   c.equal = model.e.gather() == twin.interior(twin.ep) && model.r.gather() == twin.interior(twin.r);

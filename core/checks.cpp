@@ -257,7 +257,9 @@ void check_stencil_fields(const std::string& stencil, int radius,
     for (FieldStorage* in : inputs)
       if (in == outputs[i])
         throw Error("stencil '" + stencil + "': field '" + in->name() +
-                    "' is both an input and an output; write to a second field and swap");
+                    "' is both an input and an output; write to a second field and swap, or, if "
+                    "the stencil reads it at the point only, pass it once as tessera::inout(" +
+                    in->name() + ")");
     for (std::size_t j = 0; j < i; ++j)
       if (outputs[j] == outputs[i])
         throw Error("stencil '" + stencil + "': field '" + outputs[i]->name() +

@@ -53,7 +53,7 @@ template <class... Fields>
 Outputs<Fields...> out(const Fields&... f) {
   return {{f...}};
 }
-/// Fields a loop reads and writes at the point (in place): tessera::inout(e, r).
+/// Fields a stencil or loop reads and writes at the point (in place): tessera::inout(e, r).
 template <class... Fields>
 InOuts<Fields...> inout(const Fields&... f) {
   return {{f...}};
@@ -76,19 +76,19 @@ struct FieldOf<CentreOnly<Field>> {
 template <class Field>
 using ValueOf = typename FieldOf<Field>::type::value_type;
 
-// The interior task kind of a stencil for functor F: In<I>... then Out<O>....
-template <int D, class F, class InList, class OutList>
+// The interior task kind of a stencil for functor F: In<I>... then Out<O>... then InOut<IO>....
+template <int D, class F, class InList, class OutList, class InOutList = TypeList<>>
 struct Interior;
-template <int D, class F, class... I, class... O>
-struct Interior<D, F, TypeList<I...>, TypeList<O...>>
-    : TilePoints<D, F, TypeList<In<I>..., Out<O>...>, TypeList<>> {
+template <int D, class F, class... I, class... O, class... IO>
+struct Interior<D, F, TypeList<I...>, TypeList<O...>, TypeList<IO...>>
+    : TilePoints<D, F, TypeList<In<I>..., Out<O>..., InOut<IO>...>, TypeList<>> {
   // Outputs are read-write although only their interior is written: their ghost layers hold
   // Dirichlet constants written once (constant-ghosts), and write-only access would let the
   // runtime hand a task a fresh or stale copy of the tile on another memory node (a GPU),
-  // losing them. On one memory node it costs nothing.
+  // losing them. On one memory node it costs nothing. In-place fields are read-write anyway.
   static TaskKind kind() {
-    return TilePoints<D, F, TypeList<In<I>..., Out<O>...>, TypeList<>>::kind("interior",
-                                                                            Access::ReadWrite);
+    return TilePoints<D, F, TypeList<In<I>..., Out<O>..., InOut<IO>...>, TypeList<>>::kind(
+        "interior", Access::ReadWrite);
   }
 };
 
@@ -149,7 +149,7 @@ inline constexpr int kAutoDepth = 0;
 inline constexpr int kMaxAutoDepth = 4;
 
 /// A stencil: a name (used in task names and performance-model symbols), a shape and a radius.
-/// Its point functor is written once and called as f(index, In<T>..., Out<T>...):
+/// Its point functor is written once and called as f(index, In<T>..., Out<T>..., InOut<T>...):
 ///   struct Heat {
 ///     double alpha;
 ///     TESSERA_HD void operator()(tessera::Index<3>, tessera::In<double> u,
@@ -177,15 +177,28 @@ class Stencil {
   /// without waiting.
   template <class F, class... InF, class... OutF>
   void apply(const F& f, const Inputs<InF...>& inputs, const Outputs<OutF...>& outputs) const {
-    static_assert(sizeof...(InF) >= 1 && sizeof...(OutF) >= 1,
+    apply(f, inputs, outputs, InOuts<>{});
+  }
+
+  /// The same with fields updated in place, read and written at the point only (never
+  /// exchanged for this stencil, any halo), e.g. the state of a point's ODE beside a diffusion:
+  ///   f(Index<2>, In<double> e, Out<double> e_next, InOut<double> r)
+  ///   cardiac.apply(f, tessera::in(e), tessera::out(e_next), tessera::inout(r));
+  /// One field fewer than in(centre(r)) with out(r_next) and a swap: less memory traffic per step.
+  template <class F, class... InF, class... OutF, class... InOutF>
+  void apply(const F& f, const Inputs<InF...>& inputs, const Outputs<OutF...>& outputs,
+             const InOuts<InOutF...>& inouts) const {
+    static_assert(sizeof...(InF) >= 1 && sizeof...(OutF) + sizeof...(InOutF) >= 1,
                   "a stencil reads at least one field and writes at least one");
-    static_assert(((detail::FieldOf<InF>::type::dims == D) && ...) && ((OutF::dims == D) && ...),
+    static_assert(((detail::FieldOf<InF>::type::dims == D) && ...) && ((OutF::dims == D) && ...) &&
+                      ((InOutF::dims == D) && ...),
                   "every field of a Stencil<D> must be a Field<T, D>");
     static_assert(std::is_trivially_copyable_v<F>,
                   "the point functor is copied to every task and to the GPU: make it trivially "
                   "copyable (plain data members, no std::vector or references)");
     using K = detail::Interior<D, F, detail::TypeList<detail::ValueOf<InF>...>,
-                               detail::TypeList<typename OutF::value_type...>>;
+                               detail::TypeList<typename OutF::value_type...>,
+                               detail::TypeList<typename InOutF::value_type...>>;
     std::vector<detail::FieldStorage*> ins, outs;
     std::vector<bool> centre_only;
     std::vector<detail::AccessRule> rules;
@@ -201,6 +214,8 @@ class Stencil {
         inputs.fields);
     std::apply([&](const auto&... fld) { (outs.push_back(&fld.storage()), ...); },
                outputs.fields);
+    std::apply([&](const auto&... fld) { (outs.push_back(&fld.storage()), ...); },
+               inouts.fields);  // written like the outputs, after them (the functor's order)
     typename K::Args prototype{{}, {f, {}}};
     detail::set_rules(prototype, rules);
     detail::apply_stencil(name_, radius_, shape_ == Shape::Box, K::kind(), ins, centre_only, outs,

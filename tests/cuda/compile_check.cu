@@ -25,8 +25,9 @@ template struct Interior<2, apps::Life, TypeList<std::uint8_t>, TypeList<std::ui
 template struct TilePoints<3, ReduceValue<AsDouble<double>, Sum>, TypeList<In<double>>, TypeList<Sum>>;
 template struct TilePoints<2, ReduceValue<AsDouble<std::uint8_t>, Max>, TypeList<In<std::uint8_t>>,
                            TypeList<Max>>;
-// Loops (in place, with fused reductions: the row and fold kernels) and centre-only inputs.
-template struct Interior<2, apps::CardiacPoint<2>, TypeList<double, double>, TypeList<double, double>>;
+// A stencil with a field updated in place, loops (in place, with fused reductions: the row and
+// fold kernels) and centre-only inputs.
+template struct Interior<2, apps::CardiacPoint<2>, TypeList<double>, TypeList<double>, TypeList<double>>;
 template struct TilePoints<3, apps::CardiacReaction<3>, TypeList<InOut<double>, InOut<double>>, TypeList<>>;
 template struct TilePoints<2, apps::Extrema<2>, TypeList<In<double>>, TypeList<Min, Max>>;
 template struct Interior<2, apps::CloudStep, TypeList<float, float, float>, TypeList<float>>;

@@ -126,8 +126,9 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
   // every element type and shape: each accessor's row start and strides are computed once per
   // row into locals (an 8-bit output could otherwise alias the frame, which would then be
   // reloaded at every point), the functor is a local copy, and without reductions the x loop
-  // is `omp simd`: points are independent (no field is both read and written, checked before
-  // submission, and each point writes only itself), so any vector order gives the same bits.
+  // is `omp simd`: points are independent (no input is also written, checked before
+  // submission; each point writes only itself and reads an in-place field only at itself), so
+  // any vector order gives the same bits.
   // With reductions the loop stays sequential: partial results fold in x order.
 
   template <std::size_t J>
