@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Checks that the CPU point loop (include/tessera/detail/tile_points.hpp) vectorises for the
 # applications' functors: heat3d (double, Star, 3-D), jacobi2d (float, two inputs), life
-# (uint8, Box) as the app writes it (|| and &&) and with | and &, a float Box blur and
-# cardiac's reaction loop (two InOut doubles). Each is compiled alone from
+# (uint8, Box) as the app writes it (|| and &&) and with | and &, a float Box blur,
+# cardiac's reaction loop (two InOut doubles), cardiac's stencil (r in place) and cloudsim's
+# (edge cases as selects). Each is compiled alone from
 # tests/vec/point_loops.cpp with the compiler's vectorisation report (-fopt-info-vec) and the
 # flags of the apps (-O3, TESSERA_NATIVE's -march=native -ffp-contract=off unless
 # VEC_FLAGS says otherwise); a case fails when the report names no vectorised loop in
@@ -19,7 +20,7 @@ starpu=$(pkg-config --cflags starpu-1.4 2>/dev/null || pkg-config --cflags starp
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-names=(heat3d jacobi2d life life-bitwise box-float cardiac-reaction)
+names=(heat3d jacobi2d life life-bitwise box-float cardiac-reaction cardiac cloudsim)
 failed=0
 for i in "${!names[@]}"; do
   case_no=$((i + 1))

@@ -35,15 +35,17 @@ void expect_cardiac_matches_reference(const tessera::Grid<D>& grid, int steps, b
   EXPECT_LT(ex[0], ex[1]);  // a wave, not a constant (nor NaN)
 }
 
-// Runs cloudsim for `steps` steps (PSkel's dt too, while it is still finite); temperatures
-// bitwise equal to the serial reference, the band count and extrema equal to the reference's.
-inline void expect_cloudsim_matches_reference(const tessera::Grid<2>& grid, int steps, float dt) {
+// Runs cloudsim for `steps` steps (PSkel's dt too, while it is still finite), `depth` steps per
+// exchange (default: the app's, the deepest the tiles allow); temperatures bitwise equal to the
+// serial reference, the band count and extrema equal to the reference's.
+inline void expect_cloudsim_matches_reference(const tessera::Grid<2>& grid, int steps, float dt,
+                                              int depth = tessera::kAutoDepth) {
   apps::CloudParams params;
   params.cloud_radius = static_cast<int>(std::min(grid.extent()[0], grid.extent()[1]) / 3);
   params.dt = dt;
-  apps::CloudSim sim(grid, params);
+  apps::CloudSim sim(grid, params, depth);
   const std::vector<float> t0 = sim.t.gather();
-  for (int s = 0; s < steps; ++s) sim.advance();
+  sim.advance(steps);
   const std::vector<float> want = reference::cloudsim(grid.extent()[0], grid.extent()[1], steps, t0,
                                                       sim.wind_x.gather(), sim.wind_y.gather(), params);
   const std::vector<float> got = sim.t.gather();

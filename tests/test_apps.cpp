@@ -32,7 +32,10 @@ TEST_P(AppMatchesReference, CloudsimAcrossTilings) {
     SCOPED_TRACE(grid.describe());
     test::expect_cloudsim_matches_reference(grid, 12, 0.001f);
     test::expect_cloudsim_matches_reference(grid, 6, 0.01f);  // PSkel's own (unstable) step
+    test::expect_cloudsim_matches_reference(grid, 7, 0.001f, 1);  // one step per exchange
   }
+  // Blocks of 3 steps, the last one shorter, on tiles every block fits.
+  test::expect_cloudsim_matches_reference(tessera::Grid<2>({40, 36}, {10, 9}), 11, 0.001f, 3);
 }
 
 INSTANTIATE_TEST_SUITE_P(Config, AppMatchesReference, testing::ValuesIn(test::configs()),

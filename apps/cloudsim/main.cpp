@@ -8,6 +8,7 @@ int main(int argc, char** argv) {
   CLI::App cli{"cloudsim: PSkel's cloud-dynamics cellular automaton, float"};
   apps::RunOptions o{{2048, 2048}, {2048, 256}, 100, {}};
   o.add_to(cli);
+  o.add_time_block_option(cli);
   apps::CloudParams params;
   cli.add_option("--cloud-radius", params.cloud_radius, "radius of the starting cloud (points)");
   cli.add_option("--dt", params.dt, "time step (PSkel: 0.01, which is unstable: see cloudsim.hpp)");
@@ -16,10 +17,12 @@ int main(int argc, char** argv) {
   return apps::run_guarded([&] {
     tessera::Runtime rt(o.runtime);
     tessera::Grid<2> grid({o.size[0], o.size[1]}, {o.tile[0], o.tile[1]});
-    apps::CloudSim sim(grid, params);
+    apps::CloudSim sim(grid, params, o.steps_per_exchange);
+    apps::print_depth("cloudsim", sim.depth, o.steps_per_exchange == tessera::kAutoDepth,
+                      o.runtime.quiet, rt.rank());
     const double points = static_cast<double>(grid.points());
-    const double seconds = apps::timed_steps(
-        rt, o, points, [&] { sim.init(); }, [&] { sim.advance(); });
+    const double seconds = apps::timed_blocks(
+        rt, o, points, [&] { sim.init(); }, [&](long n) { sim.advance(n); }, sim.depth);
     // Per point and step: t read, next written, two wind values read.
     apps::print_result("cloudsim", o, rt, grid.tiles(), seconds, points, 4.0 * sizeof(float),
                        tessera::sum(sim.t));

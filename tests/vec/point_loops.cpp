@@ -7,6 +7,7 @@
 #include <tessera/tessera.hpp>
 
 #include "apps/cardiac/cardiac.hpp"
+#include "apps/cloudsim/cloudsim.hpp"
 #include "apps/heat3d/heat3d.hpp"
 #include "apps/jacobi2d/jacobi2d.hpp"
 #include "apps/life/life.hpp"
@@ -51,7 +52,13 @@ tessera::detail::KernelFn point_loop() {
   return &Interior<2, Blur, float, float>::cpu;
 #elif POINT_LOOP == 6  // cardiac reaction: a loop, two InOut doubles, 3-D
   return &tessera::detail::TilePoints<3, apps::CardiacReaction<3>, tessera::detail::TypeList<tessera::InOut<double>, tessera::InOut<double>>, tessera::detail::TypeList<>>::cpu;
+#elif POINT_LOOP == 7  // cardiac: a stencil with a field updated in place (InOut), 2-D
+  return &tessera::detail::Interior<2, apps::CardiacPoint<2>, tessera::detail::TypeList<double>,
+                                    tessera::detail::TypeList<double>, tessera::detail::TypeList<double>>::cpu;
+#elif POINT_LOOP == 8  // cloudsim: PSkel's edge cases as selects, upwind neighbours by value
+  return &tessera::detail::Interior<2, apps::CloudStep, tessera::detail::TypeList<float, float, float>,
+                                    tessera::detail::TypeList<float>>::cpu;
 #else
-#error "POINT_LOOP must be 1-6"
+#error "POINT_LOOP must be 1-8"
 #endif
 }
