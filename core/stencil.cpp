@@ -42,6 +42,16 @@ void apply_stencil(const std::string& name, int radius, bool box, const TaskKind
   for (const HaloCopies& h : call.fills) inputs[static_cast<std::size_t>(h.field)]->count_received(*h.set);
 }
 
+InnerBox inner_box(const GridSpec& grid, int radius) {
+  InnerBox box;
+  for (int a = 0; a < 3; ++a) {
+    const bool whole = a >= grid.dims || grid.periodic[static_cast<std::size_t>(a)];
+    box.lo[a] = whole ? 0 : radius;
+    box.hi[a] = whole ? grid.extent[static_cast<std::size_t>(a)] : grid.extent[static_cast<std::size_t>(a)] - radius;
+  }
+  return box;
+}
+
 AccessRule access_rule(const std::string& owner, const FieldStorage& field, int radius, int dims,
                        bool box, bool centre_only) {
   AccessRule r{};

@@ -209,6 +209,35 @@ TEST_P(StencilMatchesReference, FieldUpdatedInPlace) {
   test::expect_bitwise_equal(acc.gather(), want_acc);
 }
 
+// A functor with an interior fast path: CPU workers call interior() exactly at the points at
+// least the radius from every non-periodic face (every point along a periodic axis), step by
+// step and in temporal blocks, and operator() elsewhere. Each writes its own mark here.
+struct Marks {
+  TESSERA_HD void operator()(Index<2>, tessera::In<double>, tessera::Out<double> next) const { next = 1.0; }
+  TESSERA_HD void interior(Index<2>, tessera::In<double>, tessera::Out<double> next) const { next = 2.0; }
+};
+
+TEST_P(StencilMatchesReference, InteriorFastPathWhereTheNeighbourhoodIsInside) {
+  tessera::Runtime rt(test::options(GetParam()));
+  for (const int radius : {1, 2}) {
+    // Periodic along y: every row is inside along y; x keeps `radius` columns each side.
+    const tessera::Grid<2> grid({17, 12}, {6, 4}, {false, true});
+    auto bc = Boundaries<2>::all(Boundary::dirichlet(0.0));
+    bc.set(1, 0, Boundary::periodic()).set(1, 1, Boundary::periodic());
+    tessera::Field<double, 2> u(grid, 2 * radius, bc, "u"), next(grid, 2 * radius, bc, "next");
+    u.fill([](Index<2>) { return 0.0; });
+    std::vector<double> want(static_cast<std::size_t>(grid.points()));
+    for (std::int64_t y = 0; y < 12; ++y)
+      for (std::int64_t x = 0; x < 17; ++x)
+        want[static_cast<std::size_t>(x + 17 * y)] = (x >= radius && x < 17 - radius) ? 2.0 : 1.0;
+    tessera::Stencil<2> marks("marks", tessera::Shape::Star, radius);
+    marks.apply(Marks{}, tessera::in(u), tessera::out(next));
+    test::expect_bitwise_equal(next.gather(), want);
+    marks.advance(Marks{}, u, next, 3, 2);  // a block of 2 steps, then 1
+    test::expect_bitwise_equal(u.gather(), want);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Config, StencilMatchesReference, testing::ValuesIn(test::configs()),
                          test::config_name);
 

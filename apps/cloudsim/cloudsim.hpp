@@ -81,8 +81,28 @@ inline float cloudsim_wind(tessera::Index<2> p, float base, float disturb, std::
 struct CloudStep {
   std::int64_t nx, ny;
   CloudParams c;
-  // Every value is read first and the cases are combined with ternaries, so that the point loop
-  // vectorises (docs/api.md). The ghost points beyond the grid's faces are read but never used.
+  // A cell whose four neighbours lie inside the grid (the stencil's interior fast path on CPU
+  // workers, docs/api.md): operator()'s arithmetic for that case, without the edge cases.
+  TESSERA_HD void interior(tessera::Index<2>, tessera::In<float> t, tessera::In<float> wind_x,
+                           tessera::In<float> wind_y, tessera::Out<float> next) const {
+    const float in = t(), down = t(0, -1), left = t(-1, 0), right = t(1, 0), up = t(0, 1);
+    const float sum = (in - down) + (in - left) + (in - right) + (in - up);
+    next = with_wind(in, sum / 4.0f, right, left, up, down, wind_x(), wind_y());
+  }
+  // PSkel's update from the mean difference and, inside, the wind: towards the upwind
+  // neighbour along each axis.
+  TESSERA_HD float with_wind(float in, float mean, float right, float left, float up, float down,
+                             float xwind, float ywind) const {
+    const float xf = xwind > 0 ? 1.0f : -1.0f, yf = ywind > 0 ? 1.0f : -1.0f;
+    const float tx = xwind > 0 ? right : left, ty = ywind > 0 ? up : down;
+    const float cx = xf * xwind, cy = yf * ywind;
+    const float temp_wind = (-cx * ((in - tx) / c.cell_length)) - (cy * ((in - ty) / c.cell_length));
+    const float result = in + -c.k * mean * c.dt;
+    return result + temp_wind * c.dt;
+  }
+  // Any cell. Every value is read first and the cases are combined with selects, so that the
+  // point loop vectorises (docs/api.md). The ghost points beyond the grid's faces are read but
+  // never used.
   TESSERA_HD void operator()(tessera::Index<2> p, tessera::In<float> t, tessera::In<float> wind_x,
                              tessera::In<float> wind_y, tessera::Out<float> next) const {
     const std::int64_t x = p[0], y = p[1];
@@ -103,16 +123,10 @@ struct CloudStep {
     sum = (x0 & y0) ? u + r : sum;
     sum = inside ? ((a + b) + r) + u : sum;
     const float neighbours = inside ? 4.0f : ((x0 | x1) & (y0 | y1)) ? 2.0f : 3.0f;
-    // The wind, inside only: towards the upwind neighbour along each axis.
-    const float xwind = wind_x(), ywind = wind_y();
-    const float xf = xwind > 0 ? 1.0f : -1.0f, yf = ywind > 0 ? 1.0f : -1.0f;
-    const float tx = xwind > 0 ? right : left, ty = ywind > 0 ? up : down;
-    const float cx = xf * xwind, cy = yf * ywind;
-    const float temp_wind =
-        inside ? (-cx * ((in - tx) / c.cell_length)) - (cy * ((in - ty) / c.cell_length)) : 0.0f;
-    const float conduction = -c.k * (sum / neighbours) * c.dt;
-    const float result = in + conduction;
-    next = result + temp_wind * c.dt;
+    const float mean = sum / neighbours;
+    // No wind at the edges: temp_wind 0 there.
+    next = inside ? with_wind(in, mean, right, left, up, down, wind_x(), wind_y())
+                  : (in + -c.k * mean * c.dt) + 0.0f * c.dt;
   }
 };
 

@@ -135,6 +135,14 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
                       FieldStorage& u, FieldStorage& next, const std::vector<FieldStorage*>& extras,
                       long steps, int depth, const ArgBlock& args);
 
+/// The box where a functor's interior fast path runs: the points at least `radius` from every
+/// non-periodic face of `grid` (every point along a periodic axis).
+InnerBox inner_box(const GridSpec& grid, int radius);
+template <class Payload>
+void set_inner_box(Payload& p, const GridSpec& grid, int radius) {
+  if constexpr (std::is_same_v<decltype(p.inner), InnerBox>) p.inner = inner_box(grid, radius);
+}
+
 /// The access rule of one input (checking mode).
 AccessRule access_rule(const std::string& owner, const FieldStorage& field, int radius, int dims,
                        bool box, bool centre_only);
@@ -218,6 +226,7 @@ class Stencil {
                inouts.fields);  // written like the outputs, after them (the functor's order)
     typename K::Args prototype{{}, {f, {}}};
     detail::set_rules(prototype, rules);
+    detail::set_inner_box(prototype.f, ins.front()->grid(), radius_);
     detail::apply_stencil(name_, radius_, shape_ == Shape::Box, K::kind(), ins, centre_only, outs,
                           detail::ArgBlock::of(prototype));
   }
@@ -287,6 +296,7 @@ class Stencil {
       rules.push_back(detail::access_rule(owner, *e, radius_, D, shape_ == Shape::Box, false));
     detail::set_rules(prototype.points, rules);
     const detail::GridSpec& grid = u.storage().grid();
+    detail::set_inner_box(prototype.points.f, grid, radius_);
     prototype.span.radius = radius_;
     for (int a = 0; a < 3; ++a) {
       prototype.span.extent[a] = grid.extent[a];

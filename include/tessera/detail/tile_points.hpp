@@ -42,12 +42,27 @@ struct AccessRules {
 };
 struct NoAccessRules {};
 
-/// What the argument block carries besides the frame: the user's functor and, in checking
-/// mode, one access rule per input.
+/// Whether a functor has an interior fast path: a member `interior` with operator()'s
+/// parameters, for the points whose whole neighbourhood lies inside the grid (docs/api.md).
+template <class F, class = void>
+struct HasInterior : std::false_type {};
+template <class F>
+struct HasInterior<F, std::void_t<decltype(&F::interior)>> : std::true_type {};
+
+/// The global index box [lo, hi) where a functor's `interior` runs on CPU workers (a stencil's
+/// points at least its radius from every non-periodic face); empty, as made, for loops.
+struct InnerBox {
+  std::int64_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+};
+struct NoInnerBox {};
+
+/// What the argument block carries besides the frame: the user's functor, in checking mode one
+/// access rule per input, and for a functor with an interior fast path the box where it runs.
 template <class F, int NIn>
 struct Payload {
   F f;
   std::conditional_t<(TESSERA_CHECKED_ACCESS != 0 && NIn > 0), AccessRules<NIn>, NoAccessRules> rules;
+  std::conditional_t<HasInterior<F>::value, InnerBox, NoInnerBox> inner;
 };
 
 template <int D, class F, class Accessors, class Reductions>
@@ -163,9 +178,25 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
     }
   }
 
+  /// The points [from, to) of one row: the functor, or its interior fast path.
+  template <bool Inner, class Rows, std::size_t... J>
+  static void cpu_points(const Args& a, const F& f, Index<D> idx, std::int64_t x0, std::int64_t from,
+                         std::int64_t to, const Rows& rows, const std::int64_t* sy,
+                         const std::int64_t* sz, std::index_sequence<J...>) {
+    TESSERA_SIMD
+    for (std::int64_t x = from; x < to; ++x) {
+      Index<D> i = idx;
+      i[0] = x0 + x;
+      if constexpr (Inner)
+        f.interior(i, at_point<J>(a, std::get<J>(rows) + x, sy[J], sz[J])...);
+      else
+        f(i, at_point<J>(a, std::get<J>(rows) + x, sy[J], sz[J])...);
+    }
+  }
+
   template <std::size_t... J, std::size_t... K>
   static void cpu_row(const Args& a, const F& f, void* const* base, std::int64_t y, std::int64_t z,
-                      std::index_sequence<J...>, std::index_sequence<K...>) {
+                      std::index_sequence<J...> fields, std::index_sequence<K...>) {
     const TileFrame<kFields>& t = a.frame;
     const std::int64_t nx = t.extent(0), x0 = t.origin(0);
     const std::tuple<decltype(row_start<J>(a, base, y, z))...> rows{row_start<J>(a, base, y, z)...};
@@ -176,11 +207,22 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
     idx[1] = t.origin(1) + y;
     if constexpr (D == 3) idx[2] = t.origin(2) + z;
     if constexpr (kReduce == 0) {
-      TESSERA_SIMD
-      for (std::int64_t x = 0; x < nx; ++x) {
-        Index<D> i = idx;
-        i[0] = x0 + x;
-        f(i, at_point<J>(a, std::get<J>(rows) + x, sy[J], sz[J])...);
+      if constexpr (HasInterior<F>::value) {
+        // The row's part inside the box runs the fast path; a row outside it, or the points
+        // before and after that part, the functor itself.
+        const InnerBox& in = a.f.inner;
+        bool row_inside = idx[1] >= in.lo[1] && idx[1] < in.hi[1];
+        if constexpr (D == 3) row_inside = row_inside && idx[2] >= in.lo[2] && idx[2] < in.hi[2];
+        std::int64_t xa = nx, xb = nx;
+        if (row_inside) {
+          xa = in.lo[0] - x0 < 0 ? 0 : (in.lo[0] - x0 > nx ? nx : in.lo[0] - x0);
+          xb = in.hi[0] - x0 < xa ? xa : (in.hi[0] - x0 > nx ? nx : in.hi[0] - x0);
+        }
+        cpu_points<false>(a, f, idx, x0, 0, xa, rows, sy, sz, fields);
+        cpu_points<true>(a, f, idx, x0, xa, xb, rows, sy, sz, fields);
+        cpu_points<false>(a, f, idx, x0, xb, nx, rows, sy, sz, fields);
+      } else {
+        cpu_points<false>(a, f, idx, x0, 0, nx, rows, sy, sz, fields);
       }
     } else {
       double* slots = row_slots(a, base, y, z);
