@@ -4,6 +4,7 @@
 // one buffer of partial results.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <tuple>
@@ -215,8 +216,8 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
         if constexpr (D == 3) row_inside = row_inside && idx[2] >= in.lo[2] && idx[2] < in.hi[2];
         std::int64_t xa = nx, xb = nx;
         if (row_inside) {
-          xa = in.lo[0] - x0 < 0 ? 0 : (in.lo[0] - x0 > nx ? nx : in.lo[0] - x0);
-          xb = in.hi[0] - x0 < xa ? xa : (in.hi[0] - x0 > nx ? nx : in.hi[0] - x0);
+          xa = std::clamp(in.lo[0] - x0, std::int64_t{0}, nx);
+          xb = std::clamp(in.hi[0] - x0, xa, nx);
         }
         cpu_points<false>(a, f, idx, x0, 0, xa, rows, sy, sz, fields);
         cpu_points<true>(a, f, idx, x0, xa, xb, rows, sy, sz, fields);
