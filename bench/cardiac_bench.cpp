@@ -15,6 +15,7 @@
 #include <CLI/CLI.hpp>
 
 #include "apps/cardiac/cardiac.hpp"
+#include "apps/common/blocking.hpp"
 #include "bench/twin.hpp"
 
 namespace {
@@ -106,7 +107,7 @@ struct Twin {
 
 template <int D>
 int run(const std::vector<long>& size, const std::vector<long>& tile, long steps, int threads,
-        int reps, tessera::Options opts) {
+        int reps, int depth, tessera::Options opts) {
   if (size.size() != static_cast<std::size_t>(D) || tile.size() != static_cast<std::size_t>(D)) {
     std::fprintf(stderr, "--size and --tile need %d values for --dims %d\n", D, D);
     return 2;
@@ -121,13 +122,17 @@ int run(const std::vector<long>& size, const std::vector<long>& tile, long steps
     n[a] = s[a];
   }
   tessera::Grid<D> grid(s, t);
-  apps::Cardiac<D> model(grid);
+  apps::Cardiac<D> model(grid, depth);
   Twin<D> twin(n);
   const bench::Best best = bench::interleaved_rounds(
-      reps, [&] { return bench::seconds_per_step(steps, [&] { model.advance(); }, [&] { rt.wait(); }); },
+      reps,
+      [&] {
+        return bench::seconds_per_step_in_blocks(steps, [&](long k) { model.advance(k); }, [&] { rt.wait(); });
+      },
       [&] { return bench::seconds_per_step(steps, [&] { twin.step(threads); }, [] {}); });
   bench::Case c = bench::grid_case("cardiac" + std::to_string(D) + "d", grid, rt.cpu_workers(), threads, steps);
   c.bytes_per_point = 4 * sizeof(double);  // e and r read, e_next and r written
+  c.steps_per_exchange = model.depth;
   c.omp_s = best.omp_s;
   c.tessera_s = best.tessera_s;
   c.equal = model.e.gather() == twin.interior(twin.ep) && model.r.gather() == twin.interior(twin.r);
@@ -151,12 +156,14 @@ int main(int argc, char** argv) {
   cli.add_option("--tile", tile, "tile points per axis")->expected(2, 3);
   cli.add_option("--steps", steps, "time steps (>= 2)")->check(CLI::Range(2L, 1000000L));
   cli.add_option("--threads", threads, "OpenMP threads, and StarPU CPU workers unless --ncpu");
-  int reps = 3;
+  int reps = 3, depth = tessera::kAutoDepth;
   bench::add_reps_option(cli, reps);
+  apps::add_steps_per_exchange(cli, depth);
   CLI11_PARSE(cli, argc, argv);
   opts.quiet = true;
   try {
-    return dims == 2 ? run<2>(size, tile, steps, threads, reps, opts) : run<3>(size, tile, steps, threads, reps, opts);
+    return dims == 2 ? run<2>(size, tile, steps, threads, reps, depth, opts)
+                     : run<3>(size, tile, steps, threads, reps, depth, opts);
   } catch (const tessera::Error& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 2;

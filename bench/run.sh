@@ -11,7 +11,7 @@
 # Environment: THREADS (2: OpenMP threads = StarPU CPU workers), APPS (heat3d jacobi2d life
 # cardiac2d cardiac3d cloudsim nbody airfoil tasks), SIZES (default incache outofcache),
 # TPW (1 2 4 8 16 32), SCHED (dmda), SPE (auto: Tessera's steps per halo exchange for heat3d, jacobi2d,
-# life and cloudsim, temporal blocking, as the apps default to; a number is lowered to the thinnest tile
+# life, cardiac and cloudsim, temporal blocking, as the apps default to; a number is lowered to the thinnest tile
 # where tiles are thinner; 1: step by step), EXCHANGE (fused: ghost-layer exchanges inside the
 # tile tasks, as the apps default to; separate: halo-pack and boundary tasks of their own).
 # Time only on a quiet machine (docs/performance.md).
@@ -94,8 +94,8 @@ run_case() {  # APP CLASS TPW
     heat3d) cmd=("$build/bench/bench_heat3d" --size $size --tile $tile --steps "$steps" --reps 3 --warmup 2 "${common[@]}" "${blocking[@]}") ;;
     jacobi2d|life) cmd=("$build/bench/bench_$app" --size $size --tile $tile --steps "$steps" "${common[@]}" "${blocking[@]}") ;;
     cloudsim) cmd=("$build/bench/bench_$app" --size $size --tile $tile --steps "$steps" "${common[@]}" "${blocking[@]}") ;;
-    cardiac2d) cmd=("$build/bench/bench_cardiac" --dims 2 --size $size --tile $tile --steps "$steps" "${common[@]}") ;;
-    cardiac3d) cmd=("$build/bench/bench_cardiac" --dims 3 --size $size --tile $tile --steps "$steps" "${common[@]}") ;;
+    cardiac2d) cmd=("$build/bench/bench_cardiac" --dims 2 --size $size --tile $tile --steps "$steps" "${common[@]}" "${blocking[@]}") ;;
+    cardiac3d) cmd=("$build/bench/bench_cardiac" --dims 3 --size $size --tile $tile --steps "$steps" "${common[@]}" "${blocking[@]}") ;;
     nbody) cmd=("$build/bench/bench_nbody" --size "$size" --tile "$tile" --steps "$steps" "${common[@]}") ;;
     airfoil) cmd=("$build/bench/bench_airfoil" --mesh-size $size --tiles "$tiles" --iterations "$steps" --reps 2 "${common[@]}") ;;
   esac

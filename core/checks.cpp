@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "partition/tiling.hpp"
+#include "tasks/halo.hpp"
 #include "tessera/detail/boundary_function.hpp"
 
 #include "tessera/error.hpp"
@@ -330,7 +331,7 @@ std::pair<const FieldStorage*, int> face_against_blocking(const FieldStorage& u,
 
 void check_time_block(const std::string& name, int radius, const FieldStorage& u,
                       const FieldStorage& next, const std::vector<FieldStorage*>& extras,
-                      long steps, int depth) {
+                      const std::vector<FieldStorage*>& state, long steps, int depth) {
   const std::string what = "stencil '" + name + "' advancing " + std::to_string(depth) +
                            " step(s) per exchange";
   if (steps < 0)
@@ -341,11 +342,19 @@ void check_time_block(const std::string& name, int radius, const FieldStorage& u
                 "tessera::kAutoDepth");
   std::vector<FieldStorage*> inputs{const_cast<FieldStorage*>(&u)};
   inputs.insert(inputs.end(), extras.begin(), extras.end());
-  check_stencil_fields(name, radius, inputs, {const_cast<FieldStorage*>(&next)});
+  std::vector<FieldStorage*> outputs{const_cast<FieldStorage*>(&next)};
+  outputs.insert(outputs.end(), state.begin(), state.end());
+  check_stencil_fields(name, radius, inputs, outputs);
   if (depth == 1) return;  // the step-by-step loop: apply()'s rules
+  if (state.size() + 1 > tasks::HaloWork::kMax)
+    throw Error(what + " exchanges u and " + std::to_string(state.size()) +
+                " field(s) updated in place in every block, but a block task copies the ghost "
+                "layers of at most " + std::to_string(tasks::HaloWork::kMax) +
+                " fields; update at most " + std::to_string(tasks::HaloWork::kMax - 1) +
+                " fields in place, or advance with a depth of 1");
   const long width = static_cast<long>(depth) * radius;
-  std::vector<const FieldStorage*> all(inputs.begin(), inputs.end());
-  all.push_back(&next);
+  std::vector<const FieldStorage*> all(outputs.begin(), outputs.end());
+  all.insert(all.begin(), inputs.begin(), inputs.end());
   for (const FieldStorage* f : all)
     if (f->halo() < width)
       throw Error(what + " needs ghost layers of depth x radius = " + std::to_string(width) +
@@ -403,9 +412,12 @@ int deepest_block_for_tiles(int radius, const GridSpec& grid, int most) {
 }
 
 int deepest_time_block(int radius, const FieldStorage& u, const FieldStorage& next,
-                       const std::vector<FieldStorage*>& extras, int most) {
+                       const std::vector<FieldStorage*>& extras,
+                       const std::vector<FieldStorage*>& state, int most) {
   std::vector<const FieldStorage*> all{&u, &next};
   all.insert(all.end(), extras.begin(), extras.end());
+  all.insert(all.end(), state.begin(), state.end());
+  if (state.size() + 1 > tasks::HaloWork::kMax) return 1;  // more than a block task exchanges
   for (const FieldStorage* f : all)
     if (!(f->grid() == u.grid())) return 1;  // advance()'s checks will say why
   if (face_against_blocking(u, next).first != nullptr) return 1;

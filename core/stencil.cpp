@@ -70,8 +70,9 @@ namespace tessera::detail {
 
 void apply_time_block(const std::string& name, int radius, bool box, const TaskKind& kind,
                       FieldStorage& u, FieldStorage& next, const std::vector<FieldStorage*>& extras,
-                      long steps, int depth, const ArgBlock& args) {
-  check_time_block(name, radius, u, next, extras, steps, depth);
+                      const std::vector<FieldStorage*>& state, long steps, int depth,
+                      const ArgBlock& args) {
+  check_time_block(name, radius, u, next, extras, state, steps, depth);
   Context& rt = u.context();
   // Deep layers, box-shaped once a block has two steps: a star's second step reads what its
   // first computed at the diagonal neighbours. One width per call, however short the block,
@@ -81,17 +82,29 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
   std::vector<FieldStorage*> all = extras;
   all.push_back(&u);
   all.push_back(&next);
+  all.insert(all.end(), state.begin(), state.end());
   const std::string types = type_names(all);
-  TileTaskCall call{&rt.engine->codelets().get(name, types, kind), extras, {&u, &next}, args};
-  // The block tasks copy u's ghost layers in and, the block done (the result ends in u), pack
-  // u's faces for the next block: into the set's spare face buffers, since u is read and
-  // written by this one call (a tile packing into the buffers it read from would overwrite
-  // faces a neighbour submitted after it has still to read).
-  const int u_field = static_cast<int>(extras.size());
-  HaloSet* filled = u.exchange_in_tasks(name, width, deep_box);
-  if (filled != nullptr) call.fills.push_back({u_field, filled});
-  HaloSet* packed = u.pack_spare(filled);
-  if (packed != nullptr) call.packs.push_back({u_field, packed, true});
+  std::vector<FieldStorage*> written{&u, &next};
+  written.insert(written.end(), state.begin(), state.end());
+  TileTaskCall call{&rt.engine->codelets().get(name, types, kind), extras, written, args};
+  // The block tasks copy the ghost layers of u and of the in-place fields in and, the block
+  // done (the result ends in u), pack their faces for the next block: into the sets' spare
+  // face buffers, since these fields are read and written by this one call (a tile packing
+  // into the buffers it read from would overwrite faces a neighbour submitted after it has
+  // still to read).
+  std::vector<FieldStorage*> exchanged{&u};
+  std::vector<int> exchanged_field{static_cast<int>(extras.size())};  // in the call's fields
+  for (std::size_t k = 0; k < state.size(); ++k) {
+    exchanged.push_back(state[k]);
+    exchanged_field.push_back(static_cast<int>(extras.size() + 2 + k));
+  }
+  std::vector<HaloSet*> filled, packed;
+  for (std::size_t k = 0; k < exchanged.size(); ++k) {
+    filled.push_back(exchanged[k]->exchange_in_tasks(name, width, deep_box));
+    if (filled.back() != nullptr) call.fills.push_back({exchanged_field[k], filled.back()});
+    packed.push_back(exchanged[k]->pack_spare(filled.back()));
+    if (packed.back() != nullptr) call.packs.push_back({exchanged_field[k], packed.back(), true});
+  }
   // The extra inputs: exchanged once as deep, then skipped while nothing writes them.
   for (FieldStorage* e : extras) e->exchange(name, width, deep_box);
   // Steps 1, 3, ... read next at the faces: its Dirichlet ghosts must hold their values too.
@@ -100,8 +113,10 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
   call.step = rt.steps;
   rt.steps += steps;
   submit_tile_tasks(call);
-  if (filled != nullptr) u.count_received(*filled);  // before the spares become the buffers
-  u.written_spare(packed);
+  for (std::size_t k = 0; k < exchanged.size(); ++k) {
+    if (filled[k] != nullptr) exchanged[k]->count_received(*filled[k]);  // before the spares become the buffers
+    exchanged[k]->written_spare(packed[k]);
+  }
   next.written();
 }
 

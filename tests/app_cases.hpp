@@ -13,11 +13,13 @@
 namespace test {
 
 // Runs cardiac for `steps` steps, from the classic start or (noisy) from values that differ
-// near every face, so that the boundary rule matters; e and r bitwise equal to the serial
-// reference, and the extrema reduction equal to the reference's min and max of e.
+// near every face, so that the boundary rule matters, `depth` steps per exchange (default: the
+// app's, the deepest the tiles allow); e and r bitwise equal to the serial reference, and the
+// extrema reduction equal to the reference's min and max of e.
 template <int D>
-void expect_cardiac_matches_reference(const tessera::Grid<D>& grid, int steps, bool noisy) {
-  apps::Cardiac<D> model(grid);
+void expect_cardiac_matches_reference(const tessera::Grid<D>& grid, int steps, bool noisy,
+                                      int depth = tessera::kAutoDepth) {
+  apps::Cardiac<D> model(grid, depth);
   if (noisy) {
     model.e.fill([](tessera::Index<D> p) { return noise<D>(p); });
     model.r.fill([](tessera::Index<D> p) { return 0.3 * noise<D>(p); });
@@ -25,7 +27,7 @@ void expect_cardiac_matches_reference(const tessera::Grid<D>& grid, int steps, b
   std::array<std::int64_t, 3> n{1, 1, 1};
   for (int a = 0; a < D; ++a) n[a] = grid.extent()[a];
   const reference::CardiacState start{model.e.gather(), model.r.gather()};
-  for (int s = 0; s < steps; ++s) model.advance();
+  model.advance(steps);
   const reference::CardiacState want = reference::cardiac<D>(n, steps, start);
   expect_bitwise_equal(model.e.gather(), want.e);
   expect_bitwise_equal(model.r.gather(), want.r);

@@ -14,6 +14,12 @@ TEST_P(AppMatchesReference, Cardiac2dAcrossTilings) {
     test::expect_cardiac_matches_reference<2>(grid, 30, false);
     test::expect_cardiac_matches_reference<2>(grid, 10, true);
   }
+  // Temporal blocks of every depth (r updated in place on the ghost points a block computes),
+  // the last block shorter, tiles cutting both axes; the functor mirrors at the faces.
+  for (int depth = 1; depth <= 4; ++depth) {
+    SCOPED_TRACE("depth " + std::to_string(depth));
+    test::expect_cardiac_matches_reference<2>(tessera::Grid<2>({128, 24}, {40, 8}), 11, true, depth);
+  }
 }
 
 TEST_P(AppMatchesReference, Cardiac3dAcrossTilings) {
@@ -23,6 +29,7 @@ TEST_P(AppMatchesReference, Cardiac3dAcrossTilings) {
     test::expect_cardiac_matches_reference<3>(grid, 20, false);
     test::expect_cardiac_matches_reference<3>(grid, 10, true);
   }
+  test::expect_cardiac_matches_reference<3>(tessera::Grid<3>({128, 10, 8}, {50, 5, 4}), 7, true, 3);
 }
 
 TEST_P(AppMatchesReference, CloudsimAcrossTilings) {

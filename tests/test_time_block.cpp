@@ -181,6 +181,85 @@ TEST_P(TimeBlock, ExtraInputsMatchReference) {
                                                  "jacobi2d");
 }
 
+// Fields updated in place beside the stencil (advance's tessera::inout): acc keeps a decaying
+// sum of u and a term of the global index, read and written at the point, and next reads it,
+// so a wrong acc on any ghost point a block recomputes (stale, not updated at every step, or
+// updated with an unwrapped index) reaches u's interior a step later. The reference: the
+// oracle's step reading acc at the point, then acc in a plain loop over the values u had.
+struct SmoothPlusState {
+  TESSERA_HD void operator()(Index<2>, tessera::In<double> u, tessera::In<double> acc,
+                             tessera::Out<double> next) const {
+    next = 0.5 * u() + 0.125 * (u(1, 0) + u(-1, 0) + u(0, 1) + u(0, -1)) + 0.25 * acc();
+  }
+};
+double state_term(Index<2> p) { return 0.01 * static_cast<double>((p[0] * 3 + p[1] * 5) % 7); }
+struct SmoothAndAccumulate {
+  TESSERA_HD void operator()(Index<2> p, tessera::In<double> u, tessera::Out<double> next,
+                             tessera::InOut<double> acc, tessera::InOut<double> count) const {
+    next = 0.5 * u() + 0.125 * (u(1, 0) + u(-1, 0) + u(0, 1) + u(0, -1)) + 0.25 * acc;
+    acc = 0.5 * acc + u() + 0.01 * static_cast<double>((p[0] * 3 + p[1] * 5) % 7);
+    count = count + 1.0;
+  }
+};
+
+void expect_state_advance_matches_reference(const tessera::Grid<2>& grid, const Boundaries<2>& bc,
+                                            int steps, int depth) {
+  tessera::Field<double, 2> u(grid, depth, bc, "u"), next(grid, depth, bc, "next");
+  tessera::Field<double, 2> acc(grid, depth + 1, bc, "acc"), count(grid, depth, bc, "count");
+  auto acc0 = [](Index<2> p) { return 0.01 * static_cast<double>(p[0] - 2 * p[1]); };
+  u.fill(test::initial<double, 2>);
+  acc.fill(acc0);
+  count.fill([](Index<2>) { return 0.0; });
+  tessera::Stencil<2> stencil("smooth-acc", tessera::Shape::Star, 1);
+  stencil.advance(SmoothAndAccumulate{}, u, next, steps, depth, tessera::in(),
+                  tessera::inout(acc, count));
+  reference::RefField<double, 2> ru{test::initial_values<double>(grid), bc};
+  reference::RefField<double, 2> racc{test::values_of<double>(grid, acc0), bc};
+  const std::int64_t nx = grid.extent()[0];
+  for (int k = 0; k < steps; ++k) {
+    std::vector<double> out(ru.values.size());
+    reference::apply(test::domain(grid), 1, SmoothPlusState{}, std::make_tuple(&ru, &racc),
+                     std::make_tuple(&out));
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      Index<2> p;
+      p[0] = static_cast<std::int64_t>(i) % nx;
+      p[1] = static_cast<std::int64_t>(i) / nx;
+      racc.values[i] = 0.5 * racc.values[i] + ru.values[i] + state_term(p);
+    }
+    ru.values = out;
+  }
+  test::expect_bitwise_equal(u.gather(), ru.values);
+  test::expect_bitwise_equal(acc.gather(), racc.values);
+  test::expect_bitwise_equal(count.gather(), std::vector<double>(ru.values.size(), steps));
+}
+
+// Tiles cutting both axes (corner ghost points recomputed), Dirichlet and periodic faces, every
+// depth with a shorter last block; then a later stencil reads acc with its neighbours: the
+// blocks left its faces current for the exchange.
+TEST_P(TimeBlock, InPlaceFieldsMatchReference) {
+  const tessera::Grid<2> box({23, 19}, {8, 7});
+  const tessera::Grid<2> torus({23, 19}, {8, 7}, {true, true});
+  for (int depth = 1; depth <= 4; ++depth) {
+    SCOPED_TRACE("depth " + std::to_string(depth));
+    expect_state_advance_matches_reference(box, Boundaries<2>::all(Boundary::dirichlet(0.5)), 7, depth);
+    expect_state_advance_matches_reference(torus, Boundaries<2>::all(Boundary::periodic()), 6, depth);
+  }
+  const auto zero = Boundaries<2>::all(Boundary::dirichlet(0.0));
+  tessera::Field<double, 2> u(box, 3, zero, "u"), next(box, 3, zero, "next"), acc(box, 3, zero, "acc"),
+      count(box, 3, zero, "count"), smooth(box, 3, zero, "smooth"), smooth_ref(box, 1, zero, "smooth-ref");
+  u.fill(test::initial<double, 2>);
+  acc.fill([](Index<2>) { return 1.0; });
+  tessera::Stencil<2> stencil("smooth-acc", tessera::Shape::Star, 1), mix("mix", tessera::Shape::Star, 1);
+  mix.apply(test::Mix<double, 2, 1, false>{}, tessera::in(acc), tessera::out(smooth));  // exchanges acc
+  stencil.advance(SmoothAndAccumulate{}, u, next, 5, 3, tessera::in(), tessera::inout(acc, count));
+  mix.apply(test::Mix<double, 2, 1, false>{}, tessera::in(acc), tessera::out(smooth));
+  reference::RefField<double, 2> racc{acc.gather(), zero};
+  std::vector<double> want(racc.values.size());
+  reference::apply(test::domain(box), 1, test::Mix<double, 2, 1, false>{}, std::make_tuple(&racc),
+                   std::make_tuple(&want));
+  test::expect_bitwise_equal(smooth.gather(), want);
+}
+
 INSTANTIATE_TEST_SUITE_P(Configs, TimeBlock, testing::ValuesIn(test::configs()), test::config_name);
 
 class TimeBlockErrors : public testing::Test {
@@ -247,6 +326,28 @@ TEST_F(TimeBlockErrors, ExtraInputsFollowTheRules) {
   EXPECT_THAT(refusal(grid, zero, zero, 0, 1), HasSubstr("'s'"));  // step by step: apply()'s rules
   EXPECT_EQ(refusal(torus, periodic, periodic, 4, 4), "");
   EXPECT_EQ(refusal(grid, zero, Boundaries<2>::all(Boundary::neumann()), 4, 4), "");  // any faces where u is not periodic
+}
+
+TEST_F(TimeBlockErrors, InPlaceFieldsFollowTheRules) {
+  using testing::HasSubstr;
+  const tessera::Grid<2> grid({64, 64}, {64, 32});
+  const auto zero = Boundaries<2>::all(Boundary::dirichlet(0.0));
+  tessera::Field<double, 2> u(grid, 4, zero, "u"), next(grid, 4, zero, "next"), acc(grid, 2, zero, "acc"),
+      count(grid, 4, Boundaries<2>::all(Boundary::neumann()), "count");
+  tessera::Stencil<2> stencil("smooth-acc", tessera::Shape::Star, 1);
+  auto refusal = [&](int depth, tessera::Field<double, 2>& a) -> std::string {
+    try {
+      stencil.advance(SmoothAndAccumulate{}, u, next, 4, depth, tessera::in(), tessera::inout(a, count));
+    } catch (const tessera::Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_THAT(refusal(3, acc), HasSubstr("on every field, but field 'acc' has halo width 2; create "
+                                         "the fields with a halo of at least 3, or lower the depth to 2"));
+  EXPECT_EQ(refusal(2, acc), "");    // any faces on a field updated in place (count: Neumann)
+  EXPECT_EQ(stencil.auto_depth(u, next, tessera::in(), tessera::inout(acc, count)), 2);  // acc's halo
+  EXPECT_THAT(refusal(2, next), HasSubstr("field 'next' is given twice as an output"));
 }
 
 // kAutoDepth: the deepest block up to kMaxAutoDepth that the halos, tiles and faces allow.

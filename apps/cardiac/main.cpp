@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   apps::RunOptions o = D == 2 ? apps::RunOptions{{1024, 1024}, {1024, 256}, 100, {}}
                               : apps::RunOptions{{128, 128, 128}, {128, 128, 32}, 50, {}};
   o.add_to(cli);
+  o.add_time_block_option(cli);
   CLI11_PARSE(cli, argc, argv);
   const char* name = D == 2 ? "cardiac2d" : "cardiac3d";
 
@@ -23,10 +24,12 @@ int main(int argc, char** argv) {
       tile[a] = o.tile[static_cast<std::size_t>(a)];
     }
     tessera::Grid<D> grid(size, tile);
-    apps::Cardiac<D> model(grid);
+    apps::Cardiac<D> model(grid, o.steps_per_exchange);
+    apps::print_depth(name, model.depth, o.steps_per_exchange == tessera::kAutoDepth,
+                      o.runtime.quiet, rt.rank());
     const double points = static_cast<double>(grid.points());
-    const double seconds = apps::timed_steps(
-        rt, o, points, [&] { model.init(); }, [&] { model.advance(); });
+    const double seconds = apps::timed_blocks(
+        rt, o, points, [&] { model.init(); }, [&](long n) { model.advance(n); }, model.depth);
     const double e_sum = tessera::sum(model.e);
     const auto ex = model.extrema();
     if (!rt.simulated()) model.require_in_domain(e_sum, ex[0], o.steps);  // simulated: no values

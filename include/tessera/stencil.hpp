@@ -109,13 +109,15 @@ void apply_stencil(const std::string& name, int radius, bool box, const TaskKind
                    const std::vector<FieldStorage*>& inputs, const std::vector<bool>& centre_only,
                    const std::vector<FieldStorage*>& outputs, const ArgBlock& args);
 
-/// Throws unless `steps` >= 0, `depth` >= 1, u, the extra inputs and next are fields on one
-/// grid (so periodic along the same axes) with ghost layers of at least depth x radius, tiles
-/// at least that thick, u and next with Dirichlet or periodic faces (the extra inputs' ghosts
-/// do not change: any faces).
+/// Throws unless `steps` >= 0, `depth` >= 1, u, the extra inputs, next and the in-place fields
+/// `state` are distinct fields on one grid (so periodic along the same axes) with ghost layers
+/// of at least depth x radius, tiles at least that thick, u and next with Dirichlet or periodic
+/// faces (the extra inputs' ghosts do not change and the in-place fields are read at the point
+/// only: any faces), and at most tasks::HaloWork::kMax fields exchanged per block (u and
+/// `state`).
 void check_time_block(const std::string& name, int radius, const FieldStorage& u,
                       const FieldStorage& next, const std::vector<FieldStorage*>& extras,
-                      long steps, int depth);
+                      const std::vector<FieldStorage*>& state, long steps, int depth);
 
 /// The deepest block of 1..`most` steps that a grid's tiles allow (at least depth x radius
 /// thick) recomputing at most an eighth more points (Stencil::auto_depth).
@@ -123,17 +125,19 @@ int deepest_block_for_tiles(int radius, const GridSpec& grid, int most);
 /// The same for these fields, also within their halos (1 when u's or next's faces rule blocking
 /// out, or when the fields are not on one grid).
 int deepest_time_block(int radius, const FieldStorage& u, const FieldStorage& next,
-                       const std::vector<FieldStorage*>& extras, int most);
+                       const std::vector<FieldStorage*>& extras,
+                       const std::vector<FieldStorage*>& state, int most);
 
-/// Submits one temporal block (library): checks, one exchange of u's ghost layers `depth` x
-/// `radius` deep (box-shaped when depth > 1: several steps of a star reach the corners), then
-/// one `kind` task per tile that advances `steps` (<= depth) steps, reading the tiles of the
-/// extra inputs (exchanged as deep, once while they are not written) and reading and writing
-/// those of u and next. Returns without waiting; the caller swaps the fields when `steps` is
-/// odd.
+/// Submits one temporal block (library): checks, one exchange of u's and the in-place fields'
+/// ghost layers `depth` x `radius` deep (box-shaped when depth > 1: several steps of a star
+/// reach the corners), then one `kind` task per tile that advances `steps` (<= depth) steps,
+/// reading the tiles of the extra inputs (exchanged as deep, once while they are not written)
+/// and reading and writing those of u, next and `state`. Returns without waiting; the caller
+/// swaps u and next when `steps` is odd.
 void apply_time_block(const std::string& name, int radius, bool box, const TaskKind& kind,
                       FieldStorage& u, FieldStorage& next, const std::vector<FieldStorage*>& extras,
-                      long steps, int depth, const ArgBlock& args);
+                      const std::vector<FieldStorage*>& state, long steps, int depth,
+                      const ArgBlock& args);
 
 /// The box where a functor's interior fast path runs: the points at least `radius` from every
 /// non-periodic face of `grid` (every point along a periodic axis).
@@ -240,9 +244,11 @@ class Stencil {
   /// close to it: deeper blocks keep more planes in flight, and a block ends in a barrier with
   /// the neighbour tiles. The same on every rank (it depends on the grid, halos and faces only);
   /// the result is bitwise the same for any depth.
-  template <class T, class... Also>
-  int auto_depth(const Field<T, D>& u, const Field<T, D>& next, const Inputs<Also...>& also = {}) const {
-    return detail::deepest_time_block(radius_, u.storage(), next.storage(), storages(also), kMaxAutoDepth);
+  template <class T, class... Also, class... State>
+  int auto_depth(const Field<T, D>& u, const Field<T, D>& next, const Inputs<Also...>& also = {},
+                 const InOuts<State...>& state = {}) const {
+    return detail::deepest_time_block(radius_, u.storage(), next.storage(), storages(also),
+                                      storages(state), kMaxAutoDepth);
   }
 
   /// The same for fields on `grid` before they exist, with ghost layers as deep as needed:
@@ -262,32 +268,41 @@ class Stencil {
   /// tasks, and a tile stays in cache across its steps. `also` (optional): fields the functor
   /// reads after u that the steps do not change, e.g. a source term,
   ///   jacobi.advance(Jacobi{h2}, u, next, 100, 8, tessera::in(f));   // f(i, In u, In f, Out next)
+  /// `state` (optional): fields the functor updates in place at the point, after next, as
+  /// apply()'s tessera::inout fields,
+  ///   cardiac.advance(f, e, next, 100, 4, tessera::in(), tessera::inout(r));
+  ///   // f(i, In e, Out next, InOut r): the loop apply(f, in(e), out(next), inout(r)); swap
+  /// A block updates them on the ghost points it computes too, so they are exchanged as u is.
   /// With depth > 1, every field needs ghost layers of at least depth x radius, tiles at least
-  /// that thick, and u and next faces that are Dirichlet or periodic (the `also` fields may have
-  /// any: their ghost values do not change); depth 1 is the step-by-step loop itself;
-  /// tessera::kAutoDepth is auto_depth(u, next, also).
-  template <class F, class T, class... Also>
+  /// that thick, and u and next faces that are Dirichlet or periodic (the `also` and `state`
+  /// fields may have any: their ghost values beyond the grid are never read); depth 1 is the
+  /// step-by-step loop itself; tessera::kAutoDepth is auto_depth(u, next, also, state).
+  template <class F, class T, class... Also, class... State>
   void advance(const F& f, Field<T, D>& u, Field<T, D>& next, long steps, int depth,
-               const Inputs<Also...>& also = {}) const {
+               const Inputs<Also...>& also = {}, const InOuts<State...>& state = {}) const {
     static_assert(std::is_trivially_copyable_v<F>,
                   "the point functor is copied to every task and to the GPU: make it trivially "
                   "copyable (plain data members, no std::vector or references)");
     static_assert(((!detail::FieldOf<Also>::centre_only && detail::FieldOf<Also>::type::dims == D) && ...),
                   "advance() reads its extra inputs as it reads u: pass Field<T, D>s, not "
                   "tessera::centre(...)");
-    const std::vector<detail::FieldStorage*> extras = storages(also);
+    static_assert(((State::dims == D) && ...), "every field of a Stencil<D> must be a Field<T, D>");
+    const std::vector<detail::FieldStorage*> extras = storages(also), in_place = storages(state);
     if (depth == kAutoDepth)
-      depth = detail::deepest_time_block(radius_, u.storage(), next.storage(), extras, kMaxAutoDepth);
-    detail::check_time_block(name_, radius_, u.storage(), next.storage(), extras, steps, depth);
+      depth = detail::deepest_time_block(radius_, u.storage(), next.storage(), extras, in_place,
+                                         kMaxAutoDepth);
+    detail::check_time_block(name_, radius_, u.storage(), next.storage(), extras, in_place, steps,
+                             depth);
     if (depth == 1) {  // one exchange per step: the plain steps, with their interior tasks
       for (long s = 0; s < steps; ++s) {
         apply(f, Inputs<Field<T, D>, Also...>{std::tuple_cat(std::make_tuple(u), also.fields)},
-              out(next));
+              out(next), state);
         swap(u, next);
       }
       return;
     }
-    using K = detail::TimeBlock<D, F, T, typename Also::value_type...>;
+    using K = detail::TimeBlock<D, F, T, detail::TypeList<typename Also::value_type...>,
+                                detail::TypeList<typename State::value_type...>>;
     typename K::Args prototype{{{}, {f, {}}}, {}};
     std::vector<detail::AccessRule> rules;
     const std::string owner = "stencil '" + name_ + "'";
@@ -311,15 +326,15 @@ class Stencil {
     for (long done = 0; done < steps;) {
       prototype.span.steps = std::min<long>(depth, steps - done);
       detail::apply_time_block(name_, radius_, shape_ == Shape::Box, K::kind(), u.storage(),
-                               next.storage(), extras, prototype.span.steps, depth, block);
+                               next.storage(), extras, in_place, prototype.span.steps, depth, block);
       if (prototype.span.steps % 2 != 0) swap(u, next);
       done += prototype.span.steps;
     }
   }
 
  private:
-  template <class... Fields>
-  static std::vector<detail::FieldStorage*> storages(const Inputs<Fields...>& fields) {
+  template <template <class...> class List, class... Fields>
+  static std::vector<detail::FieldStorage*> storages(const List<Fields...>& fields) {
     std::vector<detail::FieldStorage*> out;
     std::apply([&](const auto&... fld) { (out.push_back(&fld.storage()), ...); }, fields.fields);
     return out;

@@ -37,8 +37,9 @@ template struct MeshLoop<apps::airfoil::ResCalc, double, double, double, double,
 template struct MeshLoop<apps::airfoil::Update, double, double, double, double, double, double>;
 template struct GhostFunctionTask<CompileCheckInflow, double, 3>;
 // Temporal blocks: several steps per task, one launch per step and window box.
-template struct TimeBlock<3, apps::Heat3d, double>;
-template struct TimeBlock<2, apps::Life, std::uint8_t>;
+template struct TimeBlock<3, apps::Heat3d, double, TypeList<>, TypeList<>>;
+template struct TimeBlock<2, apps::Life, std::uint8_t, TypeList<>, TypeList<>>;
+template struct TimeBlock<2, apps::CardiacPoint<2>, double, TypeList<>, TypeList<double>>;
 }  // namespace tessera::detail
 
 tessera::detail::KernelFn boundary_function_cuda_entry() {

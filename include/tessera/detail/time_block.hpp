@@ -1,6 +1,7 @@
 // Temporal blocking: several steps of a one-field stencil (u -> next, then next -> u, ...), which
-// may also read fields that the steps do not change (a source term), in one task per tile,
-// after one exchange of ghost layers deep enough for all of them.
+// may also read fields that the steps do not change (a source term) and update fields in place
+// at the point (the state of a point's ODE), in one task per tile, after one exchange of ghost
+// layers deep enough for all of them.
 //
 // Step j of a block of b computes the tile's interior widened by (b - 1 - j) * radius on every
 // side, so that step j + 1 finds its ghost layers already up to date: the points a neighbour
@@ -50,27 +51,34 @@ inline int window_cuts(std::int64_t origin, std::int64_t extent, std::int64_t ma
   return count;
 }
 
-template <int D, class F, class T, class... E>
-struct TimeBlock {
+template <int D, class F, class T, class Extras, class State>
+struct TimeBlock;
+
+template <int D, class F, class T, class... E, class... S>
+struct TimeBlock<D, F, T, TypeList<E...>, TypeList<S...>> {
   static constexpr int kExtra = static_cast<int>(sizeof...(E));
-  static constexpr int kFields = kExtra + 2;
+  static constexpr int kFields = kExtra + 2 + static_cast<int>(sizeof...(S));
   /// The point loop of one step: u, then the extra inputs E (read only, the same for every
-  /// step), then next, as the functor takes them: f(index, In<T> u, In<E> e..., Out<T> next).
-  using Points = TilePoints<D, F, TypeList<In<T>, In<E>..., Out<T>>, TypeList<>>;
+  /// step), then next, then the fields S updated in place, as the functor takes them:
+  /// f(index, In<T> u, In<E> e..., Out<T> next, InOut<S> s...).
+  using Points = TilePoints<D, F, TypeList<In<T>, In<E>..., Out<T>, InOut<S>...>, TypeList<>>;
   /// The frame and functor as a stencil step has them, then the block's span. The frame
   /// submitted holds the task's buffers in the task's order: the extra inputs, then u, then
-  /// next (reads before writes); each_window reorders them for each step.
+  /// next, then the in-place fields (reads before writes); each_window reorders u and next for
+  /// each step.
   struct Args {
     typename Points::Args points;
     BlockSpan span;
   };
 
-  /// The task buffer behind field `k` of step j's point loop (u, extras..., next): step j
-  /// reads u (j even) or next (j odd) and writes the other.
+  /// The task buffer behind field `k` of step j's point loop (u, extras..., next, in-place
+  /// fields...): step j reads u (j even) or next (j odd) and writes the other; an in-place
+  /// field is the same buffer at every step.
   static int task_buffer(int k, std::int64_t j) {
     if (k == 0) return kExtra + static_cast<int>(j % 2);
     if (k <= kExtra) return k - 1;
-    return kExtra + 1 - static_cast<int>(j % 2);
+    if (k == kExtra + 1) return kExtra + 1 - static_cast<int>(j % 2);
+    return k;
   }
 
   /// Calls visit(window_args) for each box of step j's window widened by `margin`: the step's
@@ -129,7 +137,10 @@ struct TimeBlock {
   /// the same turn. They overwrite step j - 2's planes below p - r j + c, which step j - 1 read
   /// last for its planes below p - r (j - 1) + c, also computed by then. `c` planes per turn
   /// (a few rows in 2-D, one plane of a large 3-D tile) keep the cost of visiting a window
-  /// small next to its points.
+  /// small next to its points. An in-place field is read and written at the point only: step j
+  /// updates plane q after step j - 1 did (same turn, earlier step, or an earlier turn) and
+  /// before step j + 1, which trails it; its windows shrink, so every point step j updates was
+  /// updated by every step before it.
   static void cpu(void** buffers, void* arg) {
     const Args a = *static_cast<const Args*>(arg);
     void* buffer[kFields];
@@ -167,8 +178,9 @@ struct TimeBlock {
   }
 #endif
 
-  /// The extra inputs are read; u and next are both read and written: u's ghost layers come
-  /// from the exchange, and every step writes one of them.
+  /// The extra inputs are read; u, next and the in-place fields are read and written: u's
+  /// and the in-place fields' ghost layers come from the exchange, and every step writes u or
+  /// next and updates the in-place fields.
   static TaskKind kind() {
 #if defined(__CUDACC__)
     return {"time-block", Access::Read, Access::ReadWrite, &cpu, &cuda};
