@@ -174,7 +174,7 @@ struct Cardiac {
   void advance(long steps = 1) {
     CardiacPoint<D> f{model, step.alpha, step.dt, {}};
     for (int a = 0; a < D; ++a) f.n[a] = e.grid().extent()[a];
-    stepper.advance(f, e, next, steps, depth, tessera::in(), tessera::inout(r));
+    stepper.advance(f, e, next, steps, depth, tessera::inout(r));
   }
 
   // Throws when e has left the model's domain after `steps` steps: not finite (its sum), or

@@ -251,6 +251,12 @@ class Stencil {
                                       storages(state), kMaxAutoDepth);
   }
 
+  /// The same for a stencil that updates fields in place and reads no extra input.
+  template <class T, class... State>
+  int auto_depth(const Field<T, D>& u, const Field<T, D>& next, const InOuts<State...>& state) const {
+    return auto_depth(u, next, Inputs<>{}, state);
+  }
+
   /// The same for fields on `grid` before they exist, with ghost layers as deep as needed:
   /// create them with halo auto_depth(grid) x radius, e.g.
   ///   const int depth = heat.auto_depth(grid);
@@ -270,7 +276,7 @@ class Stencil {
   ///   jacobi.advance(Jacobi{h2}, u, next, 100, 8, tessera::in(f));   // f(i, In u, In f, Out next)
   /// `state` (optional): fields the functor updates in place at the point, after next, as
   /// apply()'s tessera::inout fields,
-  ///   cardiac.advance(f, e, next, 100, 4, tessera::in(), tessera::inout(r));
+  ///   cardiac.advance(f, e, next, 100, 4, tessera::inout(r));
   ///   // f(i, In e, Out next, InOut r): the loop apply(f, in(e), out(next), inout(r)); swap
   /// A block updates them on the ghost points it computes too, so they are exchanged as u is.
   /// With depth > 1, every field needs ghost layers of at least depth x radius, tiles at least
@@ -330,6 +336,13 @@ class Stencil {
       if (prototype.span.steps % 2 != 0) swap(u, next);
       done += prototype.span.steps;
     }
+  }
+
+  /// advance() with fields updated in place and no extra input.
+  template <class F, class T, class... State>
+  void advance(const F& f, Field<T, D>& u, Field<T, D>& next, long steps, int depth,
+               const InOuts<State...>& state) const {
+    advance(f, u, next, steps, depth, Inputs<>{}, state);
   }
 
  private:
