@@ -353,8 +353,8 @@ void check_time_block(const std::string& name, int radius, const FieldStorage& u
                 " fields; update at most " + std::to_string(tasks::HaloWork::kMax - 1) +
                 " fields in place, or advance with a depth of 1");
   const long width = static_cast<long>(depth) * radius;
-  std::vector<const FieldStorage*> all(outputs.begin(), outputs.end());
-  all.insert(all.begin(), inputs.begin(), inputs.end());
+  std::vector<const FieldStorage*> all(inputs.begin(), inputs.end());
+  all.insert(all.end(), outputs.begin(), outputs.end());
   for (const FieldStorage* f : all)
     if (f->halo() < width)
       throw Error(what + " needs ghost layers of depth x radius = " + std::to_string(width) +
