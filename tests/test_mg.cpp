@@ -97,9 +97,10 @@ TEST_P(Levels, MgClassSMatchesReferenceAndVerifies) {
 }
 
 // Mg::iteration (a V-cycle, then the top residual) bitwise the serial reference; with the whole
-// grid in one tile (Mg::default_tile_z of class S on one rank) it is one task per iteration.
-// rnm2 and rnmu are the same bits for every top tiling (PlaneNorms), so that the default tiling
-// may differ between one rank and several.
+// grid in one tile (Mg::default_tile_z of class S on one rank) it is one task per iteration,
+// and Mg::iterations runs several in one task (all of them, or `per_task`). rnm2 and rnmu are
+// the same bits for every top tiling (PlaneNorms), so that the default tiling may differ
+// between one rank and several.
 TEST_P(Levels, MgIterationMatchesReferenceInOneTaskPerIteration) {
   tessera::Runtime rt(test::options(GetParam()));
   const apps::MgClass s = apps::mg_class("S");
@@ -108,21 +109,35 @@ TEST_P(Levels, MgIterationMatchesReferenceInOneTaskPerIteration) {
   EXPECT_EQ(apps::Mg::default_tile_z(s.n), s.n);
   EXPECT_EQ(apps::Mg::default_tile_z(s.n, 2), s.n / 4);
   std::vector<double> norms;
-  for (std::int64_t tile_z : {s.n, std::int64_t{8}, std::int64_t{4}}) {
-    SCOPED_TRACE("top tiles " + std::to_string(tile_z) + " thick");
-    apps::Mg mg(s.n, tile_z);
+  // {top tile thickness, iterations per task (0: Mg::iteration, one call each; -1: all in one
+  // call to Mg::iterations), tasks expected for the one-tile top (0: not counted)}
+  struct Case {
+    std::int64_t tile_z;
+    int per_task;
+    int tasks;
+  };
+  for (const Case c : {Case{s.n, 0, s.iterations}, Case{s.n, -1, 1}, Case{s.n, 3, 2}, Case{8, 0, 0},
+                       Case{4, -1, 0}}) {
+    SCOPED_TRACE("top tiles " + std::to_string(c.tile_z) + " thick, " + std::to_string(c.per_task) +
+                 " per task");
+    apps::Mg mg(s.n, c.tile_z);
     mg.initialise();
     mg.resid_top();
     const std::size_t tasks0 = rt.tasks_submitted();
-    for (int it = 0; it < s.iterations; ++it) mg.iteration();
-    if (tile_z == s.n) EXPECT_EQ(rt.tasks_submitted() - tasks0, static_cast<std::size_t>(s.iterations));
+    if (c.per_task == 0)
+      for (int it = 0; it < s.iterations; ++it) mg.iteration();
+    else
+      mg.iterations(s.iterations, std::max(c.per_task, 0));
+    if (c.tasks > 0) EXPECT_EQ(rt.tasks_submitted() - tasks0, static_cast<std::size_t>(c.tasks));
     test::expect_bitwise_equal(mg.R(mg.lt).gather(), ref.r[static_cast<std::size_t>(mg.lt - 1)].interior());
     test::expect_bitwise_equal(mg.U(mg.lt).gather(), ref.u[static_cast<std::size_t>(mg.lt - 1)].interior());
     const std::array<double, 2> n = mg.norms().get();
     norms.insert(norms.end(), n.begin(), n.end());
   }
-  test::expect_bitwise_equal(std::vector<double>(norms.begin() + 2, norms.begin() + 4), std::vector<double>(norms.begin(), norms.begin() + 2));
-  test::expect_bitwise_equal(std::vector<double>(norms.begin() + 4, norms.end()), std::vector<double>(norms.begin(), norms.begin() + 2));
+  for (std::size_t k = 2; k < norms.size(); k += 2)
+    test::expect_bitwise_equal(std::vector<double>(norms.begin() + static_cast<std::ptrdiff_t>(k),
+                                                   norms.begin() + static_cast<std::ptrdiff_t>(k + 2)),
+                               std::vector<double>(norms.begin(), norms.begin() + 2));
 }
 
 // And under peager, which runs the one-task V-cycle on a team of both workers (Team): each

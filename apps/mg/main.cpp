@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   tessera::add_options(cli, runtime);
   std::string cls = "S";
   long size = 32, tile_z = 0, min_tile = 1, min_points = apps::Mg::kMinTilePoints;
-  int iterations = 4;
+  int iterations = 4, cycles_per_task = 0;
   bool coarse_task = true;
   cli.add_option("--class", cls, "S, W (NPB 3.3+: 128^3, 4 it.), W-npb3.0 (64^3, 40 it.), A, B, U");
   cli.add_option("--size", size, "class U: points per axis (a power of two >= 4)");
@@ -30,6 +30,9 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   cli.add_option("--coarse-task", coarse_task,
                  "run the levels held in one tile each (the coarse end of the V-cycle) as one task");
+  cli.add_option("--cycles-per-task", cycles_per_task,
+                 "when the whole V-cycle is one task (one tile): iterations per task (default: all)")
+      ->check(CLI::NonNegativeNumber);
   CLI11_PARSE(cli, argc, argv);
   // peager unless the user chose: it runs the one-task V-cycle (and the coarse end of the tiled
   // ones) on a team of all CPU workers, each with its share of every operator's planes, as
@@ -66,10 +69,10 @@ int main(int argc, char** argv) {
     const std::size_t tasks0 = rt.tasks_submitted();
     mg.resid_top();
     (void)mg.norms();  // NPB computes it here too (old2, oldu): part of the timed work
-    for (int it = 1; it <= c.iterations; ++it) {
+    // NPB's progress lines, printed as the iterations are submitted.
+    for (int it = 1; it <= c.iterations; ++it)
       if (talk && (it == 1 || it == c.iterations || it % 5 == 0)) std::printf("  iter %3d\n", it);
-      mg.iteration();
-    }
+    mg.iterations(c.iterations, cycles_per_task);
     const auto norms = mg.norms().get();
     const double t = apps::now_seconds() - t0;
     const double tasks_per_cycle = static_cast<double>(rt.tasks_submitted() - tasks0) / c.iterations;

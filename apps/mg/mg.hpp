@@ -355,6 +355,7 @@ struct CoarseCycle {
   int levels;    // K
   bool top;      // level K is the top level (v is its right-hand side)
   bool then_resid = false;  // `top`: then r = v - A u at the top, as Mg::resid_top (Mg::iteration)
+  int cycles = 1;           // V-cycles (each with the top residual when then_resid) in a row
 
   // views: v (the top's right-hand side, read when `top`), then u(1..K), r(1..K). Under a
   // scheduler that forms teams of workers (--sched peager), every member runs this with its
@@ -363,6 +364,13 @@ struct CoarseCycle {
   // same, so are the bits.
   template <class... V>
   void cpu(const tessera::Team& team, tessera::TileView<const double, 3> v, V... views) const {
+    for (int c = 0; c < cycles; ++c) {
+      if (c > 0) team.sync();  // the last residual is written before the next cycle wraps it
+      cycle(team, v, views...);
+    }
+  }
+  template <class... V>
+  void cycle(const tessera::Team& team, tessera::TileView<const double, 3> v, V... views) const {
     const View all[] = {views...};
     auto u = [&](int k) -> const View& { return all[k - 1]; };
     auto r = [&](int k) -> const View& { return all[levels + k - 1]; };
@@ -639,13 +647,20 @@ class Mg {
   // One iteration of NPB's timed loop: a V-cycle, then the top residual. When the whole
   // V-cycle is one task, so is the residual (one task per iteration instead of four: the
   // stencil's ghost pack and copy, then the operator, each a link of the chain).
-  void iteration() {
+  void iteration() { iterations(1); }
+  // `n` iterations. When the whole V-cycle is one task, up to `per_task` of them run in one
+  // task (default: all): each further task would be one more link of a chain of dependent
+  // tasks, whose start costs a team of workers tens of microseconds (docs/performance.md).
+  void iterations(int n, int per_task = 0) {
     if (one_task_levels == lt) {
-      coarse_cycle(true);
+      const int block = per_task > 0 ? per_task : std::max(n, 1);
+      for (int done = 0; done < n; done += block) coarse_cycle(true, std::min(block, n - done));
       return;
     }
-    mg3p();
-    resid_top();
+    for (int it = 0; it < n; ++it) {
+      mg3p();
+      resid_top();
+    }
   }
 
   // {rnm2, rnmu} of the top residual (NPB's norm2u3); get() waits.
@@ -674,24 +689,24 @@ class Mg {
 
  private:
   template <std::size_t... I>
-  void submit_coarse_cycle(bool then_resid, std::index_sequence<I...>) {
+  void submit_coarse_cycle(bool then_resid, int cycles, std::index_sequence<I...>) {
     const int k = static_cast<int>(sizeof...(I));
-    coarse.submit(CoarseCycle{Resid{a0, a2, a3}, Psinv{c0, c1, c2, false}, k, k == lt, then_resid},
+    coarse.submit(CoarseCycle{Resid{a0, a2, a3}, Psinv{c0, c1, c2, false}, k, k == lt, then_resid, cycles},
                   tessera::read_tile(*v, 0),
                   tessera::update_tile(U(I + 1), 0)..., tessera::update_tile(R(I + 1), 0)...);
   }
   // Restriction from level K down, smoothing and prolongation up to K (CoarseCycle, in place:
-  // no swaps); `then_resid`: and the top residual, when K is the top.
-  void coarse_cycle(bool then_resid = false) {
+  // no swaps); `then_resid`: and the top residual, when K is the top; `cycles` times.
+  void coarse_cycle(bool then_resid = false, int cycles = 1) {
     switch (one_task_levels) {
-      case 1: submit_coarse_cycle(then_resid, std::make_index_sequence<1>{}); break;
-      case 2: submit_coarse_cycle(then_resid, std::make_index_sequence<2>{}); break;
-      case 3: submit_coarse_cycle(then_resid, std::make_index_sequence<3>{}); break;
-      case 4: submit_coarse_cycle(then_resid, std::make_index_sequence<4>{}); break;
-      case 5: submit_coarse_cycle(then_resid, std::make_index_sequence<5>{}); break;
-      case 6: submit_coarse_cycle(then_resid, std::make_index_sequence<6>{}); break;
-      case 7: submit_coarse_cycle(then_resid, std::make_index_sequence<7>{}); break;
-      default: submit_coarse_cycle(then_resid, std::make_index_sequence<kMaxOneTaskLevels>{}); break;
+      case 1: submit_coarse_cycle(then_resid, cycles, std::make_index_sequence<1>{}); break;
+      case 2: submit_coarse_cycle(then_resid, cycles, std::make_index_sequence<2>{}); break;
+      case 3: submit_coarse_cycle(then_resid, cycles, std::make_index_sequence<3>{}); break;
+      case 4: submit_coarse_cycle(then_resid, cycles, std::make_index_sequence<4>{}); break;
+      case 5: submit_coarse_cycle(then_resid, cycles, std::make_index_sequence<5>{}); break;
+      case 6: submit_coarse_cycle(then_resid, cycles, std::make_index_sequence<6>{}); break;
+      case 7: submit_coarse_cycle(then_resid, cycles, std::make_index_sequence<7>{}); break;
+      default: submit_coarse_cycle(then_resid, cycles, std::make_index_sequence<kMaxOneTaskLevels>{}); break;
     }
   }
   tessera::Field<double, 3>& T(int k) { return *t[static_cast<std::size_t>(k - 1)]; }
