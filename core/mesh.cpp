@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "core/comm.hpp"
 #include "core/mesh_impl.hpp"
 #include "kernels/cpu/mesh.hpp"
+#include "tasks/halo.hpp"
 #include "tasks/mesh_kinds.hpp"
 #include "tessera/error.hpp"
 
@@ -460,9 +462,9 @@ kernels::MeshCopyArgs* copy_args(std::int64_t element_bytes, std::int64_t dim, s
   return a;
 }
 
-// Brings the import halo of `d` up to date: each tile gathers what its consumers need into one
-// export buffer per consumer, and each tile imports its halo from its sources' buffers. Only
-// those elements move (between memory nodes and ranks).
+// The handles of `d`'s import halo: each tile gathers what its consumers need into one export
+// buffer per consumer, and each tile imports its halo from its sources' buffers. Only those
+// elements move (between memory nodes and ranks).
 void register_halo(MeshStorage& mesh, DatStorage& d) {
   tasks::Engine& engine = *mesh.context->engine;
   const partition::SetTiles& st = mesh.part.sets[at(d.set->number)];
@@ -471,6 +473,8 @@ void register_halo(MeshStorage& mesh, DatStorage& d) {
     for (int t = 0; t < n; ++t) {
       const std::size_t size = st.halo[at(t)].size();
       d.halo.push_back(size == 0 ? nullptr : engine.data().register_vector(nullptr, size, d.bytes(), mesh.owner[at(t)]));
+      d.import_args.push_back({static_cast<std::int64_t>(d.bytes()), d.dim, 0,
+                               static_cast<std::int32_t>(1 + st.sources[at(t)].size())});
     }
     for (int u = 0; u < n; ++u) {
       d.exports.emplace_back();
@@ -480,10 +484,24 @@ void register_halo(MeshStorage& mesh, DatStorage& d) {
   }
 }
 
-void exchange(MeshStorage& mesh, DatStorage& d, const std::string& loop, long step) {
+// The export buffers tile t's halo is imported from, in the order the import concatenates them.
+std::vector<tasks::Handle> import_sources(const MeshStorage& mesh, const DatStorage& d, int t) {
+  const partition::SetTiles& st = mesh.part.sets[at(d.set->number)];
+  std::vector<tasks::Handle> sources;
+  for (std::int32_t u : st.sources[at(t)]) {
+    const auto& consumers = st.consumers[at(u)];
+    const auto k = std::lower_bound(consumers.begin(), consumers.end(), t) - consumers.begin();
+    sources.push_back(d.exports[at(u)][static_cast<std::size_t>(k)]);
+  }
+  return sources;
+}
+
+// Brings the import halo of `d` up to date: the gathers, then an import task per tile with a
+// halo, but those of the tiles in `imported_by_loop` (their loop task imports it itself).
+void exchange(MeshStorage& mesh, DatStorage& d, const std::string& loop, long step,
+              const std::vector<bool>& imported_by_loop = {}) {
   if (d.halo_version == d.version) return;
   tasks::Engine& engine = *mesh.context->engine;
-  const partition::SetTiles& st = mesh.part.sets[at(d.set->number)];
   const int n = mesh.tiles();
   register_halo(mesh, d);
   tasks::Codelet& gather = engine.codelets().get(loop, d.type, tasks::halo_gather_kind());
@@ -497,13 +515,8 @@ void exchange(MeshStorage& mesh, DatStorage& d, const std::string& loop, long st
                               {n, mesh.rank_edge[at(u)]});
   }
   for (int t = 0; t < n; ++t) {
-    if (d.halo[at(t)] == nullptr) continue;
-    std::vector<tasks::Handle> sources;
-    for (std::int32_t u : st.sources[at(t)]) {
-      const auto& consumers = st.consumers[at(u)];
-      const auto k = std::lower_bound(consumers.begin(), consumers.end(), t) - consumers.begin();
-      sources.push_back(d.exports[at(u)][static_cast<std::size_t>(k)]);
-    }
+    if (d.halo[at(t)] == nullptr || (!imported_by_loop.empty() && imported_by_loop[at(t)])) continue;
+    const std::vector<tasks::Handle> sources = import_sources(mesh, d, t);
     engine.submitter().submit(import, {d.halo[at(t)]}, sources, copy_args(bytes, d.dim, 1 + sources.size()),
                               sizeof(kernels::MeshCopyArgs), true, tag_of(mesh, t, step, d.tag_name), {n, 0});
   }
@@ -614,10 +627,29 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
     throw Error(message);
   };
   const partition::SetTiles& loop_set = mesh.part.sets[at(set.number)];
+  // The dats read through maps whose halos are not current. With the exchange inside the tasks
+  // (the default), each loop task imports its tile's halos before its kernel (a HaloWork fill
+  // per dat), instead of an import task per tile and dat before the loop: one link less in the
+  // chain from the writer's gathers to this loop. That takes a loop task on every tile with a
+  // halo (a tile without one would keep a stale halo) and few enough dats and sources per task;
+  // else the import tasks of their own.
+  std::vector<DatStorage*> imported;
+  for (const LoopArg& a : args)
+    if (a.map != nullptr && a.access != tessera::Access::Inc && a.dat->halo_version != a.dat->version &&
+        std::find(imported.begin(), imported.end(), a.dat) == imported.end())
+      imported.push_back(a.dat);
+  bool import_in_tasks = rt.options.fused_exchange && !imported.empty() && imported.size() <= tasks::HaloWork::kMax;
+  for (DatStorage* d : imported)
+    for (int t = 0; t < tiles && import_in_tasks; ++t)
+      if (d->halo[at(t)] != nullptr &&
+          (loop_set.owned[at(t)].empty() ||
+           mesh.part.sets[at(d->set->number)].sources[at(t)].size() > static_cast<std::size_t>(partition::RegionCopyList::kMax)))
+        import_in_tasks = false;
   struct TileTask {
     int tile;
     TaskBuffers buffers;
     std::vector<std::int64_t> frame;
+    std::vector<tasks::HaloWork::Copies> fills;
   };
   std::vector<TileTask> tasks_of_loop;
   for (int t = 0; t < tiles; ++t) {
@@ -681,6 +713,26 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
       }
     }
     frame[1] = static_cast<std::int64_t>(b.handles.size());
+    // The halo imports, their source export buffers after the kernel's buffers.
+    for (DatStorage* d : import_in_tasks ? imported : std::vector<DatStorage*>{}) {
+      if (d->halo[at(t)] == nullptr) continue;
+      const std::vector<tasks::Handle> sources = import_sources(mesh, *d, t);
+      const TaskKind import = tasks::halo_import_kind();
+      tasks::HaloWork::Copies c{};
+      c.args = &d->import_args[at(t)];
+      c.empty = sources.empty();
+      // Write only, though the kernel reads it: the import writes every element first (so
+      // StarPU need not bring the old values, and a halo never written before may be used).
+      c.tile = static_cast<int>(b.add(d->halo[at(t)], detail::Access::Write));
+      b.modes[static_cast<std::size_t>(c.tile)] = detail::Access::Write;
+      c.first = static_cast<int>(b.handles.size());
+      c.count = static_cast<int>(sources.size());
+      c.cpu = import.cpu;
+      c.cuda = import.cuda;
+      b.handles.insert(b.handles.end(), sources.begin(), sources.end());
+      b.modes.resize(b.handles.size(), detail::Access::Read);
+      tasks_of_loop.back().fills.push_back(c);
+    }
     if (device && b.handles.size() > static_cast<std::size_t>(mesh_codes::kMaxDeviceBuffers))
       fail("loop '" + name + "': the task of tile " + std::to_string(t) + " has " +
                   std::to_string(b.handles.size()) + " buffers but a CUDA implementation takes at most " +
@@ -694,13 +746,24 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
         fail("loop '" + name + "': tile " + std::to_string(u) + " of dat '" + wr.dat->name + "' takes increments from " +
                     std::to_string(wr.plan->plan.sources[at(u)].size()) + " tiles, more than CUDA combine tasks take; "
                     "use fewer tiles");
+  const std::vector<bool> imported_by_loop(import_in_tasks ? static_cast<std::size_t>(tiles) : 0, true);
   for (const LoopArg& a : args)
-    if (a.map != nullptr && a.access != tessera::Access::Inc) exchange(mesh, *a.dat, name, step);
+    if (a.map != nullptr && a.access != tessera::Access::Inc) exchange(mesh, *a.dat, name, step, imported_by_loop);
+  tasks::Codelet* with_imports =
+      import_in_tasks ? &engine.codelets().get(name, types, tasks::with_halo_work(kind)) : nullptr;
   for (TileTask& task : tasks_of_loop) {
-    auto* arg = static_cast<unsigned char*>(std::malloc(block.size));
-    std::memcpy(arg, block.prototype, block.size);
-    std::memcpy(arg + block.frame_offset, task.frame.data(), task.frame.size() * sizeof(std::int64_t));
-    engine.submitter().submit_with_modes(codelet, task.buffers.handles, task.buffers.modes, arg, block.size, true,
+    const std::size_t head = task.fills.empty() ? 0 : tasks::kHaloWorkSize;
+    auto* arg = static_cast<unsigned char*>(std::malloc(head + block.size));
+    std::memcpy(arg + head, block.prototype, block.size);
+    std::memcpy(arg + head + block.frame_offset, task.frame.data(), task.frame.size() * sizeof(std::int64_t));
+    if (!task.fills.empty()) {
+      auto& work = *new (arg) tasks::HaloWork{};
+      work.cpu = kind.cpu;
+      work.cuda = kind.cuda;
+      for (const tasks::HaloWork::Copies& c : task.fills) work.fill[work.fills++] = c;
+    }
+    engine.submitter().submit_with_modes(task.fills.empty() ? codelet : *with_imports, task.buffers.handles,
+                                         task.buffers.modes, arg, head + block.size, true,
                                          tag_of(mesh, task.tile, step, nullptr), {tiles, mesh.rank_edge[at(task.tile)]});
   }
   // The owners add (or copy) the slots of shared targets, in the plan's fixed order.

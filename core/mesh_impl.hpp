@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/context.hpp"
+#include "kernels/cpu/mesh.hpp"
 #include "partition/mesh_partition.hpp"
 #include "tasks/data.hpp"
 #include "tessera/mesh.hpp"
@@ -81,6 +82,7 @@ struct DatStorage : HandleOwner {
   std::vector<tasks::Handle> owned;    // [tile]
   std::vector<tasks::Handle> halo;     // [tile], null: empty halo (made at the first exchange)
   std::vector<std::vector<tasks::Handle>> exports;  // [u][k]: to consumers[u][k]
+  std::vector<kernels::MeshCopyArgs> import_args;   // [t]: the import of halo[t] inside a loop task
   std::map<std::pair<int, unsigned>, std::vector<std::vector<tasks::Handle>>> slots;  // [t][k]
   std::map<std::pair<int, unsigned>, std::vector<tasks::Handle>> local_slots;  // [t], CUDA only
   long version = 0, halo_version = -1;

@@ -82,7 +82,9 @@ void submit_tile_tasks(const TileTaskCall& call) {
       const FieldStorage& f = *fields[static_cast<std::size_t>(h.field)];
       const auto& faces = fill ? h.set->sources[tile]
                                : (h.spare ? h.set->spare_buffers : h.set->buffers)[tile];
-      c.list = fill ? &h.set->plans[tile].ghosts : &h.set->plans[tile].packs;
+      const partition::RegionCopyList& list = fill ? h.set->plans[tile].ghosts : h.set->plans[tile].packs;
+      c.args = &list;
+      c.empty = list.count == 0;
       c.tile = h.field;
       c.first = static_cast<int>(handles.size());
       c.count = static_cast<int>(faces.size());

@@ -66,11 +66,11 @@ void region_copies(std::size_t element_size, KernelFn& cpu, KernelFn& cuda) {
 namespace {
 
 void run_copies(const HaloWork::Copies& c, void** buffers, bool cuda) {
-  if (c.list->count == 0) return;
+  if (c.empty) return;
   void* slots[1 + partition::RegionCopyList::kMax];
   slots[0] = buffers[c.tile];
   for (int k = 0; k < c.count; ++k) slots[1 + k] = buffers[c.first + k];
-  (cuda ? c.cuda : c.cpu)(slots, const_cast<partition::RegionCopyList*>(c.list));
+  (cuda ? c.cuda : c.cpu)(slots, const_cast<void*>(c.args));
 }
 
 // Ghost layers in, the kernel, faces out: in this order on the CPU, and on the worker's

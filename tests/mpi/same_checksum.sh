@@ -14,7 +14,7 @@ while [ $# -gt 0 ] && [ "$1" != "++" ]; do app+=("$1"); shift; done
 one=$("${app[@]}" 2>&1) || { echo "$one"; echo "FAIL: first run"; exit 1; }
 many=$("${mpi[@]}" "${app[@]}" "$@" 2>&1) || { echo "$many"; echo "FAIL: second run"; exit 1; }
 echo "$one"; echo "$many"
-pick() { grep -oE '(checksum|e_min|e_max|cloud_cells)=[^ ]+' <<<"$1" | sort; }
+pick() { grep -oE '(checksum|e_min|e_max|cloud_cells|rms|maxerr)=[^ ]+' <<<"$1" | sort; }
 if [ -z "$(pick "$one")" ]; then echo "FAIL: no checksum printed"; exit 1; fi
 if [ "$(pick "$one")" != "$(pick "$many")" ]; then echo "FAIL: results differ"; exit 1; fi
 echo "OK: same results"
