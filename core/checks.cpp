@@ -314,14 +314,17 @@ namespace tessera::detail {
 
 namespace {
 
-// The first face of u or next whose ghost values follow the interior (Neumann, a boundary
-// function), which a temporal block cannot keep current between its steps: {field, axis * 2 +
-// side}, or {nullptr, -1} when every face is Dirichlet or periodic.
+// The first face of u or next whose ghost values a temporal block cannot keep current between
+// its steps (a boundary function, or a mirror face the other field does not share): {field,
+// axis * 2 + side}, or {nullptr, -1} when every face is Dirichlet, periodic or a mirror of both.
 std::pair<const FieldStorage*, int> face_against_blocking(const FieldStorage& u, const FieldStorage& next) {
   for (const FieldStorage* f : {&u, &next})
     for (int ax = 0; ax < f->grid().dims; ++ax)
       for (int s = 0; s < 2; ++s) {
         const Boundary::Kind k = f->faces().face[ax][s].kind;
+        const bool mirror = k == Boundary::Kind::Neumann || k == Boundary::Kind::NeumannVertex;
+        // A mirror face a block refreshes after each step, when both fields mirror alike.
+        if (mirror && u.faces().face[ax][s].kind == next.faces().face[ax][s].kind) continue;
         if (k != Boundary::Kind::Dirichlet && k != Boundary::Kind::Periodic) return {f, 2 * ax + s};
       }
   return {nullptr, -1};
@@ -365,12 +368,16 @@ void check_time_block(const std::string& name, int radius, const FieldStorage& u
                                        : std::string()));
   if (const auto [f, face] = face_against_blocking(u, next); f != nullptr) {
     const int ax = face / 2, s = face % 2;
-    throw Error(what + ": field '" + f->name() + "' has a " +
-                (f->faces().face[ax][s].kind == Boundary::Kind::Function ? "boundary-function" : "Neumann") +
-                " face at " + face_name(ax, s) +
-                ", whose ghost values follow the interior and would have to be recomputed "
-                "between the steps of a block; temporal blocking needs Dirichlet or "
-                "periodic faces: use apply() step by step (or a depth of 1)");
+    if (f->faces().face[ax][s].kind == Boundary::Kind::Function)
+      throw Error(what + ": field '" + f->name() + "' has a boundary-function face at " +
+                  face_name(ax, s) +
+                  ", whose ghost values the block cannot recompute between its steps; temporal "
+                  "blocking needs Dirichlet, periodic or Neumann faces: use apply() step by step "
+                  "(or a depth of 1)");
+    throw Error(what + ": field '" + u.name() + "' and field '" + next.name() +
+                "' have different kinds of face at " + face_name(ax, s) +
+                "; a block mirrors a Neumann face only where u and next both have it: give them "
+                "the same boundary conditions");
   }
   for (int ax = 0; ax < u.grid().dims; ++ax) {
     const std::int64_t thinnest = u.thinnest_tile(ax);

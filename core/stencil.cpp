@@ -42,6 +42,17 @@ void apply_stencil(const std::string& name, int radius, bool box, const TaskKind
   for (const HaloCopies& h : call.fills) inputs[static_cast<std::size_t>(h.field)]->count_received(*h.set);
 }
 
+void set_mirror_faces(BlockSpan& span, const FieldStorage& u) {
+  for (int a = 0; a < 3; ++a)
+    for (int side = 0; side < 2; ++side) {
+      const Boundary::Kind k = u.faces().face[static_cast<std::size_t>(a)][static_cast<std::size_t>(side)].kind;
+      span.mirror[a][side] = a >= u.grid().dims ? 0
+                             : k == Boundary::Kind::Neumann      ? 1
+                             : k == Boundary::Kind::NeumannVertex ? 2
+                                                                  : 0;
+    }
+}
+
 InnerBox inner_box(const GridSpec& grid, int radius) {
   InnerBox box;
   for (int a = 0; a < 3; ++a) {

@@ -139,6 +139,9 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
                       const std::vector<FieldStorage*>& state, long steps, int depth,
                       const ArgBlock& args);
 
+/// The mirror faces of u (Neumann, NeumannVertex) a block refreshes after each step.
+void set_mirror_faces(BlockSpan& span, const FieldStorage& u);
+
 /// The box where a functor's interior fast path runs: the points at least `radius` from every
 /// non-periodic face of `grid` (every point along a periodic axis).
 InnerBox inner_box(const GridSpec& grid, int radius);
@@ -323,6 +326,7 @@ class Stencil {
       prototype.span.extent[a] = grid.extent[a];
       prototype.span.periodic[a] = grid.periodic[a] ? 1 : 0;
     }
+    detail::set_mirror_faces(prototype.span, u.storage());
     detail::ArgBlock block = detail::ArgBlock::of(prototype.points);
     block.frame_offset += static_cast<std::size_t>(
         reinterpret_cast<const unsigned char*>(&prototype.points) -

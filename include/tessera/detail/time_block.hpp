@@ -9,6 +9,9 @@
 // bitwise the one of b separate steps. Widened windows stop at Dirichlet faces (whose ghost
 // values never change) and wrap around periodic ones (the window is cut at the face and the
 // ghost part is given the wrapped global index, as the tile across the face computes it).
+// At mirror faces (Neumann, cell- or vertex-centred) the ghost values follow the interior: after
+// each step the block copies them from the points it just computed (MirrorLayer), so that the
+// next step reads what a boundary task would have written.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +26,36 @@ struct BlockSpan {
   std::int64_t radius;       // the stencil's
   std::int64_t extent[3];    // the grid's
   std::int64_t periodic[3];  // per axis: 1 when the window may wrap
+  // Per face [axis][low, high] of u and next: 0 none (Dirichlet, periodic), 1 cell-centred
+  // mirror (Neumann: ghost -k takes point k - 1), 2 vertex-centred (NeumannVertex: point k).
+  std::int64_t mirror[3][2];
+};
+
+/// One ghost layer of a mirror face, copied from its mirror image inside the tile: the points
+/// of an extent[0] x extent[1] x extent[2] box from element offset `at` (strides sy, sz), each
+/// from the element `from` further. A point loop on both backends (launch_points on CUDA).
+template <class T>
+struct MirrorLayer {
+  static constexpr int kFields = 1;
+  struct Box {
+    std::int64_t n[3];
+    TESSERA_HD std::int64_t extent(int axis) const { return n[axis]; }
+  };
+  struct Args {
+    Box frame;
+    std::int64_t at, from, sy, sz;
+  };
+  TESSERA_HD static void point(const Args& a, void* const* base, std::int64_t x, std::int64_t y,
+                               std::int64_t z) {
+    T* p = static_cast<T*>(base[0]);
+    const std::int64_t i = a.at + x + y * a.sy + z * a.sz;
+    p[i] = p[i + a.from];
+  }
+  static void cpu(const Args& a, void* base) {
+    for (std::int64_t z = 0; z < a.frame.n[2]; ++z)
+      for (std::int64_t y = 0; y < a.frame.n[1]; ++y)
+        for (std::int64_t x = 0; x < a.frame.n[0]; ++x) point(a, &base, x, y, z);
+  }
 };
 
 /// One cut of a widened window along one axis: where it starts relative to the tile (may be
@@ -129,6 +162,92 @@ struct TimeBlock<D, F, T, TypeList<E...>, TypeList<S...>> {
         }
   }
 
+  /// Calls visit(layer) for every ghost layer (radius deep) of step j's output beyond the mirror
+  /// faces this tile touches: the ghost columns of the lateral faces (x; x then y in 3-D) for
+  /// the last-axis planes [planes[0], planes[1]) that step j has just computed (all of its
+  /// window without `planes`), then, once their sources are computed, the ghost planes of the
+  /// last axis' faces, whole rows. A face refreshed after another spans that one's ghost layers
+  /// too, so corners beyond two faces take their mirror of a mirror, as a boundary task fills
+  /// them. Step j + 1 reads only these (its window stops at the face) and points of step j's
+  /// window, so it finds them current in the wavefront's order.
+  template <class Visit>
+  static void each_mirror_layer(const Args& a, std::int64_t j, const std::int64_t* planes,
+                                const Visit& visit) {
+    const TileFrame<kFields>& t = a.points.frame;
+    const std::int64_t r = a.span.radius, margin = (a.span.steps - 1 - j) * r;
+    constexpr int L = D - 1;  // the last axis
+    bool face[3][2] = {};
+    bool any = false;
+    for (int axis = 0; axis < D; ++axis) {
+      face[axis][0] = a.span.mirror[axis][0] != 0 && t.origin(axis) == 0;
+      face[axis][1] = a.span.mirror[axis][1] != 0 && t.origin(axis) + t.extent(axis) == a.span.extent[axis];
+      any = any || face[axis][0] || face[axis][1];
+    }
+    if (!any) return;
+    // Step j's window, tile-relative, per axis (the union of its cuts: contiguous).
+    std::int64_t lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+    for (int axis = 0; axis < D; ++axis) {
+      WindowCut cuts[3];
+      const int n = window_cuts(t.origin(axis), t.extent(axis), margin, a.span.extent[axis],
+                                a.span.periodic[axis] != 0, cuts);
+      lo[axis] = cuts[0].start;
+      hi[axis] = cuts[n - 1].start + cuts[n - 1].length;
+    }
+    const std::int64_t p0 = planes != nullptr && planes[0] > lo[L] ? planes[0] : lo[L];
+    const std::int64_t p1 = planes != nullptr && planes[1] < hi[L] ? planes[1] : hi[L];
+    if (p1 <= p0) return;
+    const int s = task_buffer(kExtra + 1, j);  // the buffer step j wrote
+    const std::int64_t stride[3] = {1, t.sy(s), t.sz(s)};
+    // One layer: `ghost` and its source `from` along `axis`; the box spans [lo, hi) on the other
+    // axes, widened by r at the mirror faces of the axes in `done` (already refreshed).
+    const auto layer = [&](int axis, std::int64_t ghost, std::int64_t from, std::int64_t plane_lo,
+                           std::int64_t plane_hi, const bool* done) {
+      typename MirrorLayer<T>::Args m{};
+      std::int64_t start[3];
+      for (int b = 0; b < 3; ++b) {
+        std::int64_t b_lo = lo[b], b_hi = hi[b];
+        if (b == L && axis != L) b_lo = plane_lo, b_hi = plane_hi;
+        if (b < D && b != axis && done[b]) {
+          if (face[b][0]) b_lo -= r;
+          if (face[b][1]) b_hi += r;
+        }
+        if (b == axis) b_lo = ghost, b_hi = ghost + 1;
+        start[b] = b_lo;
+        m.frame.n[b] = b_hi - b_lo;
+      }
+      m.at = t.offset0(s) + start[0] + start[1] * stride[1] + start[2] * stride[2];
+      m.from = (from - ghost) * stride[axis];
+      m.sy = stride[1];
+      m.sz = stride[2];
+      visit(m);
+    };
+    bool done[3] = {false, false, false};
+    for (int axis = 0; axis < L; ++axis) {
+      for (int side = 0; side < 2; ++side) {
+        if (!face[axis][side]) continue;
+        const bool vertex = a.span.mirror[axis][side] == 2;
+        const std::int64_t n = t.extent(axis);
+        for (std::int64_t k = 1; k <= r; ++k)
+          if (side == 0)
+            layer(axis, -k, vertex ? k : k - 1, p0, p1, done);
+          else
+            layer(axis, n - 1 + k, vertex ? n - 1 - k : n - k, p0, p1, done);
+      }
+      done[axis] = true;
+    }
+    const std::int64_t n = t.extent(L);
+    if (face[L][0]) {  // the low ghost planes, in the turn that computes their last source
+      const bool vertex = a.span.mirror[L][0] == 2;
+      const std::int64_t last_source = vertex ? r : r - 1;
+      if (p0 <= last_source && last_source < p1)
+        for (std::int64_t k = 1; k <= r; ++k) layer(L, -k, vertex ? k : k - 1, 0, 0, done);
+    }
+    if (face[L][1] && p1 == n) {  // the high ghost planes, in the turn that computes plane n - 1
+      const bool vertex = a.span.mirror[L][1] == 2;
+      for (std::int64_t k = 1; k <= r; ++k) layer(L, n - 1 + k, vertex ? n - 1 - k : n - k, 0, 0, done);
+    }
+  }
+
   /// Step j reads u (j even) or next (j odd) and writes the other. On CPU workers the steps
   /// advance together as a wavefront along the last axis: at each turn p, steps 0, 1, ... in
   /// that order compute planes [p - r j, p - r j + c) of their windows, so a block brings each
@@ -163,6 +282,10 @@ struct TimeBlock<D, F, T, TypeList<E...>, TypeList<S...>> {
         each_window(
             a, j, (steps - 1 - j) * r,
             [&](const typename Points::Args& w) { Points::cpu_window(w, base); }, planes);
+        if (j + 1 < steps)  // the next step reads step j's mirror ghosts
+          each_mirror_layer(a, j, planes, [&](const typename MirrorLayer<T>::Args& m) {
+            MirrorLayer<T>::cpu(m, buffer[task_buffer(kExtra + 1, j)]);
+          });
       }
   }
 
@@ -174,6 +297,12 @@ struct TimeBlock<D, F, T, TypeList<E...>, TypeList<S...>> {
       for (int k = 0; k < kFields; ++k) base.p[k] = buffer_data(buffers, task_buffer(k, j));
       each_window(a, j, (a.span.steps - 1 - j) * a.span.radius,
                   [&](const typename Points::Args& w) { launch_points<Points>(w, base); });
+      if (j + 1 < a.span.steps) {
+        Pointers<1> out{{base.p[kExtra + 1]}};
+        each_mirror_layer(a, j, nullptr, [&](const typename MirrorLayer<T>::Args& m) {
+          launch_points<MirrorLayer<T>>(m, out);
+        });
+      }
     }
   }
 #endif
