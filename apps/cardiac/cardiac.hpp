@@ -4,8 +4,7 @@
 // explicit Euler, vertex-centred mirror (Neumann) boundaries. One stencil per step computes
 // both: the diffusion of e and, at the same point, the reaction and the ODE of r; r is updated
 // in place at the point only. Steps run in temporal blocks (several per exchange, one task per
-// tile): the functor mirrors at the grid's faces itself, so e's ghost values beyond the faces
-// are never read and its faces can be Dirichlet, which blocks need.
+// tile), which refresh e's mirror ghosts after each step.
 #pragma once
 
 #include <algorithm>
@@ -36,25 +35,14 @@ inline CardiacStep cardiac_step(const AlievPanfilov& m, std::int64_t n, int dims
   return {dt, m.delta * dt / (h * h)};
 }
 
-// Diffusion at a point from its neighbours along each axis, e + alpha lap(e): 5 points in 2-D,
-// 7 in 3-D, in the classic code's order of terms.
+// Diffusion at a point, e + alpha lap(e): 5 points in 2-D, 7 in 3-D.
 template <int D>
-TESSERA_HD double diffused(double centre, const double (&low)[D], const double (&high)[D],
-                           double alpha) {
+TESSERA_HD double diffused(tessera::In<double> e, double alpha) {
   if constexpr (D == 2)
-    return centre + alpha * (high[0] + low[0] - 4.0 * centre + high[1] + low[1]);
+    return e() + alpha * (e(1, 0) + e(-1, 0) - 4.0 * e() + e(0, 1) + e(0, -1));
   else
-    return centre + alpha * (high[0] + low[0] - 6.0 * centre + high[1] + low[1] + high[2] + low[2]);
-}
-// The neighbours of a point along each axis: e(-1) and e(+1).
-template <int D>
-TESSERA_HD void neighbours(tessera::In<double> e, double (&low)[D], double (&high)[D]) {
-  if constexpr (D == 2) {
-    low[0] = e(-1, 0), high[0] = e(1, 0), low[1] = e(0, -1), high[1] = e(0, 1);
-  } else {
-    low[0] = e(-1, 0, 0), high[0] = e(1, 0, 0), low[1] = e(0, -1, 0), high[1] = e(0, 1, 0);
-    low[2] = e(0, 0, -1), high[2] = e(0, 0, 1);
-  }
+    return e() + alpha * (e(1, 0, 0) + e(-1, 0, 0) - 6.0 * e() + e(0, 1, 0) + e(0, -1, 0) +
+                          e(0, 0, 1) + e(0, 0, -1));
 }
 
 // Reaction and recovery at a point; R sees the E just updated (as the classic code's second
@@ -73,31 +61,9 @@ template <int D>
 struct CardiacPoint {
   AlievPanfilov m;
   double alpha, dt;
-  std::int64_t n[D];  // grid points per axis: where the faces are
-  // A point whose neighbours all lie inside the grid (the interior fast path on CPU workers).
-  TESSERA_HD void interior(tessera::Index<D>, tessera::In<double> e, tessera::Out<double> e_next,
-                           tessera::InOut<double> r) const {
-    double low[D], high[D];
-    neighbours<D>(e, low, high);
-    update(e(), low, high, e_next, r);
-  }
-  // Any point: at a face the neighbour beyond it is the mirror of the one inside (vertex-centred,
-  // the classic code's ghost -1 = point 1), chosen with selects so that the loop vectorises; the
-  // ghost value read beyond the face is never used.
-  TESSERA_HD void operator()(tessera::Index<D> p, tessera::In<double> e, tessera::Out<double> e_next,
+  TESSERA_HD void operator()(tessera::Index<D>, tessera::In<double> e, tessera::Out<double> e_next,
                              tessera::InOut<double> r) const {
-    double low[D], high[D];
-    neighbours<D>(e, low, high);
-    double l[D], h[D];
-    for (int a = 0; a < D; ++a) {
-      l[a] = p[a] == 0 ? high[a] : low[a];
-      h[a] = p[a] == n[a] - 1 ? low[a] : high[a];
-    }
-    update(e(), l, h, e_next, r);
-  }
-  TESSERA_HD void update(double centre, const double (&low)[D], const double (&high)[D],
-                         tessera::Out<double> e_next, tessera::InOut<double> r) const {
-    double E = diffused<D>(centre, low, high, alpha), R = r;
+    double E = diffused<D>(e, alpha), R = r;
     react(m, dt, E, R);
     e_next = E;
     r = R;
@@ -148,8 +114,8 @@ struct Cardiac {
   // One name per dimension: a name is one functor (and one performance model).
   tessera::Stencil<D> stepper{D == 2 ? "cardiac2d" : "cardiac3d", tessera::Shape::Star, 1};
   int depth;  // steps per halo exchange (temporal blocking); the fields' ghost layers
-  // e's faces are Dirichlet: the functor mirrors itself and never uses their ghost values. r
-  // has ghost layers too: a block updates it on the ghost points it computes.
+  // r has ghost layers too: a block updates it on the ghost points it computes (its faces are
+  // never read: r is read at the point only).
   tessera::Field<double, D> e, next, r;
 
   // `steps_per_exchange`: steps per halo exchange, each block in one task per tile
@@ -157,8 +123,8 @@ struct Cardiac {
   explicit Cardiac(const tessera::Grid<D>& grid, int steps_per_exchange = tessera::kAutoDepth)
       : step(cardiac_step(model, grid.extent()[0], D)),
         depth(steps_per_exchange == tessera::kAutoDepth ? stepper.auto_depth(grid) : steps_per_exchange),
-        e(grid, depth, tessera::Boundaries<D>::all(tessera::Boundary::dirichlet(0.0)), "e"),
-        next(grid, depth, tessera::Boundaries<D>::all(tessera::Boundary::dirichlet(0.0)), "e_next"),
+        e(grid, depth, tessera::Boundaries<D>::all(tessera::Boundary::neumann_vertex()), "e"),
+        next(grid, depth, tessera::Boundaries<D>::all(tessera::Boundary::neumann_vertex()), "e_next"),
         r(grid, depth, tessera::Boundaries<D>::all(tessera::Boundary::dirichlet(0.0)), "r") {
     init();
   }
@@ -172,9 +138,7 @@ struct Cardiac {
 
   // `steps` steps, `depth` per exchange; the result ends in e.
   void advance(long steps = 1) {
-    CardiacPoint<D> f{model, step.alpha, step.dt, {}};
-    for (int a = 0; a < D; ++a) f.n[a] = e.grid().extent()[a];
-    stepper.advance(f, e, next, steps, depth, tessera::inout(r));
+    stepper.advance(CardiacPoint<D>{model, step.alpha, step.dt}, e, next, steps, depth, tessera::inout(r));
   }
 
   // Throws when e has left the model's domain after `steps` steps: not finite (its sum), or
