@@ -111,10 +111,10 @@ void apply_stencil(const std::string& name, int radius, bool box, const TaskKind
 
 /// Throws unless `steps` >= 0, `depth` >= 1, u, the extra inputs, next and the in-place fields
 /// `state` are distinct fields on one grid (so periodic along the same axes) with ghost layers
-/// of at least depth x radius, tiles at least that thick, u and next with Dirichlet or periodic
-/// faces (the extra inputs' ghosts do not change and the in-place fields are read at the point
-/// only: any faces), and at most tasks::HaloWork::kMax fields exchanged per block (u and
-/// `state`).
+/// of at least depth x radius, tiles at least that thick, u and next with Dirichlet, periodic
+/// or mirror faces (Neumann, NeumannVertex: the same on both; the extra inputs' ghosts do not
+/// change and the in-place fields are read at the point only: any faces), and at most
+/// tasks::HaloWork::kMax fields exchanged per block (u and `state`).
 void check_time_block(const std::string& name, int radius, const FieldStorage& u,
                       const FieldStorage& next, const std::vector<FieldStorage*>& extras,
                       const std::vector<FieldStorage*>& state, long steps, int depth);
@@ -240,7 +240,7 @@ class Stencil {
 
   /// The steps per exchange advance() runs with tessera::kAutoDepth: the deepest of 1 to
   /// kMaxAutoDepth (4) that these fields allow (ghost layers and tiles at least depth x radius,
-  /// u and next with Dirichlet or periodic faces) and that recomputes at most an eighth more
+  /// u and next with Dirichlet, periodic or mirror faces) and that recomputes at most an eighth more
   /// points than the steps themselves (a block also computes the ghost points its next steps
   /// read: about (depth - 1) x radius / thickness more per tiled axis), else 1. Measured on
   /// 2-D and 3-D stencils in and out of cache (docs/performance.md), 4 was the best depth or
@@ -283,9 +283,11 @@ class Stencil {
   ///   // f(i, In e, Out next, InOut r): the loop apply(f, in(e), out(next), inout(r)); swap
   /// A block updates them on the ghost points it computes too, so they are exchanged as u is.
   /// With depth > 1, every field needs ghost layers of at least depth x radius, tiles at least
-  /// that thick, and u and next faces that are Dirichlet or periodic (the `also` and `state`
-  /// fields may have any: their ghost values beyond the grid are never read); depth 1 is the
-  /// step-by-step loop itself; tessera::kAutoDepth is auto_depth(u, next, also, state).
+  /// that thick, and u and next faces that are Dirichlet, periodic or mirrors (Neumann,
+  /// NeumannVertex, the same on both: each step refreshes the ghost layers the next one reads;
+  /// the `also` and `state` fields may have any faces: their ghost values beyond the grid are
+  /// never read); depth 1 is the step-by-step loop itself; tessera::kAutoDepth is
+  /// auto_depth(u, next, also, state).
   template <class F, class T, class... Also, class... State>
   void advance(const F& f, Field<T, D>& u, Field<T, D>& next, long steps, int depth,
                const Inputs<Also...>& also = {}, const InOuts<State...>& state = {}) const {
