@@ -645,6 +645,7 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
           (loop_set.owned[at(t)].empty() ||
            mesh.part.sets[at(d->set->number)].sources[at(t)].size() > static_cast<std::size_t>(partition::RegionCopyList::kMax)))
         import_in_tasks = false;
+  const TaskKind import = tasks::halo_import_kind();
   struct TileTask {
     int tile;
     TaskBuffers buffers;
@@ -714,10 +715,9 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
     }
     frame[1] = static_cast<std::int64_t>(b.handles.size());
     // The halo imports, their source export buffers after the kernel's buffers.
-    for (DatStorage* d : import_in_tasks ? imported : std::vector<DatStorage*>{}) {
-      if (d->halo[at(t)] == nullptr) continue;
+    for (DatStorage* d : imported) {
+      if (!import_in_tasks || d->halo[at(t)] == nullptr) continue;
       const std::vector<tasks::Handle> sources = import_sources(mesh, *d, t);
-      const TaskKind import = tasks::halo_import_kind();
       tasks::HaloWork::Copies c{};
       c.args = &d->import_args[at(t)];
       c.empty = sources.empty();
@@ -728,7 +728,7 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
       c.first = static_cast<int>(b.handles.size());
       c.count = static_cast<int>(sources.size());
       c.cpu = import.cpu;
-      c.cuda = import.cuda;
+      c.cuda = import.cuda;  // the halo-import kind's kernels
       b.handles.insert(b.handles.end(), sources.begin(), sources.end());
       b.modes.resize(b.handles.size(), detail::Access::Read);
       tasks_of_loop.back().fills.push_back(c);

@@ -15,7 +15,7 @@ TEST_P(AppMatchesReference, Cardiac2dAcrossTilings) {
     test::expect_cardiac_matches_reference<2>(grid, 10, true);
   }
   // Temporal blocks of every depth (r updated in place on the ghost points a block computes),
-  // the last block shorter, tiles cutting both axes; the functor mirrors at the faces.
+  // the last block shorter, tiles cutting both axes; the blocks refresh the mirror faces.
   for (int depth = 1; depth <= 4; ++depth) {
     SCOPED_TRACE("depth " + std::to_string(depth));
     test::expect_cardiac_matches_reference<2>(tessera::Grid<2>({128, 24}, {40, 8}), 11, true, depth);
