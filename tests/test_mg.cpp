@@ -140,6 +140,41 @@ TEST_P(Levels, MgIterationMatchesReferenceInOneTaskPerIteration) {
                                std::vector<double>(norms.begin(), norms.begin() + 2));
 }
 
+// NPB's timed region (Mg::timed_iterations): the top residual and its norms, the iterations,
+// the norms. With a one-tile top, the first residual and both norms go inside the V-cycle's
+// first and last tasks; the same bits as the separate tasks and as the reference.
+TEST_P(Levels, MgTimedIterationsMatchReference) {
+  tessera::Runtime rt(test::options(GetParam()));
+  const apps::MgClass s = apps::mg_class("S");
+  reference::MgReference ref(s.n);
+  ref.run(s.iterations);
+  std::vector<double> norms;
+  // {top tile thickness, iterations per task (0: all), tasks expected (0: not counted)}
+  struct Case {
+    std::int64_t tile_z;
+    int per_task;
+    int tasks;
+  };
+  for (const Case c : {Case{s.n, 0, 1}, Case{s.n, 3, 2}, Case{s.n, 1, 4}, Case{8, 0, 0}}) {
+    SCOPED_TRACE("top tiles " + std::to_string(c.tile_z) + " thick, " + std::to_string(c.per_task) +
+                 " per task");
+    apps::Mg mg(s.n, c.tile_z);
+    mg.initialise();
+    rt.wait();
+    const std::size_t tasks0 = rt.tasks_submitted();
+    const std::array<double, 2> n = mg.timed_iterations(s.iterations, c.per_task).get();
+    if (c.tasks > 0) EXPECT_EQ(rt.tasks_submitted() - tasks0, static_cast<std::size_t>(c.tasks));
+    test::expect_bitwise_equal(mg.R(mg.lt).gather(), ref.r[static_cast<std::size_t>(mg.lt - 1)].interior());
+    test::expect_bitwise_equal(mg.U(mg.lt).gather(), ref.u[static_cast<std::size_t>(mg.lt - 1)].interior());
+    EXPECT_LE(std::fabs(mg.rnm2(n[0]) - s.verify_value) / s.verify_value, 1e-8);
+    norms.insert(norms.end(), n.begin(), n.end());
+  }
+  for (std::size_t k = 2; k < norms.size(); k += 2)
+    test::expect_bitwise_equal(std::vector<double>(norms.begin() + static_cast<std::ptrdiff_t>(k),
+                                                   norms.begin() + static_cast<std::ptrdiff_t>(k + 2)),
+                               std::vector<double>(norms.begin(), norms.begin() + 2));
+}
+
 // And under peager, which runs the one-task V-cycle on a team of both workers (Team): each
 // operator's planes shared between them, the same bits.
 INSTANTIATE_TEST_SUITE_P(Config, Levels, testing::ValuesIn([] {

@@ -128,33 +128,38 @@ struct Interp {
 // rows, then the lanes pairwise), written into `planes` (2 x 1 x n: sum, max per plane), one
 // task per top tile (z slab); MgNorms adds the planes in z order. So --tile-z, and the default
 // tiling, can differ between one rank and several without changing rnm2.
+template <class R, class P>
+void plane_norms(const R& r, const P& planes, std::int64_t z0, std::int64_t z1) {
+  constexpr int kLanes = 8;
+  const std::int64_t nx = r.extent[0];
+  for (std::int64_t z = z0; z < z1; ++z) {
+    double sum[kLanes] = {}, max[kLanes] = {};
+    for (std::int64_t y = 0; y < r.extent[1]; ++y) {
+      const double* p = &r(0, y, z);
+      std::int64_t x = 0;
+      for (; x + kLanes <= nx; x += kLanes)
+        for (int j = 0; j < kLanes; ++j) {
+          sum[j] += p[x + j] * p[x + j];
+          max[j] = std::max(max[j], std::fabs(p[x + j]));
+        }
+      for (int j = 0; x < nx; ++x, ++j) {
+        sum[j] += p[x] * p[x];
+        max[j] = std::max(max[j], std::fabs(p[x]));
+      }
+    }
+    for (int w = kLanes / 2; w >= 1; w /= 2)
+      for (int j = 0; j < w; ++j) {
+        sum[j] += sum[j + w];
+        max[j] = std::max(max[j], max[j + w]);
+      }
+    planes(0, 0, z) = sum[0];
+    planes(1, 0, z) = max[0];
+  }
+}
+
 struct PlaneNorms {
   void cpu(tessera::TileView<const double, 3> r, tessera::TileView<double, 3> planes) const {
-    constexpr int kLanes = 8;
-    const std::int64_t nx = r.extent[0];
-    for (std::int64_t z = 0; z < r.extent[2]; ++z) {
-      double sum[kLanes] = {}, max[kLanes] = {};
-      for (std::int64_t y = 0; y < r.extent[1]; ++y) {
-        const double* p = &r(0, y, z);
-        std::int64_t x = 0;
-        for (; x + kLanes <= nx; x += kLanes)
-          for (int j = 0; j < kLanes; ++j) {
-            sum[j] += p[x + j] * p[x + j];
-            max[j] = std::max(max[j], std::fabs(p[x + j]));
-          }
-        for (int j = 0; x < nx; ++x, ++j) {
-          sum[j] += p[x] * p[x];
-          max[j] = std::max(max[j], std::fabs(p[x]));
-        }
-      }
-      for (int w = kLanes / 2; w >= 1; w /= 2)
-        for (int j = 0; j < w; ++j) {
-          sum[j] += sum[j + w];
-          max[j] = std::max(max[j], max[j + w]);
-        }
-      planes(0, 0, z) = sum[0];
-      planes(1, 0, z) = max[0];
-    }
+    plane_norms(r, planes, 0, r.extent[2]);
   }
 };
 
@@ -356,18 +361,34 @@ struct CoarseCycle {
   bool top;      // level K is the top level (v is its right-hand side)
   bool then_resid = false;  // `top`: then r = v - A u at the top, as Mg::resid_top (Mg::iteration)
   int cycles = 1;           // V-cycles (each with the top residual when then_resid) in a row
+  // `top` only, both with the norms' planes as the last view (Mg::timed_iterations):
+  bool start = false;  // first r = v - A u and its norms (NPB's timed region starts so)
+  bool norms = false;  // last the norms of the top residual (Mg::norms)
 
-  // views: v (the top's right-hand side, read when `top`), then u(1..K), r(1..K). Under a
-  // scheduler that forms teams of workers (--sched peager), every member runs this with its
-  // share of each operator's planes, as NPB's OpenMP loops share them, and the team syncs
-  // between operators (the wraps sync themselves); the points and their arithmetic are the
-  // same, so are the bits.
+  // views: v (the top's right-hand side, read when `top`), then u(1..K), r(1..K), and the
+  // planes when `start` or `norms`. Under a scheduler that forms teams of workers (--sched
+  // peager), every member runs this with its share of each operator's planes, as NPB's OpenMP
+  // loops share them, and the team syncs between operators (the wraps sync themselves); the
+  // points and their arithmetic are the same, so are the bits.
   template <class... V>
   void cpu(const tessera::Team& team, tessera::TileView<const double, 3> v, V... views) const {
+    const View all[] = {views...};
+    const View &u = all[levels - 1], &r = all[2 * levels - 1];
+    auto top_norms = [&] {
+      team.sync();  // r is whole
+      plane_norms(r, all[2 * levels], team.begin(r.extent[2]), team.end(r.extent[2]));
+    };
+    if (start) {
+      std::vector<double> scratch(2 * static_cast<std::size_t>(u.extent[0] + 2));
+      coarse::wrap_ghosts(u, team);
+      coarse::resid(resid, u, v.data, v.sy, v.sz, r, scratch.data(), scratch.data() + scratch.size() / 2, team);
+      top_norms();
+    }
     for (int c = 0; c < cycles; ++c) {
-      if (c > 0) team.sync();  // the last residual is written before the next cycle wraps it
+      if (c > 0 || start) team.sync();  // the last residual is written before the next cycle wraps it
       cycle(team, v, views...);
     }
+    if (norms) top_norms();
   }
   template <class... V>
   void cycle(const tessera::Team& team, tessera::TileView<const double, 3> v, V... views) const {
@@ -663,6 +684,23 @@ class Mg {
     }
   }
 
+  // NPB's timed region: r = v - A u at the top and its norms (NPB's old2 and oldu, computed
+  // and not used), `n` iterations, and the norms of the last residual; get() waits. When the
+  // whole V-cycle is one task, the residual and the norms are in its first and last task: as
+  // tasks of their own, each was a link of the chain, and the residual ran on one worker.
+  MgNorms timed_iterations(int n, int per_task = 0) {
+    if (one_task_levels != lt || n < 1) {
+      resid_top();
+      (void)norms();
+      iterations(n, per_task);
+      return norms();
+    }
+    const int block = per_task > 0 ? per_task : n;
+    for (int done = 0; done < n; done += block)
+      coarse_cycle(true, std::min(block, n - done), done == 0, done + block >= n);
+    return MgNorms(*planes);
+  }
+
   // {rnm2, rnmu} of the top residual (NPB's norm2u3); get() waits.
   MgNorms norms() {
     for (int t = 0; t < grid(lt).tiles(); ++t)
@@ -689,24 +727,29 @@ class Mg {
 
  private:
   template <std::size_t... I>
-  void submit_coarse_cycle(bool then_resid, int cycles, std::index_sequence<I...>) {
-    const int k = static_cast<int>(sizeof...(I));
-    coarse.submit(CoarseCycle{Resid{a0, a2, a3}, Psinv{c0, c1, c2, false}, k, k == lt, then_resid, cycles},
-                  tessera::read_tile(*v, 0),
-                  tessera::update_tile(U(I + 1), 0)..., tessera::update_tile(R(I + 1), 0)...);
+  void submit_coarse_cycle(const CoarseCycle& body, std::index_sequence<I...>) {
+    if (body.start || body.norms)
+      coarse.submit(body, tessera::read_tile(*v, 0), tessera::update_tile(U(I + 1), 0)...,
+                    tessera::update_tile(R(I + 1), 0)..., tessera::write_tile(*planes, 0));
+    else
+      coarse.submit(body, tessera::read_tile(*v, 0), tessera::update_tile(U(I + 1), 0)...,
+                    tessera::update_tile(R(I + 1), 0)...);
   }
   // Restriction from level K down, smoothing and prolongation up to K (CoarseCycle, in place:
-  // no swaps); `then_resid`: and the top residual, when K is the top; `cycles` times.
-  void coarse_cycle(bool then_resid = false, int cycles = 1) {
-    switch (one_task_levels) {
-      case 1: submit_coarse_cycle(then_resid, cycles, std::make_index_sequence<1>{}); break;
-      case 2: submit_coarse_cycle(then_resid, cycles, std::make_index_sequence<2>{}); break;
-      case 3: submit_coarse_cycle(then_resid, cycles, std::make_index_sequence<3>{}); break;
-      case 4: submit_coarse_cycle(then_resid, cycles, std::make_index_sequence<4>{}); break;
-      case 5: submit_coarse_cycle(then_resid, cycles, std::make_index_sequence<5>{}); break;
-      case 6: submit_coarse_cycle(then_resid, cycles, std::make_index_sequence<6>{}); break;
-      case 7: submit_coarse_cycle(then_resid, cycles, std::make_index_sequence<7>{}); break;
-      default: submit_coarse_cycle(then_resid, cycles, std::make_index_sequence<kMaxOneTaskLevels>{}); break;
+  // no swaps); `then_resid`: and the top residual, when K is the top; `cycles` times; `start`
+  // and `norms`: as CoarseCycle's (K the top).
+  void coarse_cycle(bool then_resid = false, int cycles = 1, bool start = false, bool norms = false) {
+    const int k = one_task_levels;
+    const CoarseCycle body{Resid{a0, a2, a3}, Psinv{c0, c1, c2, false}, k, k == lt, then_resid, cycles, start, norms};
+    switch (k) {
+      case 1: submit_coarse_cycle(body, std::make_index_sequence<1>{}); break;
+      case 2: submit_coarse_cycle(body, std::make_index_sequence<2>{}); break;
+      case 3: submit_coarse_cycle(body, std::make_index_sequence<3>{}); break;
+      case 4: submit_coarse_cycle(body, std::make_index_sequence<4>{}); break;
+      case 5: submit_coarse_cycle(body, std::make_index_sequence<5>{}); break;
+      case 6: submit_coarse_cycle(body, std::make_index_sequence<6>{}); break;
+      case 7: submit_coarse_cycle(body, std::make_index_sequence<7>{}); break;
+      default: submit_coarse_cycle(body, std::make_index_sequence<kMaxOneTaskLevels>{}); break;
     }
   }
   tessera::Field<double, 3>& T(int k) { return *t[static_cast<std::size_t>(k - 1)]; }
