@@ -752,18 +752,15 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
   tasks::Codelet* with_imports =
       import_in_tasks ? &engine.codelets().get(name, types, tasks::with_halo_work(kind)) : nullptr;
   for (TileTask& task : tasks_of_loop) {
-    const std::size_t head = task.fills.empty() ? 0 : tasks::kHaloWorkSize;
-    auto* arg = static_cast<unsigned char*>(std::malloc(head + block.size));
-    std::memcpy(arg + head, block.prototype, block.size);
-    std::memcpy(arg + head + block.frame_offset, task.frame.data(), task.frame.size() * sizeof(std::int64_t));
-    if (!task.fills.empty()) {
-      auto& work = *new (arg) tasks::HaloWork{};
-      work.cpu = kind.cpu;
-      work.cuda = kind.cuda;
-      for (const tasks::HaloWork::Copies& c : task.fills) work.fill[work.fills++] = c;
-    }
+    tasks::HaloWork* work = nullptr;
+    std::size_t bytes = 0;
+    unsigned char* arg =
+        tasks::new_task_arg(block.prototype, block.size, !task.fills.empty(), kind.cpu, kind.cuda, &work, &bytes);
+    std::memcpy(arg + (bytes - block.size) + block.frame_offset, task.frame.data(),
+                task.frame.size() * sizeof(std::int64_t));
+    for (const tasks::HaloWork::Copies& c : task.fills) work->fill[work->fills++] = c;
     engine.submitter().submit_with_modes(task.fills.empty() ? codelet : *with_imports, task.buffers.handles,
-                                         task.buffers.modes, arg, head + block.size, true,
+                                         task.buffers.modes, arg, bytes, true,
                                          tag_of(mesh, task.tile, step, nullptr), {tiles, mesh.rank_edge[at(task.tile)]});
   }
   // The owners add (or copy) the slots of shared targets, in the plan's fixed order.

@@ -36,9 +36,11 @@ void submit_tile_tasks(const TileTaskCall& call) {
     if (w.empty()) continue;
     // The prototype block with this tile's frame written in, after the exchange copies'
     // header when the tasks do them; freed by the engine.
-    const std::size_t head = call.with_halo != nullptr ? tasks::kHaloWorkSize : 0;
-    auto* block = static_cast<unsigned char*>(std::malloc(head + call.args.size));
-    std::memcpy(block + head, call.args.prototype, call.args.size);
+    tasks::HaloWork* work = nullptr;
+    std::size_t bytes = 0;
+    unsigned char* block = tasks::new_task_arg(call.args.prototype, call.args.size, call.with_halo != nullptr,
+                                               call.kernel_cpu, call.kernel_cuda, &work, &bytes);
+    unsigned char* kernel_block = block + (bytes - call.args.size);
     for (int a = 0; a < 3; ++a) {
       frame[a] = w.origin[a];
       frame[3 + a] = w.extent[a];
@@ -58,7 +60,7 @@ void submit_tile_tasks(const TileTaskCall& call) {
       }
       (k < call.reads.size() ? read : write).push_back(f.impl().handles[static_cast<std::size_t>(t)]);
     }
-    std::memcpy(block + head + call.args.frame_offset, frame.data(), sizeof(std::int64_t) * frame.size());
+    std::memcpy(kernel_block + call.args.frame_offset, frame.data(), sizeof(std::int64_t) * frame.size());
     if (!call.extra.empty()) write.push_back(call.extra[static_cast<std::size_t>(t)]);
     tasks::TaskTag tag;
     tag.field = call.field;
@@ -74,9 +76,6 @@ void submit_tile_tasks(const TileTaskCall& call) {
     handles = read;
     handles.insert(handles.end(), write.begin(), write.end());
     modes.assign(call.modes.begin(), call.modes.end());
-    auto& work = *new (block) tasks::HaloWork{};
-    work.cpu = call.kernel_cpu;
-    work.cuda = call.kernel_cuda;
     const auto add = [&](const HaloCopies& h, bool fill, tasks::HaloWork::Copies& c) {
       const std::size_t tile = static_cast<std::size_t>(t);
       const FieldStorage& f = *fields[static_cast<std::size_t>(h.field)];
@@ -93,10 +92,9 @@ void submit_tile_tasks(const TileTaskCall& call) {
       modes.resize(handles.size(), fill ? Access::Read : Access::Write);
       if (fill) modes[static_cast<std::size_t>(h.field)] = Access::ReadWrite;
     };
-    for (const HaloCopies& h : call.fills) add(h, true, work.fill[work.fills++]);
-    for (const HaloCopies& h : call.packs) add(h, false, work.pack[work.packs++]);
-    engine.submitter().submit_with_modes(*call.with_halo, handles, modes, block,
-                                         head + call.args.size, true, tag, place);
+    for (const HaloCopies& h : call.fills) add(h, true, work->fill[work->fills++]);
+    for (const HaloCopies& h : call.packs) add(h, false, work->pack[work->packs++]);
+    engine.submitter().submit_with_modes(*call.with_halo, handles, modes, block, bytes, true, tag, place);
   }
 }
 

@@ -1,8 +1,11 @@
 #include "tasks/halo.hpp"
 
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <mutex>
+#include <new>
 #include <string>
 
 #include "kernels/cpu/region_copy.hpp"
@@ -96,6 +99,22 @@ const char* intern(const std::string& name) {
 }  // namespace
 
 bool is_halo_work(const TaskKind& kind) { return kind.cpu == &halo_work<false>; }
+
+unsigned char* new_task_arg(const void* prototype, std::size_t size, bool halo, KernelFn kernel_cpu,
+                            KernelFn kernel_cuda, HaloWork** work, std::size_t* bytes) {
+  const std::size_t head = halo ? kHaloWorkSize : 0;
+  auto* block = static_cast<unsigned char*>(std::malloc(head + size));
+  if (block == nullptr) throw std::bad_alloc();
+  std::memcpy(block + head, prototype, size);
+  *work = nullptr;
+  if (halo) {
+    *work = new (block) HaloWork{};
+    (*work)->cpu = kernel_cpu;
+    (*work)->cuda = kernel_cuda;
+  }
+  *bytes = head + size;
+  return block;
+}
 
 TaskKind with_halo_work(const TaskKind& kind) {
   TaskKind k = kind;

@@ -44,6 +44,11 @@ struct HaloWork {
 /// Where the kernel's own argument block starts after a HaloWork: a whole number of cache
 /// lines, so the kernel's block keeps the alignment the whole block has.
 constexpr std::size_t kHaloWorkSize = (sizeof(HaloWork) + 63) / 64 * 64;
+/// A task's argument block, malloc'ed (the engine frees it): a copy of the kernel's `size`-byte
+/// `prototype`, after a HaloWork whose kernel entries are `kernel_cpu` and `kernel_cuda` (no
+/// copies yet) when `halo` (then `*work` points to it), alone otherwise. `*bytes`: its size.
+unsigned char* new_task_arg(const void* prototype, std::size_t size, bool halo, detail::KernelFn kernel_cpu,
+                            detail::KernelFn kernel_cuda, HaloWork** work, std::size_t* bytes);
 /// `kind` with its exchange copies ("<kind>+halo"): the HaloWork entries of both backends.
 detail::TaskKind with_halo_work(const detail::TaskKind& kind);
 /// Whether `kind` is one with_halo_work made.
