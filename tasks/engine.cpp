@@ -146,7 +146,7 @@ Engine::Engine(const EngineConfig& config)
 }
 
 Engine::~Engine() {
-  idle_.wake();  // StarPU shuts down only running workers (and asserts so in 1.4)
+  idle_.stop();  // StarPU shuts down only running workers (and asserts so in 1.4)
   stop(distributed_);
   if (set_limits_) {
     unsetenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS");
@@ -167,7 +167,7 @@ void Engine::wait_all() {
   starpu_task_wait_for_all();
 #endif
   submitter_->forget_names();
-  idle_.pause_if_idle();
+  idle_.pause_if_idle(IdleWorkers::kGrace);
 }
 
 std::size_t Engine::pending() const {

@@ -4,18 +4,61 @@
 
 namespace tessera::tasks {
 
-void IdleWorkers::pause_if_idle() {
+IdleWorkers::~IdleWorkers() { stop(); }
+
+void IdleWorkers::pause_if_idle(std::chrono::microseconds grace) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (paused_ || starpu_task_nsubmitted() != 0) return;
-  starpu_pause();
-  paused_ = true;
+  if (paused_ || stopping_ || starpu_task_nsubmitted() != 0) return;
+  if (grace.count() <= 0) {
+    starpu_pause();
+    paused_ = true;
+    return;
+  }
+  request_ = ++requests_;
+  due_ = std::chrono::steady_clock::now() + grace;
+  if (!thread_.joinable()) thread_ = std::thread([this] { pausing_thread(); });
+  requested_.notify_one();
 }
 
 void IdleWorkers::wake() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (request_ != 0) {
+    request_ = 0;
+    lock.unlock();
+    requested_.notify_one();
+    return;
+  }
   if (!paused_) return;
   starpu_resume();
   paused_ = false;
+}
+
+void IdleWorkers::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  requested_.notify_one();
+  if (thread_.joinable()) thread_.join();
+  wake();
+}
+
+void IdleWorkers::pausing_thread() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stopping_) {
+    if (request_ == 0) {
+      requested_.wait(lock);
+      continue;
+    }
+    const std::uint64_t id = request_;
+    requested_.wait_until(lock, due_, [&] { return stopping_ || request_ != id; });
+    if (stopping_ || request_ != id) continue;  // woken meanwhile, or a later request
+    request_ = 0;
+    if (!paused_ && starpu_task_nsubmitted() == 0) {
+      starpu_pause();
+      paused_ = true;
+    }
+  }
 }
 
 }  // namespace tessera::tasks

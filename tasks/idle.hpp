@@ -1,25 +1,51 @@
 // StarPU's CPU workers poll for tasks in a tight loop while they have none (Debian's 1.3 build
 // and 1.4 alike), so a live but idle Runtime keeps one core busy per worker. Tessera pauses
-// them where it knows nothing is left for them (after waiting for every task, and from
-// start-up to the first use) and wakes them before anything that needs them: every
+// them where it knows nothing is left for them (a short while after waiting for every task,
+// and from start-up to the first use) and wakes them before anything that needs them: every
 // submission, data access, wait and the shutdown go through wake() (docs/reliability.md).
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
 #include <mutex>
+#include <thread>
 
 namespace tessera::tasks {
 
 class IdleWorkers {
  public:
-  /// Pauses the workers (starpu_pause) if no task is submitted and not finished; a task
-  /// submitted while they are paused would wait until wake().
-  void pause_if_idle();
-  /// Resumes the workers (starpu_resume) if they are paused.
+  /// How long the workers keep polling after a wait before they are paused: as OpenMP's threads
+  /// spin a while after a parallel region, so that a submission soon after a wait (a timed
+  /// region's first) does not pay the workers' wake-up, tens of microseconds (a resume
+  /// broadcast, then each thread scheduled again).
+  static constexpr std::chrono::microseconds kGrace{200};
+
+  IdleWorkers() = default;
+  IdleWorkers(const IdleWorkers&) = delete;
+  IdleWorkers& operator=(const IdleWorkers&) = delete;
+  ~IdleWorkers();
+
+  /// Pauses the workers (starpu_pause) if no task is submitted and not finished: at once, or
+  /// after `grace` if nothing woke them meanwhile (a thread of this object's waits it out). A
+  /// task submitted while they are paused would wait until wake().
+  void pause_if_idle(std::chrono::microseconds grace = std::chrono::microseconds{0});
+  /// Resumes the workers (starpu_resume) if they are paused; cancels a pause still to come.
   void wake();
+  /// Wakes the workers and ends the pausing thread: before StarPU shuts down.
+  void stop();
 
  private:
-  mutable std::mutex mutex_;  // submission and the callers of data access may be threads
+  void pausing_thread();
+
+  std::mutex mutex_;  // submission and the callers of data access may be threads
+  std::condition_variable requested_;
   bool paused_ = false;
+  bool stopping_ = false;
+  std::uint64_t request_ = 0;  // the pending pause (0: none), cancelled by wake()
+  std::uint64_t requests_ = 0;
+  std::chrono::steady_clock::time_point due_;
+  std::thread thread_;
 };
 
 }  // namespace tessera::tasks
