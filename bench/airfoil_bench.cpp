@@ -158,11 +158,13 @@ int main(int argc, char** argv) {
   std::vector<double> t_omp, t_tessera;
   for (int r = 0; r < reps; ++r) {
     starpu_pause();  // StarPU 1.3's idle workers poll: keep them off the OpenMP threads' cores
+    bench::settle();
     double start = now();
     for (int i = 0; i < iterations; ++i) omp.iterate();
     t_omp.push_back(now() - start);
     starpu_resume();
     rt.wait();
+    bench::settle();
     start = now();
     for (int i = 0; i < iterations; ++i) solver.iterate();
     rt.wait();

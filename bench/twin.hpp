@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -47,6 +48,12 @@ double seconds_per_step(long steps, Step step, Sync sync) {
   return (now() - t0) / static_cast<double>(steps - 1);
 }
 
+// Before each side's round: a pause long enough that the other side's threads have stopped
+// polling. libgomp's idle threads spin about 7.5 ms after a parallel region before they sleep
+// (measured on the 2-core machine of docs/performance.md), Tessera's workers 0.2 ms after a
+// wait; either would otherwise take cycles from the next round's threads.
+inline void settle() { std::this_thread::sleep_for(std::chrono::milliseconds(50)); }
+
 // Interleaved rounds, the best of each side: the host's noise (up to 2x between invocations of
 // one case on the shared 2-core machine) then hits both sides alike. Each of `reps` rounds
 // times tessera_round() (seconds per step), then twin_round() with StarPU's workers paused
@@ -59,8 +66,10 @@ template <class TesseraRound, class TwinRound>
 Best interleaved_rounds(int reps, TesseraRound tessera_round, TwinRound twin_round) {
   Best best;
   for (int r = 0; r < reps; ++r) {
+    settle();
     best.tessera_s = std::min(best.tessera_s, tessera_round());
     starpu_pause();
+    settle();
     best.omp_s = std::min(best.omp_s, twin_round());
     starpu_resume();
   }
