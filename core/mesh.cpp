@@ -480,6 +480,8 @@ void register_halo(MeshStorage& mesh, DatStorage& d) {
       d.exports.emplace_back();
       for (const auto& list : st.exports[at(u)])
         d.exports.back().push_back(engine.data().register_vector(nullptr, list.size(), d.bytes(), mesh.owner[at(u)]));
+      d.gather_args.push_back({static_cast<std::int64_t>(d.bytes()), d.dim, 0,
+                               static_cast<std::int32_t>(2 + d.exports.back().size())});
     }
   }
 }
@@ -508,7 +510,7 @@ void exchange(MeshStorage& mesh, DatStorage& d, const std::string& loop, long st
   tasks::Codelet& import = engine.codelets().get(loop, d.type, tasks::halo_import_kind());
   const auto bytes = static_cast<std::int64_t>(d.bytes());
   for (int u = 0; u < n; ++u) {
-    if (d.exports[at(u)].empty()) continue;
+    if (d.exports[at(u)].empty() || d.exports_version == d.version) continue;  // its writer gathered them
     engine.submitter().submit(gather, {d.owned[at(u)], mesh.export_handles[at(d.set->number)][at(u)]},
                               d.exports[at(u)], copy_args(bytes, d.dim, 2 + d.exports[at(u)].size()),
                               sizeof(kernels::MeshCopyArgs), true, tag_of(mesh, u, step, d.tag_name),
@@ -650,7 +652,7 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
     int tile;
     TaskBuffers buffers;
     std::vector<std::int64_t> frame;
-    std::vector<tasks::HaloWork::Copies> fills;
+    std::vector<tasks::HaloWork::Copies> fills, packs;
   };
   std::vector<TileTask> tasks_of_loop;
   for (int t = 0; t < tiles; ++t) {
@@ -739,6 +741,54 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
            std::to_string(mesh_codes::kMaxDeviceBuffers) + "; use fewer tiles (fewer neighbours per tile)");
     tasks_of_loop.back().frame = std::move(frame);
   }
+  // The dats this loop writes directly whose export buffers exist (a later loop read them
+  // through a map before): with the exchange inside the tasks, each loop task gathers its
+  // tile's export buffers after its kernel (a HaloWork pack), instead of a gather task per tile
+  // before the next loop that reads them: one task and one link of the chain less per tile.
+  // Not for a dat the loop also reads or writes through a map (a neighbour's task could gather
+  // before this one imports, or the combine tasks finish the values after the loop), nor where
+  // a tile with exports has no loop task, nor beyond the copies' or a CUDA task's limits.
+  std::vector<DatStorage*> packed;
+  for (const LoopArg& a : rt.options.fused_exchange ? args : std::vector<LoopArg>{}) {
+    DatStorage* d = a.dat;
+    if (d == nullptr || a.map != nullptr || !writes(a.access) || d->exports.empty() ||
+        std::find(packed.begin(), packed.end(), d) != packed.end() ||
+        std::any_of(args.begin(), args.end(), [&](const LoopArg& b) { return b.dat == d && b.map != nullptr; }))
+      continue;
+    bool fits = packed.size() < static_cast<std::size_t>(tasks::HaloWork::kMax);
+    std::vector<bool> has_task(static_cast<std::size_t>(tiles), false);
+    for (const TileTask& task : tasks_of_loop) {
+      has_task[at(task.tile)] = true;
+      const std::size_t copies = 1 + d->exports[at(task.tile)].size();
+      if (copies > static_cast<std::size_t>(partition::RegionCopyList::kMax) ||
+          (device && task.buffers.handles.size() + copies > static_cast<std::size_t>(mesh_codes::kMaxDeviceBuffers)))
+        fits = false;
+    }
+    for (int u = 0; u < tiles; ++u)
+      if (!d->exports[at(u)].empty() && !has_task[at(u)]) fits = false;
+    if (!fits) continue;
+    packed.push_back(d);
+    const TaskKind gather = tasks::halo_gather_kind();
+    for (TileTask& task : tasks_of_loop) {
+      const auto& exports = d->exports[at(task.tile)];
+      if (exports.empty()) continue;
+      TaskBuffers& b = task.buffers;
+      tasks::HaloWork::Copies c{};
+      c.args = &d->gather_args[at(task.tile)];
+      c.empty = false;
+      c.tile = static_cast<int>(b.add(d->owned[at(task.tile)], task_mode(a.access)));
+      // The export index, then the buffers: appended as they are (add merges equal handles).
+      c.first = static_cast<int>(b.handles.size());
+      c.count = static_cast<int>(1 + exports.size());
+      c.cpu = gather.cpu;
+      c.cuda = gather.cuda;
+      b.handles.push_back(mesh.export_handles[at(d->set->number)][at(task.tile)]);
+      b.modes.push_back(detail::Access::Read);
+      b.handles.insert(b.handles.end(), exports.begin(), exports.end());
+      b.modes.resize(b.handles.size(), detail::Access::Write);
+      task.packs.push_back(c);
+    }
+  }
   for (const Written& wr : written)
     for (int u = 0; u < tiles; ++u)
       if (tasks::combine_kind(wr.dat->type, wr.assign).cuda != nullptr &&
@@ -749,17 +799,19 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
   const std::vector<bool> imported_by_loop(import_in_tasks ? static_cast<std::size_t>(tiles) : 0, true);
   for (const LoopArg& a : args)
     if (a.map != nullptr && a.access != tessera::Access::Inc) exchange(mesh, *a.dat, name, step, imported_by_loop);
-  tasks::Codelet* with_imports =
-      import_in_tasks ? &engine.codelets().get(name, types, tasks::with_halo_work(kind)) : nullptr;
+  tasks::Codelet* with_copies = import_in_tasks || !packed.empty()
+                                    ? &engine.codelets().get(name, types, tasks::with_halo_work(kind))
+                                    : nullptr;
   for (TileTask& task : tasks_of_loop) {
+    const bool copies = !task.fills.empty() || !task.packs.empty();
     tasks::HaloWork* work = nullptr;
     std::size_t bytes = 0;
-    unsigned char* arg =
-        tasks::new_task_arg(block.prototype, block.size, !task.fills.empty(), kind.cpu, kind.cuda, &work, &bytes);
+    unsigned char* arg = tasks::new_task_arg(block.prototype, block.size, copies, kind.cpu, kind.cuda, &work, &bytes);
     std::memcpy(arg + (bytes - block.size) + block.frame_offset, task.frame.data(),
                 task.frame.size() * sizeof(std::int64_t));
     for (const tasks::HaloWork::Copies& c : task.fills) work->fill[work->fills++] = c;
-    engine.submitter().submit_with_modes(task.fills.empty() ? codelet : *with_imports, task.buffers.handles,
+    for (const tasks::HaloWork::Copies& c : task.packs) work->pack[work->packs++] = c;
+    engine.submitter().submit_with_modes(copies ? *with_copies : codelet, task.buffers.handles,
                                          task.buffers.modes, arg, bytes, true,
                                          tag_of(mesh, task.tile, step, nullptr), {tiles, mesh.rank_edge[at(task.tile)]});
   }
@@ -779,6 +831,7 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
   }
   for (const LoopArg& a : args)
     if (a.dat != nullptr && writes(a.access)) ++a.dat->version;
+  for (DatStorage* d : packed) d->exports_version = d->version;
   // Loops writing a dat twice (through two arguments) bump it twice: harmless.
   for (std::size_t i = 0; i < args.size(); ++i)
     if (!reductions[i].contributions.empty()) {

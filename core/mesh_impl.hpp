@@ -83,9 +83,11 @@ struct DatStorage : HandleOwner {
   std::vector<tasks::Handle> halo;     // [tile], null: empty halo (made at the first exchange)
   std::vector<std::vector<tasks::Handle>> exports;  // [u][k]: to consumers[u][k]
   std::vector<kernels::MeshCopyArgs> import_args;   // [t]: the import of halo[t] inside a loop task
+  std::vector<kernels::MeshCopyArgs> gather_args;   // [u]: the gather into exports[u] inside a loop task
   std::map<std::pair<int, unsigned>, std::vector<std::vector<tasks::Handle>>> slots;  // [t][k]
   std::map<std::pair<int, unsigned>, std::vector<tasks::Handle>> local_slots;  // [t], CUDA only
   long version = 0, halo_version = -1;
+  long exports_version = -1;  // the version the export buffers hold (gathered by its writer's tasks)
 
   std::size_t bytes() const { return element_size * static_cast<std::size_t>(dim); }
   bool materialized() const { return context != nullptr; }
