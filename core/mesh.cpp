@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <new>
 
 #include "core/comm.hpp"
 #include "core/mesh_impl.hpp"
@@ -508,19 +507,18 @@ void exchange(MeshStorage& mesh, DatStorage& d, const std::string& loop, long st
   register_halo(mesh, d);
   tasks::Codelet& gather = engine.codelets().get(loop, d.type, tasks::halo_gather_kind());
   tasks::Codelet& import = engine.codelets().get(loop, d.type, tasks::halo_import_kind());
-  const auto bytes = static_cast<std::int64_t>(d.bytes());
+  // The copies' argument blocks are the dat's own (register_halo), as inside the loop tasks.
   for (int u = 0; u < n; ++u) {
     if (d.exports[at(u)].empty() || d.exports_version == d.version) continue;  // its writer gathered them
     engine.submitter().submit(gather, {d.owned[at(u)], mesh.export_handles[at(d.set->number)][at(u)]},
-                              d.exports[at(u)], copy_args(bytes, d.dim, 2 + d.exports[at(u)].size()),
-                              sizeof(kernels::MeshCopyArgs), true, tag_of(mesh, u, step, d.tag_name),
-                              {n, mesh.rank_edge[at(u)]});
+                              d.exports[at(u)], &d.gather_args[at(u)], sizeof(kernels::MeshCopyArgs), false,
+                              tag_of(mesh, u, step, d.tag_name), {n, mesh.rank_edge[at(u)]});
   }
   for (int t = 0; t < n; ++t) {
     if (d.halo[at(t)] == nullptr || (!imported_by_loop.empty() && imported_by_loop[at(t)])) continue;
     const std::vector<tasks::Handle> sources = import_sources(mesh, d, t);
-    engine.submitter().submit(import, {d.halo[at(t)]}, sources, copy_args(bytes, d.dim, 1 + sources.size()),
-                              sizeof(kernels::MeshCopyArgs), true, tag_of(mesh, t, step, d.tag_name), {n, 0});
+    engine.submitter().submit(import, {d.halo[at(t)]}, sources, &d.import_args[at(t)], sizeof(kernels::MeshCopyArgs),
+                              false, tag_of(mesh, t, step, d.tag_name), {n, 0});
   }
   d.halo_version = d.version;
 }

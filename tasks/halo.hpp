@@ -20,15 +20,15 @@ detail::TaskKind constant_ghosts_kind(std::size_t element_size);
 /// The exchange folded into the tasks that read and write the tiles: a tile task of `kind`
 /// ("interior", "time-block", "loop", a mesh loop) that first copies its neighbours' face
 /// buffers into a tile's ghost layers (what a boundary or halo-import task does) and, after its
-/// kernel, copies a written tile's faces into that tile's face buffers (what a halo-pack task
-/// does). One task per tile and step instead of three. Its argument block is a HaloWork, then
+/// kernel, copies a written tile's faces into that tile's face buffers (what a halo-pack or
+/// halo-gather task does). One task per tile and step instead of three. Its argument block is a HaloWork, then
 /// at kHaloWorkSize the kernel's own block; its buffers are the kernel's, then the face buffers
 /// of the copies.
 struct HaloWork {
   struct Copies {
     // The copy kernel's argument block: a partition::RegionCopyList (region copies) or a
-    // kernels::MeshCopyArgs (a mesh halo import). Slot 0: the tile (or halo), slots
-    // 1..count: face (or export) buffers.
+    // kernels::MeshCopyArgs (a mesh halo import or export gather). Slot 0: the tile (or
+    // halo), slots 1..count: face (or export index and export) buffers.
     const void* args;
     bool empty;  // nothing to copy: skipped
     int tile;    // the tile's buffer in the task
