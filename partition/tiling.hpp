@@ -26,7 +26,7 @@ struct Tile {
 
 // The tile extent used along an axis of `extent` points when `tile` is asked for: at most the
 // extent (one tile covers the axis). And how many tiles that makes (the last may be smaller).
-// tiles_along narrows to int: callers check tile_count_along first (core/grid.cpp).
+// tiles_along narrows to int: callers check tile_count_along first (core/grid/grid.cpp).
 std::int64_t clamped_tile(std::int64_t extent, std::int64_t tile);
 std::int64_t tile_count_along(std::int64_t extent, std::int64_t tile);
 int tiles_along(std::int64_t extent, std::int64_t tile);

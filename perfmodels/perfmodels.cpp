@@ -9,7 +9,7 @@
 #include <map>
 #include <set>
 
-#include "core/context.hpp"
+#include "core/runtime/context.hpp"
 #include "tasks/starpu.hpp"
 
 namespace tessera::perfmodels {

@@ -116,7 +116,7 @@ Engine::Engine(const EngineConfig& config)
     setenv("STARPU_GENERATE_TRACE", "1", 0);  // paje.trace and tasks.rec at shutdown
   }
 #ifdef TESSERA_WITH_MPI
-  // MPI is already up (core/comm.cpp), so StarPU-MPI must not initialise it again. A one-rank
+  // MPI is already up (core/runtime/comm.cpp), so StarPU-MPI must not initialise it again. A one-rank
   // run uses plain StarPU, without StarPU-MPI's progress thread taking a core from the workers.
   const int ret = distributed_ ? starpu_mpi_init_conf(nullptr, nullptr, 0, MPI_COMM_WORLD, &conf)
                                : starpu_init(&conf);

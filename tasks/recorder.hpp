@@ -2,7 +2,7 @@
 // trace::RankTrace: the tag the task was submitted with, its worker and its times; or, when
 // only the summary is asked for, running totals per worker and kind (memory flat in the number
 // of tasks). The outputs
-// (trace/) and the gathering of ranks (core/recording.cpp) take it from there.
+// (trace/) and the gathering of ranks (core/runtime/recording.cpp) take it from there.
 #pragma once
 
 #include <map>

@@ -12,7 +12,7 @@
 #include <tessera/mesh.hpp>
 
 #include "apps/airfoil/solver.hpp"
-#include "core/mesh_impl.hpp"
+#include "core/mesh/mesh_impl.hpp"
 #include "tests/reference/airfoil_reference.hpp"
 #include "tests/test_support.hpp"
 

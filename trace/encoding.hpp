@@ -1,5 +1,5 @@
 // A flat byte encoding of RankTrace records, so that ranks can send their records to rank 0
-// (core/recording.cpp moves the bytes; nothing here knows MPI).
+// (core/runtime/recording.cpp moves the bytes; nothing here knows MPI).
 #pragma once
 
 #include <string>

@@ -60,7 +60,7 @@ Reductions<Tags...> reductions(Tags...) {
 
 namespace detail {
 
-struct PendingReduction;  // the partial results of submitted tasks (core/reduce.cpp)
+struct PendingReduction;  // the partial results of submitted tasks (core/grid/reduce.cpp)
 /// Waits for the tasks, folds the tile results in tile order on every rank (collective), and
 /// returns one value per reduction. Once only.
 std::vector<double> finish_reduction(PendingReduction& pending);

@@ -135,7 +135,7 @@ class Runtime {
   /// Forgets the recorded tasks, e.g. those of a calibration sweep before a measured run.
   void clear_recorded();
 
-  /// The runtime's context (core/context.hpp): for the library's own use.
+  /// The runtime's context (core/runtime/context.hpp): for the library's own use.
   detail::Context& context() const { return *context_; }
 
  private:

@@ -1,6 +1,6 @@
 // Type-erased storage of a field: the tiles (interior plus ghost layers) of one field, each a
 // runtime data handle, and the halo buffers of each stencil shape used on it. Field<T, D> is a
-// typed view of this; the library (core/field.cpp) implements it.
+// typed view of this; the library (core/grid/field.cpp) implements it.
 #pragma once
 
 #include <array>
@@ -15,7 +15,7 @@
 namespace tessera::detail {
 
 struct Context;
-struct HaloSet;  // the halo buffers and plans of one (width, shape) (core/field_impl.hpp)
+struct HaloSet;  // the halo buffers and plans of one (width, shape) (core/grid/field_impl.hpp)
 
 struct GridSpec {
   int dims = 3;
@@ -131,7 +131,7 @@ class FieldStorage {
   /// down before this field is destroyed). The field is unusable afterwards.
   void release_handles();
 
-  struct Impl;  // tiling, distribution, handles, halo buffers (core/field_impl.hpp)
+  struct Impl;  // tiling, distribution, handles, halo buffers (core/grid/field_impl.hpp)
   Impl& impl() const { return *impl_; }
 
  private:

@@ -1,5 +1,5 @@
 // The task of a mesh loop on one tile: the user's kernel called once per element of the tile,
-// in element order, with a pointer per argument. The library (core/mesh.cpp) writes the frame:
+// in element order, with a pointer per argument. The library (core/mesh/mesh.cpp) writes the frame:
 // which of the task's buffers holds what for each argument.
 #pragma once
 

@@ -1,6 +1,6 @@
 // What the header templates need to define a task kind and to run inside one: the kind's
 // declaration, the tile frame and argument block, and the buffer accessors. The library does
-// every submission (core/tile_tasks.cpp); no runtime type appears here.
+// every submission (core/grid/tile_tasks.cpp); no runtime type appears here.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-#include "core/comm.hpp"
+#include "core/runtime/comm.hpp"
 
 #include <chrono>
 #include <climits>
@@ -7,7 +7,7 @@
 #include <new>
 #include <thread>
 
-#include "core/watchdog.hpp"
+#include "core/runtime/watchdog.hpp"
 #include "tasks/engine.hpp"
 #include "tessera/error.hpp"
 

@@ -1,14 +1,14 @@
 // Tiles written to files by tasks: one task per tile reads the tile and writes its file on the
-// tile's owner (whole or absent: core/files.hpp), so writing overlaps the tasks submitted after
-// it and no rank gathers a field. Field output (core/output.cpp) and checkpoints
-// (core/checkpoint.cpp) both write this way.
+// tile's owner (whole or absent: core/runtime/files.hpp), so writing overlaps the tasks submitted after
+// it and no rank gathers a field. Field output (core/io/output.cpp) and checkpoints
+// (core/io/checkpoint.cpp) both write this way.
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <string>
 
-#include "core/context.hpp"
+#include "core/runtime/context.hpp"
 #include "tessera/detail/field_storage.hpp"
 
 namespace tessera::detail {

@@ -1,5 +1,5 @@
 // The run's trace outputs (--trace, --report): paths checked before StarPU starts, every
-// rank's record gathered at the end, and the files written by rank 0 (core/files.hpp: a
+// rank's record gathered at the end, and the files written by rank 0 (core/runtime/files.hpp: a
 // temporary file renamed when complete, every write checked).
 #pragma once
 

@@ -2,11 +2,11 @@
 // read, so nothing is exchanged.
 #include <algorithm>
 
-#include "core/checks.hpp"
-#include "core/context.hpp"
-#include "core/field_impl.hpp"
-#include "core/reduce.hpp"
-#include "core/tile_tasks.hpp"
+#include "core/grid/checks.hpp"
+#include "core/runtime/context.hpp"
+#include "core/grid/field_impl.hpp"
+#include "core/grid/reduce.hpp"
+#include "core/grid/tile_tasks.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera::detail {

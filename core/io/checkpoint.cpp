@@ -1,5 +1,5 @@
 // Checkpoint and restart (include/tessera/checkpoint.hpp). Tiles are written by tasks on their
-// owners into DIR.partial (core/tile_files.hpp); commit() gathers their checksums, rank 0
+// owners into DIR.partial (core/io/tile_files.hpp); commit() gathers their checksums, rank 0
 // writes the manifest and renames DIR.partial to DIR. A restart reads the manifest (itself
 // checksummed) and, on each rank, the tile files that overlap the tiles it owns now, so the
 // tiling and the rank count may differ from the run that wrote it. Ranks share the file
@@ -19,11 +19,11 @@
 #include <sstream>
 #include <vector>
 
-#include "core/comm.hpp"
-#include "core/context.hpp"
-#include "core/field_impl.hpp"
-#include "core/files.hpp"
-#include "core/tile_files.hpp"
+#include "core/runtime/comm.hpp"
+#include "core/runtime/context.hpp"
+#include "core/grid/field_impl.hpp"
+#include "core/runtime/files.hpp"
+#include "core/io/tile_files.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera::detail {

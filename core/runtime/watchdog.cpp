@@ -1,11 +1,11 @@
-#include "core/watchdog.hpp"
+#include "core/runtime/watchdog.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <string>
 
-#include "core/comm.hpp"
+#include "core/runtime/comm.hpp"
 
 namespace tessera::detail {
 

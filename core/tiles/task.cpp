@@ -4,9 +4,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "core/checks.hpp"
-#include "core/context.hpp"
-#include "core/field_impl.hpp"
+#include "core/grid/checks.hpp"
+#include "core/runtime/context.hpp"
+#include "core/grid/field_impl.hpp"
 #include "tessera/error.hpp"
 #include "tessera/stencil.hpp"
 #include "tessera/task.hpp"

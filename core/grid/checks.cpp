@@ -1,6 +1,6 @@
 // Validation of fields, boundaries and stencil applications: every rule is checked before any
 // task is submitted.
-#include "core/checks.hpp"
+#include "core/grid/checks.hpp"
 #include "tessera/stencil.hpp"
 
 #include <sys/resource.h>

@@ -1,4 +1,4 @@
-#include "core/files.hpp"
+#include "core/runtime/files.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -2,7 +2,7 @@
 // level, and which source tiles each destination tile's points are anchored in.
 #include <algorithm>
 
-#include "core/checks.hpp"
+#include "core/grid/checks.hpp"
 #include "tessera/error.hpp"
 #include "tessera/levels.hpp"
 

@@ -4,7 +4,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/tile_tasks.hpp"
+#include "core/grid/tile_tasks.hpp"
 #include "tessera/loop.hpp"
 
 namespace tessera::detail {

@@ -2,10 +2,10 @@
 // interior tasks.
 #include <algorithm>
 
-#include "core/checks.hpp"
-#include "core/context.hpp"
-#include "core/field_impl.hpp"
-#include "core/tile_tasks.hpp"
+#include "core/grid/checks.hpp"
+#include "core/runtime/context.hpp"
+#include "core/grid/field_impl.hpp"
+#include "core/grid/tile_tasks.hpp"
 #include "tasks/halo.hpp"
 #include "tessera/stencil.hpp"
 

@@ -11,12 +11,12 @@
 #include <sstream>
 #include <vector>
 
-#include "core/checks.hpp"
-#include "core/comm.hpp"
-#include "core/context.hpp"
-#include "core/field_impl.hpp"
-#include "core/files.hpp"
-#include "core/tile_files.hpp"
+#include "core/grid/checks.hpp"
+#include "core/runtime/comm.hpp"
+#include "core/runtime/context.hpp"
+#include "core/grid/field_impl.hpp"
+#include "core/runtime/files.hpp"
+#include "core/io/tile_files.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera::detail {

@@ -1,11 +1,11 @@
-#include "core/field_impl.hpp"
-#include "core/tile_tasks.hpp"
+#include "core/grid/field_impl.hpp"
+#include "core/grid/tile_tasks.hpp"
 
 #include <cstdlib>
 #include <cstring>
 #include <new>
 
-#include "core/context.hpp"
+#include "core/runtime/context.hpp"
 #include "tasks/halo.hpp"
 #include "tessera/error.hpp"
 

@@ -2,7 +2,7 @@
 // argument, the rule and the fix.
 #include <cctype>
 
-#include "core/mesh_impl.hpp"
+#include "core/mesh/mesh_impl.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera::detail {

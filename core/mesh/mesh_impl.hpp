@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/context.hpp"
+#include "core/runtime/context.hpp"
 #include "kernels/cpu/mesh.hpp"
 #include "partition/mesh_partition.hpp"
 #include "tasks/data.hpp"
@@ -117,7 +117,7 @@ struct GlobalStorage : HandleOwner {
   ~GlobalStorage();
 };
 
-/// Every check of one loop, before anything is submitted (core/mesh_checks.cpp).
+/// Every check of one loop, before anything is submitted (core/mesh/mesh_checks.cpp).
 void check_loop(const std::string& name, const SetStorage& set, const std::vector<LoopArg>& args);
 /// Testing only: makes new increment plans add shared targets' slots in reverse order, so that
 /// a test can see that the order is what keeps results equal to the serial loop.

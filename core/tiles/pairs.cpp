@@ -4,7 +4,7 @@
 // by source in one order, whatever the schedule, the workers or the ranks.
 #include <algorithm>
 
-#include "core/checks.hpp"
+#include "core/grid/checks.hpp"
 #include "tessera/error.hpp"
 #include "tessera/pairs.hpp"
 

@@ -1,10 +1,10 @@
 // Reductions: each task of a loop with reductions writes its tile's partial results; every
 // rank then folds the tiles' results in tile order, so the answer is the same for any
 // schedule, worker, backend or rank count.
-#include "core/reduce.hpp"
+#include "core/grid/reduce.hpp"
 
-#include "core/context.hpp"
-#include "core/field_impl.hpp"
+#include "core/runtime/context.hpp"
+#include "core/grid/field_impl.hpp"
 
 #include <limits>
 

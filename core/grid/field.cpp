@@ -3,10 +3,10 @@
 // engine), and host access (fill, gather, single points, per-tile results).
 #include <cstring>
 
-#include "core/checks.hpp"
-#include "core/comm.hpp"
-#include "core/context.hpp"
-#include "core/field_impl.hpp"
+#include "core/grid/checks.hpp"
+#include "core/runtime/comm.hpp"
+#include "core/runtime/context.hpp"
+#include "core/grid/field_impl.hpp"
 #include "tasks/halo.hpp"
 #include "tessera/error.hpp"
 

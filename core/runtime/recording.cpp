@@ -1,9 +1,9 @@
-#include "core/recording.hpp"
+#include "core/runtime/recording.hpp"
 
 #include <sstream>
 
-#include "core/comm.hpp"
-#include "core/files.hpp"
+#include "core/runtime/comm.hpp"
+#include "core/runtime/files.hpp"
 #include "tessera/error.hpp"
 #include "trace/encoding.hpp"
 

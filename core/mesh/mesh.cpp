@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "core/comm.hpp"
-#include "core/mesh_impl.hpp"
+#include "core/runtime/comm.hpp"
+#include "core/mesh/mesh_impl.hpp"
 #include "kernels/cpu/mesh.hpp"
 #include "tasks/halo.hpp"
 #include "tasks/mesh_kinds.hpp"

@@ -7,8 +7,8 @@
 #include <set>
 #include <string>
 
-#include "core/recording.hpp"
-#include "core/watchdog.hpp"
+#include "core/runtime/recording.hpp"
+#include "core/runtime/watchdog.hpp"
 #include "tasks/engine.hpp"
 #include "tessera/runtime.hpp"
 

@@ -15,9 +15,9 @@
 #include <sstream>
 #include <vector>
 
-#include "core/comm.hpp"
-#include "core/context.hpp"
-#include "core/files.hpp"
+#include "core/runtime/comm.hpp"
+#include "core/runtime/context.hpp"
+#include "core/runtime/files.hpp"
 #include "tessera/detail/field_storage.hpp"
 #include "tessera/error.hpp"
 
