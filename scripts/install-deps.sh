@@ -11,6 +11,7 @@ packages=(build-essential cmake pkg-config libstarpu-dev libhwloc-dev libopenmpi
           libfmt-dev libfxt-dev  # libfxt-dev: FxT traces in a StarPU from scripts/build-starpu.sh
           libmetis-dev  # mesh partitioning (tessera::partition_mesh)
           libfftw3-dev  # NAS FT (apps/ft) only; the library does not use it
+          clang-format clang-tidy  # the format test (scripts/format.sh) and the lint script
           chromium)  # headless, for the test that renders the HTML run report (~300 MB)
 if [ "${1:-}" = --simulation ]; then
   packages=(libsimgrid-dev     # StarPU's SimGrid mode (scripts/build-starpu.sh --simgrid)
