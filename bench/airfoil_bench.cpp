@@ -32,11 +32,14 @@ namespace {
 
 using namespace apps::airfoil;
 
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 // Blocks of `block` consecutive elements, coloured greedily so that blocks of one colour share
 // no target; returns, per colour, its blocks' first elements.
-std::vector<std::vector<std::int32_t>> colour_blocks(std::int32_t n, int arity, const std::int32_t* targets,
+std::vector<std::vector<std::int32_t>> colour_blocks(std::int32_t n, int arity,
+                                                     const std::int32_t* targets,
                                                      std::int32_t ntargets, std::int32_t block) {
   std::vector<std::uint64_t> used(static_cast<std::size_t>(ntargets), 0);
   std::vector<std::vector<std::int32_t>> colours;
@@ -44,7 +47,8 @@ std::vector<std::vector<std::int32_t>> colour_blocks(std::int32_t n, int arity, 
     const std::int32_t end = std::min(n, b + block);
     std::uint64_t taken = 0;
     for (std::int32_t e = b; e < end; ++e)
-      for (int i = 0; i < arity; ++i) taken |= used[static_cast<std::size_t>(targets[e * arity + i])];
+      for (int i = 0; i < arity; ++i)
+        taken |= used[static_cast<std::size_t>(targets[e * arity + i])];
     int c = 0;
     while ((taken >> c) & 1ull) ++c;
     if (c >= 64) {
@@ -52,7 +56,8 @@ std::vector<std::vector<std::int32_t>> colour_blocks(std::int32_t n, int arity, 
       std::exit(2);
     }
     for (std::int32_t e = b; e < end; ++e)
-      for (int i = 0; i < arity; ++i) used[static_cast<std::size_t>(targets[e * arity + i])] |= 1ull << c;
+      for (int i = 0; i < arity; ++i)
+        used[static_cast<std::size_t>(targets[e * arity + i])] |= 1ull << c;
     if (static_cast<int>(colours.size()) <= c) colours.resize(static_cast<std::size_t>(c) + 1);
     colours[static_cast<std::size_t>(c)].push_back(b);
   }
@@ -62,8 +67,14 @@ std::vector<std::vector<std::int32_t>> colour_blocks(std::int32_t n, int arity, 
 class OpenMPAirfoil {
  public:
   OpenMPAirfoil(const Mesh& m, int threads, std::int32_t block)
-      : m_(m), c_(constants()), threads_(threads), block_(block), q_(free_stream(c_, m.ncell)), qold_(q_.size()),
-        res_(q_.size(), 0.0), adt_(static_cast<std::size_t>(m.ncell)),
+      : m_(m),
+        c_(constants()),
+        threads_(threads),
+        block_(block),
+        q_(free_stream(c_, m.ncell)),
+        qold_(q_.size()),
+        res_(q_.size(), 0.0),
+        adt_(static_cast<std::size_t>(m.ncell)),
         edge_colours_(colour_blocks(m.nedge, 2, m.ecell.data(), m.ncell, block)),
         bedge_colours_(colour_blocks(m.nbedge, 1, m.becell.data(), m.ncell, block)) {}
 
@@ -88,8 +99,8 @@ class OpenMPAirfoil {
           for (std::int32_t e = blocks[b]; e < std::min(m.nedge, blocks[b] + block_); ++e) {
             const std::int32_t* n = &m.edge[2 * static_cast<std::size_t>(e)];
             const std::int32_t* c = &m.ecell[2 * static_cast<std::size_t>(e)];
-            ResCalc{c_}(x + 2 * n[0], x + 2 * n[1], q + 4 * c[0], q + 4 * c[1], adt + c[0], adt + c[1], res + 4 * c[0],
-                        res + 4 * c[1]);
+            ResCalc{c_}(x + 2 * n[0], x + 2 * n[1], q + 4 * c[0], q + 4 * c[1], adt + c[0],
+                        adt + c[1], res + 4 * c[0], res + 4 * c[1]);
           }
       }
       for (const auto& blocks : bedge_colours_) {
@@ -98,12 +109,14 @@ class OpenMPAirfoil {
           for (std::int32_t e = blocks[b]; e < std::min(m.nbedge, blocks[b] + block_); ++e) {
             const std::int32_t* n = &m.bedge[2 * static_cast<std::size_t>(e)];
             const std::int32_t c = m.becell[static_cast<std::size_t>(e)];
-            BresCalc{c_}(x + 2 * n[0], x + 2 * n[1], q + 4 * c, adt + c, res + 4 * c, &m.bound[static_cast<std::size_t>(e)]);
+            BresCalc{c_}(x + 2 * n[0], x + 2 * n[1], q + 4 * c, adt + c, res + 4 * c,
+                         &m.bound[static_cast<std::size_t>(e)]);
           }
       }
       double rms = 0.0, maxerr = 0.0;
 #pragma omp parallel for schedule(static) num_threads(threads_) reduction(+ : rms) reduction(max : maxerr)
-      for (std::int32_t c = 0; c < m.ncell; ++c) Update{}(qold + 4 * c, q + 4 * c, res + 4 * c, adt + c, &rms, &maxerr);
+      for (std::int32_t c = 0; c < m.ncell; ++c)
+        Update{}(qold + 4 * c, q + 4 * c, res + 4 * c, adt + c, &rms, &maxerr);
       rms_ = rms;
       maxerr_ = maxerr;
     }
@@ -139,8 +152,10 @@ int main(int argc, char** argv) {
   cli.add_option("--iterations", iterations, "iterations per round")->check(CLI::PositiveNumber);
   cli.add_option("--reps", reps, "rounds")->check(CLI::PositiveNumber);
   cli.add_option("--tiles", tiles, "Tessera tiles (METIS)")->check(CLI::PositiveNumber);
-  cli.add_option("--threads", threads, "OpenMP threads and, unless --ncpu, StarPU CPU workers (default: StarPU's)");
-  cli.add_option("--block", block, "OpenMP block size (edges per coloured block)")->check(CLI::PositiveNumber);
+  cli.add_option("--threads", threads,
+                 "OpenMP threads and, unless --ncpu, StarPU CPU workers (default: StarPU's)");
+  cli.add_option("--block", block, "OpenMP block size (edges per coloured block)")
+      ->check(CLI::PositiveNumber);
   CLI11_PARSE(cli, argc, argv);
   if (threads > 0 && runtime.cpu_workers < 0) runtime.cpu_workers = threads;
   runtime.cuda_workers = 0;
@@ -151,10 +166,12 @@ int main(int argc, char** argv) {
   if (threads <= 0) threads = rt.cpu_workers();
   Solver solver(m, tiles, tessera::Partitioner::Metis);
   OpenMPAirfoil omp(m, threads, block);
-  std::printf("airfoil bench: %d cells, %d edges, %d iterations x %d rounds; Tessera %d tiles, %d CPU workers, %s; "
-              "OpenMP %d threads, %zu edge colours of %d-edge blocks\n",
-              m.ncell, m.nedge, iterations, reps, tiles, rt.cpu_workers(), rt.scheduler().c_str(), threads,
-              omp.colours(), block);
+  std::printf(
+      "airfoil bench: %d cells, %d edges, %d iterations x %d rounds; Tessera %d tiles, %d CPU "
+      "workers, %s; "
+      "OpenMP %d threads, %zu edge colours of %d-edge blocks\n",
+      m.ncell, m.nedge, iterations, reps, tiles, rt.cpu_workers(), rt.scheduler().c_str(), threads,
+      omp.colours(), block);
   std::vector<double> t_omp, t_tessera;
   for (int r = 0; r < reps; ++r) {
     starpu_pause();  // StarPU 1.3's idle workers poll: keep them off the OpenMP threads' cores
@@ -171,12 +188,15 @@ int main(int argc, char** argv) {
     t_tessera.push_back(now() - start);
   }
   const double rms_tessera = solver.rms(), rms_omp = omp.rms();
-  std::printf("openmp   best %.4f s  median %.4f s  (%.3f ms/iteration)\n", *std::min_element(t_omp.begin(), t_omp.end()),
-              median(t_omp), 1e3 * median(t_omp) / iterations);
+  std::printf("openmp   best %.4f s  median %.4f s  (%.3f ms/iteration)\n",
+              *std::min_element(t_omp.begin(), t_omp.end()), median(t_omp),
+              1e3 * median(t_omp) / iterations);
   std::printf("tessera  best %.4f s  median %.4f s  (%.3f ms/iteration)\n",
-              *std::min_element(t_tessera.begin(), t_tessera.end()), median(t_tessera), 1e3 * median(t_tessera) / iterations);
+              *std::min_element(t_tessera.begin(), t_tessera.end()), median(t_tessera),
+              1e3 * median(t_tessera) / iterations);
   std::printf("ratio OpenMP/Tessera time (best): %.3f\n",
-              *std::min_element(t_omp.begin(), t_omp.end()) / *std::min_element(t_tessera.begin(), t_tessera.end()));
+              *std::min_element(t_omp.begin(), t_omp.end()) /
+                  *std::min_element(t_tessera.begin(), t_tessera.end()));
   // Same iterations on both sides: rms and the flow field agree to rounding.
   const std::vector<double> q = solver.q();
   double worst = 0, scale = 0;  // the largest difference relative to the largest value
@@ -186,8 +206,10 @@ int main(int argc, char** argv) {
   }
   worst /= scale;
   const double rms_diff = std::fabs(rms_tessera - rms_omp) / rms_omp;
-  std::printf("rms tessera %.17g openmp %.17g (relative difference %.2e); largest q difference %.2e (relative to max |q|)\n",
-              rms_tessera, rms_omp, rms_diff, worst);
+  std::printf(
+      "rms tessera %.17g openmp %.17g (relative difference %.2e); largest q difference %.2e "
+      "(relative to max |q|)\n",
+      rms_tessera, rms_omp, rms_diff, worst);
   const bool ok = rms_diff < 1e-8 && worst < 1e-10;
   std::printf("%s\n", ok ? "results agree" : "RESULTS DIFFER");
   bench::Case c;  // the suite's JSON line (bench/run.sh); per iteration, best rounds

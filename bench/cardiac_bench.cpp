@@ -100,7 +100,8 @@ struct Twin {
     std::vector<double> out;
     for (std::int64_t z = 0; z < n[2]; ++z)
       for (std::int64_t y = 0; y < n[1]; ++y)
-        for (std::int64_t x = 0; x < n[0]; ++x) out.push_back(v[static_cast<std::size_t>(at(x, y, z))]);
+        for (std::int64_t x = 0; x < n[0]; ++x)
+          out.push_back(v[static_cast<std::size_t>(at(x, y, z))]);
     return out;
   }
 };
@@ -127,17 +128,23 @@ int run(const std::vector<long>& size, const std::vector<long>& tile, long steps
   const bench::Best best = bench::interleaved_rounds(
       reps,
       [&] {
-        return bench::seconds_per_step_in_blocks(steps, [&](long k) { model.advance(k); }, [&] { rt.wait(); });
+        return bench::seconds_per_step_in_blocks(
+            steps, [&](long k) { model.advance(k); }, [&] { rt.wait(); });
       },
-      [&] { return bench::seconds_per_step(steps, [&] { twin.step(threads); }, [] {}); });
-  bench::Case c = bench::grid_case("cardiac" + std::to_string(D) + "d", grid, rt.cpu_workers(), threads, steps);
+      [&] {
+        return bench::seconds_per_step(
+            steps, [&] { twin.step(threads); }, [] {});
+      });
+  bench::Case c =
+      bench::grid_case("cardiac" + std::to_string(D) + "d", grid, rt.cpu_workers(), threads, steps);
   c.bytes_per_point = 4 * sizeof(double);  // e and r read, e_next and r written
   c.steps_per_exchange = model.depth;
   c.omp_s = best.omp_s;
   c.tessera_s = best.tessera_s;
   c.equal = model.e.gather() == twin.interior(twin.ep) && model.r.gather() == twin.interior(twin.r);
   starpu_pause();
-  c.copy_gbs = bench::copy_bandwidth(static_cast<std::size_t>(grid.points()) * sizeof(double), threads);
+  c.copy_gbs =
+      bench::copy_bandwidth(static_cast<std::size_t>(grid.points()) * sizeof(double), threads);
   starpu_resume();
   return bench::report(c);
 }

@@ -28,12 +28,19 @@ struct Twin {
 
   Twin(std::int64_t nx_, std::int64_t ny_, const std::vector<float>& t0, std::vector<float> wind_x,
        std::vector<float> wind_y)
-      : nx(nx_), ny(ny_), sx(nx_ + 2), t(static_cast<std::size_t>((nx_ + 2) * (ny_ + 2)), 0.0f),
-        out(t), wx(std::move(wind_x)), wy(std::move(wind_y)) {
+      : nx(nx_),
+        ny(ny_),
+        sx(nx_ + 2),
+        t(static_cast<std::size_t>((nx_ + 2) * (ny_ + 2)), 0.0f),
+        out(t),
+        wx(std::move(wind_x)),
+        wy(std::move(wind_y)) {
     for (std::int64_t y = 0; y < ny; ++y)
       for (std::int64_t x = 0; x < nx; ++x) t[at(x, y)] = t0[static_cast<std::size_t>(x + nx * y)];
   }
-  std::size_t at(std::int64_t x, std::int64_t y) const { return static_cast<std::size_t>(x + 1 + (y + 1) * sx); }
+  std::size_t at(std::int64_t x, std::int64_t y) const {
+    return static_cast<std::size_t>(x + 1 + (y + 1) * sx);
+  }
 
   void step(const apps::CloudParams& c, int threads) {
     const apps::CloudStep edge{nx, ny, c};
@@ -62,7 +69,8 @@ struct Twin {
         const float xf = xwind > 0 ? 1.0f : -1.0f, yf = ywind > 0 ? 1.0f : -1.0f;
         const float tx = xwind > 0 ? right : left, ty = ywind > 0 ? up : down;
         const float cx = xf * xwind, cy = yf * ywind;
-        const float temp_wind = (-cx * ((in - tx) / c.cell_length)) - (cy * ((in - ty) / c.cell_length));
+        const float temp_wind =
+            (-cx * ((in - tx) / c.cell_length)) - (cy * ((in - ty) / c.cell_length));
         const float result = in + -c.k * (sum / 4.0f) * c.dt;
         o[x] = result + temp_wind * c.dt;
       }
@@ -103,9 +111,13 @@ int main(int argc, char** argv) {
     const bench::Best best = bench::interleaved_rounds(
         reps,
         [&] {
-          return bench::seconds_per_step_in_blocks(steps, [&](long n) { sim.advance(n); }, [&] { rt.wait(); });
+          return bench::seconds_per_step_in_blocks(
+              steps, [&](long n) { sim.advance(n); }, [&] { rt.wait(); });
         },
-        [&] { return bench::seconds_per_step(steps, [&] { twin.step(params, threads); }, [] {}); });
+        [&] {
+          return bench::seconds_per_step(
+              steps, [&] { twin.step(params, threads); }, [] {});
+        });
     bench::Case c = bench::grid_case("cloudsim", grid, rt.cpu_workers(), threads, steps);
     c.bytes_per_point = 4 * sizeof(float);  // t, wind_x, wind_y read, t_next written
     c.steps_per_exchange = sim.depth;
@@ -113,7 +125,8 @@ int main(int argc, char** argv) {
     c.tessera_s = best.tessera_s;
     c.equal = sim.t.gather() == twin.interior();
     starpu_pause();
-    c.copy_gbs = bench::copy_bandwidth(static_cast<std::size_t>(grid.points()) * sizeof(float), threads);
+    c.copy_gbs =
+        bench::copy_bandwidth(static_cast<std::size_t>(grid.points()) * sizeof(float), threads);
     starpu_resume();
     return bench::report(c);
   } catch (const tessera::Error& e) {

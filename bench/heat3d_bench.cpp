@@ -40,8 +40,7 @@
 namespace {
 
 double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 struct Stats {
@@ -96,8 +95,8 @@ void baseline_step(const Baseline& g, const double* u, double* next, double alph
       const double* c = u + g.at(0, y, z);
       double* o = next + g.at(0, y, z);
       for (std::int64_t x = 1; x <= nx; ++x)
-        o[x] = c[x] + alpha * (c[x - 1] + c[x + 1] + c[x - sy] + c[x + sy] + c[x - sz] +
-                               c[x + sz] - 6.0 * c[x]);
+        o[x] = c[x] + alpha * (c[x - 1] + c[x + 1] + c[x - sy] + c[x + sy] + c[x - sz] + c[x + sz] -
+                               6.0 * c[x]);
     }
 }
 
@@ -171,10 +170,11 @@ int main(int argc, char** argv) {
     depth = apps::steps_per_exchange(heat, grid, depth);
     tessera::Field<double, 3> u(grid, depth, apps::heat3d_boundaries(), "u");
     tessera::Field<double, 3> next(grid, depth, apps::heat3d_boundaries(), "next");
-    std::printf("bench_heat3d grid=%s tile=%s threads=%d workers=%d sched=%s steps=%d reps=%d "
-                "warmup=%d alpha=%g steps_per_exchange=%d\n",
-                dims(size).c_str(), tile_str.c_str(), threads, rt.cpu_workers(),
-                rt.scheduler().c_str(), steps, reps, warmup, alpha, depth);
+    std::printf(
+        "bench_heat3d grid=%s tile=%s threads=%d workers=%d sched=%s steps=%d reps=%d "
+        "warmup=%d alpha=%g steps_per_exchange=%d\n",
+        dims(size).c_str(), tile_str.c_str(), threads, rt.cpu_workers(), rt.scheduler().c_str(),
+        steps, reps, warmup, alpha, depth);
     if (rt.cpu_workers() != threads)
       std::printf("note: %d Tessera CPU workers but %d OpenMP threads\n", rt.cpu_workers(),
                   threads);

@@ -36,18 +36,17 @@
 
 namespace {
 
-#define BENCH_CUDA(call)                                                                \
-  do {                                                                                  \
-    const cudaError_t err_ = (call);                                                    \
-    if (err_ != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(err_));         \
-      std::exit(2);                                                                     \
-    }                                                                                   \
+#define BENCH_CUDA(call)                                                        \
+  do {                                                                          \
+    const cudaError_t err_ = (call);                                            \
+    if (err_ != cudaSuccess) {                                                  \
+      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(err_)); \
+      std::exit(2);                                                             \
+    }                                                                           \
   } while (0)
 
 double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 double best(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
@@ -78,15 +77,16 @@ __global__ void heat_kernel(const double* __restrict__ u, double* __restrict__ n
   for (std::int64_t z = 1; z <= g.nz; ++z) {
     const std::int64_t i = x + y * sy + z * sz;
     const double c = u[i];
-    next[i] = c + alpha * (u[i - 1] + u[i + 1] + u[i - sy] + u[i + sy] + u[i - sz] + u[i + sz] -
-                           6.0 * c);
+    next[i] =
+        c + alpha * (u[i - 1] + u[i + 1] + u[i - sy] + u[i + sy] + u[i - sz] + u[i + sz] - 6.0 * c);
   }
 }
 
 void shell_init(const Shell& g, std::vector<double>& host) {
   host.assign(static_cast<std::size_t>(g.size()), 0.0);
   for (std::int64_t z = 1; z <= g.nz; ++z)
-    for (std::int64_t y = 1; y <= g.ny; ++y) host[static_cast<std::size_t>(y * g.sy() + z * g.sz())] = 1.0;
+    for (std::int64_t y = 1; y <= g.ny; ++y)
+      host[static_cast<std::size_t>(y * g.sy() + z * g.sz())] = 1.0;
 }
 
 struct Measured {
@@ -107,8 +107,9 @@ void print(const Measured& m, double points, double copy_gbs) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App cli{"bench_heat3d_gpu: Tessera heat3d on a GPU (GPU-only, CPU+GPU) vs a hand-written "
-               "CUDA stencil vs device copy bandwidth"};
+  CLI::App cli{
+      "bench_heat3d_gpu: Tessera heat3d on a GPU (GPU-only, CPU+GPU) vs a hand-written "
+      "CUDA stencil vs device copy bandwidth"};
   tessera::Options opts;
   tessera::add_options(cli, opts);
   std::vector<long> size{512, 512, 512}, tile{512, 512, 32};
@@ -252,9 +253,10 @@ int main(int argc, char** argv) {
         if (std::memcmp(&got[k], &want[k], sizeof(double)) != 0) ++differ;
       if (differ != 0) rc = 1;
       std::ostringstream detail;
-      detail << "workers=" << rt.cpu_workers() << "cpu+" << rt.cuda_workers() << "cuda tiles="
-             << grid.tiles() << " sched=" << rt.scheduler() << " check=" << (differ ? "!=" : "==")
-             << "kernel(" << differ << " points differ after " << total_steps << " steps)";
+      detail << "workers=" << rt.cpu_workers() << "cpu+" << rt.cuda_workers()
+             << "cuda tiles=" << grid.tiles() << " sched=" << rt.scheduler()
+             << " check=" << (differ ? "!=" : "==") << "kernel(" << differ
+             << " points differ after " << total_steps << " steps)";
       results.push_back({v.name, best(t), median(t), detail.str()});
       print(results.back(), points, copy_gbs);
     }
@@ -273,7 +275,8 @@ int main(int argc, char** argv) {
                 points * 16.0 / kernel.best_s / 1e9 / copy_gbs);
   const Measured* gpu = find("gpu");
   const Measured* automatic = find("auto");
-  if (gpu) std::printf("ratio    gpu/kernel MLUPS=%.3f (target >= 0.9)\n", kernel.best_s / gpu->best_s);
+  if (gpu)
+    std::printf("ratio    gpu/kernel MLUPS=%.3f (target >= 0.9)\n", kernel.best_s / gpu->best_s);
   if (gpu && automatic)
     std::printf("ratio    auto/gpu MLUPS=%.3f (target >= 1.0)\n", gpu->best_s / automatic->best_s);
   const Measured* best_fraction = nullptr;

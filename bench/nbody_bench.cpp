@@ -90,14 +90,26 @@ int main(int argc, char** argv) {
     apps::NBodyParams p;
     apps::NBody sim(n, tile, start, p);
     const std::size_t un = static_cast<std::size_t>(n);
-    Twin twin{start, std::vector<double>(un), std::vector<double>(un), std::vector<double>(un),
-              p.eps * p.eps, p.dt, threads};
+    Twin twin{start,
+              std::vector<double>(un),
+              std::vector<double>(un),
+              std::vector<double>(un),
+              p.eps * p.eps,
+              p.dt,
+              threads};
     starpu_pause();
     twin.forces();
     starpu_resume();
     const bench::Best best = bench::interleaved_rounds(
-        reps, [&] { return bench::seconds_per_step(steps, [&] { sim.step(); }, [&] { rt.wait(); }); },
-        [&] { return bench::seconds_per_step(steps, [&] { twin.step(); }, [] {}); });
+        reps,
+        [&] {
+          return bench::seconds_per_step(
+              steps, [&] { sim.step(); }, [&] { rt.wait(); });
+        },
+        [&] {
+          return bench::seconds_per_step(
+              steps, [&] { twin.step(); }, [] {});
+        });
     bench::Case c;
     c.app = "nbody";  // "MLUPS" here: million pair interactions per second; compute-bound
     c.grid = std::to_string(n);

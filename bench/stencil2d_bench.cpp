@@ -33,7 +33,8 @@ template <class T>
 struct Padded {
   std::int64_t nx, ny, sy;
   std::vector<T> v;
-  Padded(std::int64_t x, std::int64_t y) : nx(x), ny(y), sy(x + 2), v(static_cast<std::size_t>((x + 2) * (y + 2)), T(0)) {}
+  Padded(std::int64_t x, std::int64_t y)
+      : nx(x), ny(y), sy(x + 2), v(static_cast<std::size_t>((x + 2) * (y + 2)), T(0)) {}
   T* row(std::int64_t y) { return v.data() + (y + 1) * sy + 1; }  // interior point (0, y)
   const T* row(std::int64_t y) const { return v.data() + (y + 1) * sy + 1; }
   std::vector<T> interior() const {
@@ -50,8 +51,7 @@ using Cell = float;
 struct Twin {
   Padded<float> u, next, f;
   float h2;
-  Twin(std::int64_t nx, std::int64_t ny, float h2_)
-      : u(nx, ny), next(nx, ny), f(nx, ny), h2(h2_) {
+  Twin(std::int64_t nx, std::int64_t ny, float h2_) : u(nx, ny), next(nx, ny), f(nx, ny), h2(h2_) {
     for (std::int64_t y = 0; y < ny; ++y)
       for (std::int64_t x = 0; x < nx; ++x) f.row(y)[x] = apps::jacobi2d_source({x, y}, nx, ny);
   }
@@ -93,8 +93,8 @@ struct Twin {
       std::uint8_t* o = next.row(y);
       for (std::int64_t x = 0; x < nx; ++x) {
         const int alive = r[x];
-        const int n = r[x - 1 - sy] + r[x - sy] + r[x + 1 - sy] + r[x - 1] + r[x + 1] + r[x - 1 + sy] +
-                      r[x + sy] + r[x + 1 + sy];
+        const int n = r[x - 1 - sy] + r[x - sy] + r[x + 1 - sy] + r[x - 1] + r[x + 1] +
+                      r[x - 1 + sy] + r[x + sy] + r[x + 1 + sy];
         o[x] = static_cast<std::uint8_t>(n == 3 || (n == 2 && alive != 0) ? 1 : 0);
       }
     }
@@ -151,15 +151,20 @@ int main(int argc, char** argv) {
     Twin twin(nx, ny, h * h);
     rt.wait();
     const bench::Best best = bench::interleaved_rounds(
-        reps, [&] { return bench::seconds_per_step_in_blocks(steps, tessera_steps, [&] { rt.wait(); }); },
-        [&] { return bench::seconds_per_step(steps, [&] { twin.step(threads); }, [] {}); });
+        reps,
+        [&] { return bench::seconds_per_step_in_blocks(steps, tessera_steps, [&] { rt.wait(); }); },
+        [&] {
+          return bench::seconds_per_step(
+              steps, [&] { twin.step(threads); }, [] {});
+        });
     starpu_pause();
     bench::Case c = bench::grid_case(kApp, grid, rt.cpu_workers(), threads, steps);
     c.bytes_per_point = bytes_per_point;
     c.steps_per_exchange = depth;
     c.omp_s = best.omp_s;
     c.tessera_s = best.tessera_s;
-    c.copy_gbs = bench::copy_bandwidth(static_cast<std::size_t>(grid.points()) * sizeof(Cell), threads);
+    c.copy_gbs =
+        bench::copy_bandwidth(static_cast<std::size_t>(grid.points()) * sizeof(Cell), threads);
     starpu_resume();
     c.equal = result.gather() == twin.result().interior();
     return bench::report(c);

@@ -55,12 +55,14 @@ int main(int argc, char** argv) {
   int tiles = 64, reps = 5;
   bool json = false;
   cli.add_option("--tasks", tasks, "tasks per variant and round")->check(CLI::PositiveNumber);
-  cli.add_option("--tiles", tiles, "tiles (independent chains of tasks)")->check(CLI::PositiveNumber);
+  cli.add_option("--tiles", tiles, "tiles (independent chains of tasks)")
+      ->check(CLI::PositiveNumber);
   cli.add_option("--reps", reps, "rounds")->check(CLI::PositiveNumber);
   cli.add_flag("--json", json, "also print one JSON line per variant");
   CLI11_PARSE(cli, argc, argv);
   const char* env_sched = std::getenv("STARPU_SCHED");
-  if (opts.scheduler.empty() && (env_sched == nullptr || *env_sched == '\0')) opts.scheduler = "eager";
+  if (opts.scheduler.empty() && (env_sched == nullptr || *env_sched == '\0'))
+    opts.scheduler = "eager";
   tasks = (tasks + tiles - 1) / tiles * tiles;  // whole loop applies
 
   try {
@@ -75,8 +77,8 @@ int main(int argc, char** argv) {
     std::vector<starpu_data_handle_t> handles(static_cast<std::size_t>(tiles));
     for (int t = 0; t < tiles; ++t)
       starpu_vector_data_register(&handles[static_cast<std::size_t>(t)], STARPU_MAIN_RAM,
-                                  reinterpret_cast<uintptr_t>(&values[static_cast<std::size_t>(t)]), 1,
-                                  sizeof(double));
+                                  reinterpret_cast<uintptr_t>(&values[static_cast<std::size_t>(t)]),
+                                  1, sizeof(double));
     starpu_perfmodel model{};
     model.type = STARPU_HISTORY_BASED;
     model.symbol = "bench_tasks.empty";
@@ -105,7 +107,8 @@ int main(int argc, char** argv) {
     const tessera::Task empty_task("bench-empty");
     const tessera::Loop<2> empty_loop("bench-empty-loop");
     auto tessera_task = [&] {
-      for (long k = 0; k < tasks; ++k) empty_task.submit(EmptyBody{}, tessera::update_tile(f, static_cast<int>(k % tiles)));
+      for (long k = 0; k < tasks; ++k)
+        empty_task.submit(EmptyBody{}, tessera::update_tile(f, static_cast<int>(k % tiles)));
     };
     auto tessera_loop = [&] {
       for (long k = 0; k < tasks / tiles; ++k) empty_loop.apply(EmptyPoint{}, tessera::inout(f));
@@ -148,10 +151,11 @@ int main(int argc, char** argv) {
       const double t = *std::min_element(timing[v].total.begin(), timing[v].total.end()) * 1e6;
       std::printf("%-16s %12.3f %12.3f %10.2f\n", names[v], s, t, t / (base * 1e6));
       if (json)
-        std::printf("{\"bench\":\"tasks\",\"variant\":\"%s\",\"tasks\":%ld,\"tiles\":%d,\"workers\":%d,"
-                    "\"sched\":\"%s\",\"submit_us\":%.4f,\"total_us\":%.4f,\"vs_starpu\":%.3f}\n",
-                    names[v], tasks, tiles, rt.cpu_workers(), rt.scheduler().c_str(), s, t,
-                    t / (base * 1e6));
+        std::printf(
+            "{\"bench\":\"tasks\",\"variant\":\"%s\",\"tasks\":%ld,\"tiles\":%d,\"workers\":%d,"
+            "\"sched\":\"%s\",\"submit_us\":%.4f,\"total_us\":%.4f,\"vs_starpu\":%.3f}\n",
+            names[v], tasks, tiles, rt.cpu_workers(), rt.scheduler().c_str(), s, t,
+            t / (base * 1e6));
     }
     for (starpu_data_handle_t h : handles) starpu_data_unregister(h);
   } catch (const tessera::Error& e) {

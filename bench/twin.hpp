@@ -125,7 +125,7 @@ struct Case {
   int tiles = 0, workers = 0, threads = 0;
   long steps = 0;
   int steps_per_exchange = 1;  // Tessera's temporal blocking depth
-  double points = 0;  // point updates per step
+  double points = 0;           // point updates per step
   double bytes_per_point = 0;
   double omp_s = 0, tessera_s = 0;  // seconds per step
   bool equal = false;
@@ -135,17 +135,20 @@ struct Case {
 
 inline void json_line(const Case& c) {
   const double gbs = c.bytes_per_point * c.points / c.tessera_s / 1e9;
-  std::printf("{\"bench\":\"app\",\"app\":\"%s\",\"grid\":\"%s\",\"tile\":\"%s\",\"tiles\":%d,"
-              "\"workers\":%d,\"threads\":%d,\"steps\":%ld,\"steps_per_exchange\":%d,\"omp_s\":%.6g,\"tessera_s\":%.6g,"
-              "\"ratio\":%.4f,\"omp_mlups\":%.1f,\"tessera_mlups\":%.1f,\"copy_gbs\":%.2f,",
-              c.app.c_str(), c.grid.c_str(), c.tile.c_str(), c.tiles, c.workers, c.threads, c.steps,
-              c.steps_per_exchange, c.omp_s, c.tessera_s, c.omp_s / c.tessera_s, c.points / c.omp_s / 1e6,
-              c.points / c.tessera_s / 1e6, c.copy_gbs);
+  std::printf(
+      "{\"bench\":\"app\",\"app\":\"%s\",\"grid\":\"%s\",\"tile\":\"%s\",\"tiles\":%d,"
+      "\"workers\":%d,\"threads\":%d,\"steps\":%ld,\"steps_per_exchange\":%d,\"omp_s\":%.6g,"
+      "\"tessera_s\":%.6g,"
+      "\"ratio\":%.4f,\"omp_mlups\":%.1f,\"tessera_mlups\":%.1f,\"copy_gbs\":%.2f,",
+      c.app.c_str(), c.grid.c_str(), c.tile.c_str(), c.tiles, c.workers, c.threads, c.steps,
+      c.steps_per_exchange, c.omp_s, c.tessera_s, c.omp_s / c.tessera_s, c.points / c.omp_s / 1e6,
+      c.points / c.tessera_s / 1e6, c.copy_gbs);
   if (c.bytes_per_point > 0 && c.copy_gbs > 0)
     std::printf("\"tessera_gbs\":%.2f,\"roofline\":%.3f,", gbs, gbs / c.copy_gbs);
   else
     std::printf("\"tessera_gbs\":null,\"roofline\":null,");
-  std::printf("\"equal\":%s,\"equality\":\"%s\"}\n", c.equal ? "true" : "false", c.equality.c_str());
+  std::printf("\"equal\":%s,\"equality\":\"%s\"}\n", c.equal ? "true" : "false",
+              c.equality.c_str());
   std::fflush(stdout);
 }
 
@@ -158,7 +161,8 @@ std::string dims(const V& v, int n) {
 
 // A case on a tessera::Grid<D>: its extent, tiles and points, the run's workers and threads.
 template <int D>
-Case grid_case(const std::string& app, const tessera::Grid<D>& grid, int workers, int threads, long steps) {
+Case grid_case(const std::string& app, const tessera::Grid<D>& grid, int workers, int threads,
+               long steps) {
   Case c;
   c.app = app;
   c.grid = dims(grid.extent(), D);

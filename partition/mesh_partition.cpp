@@ -39,14 +39,19 @@ void adjacency(const std::vector<std::int64_t>& sizes, const std::vector<MeshMap
     for (std::int64_t e = 0; e < sizes[static_cast<std::size_t>(m.from)]; ++e)
       for (int i = 0; i < m.arity; ++i)
         for (int j = 0; j < m.arity; ++j)
-          if (i != j) nb[static_cast<std::size_t>(m.indices[e * m.arity + i])].push_back(m.indices[e * m.arity + j]);
+          if (i != j)
+            nb[static_cast<std::size_t>(m.indices[e * m.arity + i])].push_back(
+                m.indices[e * m.arity + j]);
   }
   if (!through_others)
     for (const MeshMap& m : maps) {
       if (m.from != primary || m.to == primary) continue;
-      std::vector<std::vector<std::int32_t>> users(static_cast<std::size_t>(sizes[static_cast<std::size_t>(m.to)]));
+      std::vector<std::vector<std::int32_t>> users(
+          static_cast<std::size_t>(sizes[static_cast<std::size_t>(m.to)]));
       for (std::int64_t e = 0; e < n; ++e)
-        for (int i = 0; i < m.arity; ++i) users[static_cast<std::size_t>(m.indices[e * m.arity + i])].push_back(static_cast<std::int32_t>(e));
+        for (int i = 0; i < m.arity; ++i)
+          users[static_cast<std::size_t>(m.indices[e * m.arity + i])].push_back(
+              static_cast<std::int32_t>(e));
       for (const auto& u : users)
         for (std::int32_t a : u)
           for (std::int32_t b : u)
@@ -71,7 +76,8 @@ std::vector<std::int32_t> cut_primary(const std::vector<std::int64_t>& sizes,
   std::vector<std::int32_t> tile(static_cast<std::size_t>(n), 0);
   if (tiles == 1) return tile;
   if (method == MeshMethod::Block) {
-    for (std::int64_t e = 0; e < n; ++e) tile[static_cast<std::size_t>(e)] = static_cast<std::int32_t>(e * tiles / n);
+    for (std::int64_t e = 0; e < n; ++e)
+      tile[static_cast<std::size_t>(e)] = static_cast<std::int32_t>(e * tiles / n);
     return tile;
   }
 #ifdef TESSERA_HAVE_METIS
@@ -85,12 +91,15 @@ std::vector<std::int32_t> cut_primary(const std::vector<std::int64_t>& sizes,
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_SEED] = 1;  // the same tiles on every run and every rank
   options[METIS_OPTION_NUMBERING] = 0;
-  const int status = METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.empty() ? nullptr : adjncy.data(),
-                                         nullptr, nullptr, nullptr, &nparts, nullptr, nullptr, options,
-                                         &objval, part.data());
+  const int status = METIS_PartGraphKway(
+      &nvtxs, &ncon, xadj.data(), adjncy.empty() ? nullptr : adjncy.data(), nullptr, nullptr,
+      nullptr, &nparts, nullptr, nullptr, options, &objval, part.data());
   if (status != METIS_OK)
-    throw std::invalid_argument("METIS failed to partition (status " + std::to_string(status) + ")");
-  for (std::int64_t e = 0; e < n; ++e) tile[static_cast<std::size_t>(e)] = static_cast<std::int32_t>(part[static_cast<std::size_t>(e)]);
+    throw std::invalid_argument("METIS failed to partition (status " + std::to_string(status) +
+                                ")");
+  for (std::int64_t e = 0; e < n; ++e)
+    tile[static_cast<std::size_t>(e)] =
+        static_cast<std::int32_t>(part[static_cast<std::size_t>(e)]);
   return tile;
 #else
   (void)maps;
@@ -112,8 +121,9 @@ void number_owned(SetTiles& s, int tiles) {
 
 }  // namespace
 
-MeshPartition partition_mesh(const std::vector<std::int64_t>& sizes, const std::vector<MeshMap>& maps,
-                             int primary, int tiles, MeshMethod method) {
+MeshPartition partition_mesh(const std::vector<std::int64_t>& sizes,
+                             const std::vector<MeshMap>& maps, int primary, int tiles,
+                             MeshMethod method) {
   MeshPartition p;
   p.tiles = tiles;
   p.sets.assign(sizes.size(), {});
@@ -128,15 +138,21 @@ MeshPartition partition_mesh(const std::vector<std::int64_t>& sizes, const std::
       const MeshMap* out = nullptr;
       const MeshMap* in = nullptr;
       for (const MeshMap& m : maps) {
-        if (static_cast<std::size_t>(m.from) == s && p.sets[static_cast<std::size_t>(m.to)].partitioned && out == nullptr) out = &m;
-        if (static_cast<std::size_t>(m.to) == s && p.sets[static_cast<std::size_t>(m.from)].partitioned && in == nullptr) in = &m;
+        if (static_cast<std::size_t>(m.from) == s &&
+            p.sets[static_cast<std::size_t>(m.to)].partitioned && out == nullptr)
+          out = &m;
+        if (static_cast<std::size_t>(m.to) == s &&
+            p.sets[static_cast<std::size_t>(m.from)].partitioned && in == nullptr)
+          in = &m;
       }
       if (out == nullptr && in == nullptr) continue;
       SetTiles& st = p.sets[s];
       st.tile.assign(static_cast<std::size_t>(sizes[s]), -1);
       if (out != nullptr) {
         const auto& to = p.sets[static_cast<std::size_t>(out->to)].tile;
-        for (std::int64_t e = 0; e < sizes[s]; ++e) st.tile[static_cast<std::size_t>(e)] = to[static_cast<std::size_t>(out->indices[e * out->arity])];
+        for (std::int64_t e = 0; e < sizes[s]; ++e)
+          st.tile[static_cast<std::size_t>(e)] =
+              to[static_cast<std::size_t>(out->indices[e * out->arity])];
       } else {
         const auto& from = p.sets[static_cast<std::size_t>(in->from)].tile;
         for (std::int64_t e = 0; e < sizes[static_cast<std::size_t>(in->from)]; ++e)
@@ -163,7 +179,8 @@ MeshPartition partition_mesh(const std::vector<std::int64_t>& sizes, const std::
         for (std::int32_t e : from.owned[static_cast<std::size_t>(t)])
           for (int i = 0; i < m.arity; ++i) {
             const std::int32_t c = m.indices[static_cast<std::int64_t>(e) * m.arity + i];
-            if (st.tile[static_cast<std::size_t>(c)] != t) st.halo[static_cast<std::size_t>(t)].push_back(c);
+            if (st.tile[static_cast<std::size_t>(c)] != t)
+              st.halo[static_cast<std::size_t>(t)].push_back(c);
           }
     }
     st.sources.assign(static_cast<std::size_t>(tiles), {});
@@ -171,8 +188,11 @@ MeshPartition partition_mesh(const std::vector<std::int64_t>& sizes, const std::
     st.exports.assign(static_cast<std::size_t>(tiles), {});
     for (int t = 0; t < tiles; ++t) {
       auto& h = st.halo[static_cast<std::size_t>(t)];
-      auto key = [&](std::int32_t c) { return std::make_pair(st.tile[static_cast<std::size_t>(c)], c); };
-      std::sort(h.begin(), h.end(), [&](std::int32_t a, std::int32_t b) { return key(a) < key(b); });
+      auto key = [&](std::int32_t c) {
+        return std::make_pair(st.tile[static_cast<std::size_t>(c)], c);
+      };
+      std::sort(h.begin(), h.end(),
+                [&](std::int32_t a, std::int32_t b) { return key(a) < key(b); });
       h.erase(std::unique(h.begin(), h.end()), h.end());
       for (std::int32_t c : h) {
         const std::int32_t u = st.tile[static_cast<std::size_t>(c)];
@@ -182,7 +202,8 @@ MeshPartition partition_mesh(const std::vector<std::int64_t>& sizes, const std::
           st.consumers[static_cast<std::size_t>(u)].push_back(t);
           st.exports[static_cast<std::size_t>(u)].emplace_back();
         }
-        st.exports[static_cast<std::size_t>(u)].back().push_back(st.local[static_cast<std::size_t>(c)]);
+        st.exports[static_cast<std::size_t>(u)].back().push_back(
+            st.local[static_cast<std::size_t>(c)]);
       }
     }
   }
@@ -199,7 +220,8 @@ MeshPartition partition_mesh(const std::vector<std::int64_t>& sizes, const std::
       const auto& h = to.halo[static_cast<std::size_t>(t)];
       const auto own = static_cast<std::int32_t>(to.owned[static_cast<std::size_t>(t)].size());
       auto& out = p.map_local[mi][static_cast<std::size_t>(t)];
-      out.reserve(from.owned[static_cast<std::size_t>(t)].size() * static_cast<std::size_t>(m.arity));
+      out.reserve(from.owned[static_cast<std::size_t>(t)].size() *
+                  static_cast<std::size_t>(m.arity));
       for (std::int32_t e : from.owned[static_cast<std::size_t>(t)])
         for (int i = 0; i < m.arity; ++i) {
           const std::int32_t c = m.indices[static_cast<std::int64_t>(e) * m.arity + i];
@@ -207,10 +229,11 @@ MeshPartition partition_mesh(const std::vector<std::int64_t>& sizes, const std::
           if (u == t) {
             out.push_back(to.local[static_cast<std::size_t>(c)]);
           } else {
-            const auto at = std::lower_bound(h.begin(), h.end(), c, [&](std::int32_t a, std::int32_t b) {
-              return std::make_pair(to.tile[static_cast<std::size_t>(a)], a) <
-                     std::make_pair(to.tile[static_cast<std::size_t>(b)], b);
-            });
+            const auto at =
+                std::lower_bound(h.begin(), h.end(), c, [&](std::int32_t a, std::int32_t b) {
+                  return std::make_pair(to.tile[static_cast<std::size_t>(a)], a) <
+                         std::make_pair(to.tile[static_cast<std::size_t>(b)], b);
+                });
             out.push_back(own + static_cast<std::int32_t>(at - h.begin()));
           }
         }
@@ -232,7 +255,8 @@ MeshPartition partition_mesh(const std::vector<std::int64_t>& sizes, const std::
   return p;
 }
 
-IncrementPlan plan_increments(const MeshPartition& p, const MeshMap& m, unsigned mask, bool reverse) {
+IncrementPlan plan_increments(const MeshPartition& p, const MeshMap& m, unsigned mask,
+                              bool reverse) {
   const SetTiles& from = p.sets[static_cast<std::size_t>(m.from)];
   const SetTiles& to = p.sets[static_cast<std::size_t>(m.to)];
   const int tiles = p.tiles;
@@ -254,8 +278,10 @@ IncrementPlan plan_increments(const MeshPartition& p, const MeshMap& m, unsigned
       for (int i = 0; i < m.arity; ++i) {
         if (!in_mask(i)) continue;
         const std::int32_t c = m.indices[e * m.arity + i];
-        contributor[static_cast<std::size_t>(fill[static_cast<std::size_t>(c)]++)] = e * m.arity + i;
-        if (from.tile[static_cast<std::size_t>(e)] != to.tile[static_cast<std::size_t>(c)]) shared[static_cast<std::size_t>(c)] = 1;
+        contributor[static_cast<std::size_t>(fill[static_cast<std::size_t>(c)]++)] =
+            e * m.arity + i;
+        if (from.tile[static_cast<std::size_t>(e)] != to.tile[static_cast<std::size_t>(c)])
+          shared[static_cast<std::size_t>(c)] = 1;
       }
   }
   // A target reached from other tiles takes every contribution through a slot, its own
@@ -264,14 +290,16 @@ IncrementPlan plan_increments(const MeshPartition& p, const MeshMap& m, unsigned
   plan.codes.assign(static_cast<std::size_t>(tiles), {});
   plan.dests.assign(static_cast<std::size_t>(tiles), {});
   plan.slot_counts.assign(static_cast<std::size_t>(tiles), {});
-  std::vector<std::int32_t> slot_of(static_cast<std::size_t>(nfrom * m.arity), 0);  // offset in its buffer
+  std::vector<std::int32_t> slot_of(static_cast<std::size_t>(nfrom * m.arity),
+                                    0);  // offset in its buffer
   for (int t = 0; t < tiles; ++t) {
     const auto& own = from.owned[static_cast<std::size_t>(t)];
     auto& dests = plan.dests[static_cast<std::size_t>(t)];
     for (std::int32_t e : own)
       for (int i = 0; i < m.arity; ++i) {
         const std::int32_t c = m.indices[static_cast<std::int64_t>(e) * m.arity + i];
-        if (in_mask(i) && shared[static_cast<std::size_t>(c)]) dests.push_back(to.tile[static_cast<std::size_t>(c)]);
+        if (in_mask(i) && shared[static_cast<std::size_t>(c)])
+          dests.push_back(to.tile[static_cast<std::size_t>(c)]);
       }
     std::sort(dests.begin(), dests.end());
     dests.erase(std::unique(dests.begin(), dests.end()), dests.end());
@@ -287,17 +315,20 @@ IncrementPlan plan_increments(const MeshPartition& p, const MeshMap& m, unsigned
       for (int i = 0; i < m.arity; ++i) {
         if (!in_mask(i)) continue;
         const std::int32_t c = m.indices[e * m.arity + i];
-        std::int32_t& out = code[l * static_cast<std::size_t>(m.arity) + static_cast<std::size_t>(i)];
+        std::int32_t& out =
+            code[l * static_cast<std::size_t>(m.arity) + static_cast<std::size_t>(i)];
         if (!shared[static_cast<std::size_t>(c)]) {
           out = to.local[static_cast<std::size_t>(c)];
           continue;
         }
         const auto k = static_cast<std::int32_t>(
-            std::lower_bound(dests.begin(), dests.end(), to.tile[static_cast<std::size_t>(c)]) - dests.begin());
+            std::lower_bound(dests.begin(), dests.end(), to.tile[static_cast<std::size_t>(c)]) -
+            dests.begin());
         const std::int64_t off = counts[static_cast<std::size_t>(k)]++;
         if (off > codes::kMaxOffset)
           throw std::invalid_argument("tile " + std::to_string(t) + " has more than " +
-                                      std::to_string(codes::kMaxOffset) + " increment slots for one tile");
+                                      std::to_string(codes::kMaxOffset) +
+                                      " increment slots for one tile");
         out = codes::slot(k, static_cast<std::int32_t>(off));
         slot_of[static_cast<std::size_t>(e * m.arity + i)] = static_cast<std::int32_t>(off);
       }
@@ -312,7 +343,8 @@ IncrementPlan plan_increments(const MeshPartition& p, const MeshMap& m, unsigned
     std::vector<std::vector<std::int32_t>> slots_of(to.owned[static_cast<std::size_t>(t)].size());
     std::int32_t next = 0;
     for (std::size_t k = 0; k < code.size(); ++k) {
-      if (!in_mask(static_cast<int>(k % static_cast<std::size_t>(m.arity))) || code[k] < 0) continue;
+      if (!in_mask(static_cast<int>(k % static_cast<std::size_t>(m.arity))) || code[k] < 0)
+        continue;
       slots_of[static_cast<std::size_t>(code[k])].push_back(next);
       code[k] = next++;
     }
@@ -346,13 +378,16 @@ IncrementPlan plan_increments(const MeshPartition& p, const MeshMap& m, unsigned
       if (!shared[static_cast<std::size_t>(c)]) continue;
       targets.push_back(to.local[static_cast<std::size_t>(c)]);
       const std::size_t first = entries.size();
-      for (std::int64_t q = start[static_cast<std::size_t>(c)]; q < start[static_cast<std::size_t>(c) + 1]; ++q) {
+      for (std::int64_t q = start[static_cast<std::size_t>(c)];
+           q < start[static_cast<std::size_t>(c) + 1]; ++q) {
         const std::int64_t slot = contributor[static_cast<std::size_t>(q)];
         const std::int32_t t = from.tile[static_cast<std::size_t>(slot / m.arity)];
-        const auto j = static_cast<std::int32_t>(std::lower_bound(sources.begin(), sources.end(), t) - sources.begin());
+        const auto j = static_cast<std::int32_t>(
+            std::lower_bound(sources.begin(), sources.end(), t) - sources.begin());
         entries.push_back(codes::slot(j, slot_of[static_cast<std::size_t>(slot)]));
       }
-      if (reverse) std::reverse(entries.begin() + static_cast<std::ptrdiff_t>(first), entries.end());
+      if (reverse)
+        std::reverse(entries.begin() + static_cast<std::ptrdiff_t>(first), entries.end());
       starts.push_back(static_cast<std::int32_t>(entries.size()));
     }
     auto& out = plan.combine[static_cast<std::size_t>(u)];
@@ -370,12 +405,13 @@ std::string first_conflict(const MeshMap& m, std::int64_t from_size, unsigned ma
     for (int i = 0; i < m.arity; ++i) {
       if (!((mask >> i) & 1u)) continue;
       const std::int32_t c = m.indices[e * m.arity + i];
-      if (static_cast<std::size_t>(c) >= first.size()) first.resize(static_cast<std::size_t>(c) + 1, 0);
+      if (static_cast<std::size_t>(c) >= first.size())
+        first.resize(static_cast<std::size_t>(c) + 1, 0);
       std::int64_t& f = first[static_cast<std::size_t>(c)];
       if (f != 0)
-        return "element " + std::to_string((f - 1) / m.arity) + " (index " + std::to_string((f - 1) % m.arity) +
-               ") and element " + std::to_string(e) + " (index " + std::to_string(i) + ") both reach target " +
-               std::to_string(c);
+        return "element " + std::to_string((f - 1) / m.arity) + " (index " +
+               std::to_string((f - 1) % m.arity) + ") and element " + std::to_string(e) +
+               " (index " + std::to_string(i) + ") both reach target " + std::to_string(c);
       f = e * m.arity + i + 1;
     }
   return {};
@@ -386,7 +422,8 @@ std::vector<std::int32_t> colour_elements(std::int64_t n, const std::vector<Elem
   // Per target, the colours of the current block of 64 already used by elements reaching it.
   std::vector<std::vector<std::uint64_t>> used(maps.size());
   for (int base = 0;; base += 64) {
-    for (std::size_t k = 0; k < maps.size(); ++k) used[k].assign(static_cast<std::size_t>(maps[k].targets), 0);
+    for (std::size_t k = 0; k < maps.size(); ++k)
+      used[k].assign(static_cast<std::size_t>(maps[k].targets), 0);
     bool left = false;
     for (std::int64_t e = 0; e < n; ++e) {
       if (colour[static_cast<std::size_t>(e)] >= 0) continue;  // coloured in an earlier block

@@ -33,8 +33,8 @@ struct SetTiles {
   bool partitioned = false;
   std::vector<std::int32_t> tile;   // per element: the owner tile
   std::vector<std::int32_t> local;  // per element: its index among its owner's elements
-  std::vector<std::vector<std::int32_t>> owned;  // [tile]: global ids, ascending
-  std::vector<std::vector<std::int32_t>> halo;   // [tile]: global ids of its import halo
+  std::vector<std::vector<std::int32_t>> owned;      // [tile]: global ids, ascending
+  std::vector<std::vector<std::int32_t>> halo;       // [tile]: global ids of its import halo
   std::vector<std::vector<std::int32_t>> sources;    // [t]: owners of t's halo, ascending
   std::vector<std::vector<std::int32_t>> consumers;  // [u]: tiles whose halo holds u's elements
   /// [u][k]: u-local indices that consumers[u][k] imports, in its halo order. A tile's halo is
@@ -72,10 +72,12 @@ struct IncrementPlan {
   /// [t]: per own element of the map's `from` set and per map index: a slot code
   /// (tessera/detail/mesh_codes.hpp); entries of indices outside the mask are 0.
   std::vector<std::vector<std::int32_t>> codes;
-  std::vector<std::vector<std::int32_t>> dests;        // [t]: owners its slot buffers go to
-  std::vector<std::vector<std::int64_t>> slot_counts;  // [t][k]: slots in the buffer for dests[t][k]
-  std::vector<std::vector<std::int32_t>> sources;      // [u]: tiles with a slot buffer for u
-  std::vector<std::vector<std::int32_t>> source_buffer;  // [u][j]: k of that buffer in dests[sources[u][j]]
+  std::vector<std::vector<std::int32_t>> dests;  // [t]: owners its slot buffers go to
+  std::vector<std::vector<std::int64_t>>
+      slot_counts;                                 // [t][k]: slots in the buffer for dests[t][k]
+  std::vector<std::vector<std::int32_t>> sources;  // [u]: tiles with a slot buffer for u
+  std::vector<std::vector<std::int32_t>>
+      source_buffer;  // [u][j]: k of that buffer in dests[sources[u][j]]
   /// [u]: {m, m target local numbers, m + 1 starts, entries}; an entry is a slot code whose
   /// buffer is j (the j-th source) and offset the slot in that source's buffer for u.
   std::vector<std::vector<std::int32_t>> combine;

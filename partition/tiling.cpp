@@ -170,7 +170,8 @@ std::vector<TileHaloPlan> plan_halos(const Tiling& tiling, const Extent3& halo,
         if (it == plan.sources.end()) it = plan.sources.insert(plan.sources.end(), key);
         r.src_slot = 1 + static_cast<int>(it - plan.sources.begin());
         needed[static_cast<std::size_t>(source)]
-              [static_cast<std::size_t>(std::find(dirs.begin(), dirs.end(), e) - dirs.begin())] = true;
+              [static_cast<std::size_t>(std::find(dirs.begin(), dirs.end(), e) - dirs.begin())] =
+                  true;
         std::int64_t s[3];
         dense_strides(face_dims(tiling.tile(source).extent, e, width), s);
         r.src_start = base[0] * s[0] + base[1] * s[1] + base[2] * s[2];

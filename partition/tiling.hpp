@@ -84,7 +84,8 @@ Distribution distribute(const Tiling& tiling, const std::array<int, 3>& rank_gri
 // Function the mirrored interior as Neumann, which the face's function then transforms.
 struct FaceRules {
   std::array<std::array<Boundary::Kind, 2>, 3> rule{};
-  std::array<std::array<std::uint64_t, 2>, 3> constant_bits{};  // the constant, as the element's bytes
+  std::array<std::array<std::uint64_t, 2>, 3>
+      constant_bits{};  // the constant, as the element's bytes
 };
 
 // Storage layout of one tile buffer: interior extent plus `halo` ghost layers per axis,
@@ -101,10 +102,10 @@ struct TileLayout {
 // `ghosts` fill the ghost layers (dst slot 0 = the tile, src slot 0 = the tile itself,
 // src slot k = k-th entry of `sources`).
 struct TileHaloPlan {
-  std::vector<Dir3> pack_dirs;                    // buffers this tile writes, by direction
-  std::vector<std::int64_t> pack_sizes;           // elements in each
+  std::vector<Dir3> pack_dirs;           // buffers this tile writes, by direction
+  std::vector<std::int64_t> pack_sizes;  // elements in each
   RegionCopyList packs;
-  std::vector<std::pair<int, Dir3>> sources;      // (tile, direction) of buffers read
+  std::vector<std::pair<int, Dir3>> sources;  // (tile, direction) of buffers read
   RegionCopyList ghosts;
   // Ghost regions whose values a face's boundary function gives, once `ghosts` has put the
   // mirrored interior values there.

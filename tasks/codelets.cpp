@@ -28,8 +28,10 @@ namespace {
 std::uint32_t halo_work_footprint(starpu_task* task) {
   const auto& work = *static_cast<const HaloWork*>(task->cl_arg);
   int kernel_buffers = STARPU_TASK_GET_NBUFFERS(task);
-  for (int k = 0; k < work.fills; ++k) kernel_buffers = std::min(kernel_buffers, work.fill[k].first);
-  for (int k = 0; k < work.packs; ++k) kernel_buffers = std::min(kernel_buffers, work.pack[k].first);
+  for (int k = 0; k < work.fills; ++k)
+    kernel_buffers = std::min(kernel_buffers, work.fill[k].first);
+  for (int k = 0; k < work.packs; ++k)
+    kernel_buffers = std::min(kernel_buffers, work.pack[k].first);
   std::uint32_t footprint = 0;
   for (int i = 0; i < kernel_buffers; ++i) {
     const std::size_t size = starpu_data_get_size(STARPU_TASK_GET_HANDLE(task, i));
@@ -59,7 +61,8 @@ Codelet& CodeletRegistry::get(const std::string& stencil, const std::string& typ
     // perfmodel would mix the timings of two different stencils.
     if (slot->cl.cpu_funcs[0] != kind.cpu)
       throw Error("name '" + stencil + "' is already used by another functor (" + kind.kind +
-                  " tasks on " + types + "); give each stencil, loop, task and boundary function "
+                  " tasks on " + types +
+                  "); give each stencil, loop, task and boundary function "
                   "its own name");
     return *slot;
   }

@@ -9,8 +9,8 @@ Handle DataRegistry::register_vector(void* data, std::size_t elements, std::size
                                      int owner) {
   starpu_data_handle_t h = nullptr;
   starpu_vector_data_register(&h, data != nullptr ? STARPU_MAIN_RAM : -1,
-                              reinterpret_cast<uintptr_t>(data), static_cast<std::uint32_t>(elements),
-                              element_size);
+                              reinterpret_cast<uintptr_t>(data),
+                              static_cast<std::uint32_t>(elements), element_size);
   const std::int64_t tag = next_tag_++;
 #ifdef TESSERA_WITH_MPI
   if (distributed_) starpu_mpi_data_register(h, tag, owner);
@@ -71,6 +71,8 @@ void* DataRegistry::allocate(std::size_t bytes) {
   return memory;
 }
 
-void DataRegistry::deallocate(void* memory, std::size_t bytes) { starpu_free_flags(memory, bytes, kAllocFlags); }
+void DataRegistry::deallocate(void* memory, std::size_t bytes) {
+  starpu_free_flags(memory, bytes, kAllocFlags);
+}
 
 }  // namespace tessera::tasks

@@ -103,11 +103,13 @@ Engine::Engine(const EngineConfig& config)
   if (env("STARPU_LIMIT_MAX_SUBMITTED_TASKS") == nullptr &&
       env("STARPU_LIMIT_MIN_SUBMITTED_TASKS") == nullptr && config.max_submitted > 0) {
     setenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS", std::to_string(config.max_submitted).c_str(), 1);
-    setenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS", std::to_string(config.max_submitted * 9 / 10).c_str(), 1);
+    setenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS",
+           std::to_string(config.max_submitted * 9 / 10).c_str(), 1);
     set_limits_ = true;  // taken back at shutdown: the next Engine may ask for others
   }
   // StarPU 1.3 and 1.4 read and save the models under STARPU_PERF_MODEL_DIR.
-  if (!config.perfmodel_dir.empty()) setenv("STARPU_PERF_MODEL_DIR", config.perfmodel_dir.c_str(), 1);
+  if (!config.perfmodel_dir.empty())
+    setenv("STARPU_PERF_MODEL_DIR", config.perfmodel_dir.c_str(), 1);
   // StarPU's own traces (paje.trace for ViTE, tasks.rec) come from FxT; StarPU writes them into
   // STARPU_FXT_PREFIX at shutdown.
   if (!config.fxt_dir.empty()) {
@@ -116,8 +118,9 @@ Engine::Engine(const EngineConfig& config)
     setenv("STARPU_GENERATE_TRACE", "1", 0);  // paje.trace and tasks.rec at shutdown
   }
 #ifdef TESSERA_WITH_MPI
-  // MPI is already up (core/runtime/comm.cpp), so StarPU-MPI must not initialise it again. A one-rank
-  // run uses plain StarPU, without StarPU-MPI's progress thread taking a core from the workers.
+  // MPI is already up (core/runtime/comm.cpp), so StarPU-MPI must not initialise it again. A
+  // one-rank run uses plain StarPU, without StarPU-MPI's progress thread taking a core from the
+  // workers.
   const int ret = distributed_ ? starpu_mpi_init_conf(nullptr, nullptr, 0, MPI_COMM_WORLD, &conf)
                                : starpu_init(&conf);
 #else
@@ -128,8 +131,9 @@ Engine::Engine(const EngineConfig& config)
     unsetenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS");
   }
   if (ret == -ENODEV)
-    throw Error("StarPU found no worker it could start (no CPU worker and no usable GPU); give "
-                "--ncpu 1 or more, and check STARPU_NCPU, STARPU_NCUDA and STARPU_WORKERS_*");
+    throw Error(
+        "StarPU found no worker it could start (no CPU worker and no usable GPU); give "
+        "--ncpu 1 or more, and check STARPU_NCPU, STARPU_NCUDA and STARPU_WORKERS_*");
   if (ret != 0)
     throw Error("StarPU failed to start (starpu_init returned " + std::to_string(ret) +
                 "); check the STARPU_* environment and the worker counts");

@@ -51,7 +51,7 @@ struct EngineConfig {
   /// Tasks submitted and not finished beyond which submission waits (0: no limit); unless the
   /// user set STARPU_LIMIT_MAX/MIN_SUBMITTED_TASKS.
   int max_submitted = 0;
-  SubmitPolicy policy;        // policy.distributed: start StarPU-MPI
+  SubmitPolicy policy;  // policy.distributed: start StarPU-MPI
 };
 
 class Engine {

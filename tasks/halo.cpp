@@ -39,8 +39,7 @@ TaskKind by_size(std::size_t size, const char* kind, Access first, Access rest) 
     case 2: return declare<std::uint16_t>(kind, first, rest);
     case 4: return declare<std::uint32_t>(kind, first, rest);
     case 8: return declare<std::uint64_t>(kind, first, rest);
-    default:
-      throw Error("element size " + std::to_string(size) + " bytes has no halo kernels");
+    default: throw Error("element size " + std::to_string(size) + " bytes has no halo kernels");
   }
 }
 

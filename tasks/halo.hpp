@@ -21,19 +21,19 @@ detail::TaskKind constant_ghosts_kind(std::size_t element_size);
 /// ("interior", "time-block", "loop", a mesh loop) that first copies its neighbours' face
 /// buffers into a tile's ghost layers (what a boundary or halo-import task does) and, after its
 /// kernel, copies a written tile's faces into that tile's face buffers (what a halo-pack or
-/// halo-gather task does). One task per tile and step instead of three. Its argument block is a HaloWork, then
-/// at kHaloWorkSize the kernel's own block; its buffers are the kernel's, then the face buffers
-/// of the copies.
+/// halo-gather task does). One task per tile and step instead of three. Its argument block is a
+/// HaloWork, then at kHaloWorkSize the kernel's own block; its buffers are the kernel's, then the
+/// face buffers of the copies.
 struct HaloWork {
   struct Copies {
     // The copy kernel's argument block: a partition::RegionCopyList (region copies) or a
     // kernels::MeshCopyArgs (a mesh halo import or export gather). Slot 0: the tile (or
     // halo), slots 1..count: face (or export index and export) buffers.
     const void* args;
-    bool empty;  // nothing to copy: skipped
-    int tile;    // the tile's buffer in the task
-    int first;   // the first face buffer's
-    int count;   // at most partition::RegionCopyList::kMax
+    bool empty;                  // nothing to copy: skipped
+    int tile;                    // the tile's buffer in the task
+    int first;                   // the first face buffer's
+    int count;                   // at most partition::RegionCopyList::kMax
     detail::KernelFn cpu, cuda;  // the copy kernel (region copy of the element size, mesh import)
   };
   static constexpr int kMax = 4;  // fields filled, and fields packed, per task
@@ -47,8 +47,9 @@ constexpr std::size_t kHaloWorkSize = (sizeof(HaloWork) + 63) / 64 * 64;
 /// A task's argument block, malloc'ed (the engine frees it): a copy of the kernel's `size`-byte
 /// `prototype`, after a HaloWork whose kernel entries are `kernel_cpu` and `kernel_cuda` (no
 /// copies yet) when `halo` (then `*work` points to it), alone otherwise. `*bytes`: its size.
-unsigned char* new_task_arg(const void* prototype, std::size_t size, bool halo, detail::KernelFn kernel_cpu,
-                            detail::KernelFn kernel_cuda, HaloWork** work, std::size_t* bytes);
+unsigned char* new_task_arg(const void* prototype, std::size_t size, bool halo,
+                            detail::KernelFn kernel_cpu, detail::KernelFn kernel_cuda,
+                            HaloWork** work, std::size_t* bytes);
 /// `kind` with its exchange copies ("<kind>+halo"): the HaloWork entries of both backends.
 detail::TaskKind with_halo_work(const detail::TaskKind& kind);
 /// Whether `kind` is one with_halo_work made.

@@ -35,14 +35,20 @@ KernelFn combine_cuda() {
 template <class T>
 TaskKind combine(bool assign) {
   if (assign)
-    return {"write-back", Access::ReadWrite, Access::Read, &kernels::mesh_combine_cpu<T, true>, combine_cuda<T, true>()};
-  return {"inc-combine", Access::ReadWrite, Access::Read, &kernels::mesh_combine_cpu<T, false>, combine_cuda<T, false>()};
+    return {"write-back", Access::ReadWrite, Access::Read, &kernels::mesh_combine_cpu<T, true>,
+            combine_cuda<T, true>()};
+  return {"inc-combine", Access::ReadWrite, Access::Read, &kernels::mesh_combine_cpu<T, false>,
+          combine_cuda<T, false>()};
 }
 }  // namespace
 
-TaskKind halo_gather_kind() { return {"halo-gather", Access::Read, Access::Write, &kernels::mesh_gather_cpu, gather_cuda()}; }
+TaskKind halo_gather_kind() {
+  return {"halo-gather", Access::Read, Access::Write, &kernels::mesh_gather_cpu, gather_cuda()};
+}
 
-TaskKind halo_import_kind() { return {"halo-import", Access::Write, Access::Read, &kernels::mesh_import_cpu, import_cuda()}; }
+TaskKind halo_import_kind() {
+  return {"halo-import", Access::Write, Access::Read, &kernels::mesh_import_cpu, import_cuda()};
+}
 
 TaskKind combine_kind(const std::string& type, bool assign) {
   if (type == "double") return combine<double>(assign);

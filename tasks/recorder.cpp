@@ -108,8 +108,9 @@ trace::RankTrace Recorder::rank_trace() const {
   for (const auto& [bus, total] : bus_totals_) r.transfers.push_back(total);
   r.tasks = events_;
   for (const auto& [key, t] : totals_) r.totals.push_back(t);
-  std::sort(r.tasks.begin(), r.tasks.end(),
-            [](const trace::TaskEvent& a, const trace::TaskEvent& b) { return a.start_us < b.start_us; });
+  std::sort(
+      r.tasks.begin(), r.tasks.end(),
+      [](const trace::TaskEvent& a, const trace::TaskEvent& b) { return a.start_us < b.start_us; });
   if (!r.tasks.empty()) r.begin_us = r.tasks.front().start_us;
   for (const trace::TaskEvent& t : r.tasks) r.end_us = std::max(r.end_us, t.end_us);
   if (!totals_.empty()) {
@@ -125,7 +126,8 @@ void Recorder::clear() {
   totals_.clear();
   bus_totals_.clear();
   starpu_profiling_bus_info discarded{};  // reading StarPU's bus totals resets them
-  for (int bus = 0; bus < starpu_bus_get_count(); ++bus) starpu_bus_get_profiling_info(bus, &discarded);
+  for (int bus = 0; bus < starpu_bus_get_count(); ++bus)
+    starpu_bus_get_profiling_info(bus, &discarded);
 }
 
 }  // namespace tessera::tasks

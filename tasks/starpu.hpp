@@ -19,7 +19,7 @@ namespace tessera::tasks {
 struct Codelet {
   std::string symbol;  // perfmodel symbol: tessera.<stencil>.<kind>.<types>
   std::string stencil, kind;
-  std::string name;    // "<stencil>:<kind>", StarPU's codelet name
+  std::string name;  // "<stencil>:<kind>", StarPU's codelet name
   starpu_perfmodel model;
   starpu_codelet cl;
   starpu_data_access_mode modes[2];  // of the first group of buffers, and of the rest

@@ -74,7 +74,8 @@ void Submitter::submit_with_modes(Codelet& c, const std::vector<Handle>& handles
 }
 
 void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, std::size_t count,
-                           void* arg, std::size_t arg_size, bool owned, TaskTag tag, Placement place) {
+                           void* arg, std::size_t arg_size, bool owned, TaskTag tag,
+                           Placement place) {
   idle_.wake();  // the one way into StarPU for tasks: paused workers would never run it
   ++submissions_;
   tag.stencil = c.stencil.c_str();
@@ -88,8 +89,9 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
     // posts the sends and receives of the data it reads from other ranks (the face buffers),
     // which keeps the graph identical on every rank and lets StarPU-MPI decide the transfers.
     for (std::size_t i = 0; i < count; ++i) descrs.push_back({raw(handles[i]), mode(i)});
-    task = starpu_mpi_task_build(MPI_COMM_WORLD, &c.cl, STARPU_DATA_MODE_ARRAY, descrs.data(),
-                                 static_cast<int>(descrs.size()), STARPU_PRIORITY, place.priority, 0);
+    task =
+        starpu_mpi_task_build(MPI_COMM_WORLD, &c.cl, STARPU_DATA_MODE_ARRAY, descrs.data(),
+                              static_cast<int>(descrs.size()), STARPU_PRIORITY, place.priority, 0);
     if (task == nullptr && owned) std::free(arg);  // another rank runs it
   }
 #endif
@@ -99,8 +101,10 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
     const int n = static_cast<int>(count);
     task->nbuffers = n;
     if (n > STARPU_NMAXBUFS) {
-      task->dyn_handles = static_cast<starpu_data_handle_t*>(std::malloc(n * sizeof(starpu_data_handle_t)));
-      task->dyn_modes = static_cast<starpu_data_access_mode*>(std::malloc(n * sizeof(starpu_data_access_mode)));
+      task->dyn_handles =
+          static_cast<starpu_data_handle_t*>(std::malloc(n * sizeof(starpu_data_handle_t)));
+      task->dyn_modes =
+          static_cast<starpu_data_access_mode*>(std::malloc(n * sizeof(starpu_data_access_mode)));
     }
     for (int i = 0; i < n; ++i) {
       STARPU_TASK_SET_HANDLE(task, raw(handles[static_cast<std::size_t>(i)]), i);
@@ -115,7 +119,8 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
     // A hand-set split pins the first round(F x tiles) tiles to CUDA workers, the rest to CPU
     // workers; every task of a tile goes the same way, so tiles stay where they are.
     if (policy_.gpu_fraction >= 0 && tag.tile >= 0)
-      task->where = tag.tile < std::lround(policy_.gpu_fraction * place.tiles) ? STARPU_CUDA : STARPU_CPU;
+      task->where =
+          tag.tile < std::lround(policy_.gpu_fraction * place.tiles) ? STARPU_CUDA : STARPU_CPU;
     if (policy_.name_tasks) {
       names_.push_back(name_of(tag));
       task->name = names_.back().c_str();
@@ -126,7 +131,8 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
         c.model.footprint != nullptr ? c.model.footprint(task) : starpu_task_data_footprint(task);
     const bool new_footprint = c.footprints.insert(footprint).second;
     // A calibrating run is the fix itself: nothing to say then.
-    if (new_footprint && !uncalibrated_reported_ && !policy_.calibrating) report_if_uncalibrated(c, task);
+    if (new_footprint && !uncalibrated_reported_ && !policy_.calibrating)
+      report_if_uncalibrated(c, task);
     const int ret = starpu_task_submit(task);
     if (ret != 0)
       throw Error("StarPU refused task " + name_of(tag) + " (error " + std::to_string(ret) +

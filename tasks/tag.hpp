@@ -13,7 +13,7 @@ struct TaskTag {
   const char* field = nullptr;  ///< the field of a halo or reduction task (an interned name)
   int tile = -1;
   long step = -1;
-  int rank = 0;                 ///< the rank that runs it: the owner of its tile
+  int rank = 0;  ///< the rank that runs it: the owner of its tile
 };
 std::string name_of(const TaskTag& tag);
 

@@ -48,13 +48,15 @@ inline void expect_cloudsim_matches_reference(const tessera::Grid<2>& grid, int 
   apps::CloudSim sim(grid, params, depth);
   const std::vector<float> t0 = sim.t.gather();
   sim.advance(steps);
-  const std::vector<float> want = reference::cloudsim(grid.extent()[0], grid.extent()[1], steps, t0,
-                                                      sim.wind_x.gather(), sim.wind_y.gather(), params);
+  const std::vector<float> want =
+      reference::cloudsim(grid.extent()[0], grid.extent()[1], steps, t0, sim.wind_x.gather(),
+                          sim.wind_y.gather(), params);
   const std::vector<float> got = sim.t.gather();
   expect_bitwise_equal(got, want);
   const auto cells = sim.cells();
   double band = 0;
-  for (float v : want) band += (v >= sim.dew - params.dew_band && v <= sim.dew + params.dew_band) ? 1 : 0;
+  for (float v : want)
+    band += (v >= sim.dew - params.dew_band && v <= sim.dew + params.dew_band) ? 1 : 0;
   EXPECT_EQ(cells[0], band);
   EXPECT_EQ(cells[1], *std::min_element(want.begin(), want.end()));
   EXPECT_EQ(cells[2], *std::max_element(want.begin(), want.end()));

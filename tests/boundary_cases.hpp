@@ -14,7 +14,8 @@ namespace test {
 struct Inflow3 {
   double speed;
   TESSERA_HD double operator()(Index<3> ghost, double mirrored) const {
-    if (ghost[1] < 5) return speed + 0.125 * static_cast<double>(ghost[2]) + 0.0625 * static_cast<double>(ghost[0]);
+    if (ghost[1] < 5)
+      return speed + 0.125 * static_cast<double>(ghost[2]) + 0.0625 * static_cast<double>(ghost[0]);
     return 2.0 * speed - mirrored;
   }
 };
@@ -22,8 +23,8 @@ struct Inflow3 {
 // Depends on every component of the index (corners and edges show wrong orientations).
 struct Outflow3 {
   TESSERA_HD double operator()(Index<3> ghost, double mirrored) const {
-    return 0.5 * mirrored + 0.25 * static_cast<double>(ghost[0]) - 0.125 * static_cast<double>(ghost[1]) +
-           0.03125 * static_cast<double>(ghost[2]);
+    return 0.5 * mirrored + 0.25 * static_cast<double>(ghost[0]) -
+           0.125 * static_cast<double>(ghost[1]) + 0.03125 * static_cast<double>(ghost[2]);
   }
 };
 
@@ -46,8 +47,8 @@ inline void expect_function_boundaries_match_reference() {
     Fns3 fns;
     fns[0][0] = Inflow3{1.5};
     fns[0][1] = Outflow3{};
-    expect_matches_reference<double, 3, 1, false>(tessera::Grid<3>({12, 10, 9}, {4, 5, 3}), bc, 3, 1,
-                                                  Mix<double, 3, 1, false>{}, fns);
+    expect_matches_reference<double, 3, 1, false>(tessera::Grid<3>({12, 10, 9}, {4, 5, 3}), bc, 3,
+                                                  1, Mix<double, 3, 1, false>{}, fns);
   }
   {
     SCOPED_TRACE("3-D box r2: functions meet Dirichlet, Neumann and a periodic axis at corners");
@@ -60,8 +61,9 @@ inline void expect_function_boundaries_match_reference() {
     Fns3 fns;
     fns[0][0] = Inflow3{0.75};
     fns[1][1] = Outflow3{};
-    expect_matches_reference<double, 3, 2, true>(tessera::Grid<3>({11, 10, 8}, {4, 4, 3}, {false, false, true}),
-                                                 bc, 3, 2, Mix<double, 3, 2, true>{}, fns);
+    expect_matches_reference<double, 3, 2, true>(
+        tessera::Grid<3>({11, 10, 8}, {4, 4, 3}, {false, false, true}), bc, 3, 2,
+        Mix<double, 3, 2, true>{}, fns);
   }
   {
     SCOPED_TRACE("2-D float box r1: one function on every face, uneven tiles");

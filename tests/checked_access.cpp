@@ -11,17 +11,20 @@
 namespace {
 
 struct TooFar {  // u(2, 0) in a radius-1 stencil
-  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u, tessera::Out<double> o) const {
+  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u,
+                             tessera::Out<double> o) const {
     o = u(-1, 0) + u(2, 0);
   }
 };
 struct Diagonal {  // u(1, 1) in a Star stencil
-  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u, tessera::Out<double> o) const {
+  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u,
+                             tessera::Out<double> o) const {
     o = u(1, 0) + u(1, 1);
   }
 };
 struct ThirdAxis {  // u(0, 0, 1) in a 2-D stencil
-  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u, tessera::Out<double> o) const {
+  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u,
+                             tessera::Out<double> o) const {
     o = u(0, 1) + u(0, 0, 1);
   }
 };
@@ -32,7 +35,8 @@ struct NeighbourOfCentreOnly {  // w(1, 0) of an input declared tessera::centre(
   }
 };
 struct NeighbourInLoop {  // u(0, 1) in a pointwise loop
-  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u, tessera::Out<double> o) const {
+  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u,
+                             tessera::Out<double> o) const {
     o = u(0, 1);
   }
 };
@@ -67,7 +71,8 @@ int main(int argc, char** argv) {
     star.apply(NeighbourOfCentreOnly{}, tessera::in(u, tessera::centre(w)), tessera::out(out));
   if (!std::strcmp(c, "loop"))
     tessera::Loop<2>("checked-loop").apply(NeighbourInLoop{}, tessera::in(u), tessera::out(out));
-  if (!std::strcmp(c, "fine")) star.apply(Fine{}, tessera::in(u, tessera::centre(w)), tessera::out(out));
+  if (!std::strcmp(c, "fine"))
+    star.apply(Fine{}, tessera::in(u, tessera::centre(w)), tessera::out(out));
   std::printf("finished: sum %.17g\n", tessera::sum(out));
   return 0;
 }

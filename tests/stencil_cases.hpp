@@ -14,8 +14,8 @@
 
 namespace test {
 
-using tessera::Boundary;
 using tessera::Boundaries;
+using tessera::Boundary;
 using tessera::Index;
 
 // Reads every offset of the shape in a fixed order and folds them with distinct effective
@@ -85,16 +85,17 @@ std::vector<T> initial_values(const tessera::Grid<D>& g) {
 // Runs `steps` applications of F on the tiles and in the reference; compares bitwise.
 // `functions`: the reference's copy of bc's boundary functions, if any.
 template <class T, int D, int R, bool Box, class F = Mix<T, D, R, Box>>
-void expect_matches_reference(const tessera::Grid<D>& grid, const Boundaries<D>& bc,
-                              int steps = 3, int halo = R, F f = {},
+void expect_matches_reference(const tessera::Grid<D>& grid, const Boundaries<D>& bc, int steps = 3,
+                              int halo = R, F f = {},
                               const reference::FaceFunctions<T, D>& functions = {}) {
   tessera::Field<T, D> u(grid, halo, bc, "u"), next(grid, halo, bc, "next");
   u.fill(initial<T, D>);
   const std::string name = "mix-" + std::to_string(D) + "d-r" + std::to_string(R) +
                            (Box ? "-box-" : "-star-") + typeid(F).name();
-  tessera::Stencil<D> stencil(name.substr(0, name.find_first_not_of(
-                                                 "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")),
-                              Box ? tessera::Shape::Box : tessera::Shape::Star, R);
+  tessera::Stencil<D> stencil(
+      name.substr(0, name.find_first_not_of(
+                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")),
+      Box ? tessera::Shape::Box : tessera::Shape::Star, R);
   for (int s = 0; s < steps; ++s) {
     stencil.apply(f, tessera::in(u), tessera::out(next));
     tessera::swap(u, next);
@@ -122,7 +123,8 @@ inline Boundaries<3> distinct_dirichlet3() {
 inline void expect_jacobi_matches_reference(const tessera::Grid<2>& grid, int steps) {
   const std::int64_t nx = grid.extent()[0], ny = grid.extent()[1];
   const auto zero = Boundaries<2>::all(Boundary::dirichlet(0.0));
-  tessera::Field<float, 2> u(grid, 1, zero, "u"), next(grid, 1, zero, "next"), f(grid, 1, zero, "f");
+  tessera::Field<float, 2> u(grid, 1, zero, "u"), next(grid, 1, zero, "next"),
+      f(grid, 1, zero, "f");
   auto source = [nx, ny](Index<2> p) { return apps::jacobi2d_source(p, nx, ny); };
   u.fill(initial<float, 2>);
   f.fill(source);

@@ -16,7 +16,8 @@ namespace fs = std::filesystem;
 using testing::HasSubstr;
 
 struct Average {
-  TESSERA_HD void operator()(tessera::Index<3>, tessera::In<double> u, tessera::Out<double> o) const {
+  TESSERA_HD void operator()(tessera::Index<3>, tessera::In<double> u,
+                             tessera::Out<double> o) const {
     o = (u(1, 0, 0) + u(-1, 0, 0) + u(0, 1, 0) + u(0, -1, 0) + u(0, 0, 1) + u(0, 0, -1)) / 6.0 +
         0.01 * u();
   }
@@ -26,8 +27,8 @@ const tessera::Index<3> kSize{12, 9, 7};
 
 // Runs steps [first, last) of the average on `tile`; checkpoints at step `at` (if >= 0) into
 // `dir`, restarts from `restart` (if not empty); returns the field at the end.
-std::vector<double> run(const test::Config& c, tessera::Index<3> tile, int first, int last,
-                        int at, const std::string& dir, const std::string& restart) {
+std::vector<double> run(const test::Config& c, tessera::Index<3> tile, int first, int last, int at,
+                        const std::string& dir, const std::string& restart) {
   tessera::Runtime rt(test::options(c));
   const tessera::Grid<3> grid(kSize, tile);
   auto bc = tessera::Boundaries<3>::all(tessera::Boundary::dirichlet(1.0));
@@ -80,9 +81,7 @@ std::string restart_error(const std::string& dir) {
   try {
     tessera::Restart r(dir);
     r.restore("u", u);
-  } catch (const tessera::Error& e) {
-    return e.what();
-  }
+  } catch (const tessera::Error& e) { return e.what(); }
   return "no error";
 }
 

@@ -8,30 +8,30 @@
 
 namespace {
 
+using tessera::Boundaries;
+using tessera::Boundary;
 using testing::AllOf;
 using testing::HasSubstr;
-using tessera::Boundary;
-using tessera::Boundaries;
 
 // Runs `f`, expects tessera::Error, and returns its message.
 template <class F>
 std::string error_of(F f) {
   try {
     f();
-  } catch (const tessera::Error& e) {
-    return e.what();
-  }
+  } catch (const tessera::Error& e) { return e.what(); }
   ADD_FAILURE() << "no tessera::Error thrown";
   return {};
 }
 
 struct Copy2 {
-  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u, tessera::Out<double> o) const {
+  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u,
+                             tessera::Out<double> o) const {
     o = u(1, 0) + u(-1, 0);
   }
 };
 struct Other2 {
-  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u, tessera::Out<double> o) const {
+  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u,
+                             tessera::Out<double> o) const {
     o = u();
   }
 };
@@ -42,11 +42,17 @@ class BadInput : public testing::Test {
 };
 
 TEST_F(BadInput, NonPositiveExtentsAndTiles) {
-  EXPECT_THAT(error_of([] { tessera::Grid<3>({0, 4, 4}, {2, 2, 2}); }),
+  EXPECT_THAT(error_of([] {
+                tessera::Grid<3>({0, 4, 4}, {2, 2, 2});
+              }),
               AllOf(HasSubstr("grid extent 0"), HasSubstr("axis x"), HasSubstr("positive")));
-  EXPECT_THAT(error_of([] { tessera::Grid<2>({4, -3}, {2, 2}); }),
+  EXPECT_THAT(error_of([] {
+                tessera::Grid<2>({4, -3}, {2, 2});
+              }),
               AllOf(HasSubstr("grid extent -3"), HasSubstr("axis y")));
-  EXPECT_THAT(error_of([] { tessera::Grid<3>({4, 4, 4}, {2, 2, 0}); }),
+  EXPECT_THAT(error_of([] {
+                tessera::Grid<3>({4, 4, 4}, {2, 2, 0});
+              }),
               AllOf(HasSubstr("tile extent 0"), HasSubstr("axis z")));
 }
 
@@ -60,7 +66,8 @@ TEST_F(BadInput, TileThinnerThanRadius) {
                     HasSubstr("extent 10 cut in tiles of 4")));
   // Nothing was submitted: the output is untouched and a valid stencil still runs.
   EXPECT_EQ(v.at({5, 5}), 0.0);
-  tessera::Stencil<2>("narrow", tessera::Shape::Star, 1).apply(Copy2{}, tessera::in(u), tessera::out(v));
+  tessera::Stencil<2>("narrow", tessera::Shape::Star, 1)
+      .apply(Copy2{}, tessera::in(u), tessera::out(v));
   rt.wait();
   EXPECT_EQ(v.at({5, 5}), 10.0);
 }
@@ -69,8 +76,9 @@ TEST_F(BadInput, HaloNarrowerThanRadius) {
   const tessera::Grid<2> grid({12, 12}, {6, 6});
   tessera::Field<double, 2> u(grid, 1, {}, "thin"), v(grid, 1);
   tessera::Stencil<2> s("radius2", tessera::Shape::Box, 2);
-  EXPECT_THAT(error_of([&] { s.apply(Copy2{}, tessera::in(u), tessera::out(v)); }),
-              AllOf(HasSubstr("radius 2"), HasSubstr("'thin' has halo width 1"), HasSubstr(">= 2")));
+  EXPECT_THAT(
+      error_of([&] { s.apply(Copy2{}, tessera::in(u), tessera::out(v)); }),
+      AllOf(HasSubstr("radius 2"), HasSubstr("'thin' has halo width 1"), HasSubstr(">= 2")));
   EXPECT_THAT(error_of([&] { tessera::Field<double, 2>(grid, -1); }), HasSubstr("halo width -1"));
 }
 
@@ -86,7 +94,8 @@ TEST_F(BadInput, FieldsOnDifferentGrids) {
 TEST_F(BadInput, InconsistentPeriodicAndBoundarySettings) {
   const tessera::Grid<2> periodic_x({8, 8}, {4, 4}, {true, false});
   EXPECT_THAT(error_of([&] {
-                tessera::Field<double, 2>(periodic_x, 1, Boundaries<2>::all(Boundary::dirichlet(1)));
+                tessera::Field<double, 2>(periodic_x, 1,
+                                          Boundaries<2>::all(Boundary::dirichlet(1)));
               }),
               AllOf(HasSubstr("face x-low"), HasSubstr("grid is periodic along x")));
   const tessera::Grid<2> closed({8, 8}, {4, 4});
@@ -102,7 +111,8 @@ TEST_F(BadInput, UnsupportedElementTypeAndUnrepresentableConstant) {
               AllOf(HasSubstr("8 bytes is not supported"), HasSubstr("'wide'"),
                     HasSubstr("double, float, std::int32_t or std::uint8_t")));
   EXPECT_THAT(error_of([&] {
-                tessera::Field<std::uint8_t, 2>(grid, 1, Boundaries<2>::all(Boundary::dirichlet(300)));
+                tessera::Field<std::uint8_t, 2>(grid, 1,
+                                                Boundaries<2>::all(Boundary::dirichlet(300)));
               }),
               AllOf(HasSubstr("Dirichlet value 300"), HasSubstr("uint8")));
 }
@@ -124,10 +134,14 @@ TEST_F(BadInput, AliasedFieldsAndBadStencils) {
 }
 
 TEST(NoRuntime, FieldsNeedALiveRuntime) {
-  EXPECT_THAT(error_of([] { tessera::Field<double, 2>(tessera::Grid<2>({4, 4}, {2, 2}), 1); }),
+  EXPECT_THAT(error_of([] {
+                tessera::Field<double, 2>(tessera::Grid<2>({4, 4}, {2, 2}), 1);
+              }),
               HasSubstr("needs a live tessera::Runtime"));
   tessera::Runtime rt(test::options({"eager", 1}));
-  EXPECT_THAT(error_of([] { tessera::Runtime second(test::options({"eager", 1})); }),
+  EXPECT_THAT(error_of([] {
+                tessera::Runtime second(test::options({"eager", 1}));
+              }),
               HasSubstr("already alive"));
 }
 
@@ -147,15 +161,20 @@ TEST(Errors, RankGridMustMatchRanksAndTiles) {
 // Sizes that do not fit the library's counters are refused, never wrapped into another grid.
 TEST(Errors, SizesThatOverflowAreRefused) {
   const std::int64_t huge = std::numeric_limits<std::int64_t>::max();
-  EXPECT_THAT(error_of([&] { tessera::Grid<3>({huge, 8, 8}, {huge, 8, 8}); }),
+  EXPECT_THAT(error_of([&] {
+                tessera::Grid<3>({huge, 8, 8}, {huge, 8, 8});
+              }),
               AllOf(HasSubstr("9223372036854775807 x 8 x 8"), HasSubstr("64-bit count")));
   // 3e9^3 in tiles of 1: the tile count overflows int (it was reported as "0 tiles").
-  EXPECT_THAT(error_of([] {
-                tessera::Grid<3>({3000000000, 3000000000, 3000000000}, {1, 1, 1});
-              }),
-              AllOf(HasSubstr("more than the 2147483647 a grid may have"), HasSubstr("larger tiles")));
+  EXPECT_THAT(
+      error_of([] {
+        tessera::Grid<3>({3000000000, 3000000000, 3000000000}, {1, 1, 1});
+      }),
+      AllOf(HasSubstr("more than the 2147483647 a grid may have"), HasSubstr("larger tiles")));
   // A tile count near 2^63 along one axis (tile near extent: (extent + tile - 1) overflowed).
-  EXPECT_THAT(error_of([&] { tessera::Grid<2>({huge, 2}, {256, 2}); }),
+  EXPECT_THAT(error_of([&] {
+                tessera::Grid<2>({huge, 2}, {256, 2});
+              }),
               HasSubstr("36028797018963968 x 1 tiles"));
   const tessera::Grid<2> ok({huge / 4, 1}, {huge / 4, 1});
   EXPECT_EQ(ok.points(), huge / 4);
@@ -172,11 +191,12 @@ TEST(Errors, FieldsThatCannotFitAreRefusedWithATileThatFits) {
   EXPECT_THAT(tiny, AllOf(HasSubstr("field 'u' on 256 x 256 x 256 points in tiles of 1 x 1 x 1"),
                           HasSubstr("16777216 tiles at about 32 KiB each"),
                           HasSubstr("use larger tiles, e.g. ")));
-  EXPECT_THAT(error_of([] {
-                tessera::Field<float, 2> u(tessera::Grid<2>({70000, 70000}, {70000, 70000}), 1, {}, "big");
-              }),
-              AllOf(HasSubstr("field 'big': a tile of 70000 x 70000"), HasSubstr("2^32 - 1"),
-                    HasSubstr("smaller tiles")));
+  EXPECT_THAT(
+      error_of([] {
+        tessera::Field<float, 2> u(tessera::Grid<2>({70000, 70000}, {70000, 70000}), 1, {}, "big");
+      }),
+      AllOf(HasSubstr("field 'big': a tile of 70000 x 70000"), HasSubstr("2^32 - 1"),
+            HasSubstr("smaller tiles")));
   // The suggestion is a real tile size, with fewer tiles (creating it would take seconds).
   const std::string suggested = tiny.substr(tiny.find("e.g. ") + 5);
   long x = 0, y = 0, z = 0, tiles = 0;

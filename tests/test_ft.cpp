@@ -24,15 +24,19 @@ std::vector<double> flat(const std::vector<std::complex<double>>& sums) {
 }
 
 // The reference's checksums, computed once per problem.
-const std::vector<std::complex<double>>& reference_sums(std::int64_t nx, std::int64_t ny, std::int64_t nz, int it) {
-  static std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, int>, std::vector<std::complex<double>>> done;
+const std::vector<std::complex<double>>& reference_sums(std::int64_t nx, std::int64_t ny,
+                                                        std::int64_t nz, int it) {
+  static std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, int>,
+                  std::vector<std::complex<double>>>
+      done;
   auto& sums = done[{nx, ny, nz, it}];
   if (sums.empty()) sums = reference::FtReference(nx, ny, nz).run(it);
   return sums;
 }
 
-std::vector<std::complex<double>> run_ft(std::int64_t nx, std::int64_t ny, std::int64_t nz, int iterations,
-                                         std::int64_t slab_z, std::int64_t pencil_x) {
+std::vector<std::complex<double>> run_ft(std::int64_t nx, std::int64_t ny, std::int64_t nz,
+                                         int iterations, std::int64_t slab_z,
+                                         std::int64_t pencil_x) {
   apps::Ft ft(nx, ny, nz, slab_z, pencil_x);
   ft.setup();
   ft.forward();
@@ -47,7 +51,8 @@ TEST_P(Ft, ClassSMatchesReferenceBitwiseAndVerifies) {
   const apps::FtClass s = apps::ft_class("S");
   const auto& want = reference_sums(s.nx, s.ny, s.nz, s.iterations);
   for (auto tiles : {std::pair<std::int64_t, std::int64_t>{8, 8}, {64, 16}}) {
-    SCOPED_TRACE("slabs " + std::to_string(tiles.first) + " thick, pencils " + std::to_string(tiles.second));
+    SCOPED_TRACE("slabs " + std::to_string(tiles.first) + " thick, pencils " +
+                 std::to_string(tiles.second));
     const auto sums = run_ft(s.nx, s.ny, s.nz, s.iterations, tiles.first, tiles.second);
     test::expect_bitwise_equal(flat(sums), flat(want));
     EXPECT_TRUE(apps::ft_verified(s, sums));
@@ -89,9 +94,12 @@ TEST(FtErrors, BadClassesAndSizesAreRefusedWithTheFix) {
   using testing::HasSubstr;
   EXPECT_THAT(test::error_of([] { apps::ft_class("U", 48, 64, 64, 6); }),
               HasSubstr("FT class U: x size 48 is not a power of two from 2 to 2^20; give --size"));
-  EXPECT_THAT(test::error_of([] { apps::ft_class("U", 64, 64, 1, 6); }), HasSubstr("z size 1 is not a power of two"));
-  EXPECT_THAT(test::error_of([] { apps::ft_class("U", 8, 8, 8, 0); }), HasSubstr("give --iterations 1 or more"));
-  EXPECT_THAT(test::error_of([] { apps::ft_class("Q"); }), HasSubstr("--class Q is not an FT class; give S, W, A, B"));
+  EXPECT_THAT(test::error_of([] { apps::ft_class("U", 64, 64, 1, 6); }),
+              HasSubstr("z size 1 is not a power of two"));
+  EXPECT_THAT(test::error_of([] { apps::ft_class("U", 8, 8, 8, 0); }),
+              HasSubstr("give --iterations 1 or more"));
+  EXPECT_THAT(test::error_of([] { apps::ft_class("Q"); }),
+              HasSubstr("--class Q is not an FT class; give S, W, A, B"));
   EXPECT_EQ(apps::ft_class("W").nz, 32);
   EXPECT_FALSE(apps::ft_verified(apps::ft_class("U", 8, 8, 8, 2), {{1.0, 1.0}, {1.0, 1.0}}));
 }

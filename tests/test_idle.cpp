@@ -45,8 +45,7 @@ IdleCost cost_of_host_sleep() {
   const double before = process_cpu_seconds();
   std::thread spin([&] {
     const double start = thread_cpu_seconds();
-    while (!stop.load(std::memory_order_relaxed)) {
-    }
+    while (!stop.load(std::memory_order_relaxed)) {}
     poller = thread_cpu_seconds() - start;
   });
   std::this_thread::sleep_for(std::chrono::seconds(1));
@@ -65,7 +64,8 @@ void expect_paused(const IdleCost& c, const char* when) {
 }
 
 struct Average {
-  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u, tessera::Out<double> o) const {
+  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u,
+                             tessera::Out<double> o) const {
     o = 0.25 * (u(1, 0) + u(-1, 0) + u(0, 1) + u(0, -1));
   }
 };

@@ -61,7 +61,8 @@ class LoopMatchesReference : public testing::TestWithParam<test::Config> {};
 
 TEST_P(LoopMatchesReference, SeveralTypedInputsAndOutputs) {
   tessera::Runtime rt(test::options(GetParam()));
-  for (const auto& grid : {tessera::Grid<3>({11, 9, 7}, {4, 4, 3}), tessera::Grid<3>({11, 9, 7}, {11, 9, 7})}) {
+  for (const auto& grid :
+       {tessera::Grid<3>({11, 9, 7}, {4, 4, 3}), tessera::Grid<3>({11, 9, 7}, {11, 9, 7})}) {
     SCOPED_TRACE(grid.describe());
     // Halo 0 inputs: a loop needs no ghost layers.
     tessera::Field<double, 3> a(grid, 0, {}, "a"), sum(grid, 1, {}, "sum");
@@ -96,11 +97,11 @@ TEST_P(LoopMatchesReference, InPlaceUpdateOverSeveralSteps) {
   tessera::Loop<2> relax("relax");
   for (int s = 0; s < 4; ++s) relax.apply(Relax{0.05}, tessera::in(src), tessera::inout(e, r));
   for (int s = 0; s < 4; ++s)
-    reference::loop<2, 0>(test::domain(grid), ext3(grid, true), {0, 0, 0}, ext3(grid, false), {},
-                          [&](Index<2> p, std::size_t g, double*) {
-                            Relax{0.05}(p, In<double>{&sv[g], 0, 0}, InOut<double>{&ev[g]},
-                                        InOut<double>{&rv[g]});
-                          });
+    reference::loop<2, 0>(
+        test::domain(grid), ext3(grid, true), {0, 0, 0}, ext3(grid, false), {},
+        [&](Index<2> p, std::size_t g, double*) {
+          Relax{0.05}(p, In<double>{&sv[g], 0, 0}, InOut<double>{&ev[g]}, InOut<double>{&rv[g]});
+        });
   test::expect_bitwise_equal(e.gather(), ev);
   test::expect_bitwise_equal(r.gather(), rv);
 }
@@ -120,10 +121,9 @@ TEST_P(LoopMatchesReference, SubBoxesLeaveOtherPointsAlone) {
   double v = 1;
   for (const auto& [name, box] : boxes) {
     tessera::Loop<2>(name, box).apply(Mark{v}, tessera::inout(u));
-    reference::loop<2, 0>(test::domain(grid), ext3(grid, true), {box.lo[0], box.lo[1], 0},
-                          {box.hi[0], box.hi[1], 1}, {}, [&](Index<2> p, std::size_t g, double*) {
-                            Mark{v}(p, InOut<double>{&want[g]});
-                          });
+    reference::loop<2, 0>(
+        test::domain(grid), ext3(grid, true), {box.lo[0], box.lo[1], 0}, {box.hi[0], box.hi[1], 1},
+        {}, [&](Index<2> p, std::size_t g, double*) { Mark{v}(p, InOut<double>{&want[g]}); });
     v += 1;
   }
   test::expect_bitwise_equal(u.gather(), want);
@@ -158,7 +158,8 @@ TEST_P(LoopMatchesReference, CentreOnlyStencilInputsAreNeverExchanged) {
   reference::RefField<double, 2> ru{test::initial_values<double>(grid), bc};
   reference::RefField<float, 2> rw{w.gather(), Boundaries<2>::all(Boundary::dirichlet(0))};
   std::vector<double> want(ru.values.size());
-  reference::apply(test::domain(grid), 1, Advect{}, std::make_tuple(&ru, &rw), std::make_tuple(&want));
+  reference::apply(test::domain(grid), 1, Advect{}, std::make_tuple(&ru, &rw),
+                   std::make_tuple(&want));
   test::expect_bitwise_equal(next.gather(), want);
 }
 
@@ -219,14 +220,15 @@ TEST_P(LoopMatchesReference, NonBlockingReductionsOfSeveralFields) {
   auto second = diff.apply(MaxDiff{}, tessera::in(a, b), tessera::reductions(tessera::Max{}));
   auto bumped = av;
   auto ref = [&](const std::vector<double>& x) {
-    return reference::loop<2, 1>(test::domain(grid), ext3(grid, true), {0, 0, 0}, ext3(grid, false),
-                                 {ROp::Max}, [&](Index<2> p, std::size_t g, double* s) {
-                                   MaxDiff{}(p, In<double>{&x[g], 0, 0}, In<double>{&bv[g], 0, 0},
-                                             Reducer<tessera::Max>{s});
-                                 })[0];
+    return reference::loop<2, 1>(
+        test::domain(grid), ext3(grid, true), {0, 0, 0}, ext3(grid, false), {ROp::Max},
+        [&](Index<2> p, std::size_t g, double* s) {
+          MaxDiff{}(p, In<double>{&x[g], 0, 0}, In<double>{&bv[g], 0, 0}, Reducer<tessera::Max>{s});
+        })[0];
   };
-  reference::loop<2, 0>(test::domain(grid), ext3(grid, true), {0, 0, 0}, ext3(grid, false), {},
-                        [&](Index<2> p, std::size_t g, double*) { Mark{0.5}(p, InOut<double>{&bumped[g]}); });
+  reference::loop<2, 0>(
+      test::domain(grid), ext3(grid, true), {0, 0, 0}, ext3(grid, false), {},
+      [&](Index<2> p, std::size_t g, double*) { Mark{0.5}(p, InOut<double>{&bumped[g]}); });
   EXPECT_EQ(second.get(0), ref(bumped));
   EXPECT_EQ(first.get(0), ref(av));
   EXPECT_EQ(first.get(0), first.get()[0]);  // collected once, then the same
@@ -252,9 +254,9 @@ TEST_P(LoopMatchesReference, ReductionsAsALoopByProductOverABox) {
   e.fill(test::initial<double, 2>);
   auto want = e.gather();
   const auto box = tessera::Box<2>::whole(grid).inset(2);
-  auto got = tessera::Loop<2>("watch", box).apply(
-      StepAndWatch{0.1}, tessera::inout(e),
-      tessera::reductions(tessera::Min{}, tessera::Max{}, tessera::Max{}));
+  auto got = tessera::Loop<2>("watch", box)
+                 .apply(StepAndWatch{0.1}, tessera::inout(e),
+                        tessera::reductions(tessera::Min{}, tessera::Max{}, tessera::Max{}));
   const auto ref = reference::loop<2, 3>(
       test::domain(grid), ext3(grid, true), {2, 2, 0}, {14, 13, 1}, {ROp::Min, ROp::Max, ROp::Max},
       [&](Index<2> p, std::size_t g, double* s) {
@@ -279,22 +281,34 @@ TEST(LoopErrors, RejectBadFieldsAndBoxesBeforeSubmitting) {
   auto message = [](auto&& call) {
     try {
       call();
-    } catch (const tessera::Error& e) {
-      return std::string(e.what());
-    }
+    } catch (const tessera::Error& e) { return std::string(e.what()); }
     return std::string("no error");
   };
-  EXPECT_THAT(message([&] { tessera::Loop<2>("l").apply(Relax{0.1}, tessera::in(u), tessera::inout(u, v)); }),
-              testing::HasSubstr("field 'u' is both read (in) and written (out or inout); pass it once, as tessera::inout(u)"));
-  EXPECT_THAT(message([&] { tessera::Loop<2>("l").apply(Relax{0.1}, tessera::in(u), tessera::inout(v, v)); }),
+  EXPECT_THAT(message([&] {
+                tessera::Loop<2>("l").apply(Relax{0.1}, tessera::in(u), tessera::inout(u, v));
+              }),
+              testing::HasSubstr("field 'u' is both read (in) and written (out or inout); pass it "
+                                 "once, as tessera::inout(u)"));
+  EXPECT_THAT(message([&] {
+                tessera::Loop<2>("l").apply(Relax{0.1}, tessera::in(u), tessera::inout(v, v));
+              }),
               testing::HasSubstr("field 'v' is written twice"));
-  EXPECT_THAT(message([&] { tessera::Loop<2>("l").apply(Relax{0.1}, tessera::in(other), tessera::inout(u, v)); }),
+  EXPECT_THAT(message([&] {
+                tessera::Loop<2>("l").apply(Relax{0.1}, tessera::in(other), tessera::inout(u, v));
+              }),
               testing::HasSubstr("is on a different grid"));
-  EXPECT_THAT(message([&] { tessera::Loop<2>("l", tessera::Box<2>{{0, 0}, {9, 8}}).apply(Mark{1}, tessera::inout(u)); }),
-              testing::HasSubstr("its box is [0, 9) along x but the grid has points [0, 8)"));
-  EXPECT_THAT(message([&] { tessera::Loop<2>("l", tessera::Box<2>{{3, 0}, {3, 8}}).apply(Mark{1}, tessera::inout(u)); }),
-              testing::HasSubstr("give a non-empty box"));
-  EXPECT_THAT(message([&] { tessera::Loop<2>("bad name"); }), testing::HasSubstr("loop name 'bad name' may contain only letters"));
+  EXPECT_THAT(
+      message([&] {
+        tessera::Loop<2>("l", tessera::Box<2>{{0, 0}, {9, 8}}).apply(Mark{1}, tessera::inout(u));
+      }),
+      testing::HasSubstr("its box is [0, 9) along x but the grid has points [0, 8)"));
+  EXPECT_THAT(
+      message([&] {
+        tessera::Loop<2>("l", tessera::Box<2>{{3, 0}, {3, 8}}).apply(Mark{1}, tessera::inout(u));
+      }),
+      testing::HasSubstr("give a non-empty box"));
+  EXPECT_THAT(message([&] { tessera::Loop<2>("bad name"); }),
+              testing::HasSubstr("loop name 'bad name' may contain only letters"));
   EXPECT_EQ(rt.tasks_submitted(), 0u);
 }
 

@@ -24,7 +24,8 @@ using testing::HasSubstr;
 
 // At namespace scope: nvcc cannot instantiate kernels on function-local types.
 struct Scale {  // direct Read, Write, ReadWrite and a global read
-  TESSERA_HD void operator()(const double* in, double* out, double* acc, const double* factor) const {
+  TESSERA_HD void operator()(const double* in, double* out, double* acc,
+                             const double* factor) const {
     for (int k = 0; k < 2; ++k) {
       out[k] = in[k] * *factor;
       acc[k] += in[k];
@@ -32,12 +33,14 @@ struct Scale {  // direct Read, Write, ReadWrite and a global read
   }
 };
 struct Centroid {  // indirect reads through a map of arity 4
-  TESSERA_HD void operator()(const double* a, const double* b, const double* c, const double* d, double* out) const {
+  TESSERA_HD void operator()(const double* a, const double* b, const double* c, const double* d,
+                             double* out) const {
     for (int k = 0; k < 2; ++k) out[k] = 0.25 * (a[k] + b[k] + c[k] + d[k]);
   }
 };
 struct Flux {  // indirect increments at both ends of an edge
-  TESSERA_HD void operator()(const double* w, const double* x1, const double* x2, double* r1, double* r2) const {
+  TESSERA_HD void operator()(const double* w, const double* x1, const double* x2, double* r1,
+                             double* r2) const {
     const double f = *w * (x1[0] - x2[1]) + 1e-3 * x1[1];
     r1[0] += f;
     r2[0] -= f;
@@ -53,7 +56,8 @@ struct Swap {  // indirect write and read-write through an injective map
   }
 };
 struct Norms {  // global reductions
-  TESSERA_HD void operator()(const double* v, double* sum, double* lo, double* hi, std::int32_t* count) const {
+  TESSERA_HD void operator()(const double* v, double* sum, double* lo, double* hi,
+                             std::int32_t* count) const {
     for (int k = 0; k < 2; ++k) {
       *sum += v[k] * v[k];
       if (v[k] < *lo) *lo = v[k];
@@ -87,7 +91,8 @@ struct Case {
 
 void PrintTo(const Case& c, std::ostream* os) {
   test::PrintTo(c.config, os);
-  *os << ", " << (c.cut.method == tessera::Partitioner::Metis ? "METIS " : "blocks ") << c.cut.tiles;
+  *os << ", " << (c.cut.method == tessera::Partitioner::Metis ? "METIS " : "blocks ")
+      << c.cut.tiles;
 }
 
 std::vector<Case> cases() {
@@ -100,8 +105,8 @@ std::vector<Case> cases() {
 }
 
 std::string case_name(const testing::TestParamInfo<Case>& info) {
-  return std::string(info.param.config.scheduler) + "_" + std::to_string(info.param.config.cpus) + "cpu_" +
-         (info.param.cut.method == tessera::Partitioner::Metis ? "metis" : "block") +
+  return std::string(info.param.config.scheduler) + "_" + std::to_string(info.param.config.cpus) +
+         "cpu_" + (info.param.cut.method == tessera::Partitioner::Metis ? "metis" : "block") +
          std::to_string(info.param.cut.tiles);
 }
 
@@ -138,19 +143,24 @@ class MeshLoops : public testing::TestWithParam<Case> {
  protected:
   tessera::Runtime rt{test::options(GetParam().config)};
   SmallMesh s;
-  void partition() { tessera::partition_mesh(s.cells, GetParam().cut.tiles, GetParam().cut.method); }
+  void partition() {
+    tessera::partition_mesh(s.cells, GetParam().cut.tiles, GetParam().cut.method);
+  }
 };
 
 TEST_P(MeshLoops, DirectReadWriteReadWriteAndGlobalRead) {
   const auto in = random_values(2 * static_cast<std::size_t>(s.m.ncell), 1);
   const auto acc0 = random_values(in.size(), 2);
-  tessera::Dat<double> din(s.cells, 2, in, "in"), dout(s.cells, 2, "out"), dacc(s.cells, 2, acc0, "acc");
+  tessera::Dat<double> din(s.cells, 2, in, "in"), dout(s.cells, 2, "out"),
+      dacc(s.cells, 2, acc0, "acc");
   tessera::Global<double> factor("factor", 1.5);
   partition();
-  tessera::par_loop(Scale{}, "scale", s.cells, arg(din, 2, Access::Read), arg(dout, 2, Access::Write),
-                    arg(dacc, 2, Access::ReadWrite), arg(factor, 1, Access::Read));
+  tessera::par_loop(Scale{}, "scale", s.cells, arg(din, 2, Access::Read),
+                    arg(dout, 2, Access::Write), arg(dacc, 2, Access::ReadWrite),
+                    arg(factor, 1, Access::Read));
   std::vector<double> out(in.size()), acc = acc0;
-  for (std::int32_t c = 0; c < s.m.ncell; ++c) Scale{}(&in[2 * c], &out[2 * c], &acc[2 * c], &factor.values()[0]);
+  for (std::int32_t c = 0; c < s.m.ncell; ++c)
+    Scale{}(&in[2 * c], &out[2 * c], &acc[2 * c], &factor.values()[0]);
   expect_bits(dout.gather(), out);
   expect_bits(dacc.gather(), acc);
   expect_bits(din.gather(), in);
@@ -165,14 +175,15 @@ TEST_P(MeshLoops, IndirectReadsThroughHalos) {
   std::vector<double> want(2 * static_cast<std::size_t>(s.m.ncell));
   for (std::int32_t c = 0; c < s.m.ncell; ++c) {
     const auto* n = &s.m.cell[4 * static_cast<std::size_t>(c)];
-    Centroid{}(&s.m.x[2 * n[0]], &s.m.x[2 * n[1]], &s.m.x[2 * n[2]], &s.m.x[2 * n[3]], &want[2 * c]);
+    Centroid{}(&s.m.x[2 * n[0]], &s.m.x[2 * n[1]], &s.m.x[2 * n[2]], &s.m.x[2 * n[3]],
+               &want[2 * c]);
   }
   expect_bits(centre.gather(), want);
 }
 
 // The serial loop of Flux over the edges, increments straight into the cells, in edge order.
-std::vector<double> serial_flux(const SmallMesh& s, const std::vector<double>& w, const std::vector<double>& x,
-                                std::vector<double> r, int times) {
+std::vector<double> serial_flux(const SmallMesh& s, const std::vector<double>& w,
+                                const std::vector<double>& x, std::vector<double> r, int times) {
   for (int rep = 0; rep < times; ++rep)
     for (std::int32_t e = 0; e < s.m.nedge; ++e) {
       const auto* n = &s.m.edge[2 * static_cast<std::size_t>(e)];
@@ -182,10 +193,11 @@ std::vector<double> serial_flux(const SmallMesh& s, const std::vector<double>& w
   return r;
 }
 
-void flux_loop(SmallMesh& s, tessera::Dat<double>& w, tessera::Dat<double>& x, tessera::Dat<double>& r) {
-  tessera::par_loop(Flux{}, "flux", s.edges, arg(w, 1, Access::Read), arg(x, s.pedge, 0, 2, Access::Read),
-                    arg(x, s.pedge, 1, 2, Access::Read), arg(r, s.pecell, 0, 2, Access::Inc),
-                    arg(r, s.pecell, 1, 2, Access::Inc));
+void flux_loop(SmallMesh& s, tessera::Dat<double>& w, tessera::Dat<double>& x,
+               tessera::Dat<double>& r) {
+  tessera::par_loop(Flux{}, "flux", s.edges, arg(w, 1, Access::Read),
+                    arg(x, s.pedge, 0, 2, Access::Read), arg(x, s.pedge, 1, 2, Access::Read),
+                    arg(r, s.pecell, 0, 2, Access::Inc), arg(r, s.pecell, 1, 2, Access::Inc));
 }
 
 TEST_P(MeshLoops, IndirectIncrementsEqualTheSerialLoop) {
@@ -204,8 +216,8 @@ TEST_P(MeshLoops, IndirectWriteAndReadWriteThroughAMapReachingEachElementOnce) {
   tessera::Dat<double> v(s.cells, 1, v0, "v");
   tessera::Dat<std::int32_t> dn(s.pairs, 1, n, "n");
   partition();
-  tessera::par_loop(Swap{}, "swap", s.pairs, arg(v, s.ppair, 0, 1, Access::Write), arg(v, s.ppair, 1, 1, Access::ReadWrite),
-                    arg(dn, 1, Access::Read));
+  tessera::par_loop(Swap{}, "swap", s.pairs, arg(v, s.ppair, 0, 1, Access::Write),
+                    arg(v, s.ppair, 1, 1, Access::ReadWrite), arg(dn, 1, Access::Read));
   std::vector<double> want = v0;
   for (std::int32_t k = 0; k < s.m.ncell / 2; ++k) Swap{}(&want[2 * k], &want[2 * k + 1], &n[k]);
   expect_bits(v.gather(), want);
@@ -217,7 +229,8 @@ struct NormsResult {
   double sum, lo, hi;
   std::int32_t count;
 };
-NormsResult serial_norms(const std::vector<double>& v, std::int32_t ncell, int reps, NormsResult r) {
+NormsResult serial_norms(const std::vector<double>& v, std::int32_t ncell, int reps,
+                         NormsResult r) {
   for (int rep = 0; rep < reps; ++rep)
     for (std::int32_t c = 0; c < ncell; ++c) {
       double e_sum = -0.0, e_lo = std::numeric_limits<double>::infinity(), e_hi = -e_lo;
@@ -241,7 +254,8 @@ TEST_P(MeshLoops, GlobalSumMinMaxFoldInElementOrder) {
     tessera::par_loop(Norms{}, "norms", s.cells, arg(dv, 2, Access::Read), arg(sum, 1, Access::Inc),
                       arg(lo, 1, Access::Min), arg(hi, 1, Access::Max), arg(count, 1, Access::Inc));
   const NormsResult want = serial_norms(v, s.m.ncell, 2, {0.25, 0.0, 0.0, 3});
-  expect_bits(std::vector<double>{sum.value(), lo.value(), hi.value()}, {want.sum, want.lo, want.hi});
+  expect_bits(std::vector<double>{sum.value(), lo.value(), hi.value()},
+              {want.sum, want.lo, want.hi});
   EXPECT_EQ(count.value(), want.count);
   sum.set(1.0);  // a set value replaces what the loops reduced
   EXPECT_EQ(sum.value(), 1.0);
@@ -250,11 +264,12 @@ TEST_P(MeshLoops, GlobalSumMinMaxFoldInElementOrder) {
 // Globals of up to 32 bytes reach the kernel as task locals; larger ones run element by
 // element with their contributions in memory. Both give the serial loop's bits.
 template <int N>
-void expect_moments(const SmallMesh& s, const std::vector<double>& v, const tessera::Dat<double>& dv) {
+void expect_moments(const SmallMesh& s, const std::vector<double>& v,
+                    const tessera::Dat<double>& dv) {
   const std::vector<double> w{0.5, -1.25, 2.0, 0.75}, m0(N, 0.125);
   tessera::Global<double> gw("w", w), gm("m", m0);
-  tessera::par_loop(Moments<N>{}, "moments" + std::to_string(N), s.cells, arg(dv, 2, Access::Read), arg(gw, 4, Access::Read),
-                    arg(gm, N, Access::Inc));
+  tessera::par_loop(Moments<N>{}, "moments" + std::to_string(N), s.cells, arg(dv, 2, Access::Read),
+                    arg(gw, 4, Access::Read), arg(gm, N, Access::Inc));
   std::vector<double> want = m0;
   for (std::int32_t c = 0; c < s.m.ncell; ++c) {
     std::vector<double> e(N, -0.0);
@@ -320,31 +335,38 @@ struct DeviceSchedule {
     if (d[W::kPath] == static_cast<std::int64_t>(tessera::detail::ArgPath::IndirectWritten) &&
         d[W::kAccess] == static_cast<std::int64_t>(tessera::detail::ArgAccess::Inc)) {
       U* local = static_cast<U*>(base[d[W::kLocalSlots]]);
-      const auto n = static_cast<std::int64_t>(tessera::detail::buffer_elements(buffers, static_cast<int>(d[W::kLocalSlots])));
-      for (std::int64_t k = 0; k < n * d[W::kDim]; ++k) local[k] = tessera::detail::increment_start<U>();
+      const auto n = static_cast<std::int64_t>(
+          tessera::detail::buffer_elements(buffers, static_cast<int>(d[W::kLocalSlots])));
+      for (std::int64_t k = 0; k < n * d[W::kDim]; ++k)
+        local[k] = tessera::detail::increment_start<U>();
     }
   }
   template <class U>
   static void gather(const std::int64_t* d, void* const* base, std::set<std::int64_t>& done) {
     if (d[W::kPath] != static_cast<std::int64_t>(tessera::detail::ArgPath::IndirectWritten) ||
-        d[W::kAccess] != static_cast<std::int64_t>(tessera::detail::ArgAccess::Inc) || !done.insert(d[W::kLocalGather]).second)
+        d[W::kAccess] != static_cast<std::int64_t>(tessera::detail::ArgAccess::Inc) ||
+        !done.insert(d[W::kLocalGather]).second)
       return;
-    const tessera::detail::mesh_codes::TargetPlan plan(static_cast<const std::int32_t*>(base[d[W::kLocalGather]]));
+    const tessera::detail::mesh_codes::TargetPlan plan(
+        static_cast<const std::int32_t*>(base[d[W::kLocalGather]]));
     ASSERT_EQ(plan.m, d[W::kLocalTargets]);
     U* own = static_cast<U*>(base[d[W::kOwned]]);
     const U* slots = static_cast<const U*>(base[d[W::kLocalSlots]]);
     for (std::int32_t j = plan.m; j-- > 0;)  // targets in any order; each one's slots in order
       for (std::int32_t q = plan.starts[j]; q < plan.starts[j + 1]; ++q)
         for (std::int64_t k = 0; k < d[W::kDim]; ++k)
-          own[plan.targets[j] * d[W::kDim] + k] += slots[std::int64_t(plan.entries[q]) * d[W::kDim] + k];
+          own[plan.targets[j] * d[W::kDim] + k] +=
+              slots[std::int64_t(plan.entries[q]) * d[W::kDim] + k];
   }
   static void cpu(void** buffers, void* arg) {
     typename L::Args a = *static_cast<const typename L::Args*>(arg);
     std::vector<void*> base(static_cast<std::size_t>(a.frame.buffers()));
-    for (std::size_t k = 0; k < base.size(); ++k) base[k] = tessera::detail::buffer_data(buffers, static_cast<int>(k));
+    for (std::size_t k = 0; k < base.size(); ++k)
+      base[k] = tessera::detail::buffer_data(buffers, static_cast<int>(k));
     int i = 0;
     (start<T>(a, i++, buffers, base.data()), ...);
-    for (std::int64_t e = a.frame.elements(); e-- > 0;) L::template element<true>(a, base.data(), e, typename L::Indices{});
+    for (std::int64_t e = a.frame.elements(); e-- > 0;)
+      L::template element<true>(a, base.data(), e, typename L::Indices{});
     std::set<std::int64_t> done;
     i = 0;
     (gather<T>(a.frame.arg(i++), base.data(), done), ...);
@@ -356,9 +378,11 @@ void device_par_loop(const F& kernel, const std::string& name, const tessera::Se
                      const tessera::Arg<T, G>&... args) {
   using L = tessera::detail::MeshLoop<F, T...>;
   const typename L::Args prototype{{}, kernel};
-  const tessera::detail::TaskKind kind{"loop", tessera::detail::Access::Read, tessera::detail::Access::ReadWrite,
-                                       &DeviceSchedule<F, T...>::cpu, &L::cpu /* marks a CUDA entry */};
-  tessera::detail::run_loop(name, *set.storage(), {args.a...}, kind, tessera::detail::LoopBlock::of(prototype));
+  const tessera::detail::TaskKind kind{
+      "loop", tessera::detail::Access::Read, tessera::detail::Access::ReadWrite,
+      &DeviceSchedule<F, T...>::cpu, &L::cpu /* marks a CUDA entry */};
+  tessera::detail::run_loop(name, *set.storage(), {args.a...}, kind,
+                            tessera::detail::LoopBlock::of(prototype));
 }
 
 TEST(MeshCudaSchedule, EmulatedOnTheCpuItGivesTheSerialBits) {
@@ -369,26 +393,30 @@ TEST(MeshCudaSchedule, EmulatedOnTheCpuItGivesTheSerialBits) {
     const auto r0 = random_values(2 * static_cast<std::size_t>(s.m.ncell), 4);
     const auto v0 = random_values(static_cast<std::size_t>(s.m.ncell), 5);
     std::vector<std::int32_t> n(static_cast<std::size_t>(s.m.ncell / 2), 2);
-    tessera::Dat<double> dw(s.edges, 1, w, "w"), x(s.nodes, 2, s.m.x, "x"), r(s.cells, 2, r0, "r"), v(s.cells, 1, v0, "v");
+    tessera::Dat<double> dw(s.edges, 1, w, "w"), x(s.nodes, 2, s.m.x, "x"), r(s.cells, 2, r0, "r"),
+        v(s.cells, 1, v0, "v");
     tessera::Dat<std::int32_t> dn(s.pairs, 1, n, "n");
     tessera::Global<double> sum("sum", 0.0), hi("hi", 0.0), lo("lo", 0.0);
     tessera::Global<std::int32_t> count("count", 0);
     tessera::partition_mesh(s.cells, cut.tiles, cut.method);
     for (int rep = 0; rep < 2; ++rep)
-      device_par_loop(Flux{}, "flux_device", s.edges, arg(dw, 1, Access::Read), arg(x, s.pedge, 0, 2, Access::Read),
-                      arg(x, s.pedge, 1, 2, Access::Read), arg(r, s.pecell, 0, 2, Access::Inc),
-                      arg(r, s.pecell, 1, 2, Access::Inc));
+      device_par_loop(Flux{}, "flux_device", s.edges, arg(dw, 1, Access::Read),
+                      arg(x, s.pedge, 0, 2, Access::Read), arg(x, s.pedge, 1, 2, Access::Read),
+                      arg(r, s.pecell, 0, 2, Access::Inc), arg(r, s.pecell, 1, 2, Access::Inc));
     device_par_loop(Swap{}, "swap_device", s.pairs, arg(v, s.ppair, 0, 1, Access::Write),
                     arg(v, s.ppair, 1, 1, Access::ReadWrite), arg(dn, 1, Access::Read));
-    device_par_loop(Norms{}, "norms_device", s.cells, arg(r, 2, Access::Read), arg(sum, 1, Access::Inc),
-                    arg(lo, 1, Access::Min), arg(hi, 1, Access::Max), arg(count, 1, Access::Inc));
+    device_par_loop(Norms{}, "norms_device", s.cells, arg(r, 2, Access::Read),
+                    arg(sum, 1, Access::Inc), arg(lo, 1, Access::Min), arg(hi, 1, Access::Max),
+                    arg(count, 1, Access::Inc));
     const auto want_r = serial_flux(s, w, s.m.x, r0, 2);
     expect_bits(r.gather(), want_r);
     std::vector<double> want_v = v0;
-    for (std::int32_t k = 0; k < s.m.ncell / 2; ++k) Swap{}(&want_v[2 * k], &want_v[2 * k + 1], &n[k]);
+    for (std::int32_t k = 0; k < s.m.ncell / 2; ++k)
+      Swap{}(&want_v[2 * k], &want_v[2 * k + 1], &n[k]);
     expect_bits(v.gather(), want_v);
     const NormsResult want = serial_norms(want_r, s.m.ncell, 1, {0.0, 0.0, 0.0, 0});
-    expect_bits(std::vector<double>{sum.value(), lo.value(), hi.value()}, {want.sum, want.lo, want.hi});
+    expect_bits(std::vector<double>{sum.value(), lo.value(), hi.value()},
+                {want.sum, want.lo, want.hi});
     EXPECT_EQ(count.value(), want.count);
   }
 }
@@ -399,7 +427,8 @@ class MeshErrors : public testing::Test {
  protected:
   tessera::Runtime rt{test::options({"eager", 1})};
   SmallMesh s;
-  tessera::Dat<double> q{s.cells, 4, "q"}, x{s.nodes, 2, s.m.x, "x"}, r{s.cells, 2, "r"}, v{s.cells, 1, "v"};
+  tessera::Dat<double> q{s.cells, 4, "q"}, x{s.nodes, 2, s.m.x, "x"}, r{s.cells, 2, "r"},
+      v{s.cells, 1, "v"};
   tessera::Global<double> g{"g", 0.0};
   void partition() { tessera::partition_mesh(s.cells, 3, tessera::Partitioner::Block); }
   template <class F>
@@ -408,32 +437,49 @@ class MeshErrors : public testing::Test {
     try {
       f();
       ADD_FAILURE() << "no error; expected one containing: " << text;
-    } catch (const tessera::Error& e) {
-      EXPECT_THAT(e.what(), HasSubstr(text));
-    }
+    } catch (const tessera::Error& e) { EXPECT_THAT(e.what(), HasSubstr(text)); }
     EXPECT_EQ(rt.tasks_submitted(), before) << "a task was submitted before the error";
   }
 };
 
 TEST_F(MeshErrors, MapIndicesOutOfRangeOrMiscounted) {
-  expect_error([&] { tessera::Map bad(s.edges, s.nodes, 2, std::vector<std::int32_t>(2 * static_cast<std::size_t>(s.m.nedge), s.m.nnode), "bad"); },
-               "is " + std::to_string(s.m.nnode) + " but set 'nodes' has " + std::to_string(s.m.nnode) +
-                   " elements; indices must lie in [0, " + std::to_string(s.m.nnode) + ")");
-  expect_error([&] { tessera::Map bad(s.edges, s.nodes, 2, {0, 1}, "short"); }, "needs " + std::to_string(2 * s.m.nedge));
-  expect_error([&] { tessera::Map bad(s.edges, s.nodes, 2, std::vector<std::int32_t>(2 * static_cast<std::size_t>(s.m.nedge), -1), "neg"); },
-               "indices must lie in [0,");
+  expect_error(
+      [&] {
+        tessera::Map bad(
+            s.edges, s.nodes, 2,
+            std::vector<std::int32_t>(2 * static_cast<std::size_t>(s.m.nedge), s.m.nnode), "bad");
+      },
+      "is " + std::to_string(s.m.nnode) + " but set 'nodes' has " + std::to_string(s.m.nnode) +
+          " elements; indices must lie in [0, " + std::to_string(s.m.nnode) + ")");
+  expect_error(
+      [&] {
+        tessera::Map bad(s.edges, s.nodes, 2, {0, 1}, "short");
+      },
+      "needs " + std::to_string(2 * s.m.nedge));
+  expect_error(
+      [&] {
+        tessera::Map bad(s.edges, s.nodes, 2,
+                         std::vector<std::int32_t>(2 * static_cast<std::size_t>(s.m.nedge), -1),
+                         "neg");
+      },
+      "indices must lie in [0,");
 }
 
 TEST_F(MeshErrors, DatOnTheWrongSetOrThroughTheWrongMap) {
   partition();
   expect_error([&] { tessera::par_loop(Nothing{}, "n", s.edges, arg(x, 2, Access::Read)); },
-               "dat 'x' lives on set 'nodes' but the loop runs over set 'edges'; reach it through a map from 'edges' to 'nodes'");
-  expect_error([&] { tessera::par_loop(Nothing{}, "n", s.edges, arg(x, s.pcell, 0, 2, Access::Read)); },
-               "map 'pcell' goes from set 'cells' but the loop runs over set 'edges'; use a map from 'edges'");
-  expect_error([&] { tessera::par_loop(Nothing{}, "n", s.edges, arg(q, s.pedge, 0, 4, Access::Read)); },
-               "map 'pedge' reaches set 'nodes' but dat 'q' lives on set 'cells'; use a map to 'cells'");
-  expect_error([&] { tessera::par_loop(Nothing{}, "n", s.edges, arg(q, s.pecell, 2, 4, Access::Read)); },
-               "index 2 of map 'pecell' is out of range: it has arity 2; use an index in [0, 2)");
+               "dat 'x' lives on set 'nodes' but the loop runs over set 'edges'; reach it through "
+               "a map from 'edges' to 'nodes'");
+  expect_error(
+      [&] { tessera::par_loop(Nothing{}, "n", s.edges, arg(x, s.pcell, 0, 2, Access::Read)); },
+      "map 'pcell' goes from set 'cells' but the loop runs over set 'edges'; use a map from "
+      "'edges'");
+  expect_error(
+      [&] { tessera::par_loop(Nothing{}, "n", s.edges, arg(q, s.pedge, 0, 4, Access::Read)); },
+      "map 'pedge' reaches set 'nodes' but dat 'q' lives on set 'cells'; use a map to 'cells'");
+  expect_error(
+      [&] { tessera::par_loop(Nothing{}, "n", s.edges, arg(q, s.pecell, 2, 4, Access::Read)); },
+      "index 2 of map 'pecell' is out of range: it has arity 2; use an index in [0, 2)");
 }
 
 TEST_F(MeshErrors, DimensionMismatch) {
@@ -448,41 +494,73 @@ TEST_F(MeshErrors, DimensionMismatch) {
 
 TEST_F(MeshErrors, WriteThroughAMapWithConflictingTargets) {
   partition();
-  expect_error([&] { tessera::par_loop(Nothing2{}, "w", s.edges, arg(r, s.pecell, 0, 2, Access::Write), arg(r, s.pecell, 1, 2, Access::Write)); },
-               "conflicting writes; use Access::Inc to add the contributions");
-  expect_error([&] { tessera::par_loop(Nothing{}, "w", s.edges, arg(r, s.pecell, 0, 2, Access::ReadWrite)); },
-               "both reach target");
+  expect_error(
+      [&] {
+        tessera::par_loop(Nothing2{}, "w", s.edges, arg(r, s.pecell, 0, 2, Access::Write),
+                          arg(r, s.pecell, 1, 2, Access::Write));
+      },
+      "conflicting writes; use Access::Inc to add the contributions");
+  expect_error(
+      [&] {
+        tessera::par_loop(Nothing{}, "w", s.edges, arg(r, s.pecell, 0, 2, Access::ReadWrite));
+      },
+      "both reach target");
 }
 
 TEST_F(MeshErrors, GlobalsWithTheWrongAccessAndDatsWithGlobalOnes) {
   partition();
-  expect_error([&] { tessera::par_loop(Nothing{}, "n", s.cells, arg(g, 1, Access::Write)); },
-               "a global is read (Access::Read) or reduced (Access::Inc, Access::Min, Access::Max)");
-  expect_error([&] { tessera::par_loop(Nothing{}, "n", s.cells, arg(g, 1, Access::ReadWrite)); }, "a global is read");
+  expect_error(
+      [&] { tessera::par_loop(Nothing{}, "n", s.cells, arg(g, 1, Access::Write)); },
+      "a global is read (Access::Read) or reduced (Access::Inc, Access::Min, Access::Max)");
+  expect_error([&] { tessera::par_loop(Nothing{}, "n", s.cells, arg(g, 1, Access::ReadWrite)); },
+               "a global is read");
   expect_error([&] { tessera::par_loop(Nothing{}, "n", s.cells, arg(v, 1, Access::Max)); },
                "uses dat 'v' with Access::Max, which is for globals");
-  expect_error([&] { tessera::par_loop(Nothing2{}, "n", s.cells, arg(g, 1, Access::Inc), arg(g, 1, Access::Read)); },
-               "both use global 'g'");
+  expect_error(
+      [&] {
+        tessera::par_loop(Nothing2{}, "n", s.cells, arg(g, 1, Access::Inc),
+                          arg(g, 1, Access::Read));
+      },
+      "both use global 'g'");
 }
 
 TEST_F(MeshErrors, ADatWrittenAndReadInOneLoop) {
   partition();
-  expect_error([&] { tessera::par_loop(Nothing2{}, "n", s.edges, arg(r, s.pecell, 0, 2, Access::Inc), arg(r, s.pecell, 1, 2, Access::Read)); },
-               "a loop that writes a dat may not also read it through another argument");
-  expect_error([&] { tessera::par_loop(Nothing2{}, "n", s.edges, arg(r, s.pecell, 0, 2, Access::Inc), arg(r, s.pecell, 0, 2, Access::Inc)); },
-               "both write dat 'r' through map 'pecell' at index 0; pass each (map, index) once");
-  expect_error([&] { tessera::par_loop(Nothing2{}, "n", s.edges, arg(r, s.pecell, 0, 2, Access::Inc), arg(r, s.pecell, 1, 2, Access::Write)); },
-               "both write dat 'r' (Access::Inc, Access::Write); a loop writes a dat either directly or through one map");
+  expect_error(
+      [&] {
+        tessera::par_loop(Nothing2{}, "n", s.edges, arg(r, s.pecell, 0, 2, Access::Inc),
+                          arg(r, s.pecell, 1, 2, Access::Read));
+      },
+      "a loop that writes a dat may not also read it through another argument");
+  expect_error(
+      [&] {
+        tessera::par_loop(Nothing2{}, "n", s.edges, arg(r, s.pecell, 0, 2, Access::Inc),
+                          arg(r, s.pecell, 0, 2, Access::Inc));
+      },
+      "both write dat 'r' through map 'pecell' at index 0; pass each (map, index) once");
+  expect_error(
+      [&] {
+        tessera::par_loop(Nothing2{}, "n", s.edges, arg(r, s.pecell, 0, 2, Access::Inc),
+                          arg(r, s.pecell, 1, 2, Access::Write));
+      },
+      "both write dat 'r' (Access::Inc, Access::Write); a loop writes a dat either directly or "
+      "through one map");
 }
 
 TEST_F(MeshErrors, PartitioningAndLoopNames) {
   expect_error([&] { tessera::par_loop(Nothing{}, "n", s.cells, arg(v, 1, Access::Read)); },
                "which is not partitioned; call tessera::partition_mesh(set, tiles)");
-  expect_error([&] { tessera::partition_mesh(s.cells, 0); }, "the tile count must lie in [1, " + std::to_string(s.m.ncell) + "]");
+  expect_error([&] { tessera::partition_mesh(s.cells, 0); },
+               "the tile count must lie in [1, " + std::to_string(s.m.ncell) + "]");
   partition();
   expect_error([&] { tessera::partition_mesh(s.edges, 2); }, "is already partitioned");
-  expect_error([&] { tessera::Map late(s.cells, s.nodes, 1, std::vector<std::int32_t>(static_cast<std::size_t>(s.m.ncell), 0), "late"); },
-               "is declared after partition_mesh cut set");
+  expect_error(
+      [&] {
+        tessera::Map late(s.cells, s.nodes, 1,
+                          std::vector<std::int32_t>(static_cast<std::size_t>(s.m.ncell), 0),
+                          "late");
+      },
+      "is declared after partition_mesh cut set");
   expect_error([&] { tessera::par_loop(Nothing{}, "bad name", s.cells, arg(v, 1, Access::Read)); },
                "may contain only letters, digits");
 }

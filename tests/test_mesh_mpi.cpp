@@ -23,16 +23,18 @@ TEST_P(DistributedAirfoil, EqualsTheSerialReferenceBitwise) {
   for (int iter = 1; iter <= 4; ++iter) {
     solver.iterate();
     ref.iterate();
-    test::expect_bitwise_equal(std::vector<double>{solver.rms(), solver.maxerr()}, {ref.rms(), ref.maxerr()});
+    test::expect_bitwise_equal(std::vector<double>{solver.rms(), solver.maxerr()},
+                               {ref.rms(), ref.maxerr()});
   }
   test::expect_bitwise_equal(solver.q(), ref.q());
 }
 
-INSTANTIATE_TEST_SUITE_P(Cuts, DistributedAirfoil,
-                         testing::Values(Cut{tessera::Partitioner::Block, 4}, Cut{tessera::Partitioner::Metis, 5}),
-                         [](const testing::TestParamInfo<Cut>& info) {
-                           return std::string(info.param.method == tessera::Partitioner::Metis ? "metis" : "block") +
-                                  std::to_string(info.param.tiles);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Cuts, DistributedAirfoil,
+    testing::Values(Cut{tessera::Partitioner::Block, 4}, Cut{tessera::Partitioner::Metis, 5}),
+    [](const testing::TestParamInfo<Cut>& info) {
+      return std::string(info.param.method == tessera::Partitioner::Metis ? "metis" : "block") +
+             std::to_string(info.param.tiles);
+    });
 
 }  // namespace

@@ -23,8 +23,11 @@ namespace codes = tessera::detail::mesh_codes;
 struct Fixture {
   apps::airfoil::Mesh m = apps::airfoil::generate_mesh(6, 8);
   std::vector<std::int64_t> sizes{m.nnode, m.nedge, m.nbedge, m.ncell};
-  std::vector<MeshMap> maps{{1, 0, 2, m.edge.data()}, {1, 3, 2, m.ecell.data()}, {2, 0, 2, m.bedge.data()},
-                            {2, 3, 1, m.becell.data()}, {3, 0, 4, m.cell.data()}};
+  std::vector<MeshMap> maps{{1, 0, 2, m.edge.data()},
+                            {1, 3, 2, m.ecell.data()},
+                            {2, 0, 2, m.bedge.data()},
+                            {2, 3, 1, m.becell.data()},
+                            {3, 0, 4, m.cell.data()}};
 };
 
 struct Cut {
@@ -36,7 +39,8 @@ class MeshPartition : public testing::TestWithParam<Cut> {};
 
 TEST_P(MeshPartition, EveryElementHasOneOwnerAndHalosHoldExactlyWhatMapsReach) {
   Fixture f;
-  const auto p = tessera::partition::partition_mesh(f.sizes, f.maps, 3, GetParam().tiles, GetParam().method);
+  const auto p =
+      tessera::partition::partition_mesh(f.sizes, f.maps, 3, GetParam().tiles, GetParam().method);
   ASSERT_EQ(p.tiles, GetParam().tiles);
   for (std::size_t s = 0; s < f.sizes.size(); ++s) {
     const auto& st = p.sets[s];
@@ -54,7 +58,8 @@ TEST_P(MeshPartition, EveryElementHasOneOwnerAndHalosHoldExactlyWhatMapsReach) {
       std::vector<std::int32_t> rebuilt;
       for (std::int32_t u : st.sources[static_cast<std::size_t>(t)]) {
         const auto& cons = st.consumers[static_cast<std::size_t>(u)];
-        const auto k = static_cast<std::size_t>(std::find(cons.begin(), cons.end(), t) - cons.begin());
+        const auto k =
+            static_cast<std::size_t>(std::find(cons.begin(), cons.end(), t) - cons.begin());
         ASSERT_LT(k, cons.size());
         for (std::int32_t l : st.exports[static_cast<std::size_t>(u)][k])
           rebuilt.push_back(st.owned[static_cast<std::size_t>(u)][static_cast<std::size_t>(l)]);
@@ -75,9 +80,12 @@ TEST_P(MeshPartition, EveryElementHasOneOwnerAndHalosHoldExactlyWhatMapsReach) {
       for (std::size_t l = 0; l < own.size(); ++l)
         for (int i = 0; i < m.arity; ++i) {
           const std::int32_t want = m.indices[static_cast<std::int64_t>(own[l]) * m.arity + i];
-          const std::int32_t loc = local[l * static_cast<std::size_t>(m.arity) + static_cast<std::size_t>(i)];
-          const std::int32_t got = loc < nown ? to.owned[static_cast<std::size_t>(t)][static_cast<std::size_t>(loc)]
-                                              : to.halo[static_cast<std::size_t>(t)][static_cast<std::size_t>(loc - nown)];
+          const std::int32_t loc =
+              local[l * static_cast<std::size_t>(m.arity) + static_cast<std::size_t>(i)];
+          const std::int32_t got =
+              loc < nown
+                  ? to.owned[static_cast<std::size_t>(t)][static_cast<std::size_t>(loc)]
+                  : to.halo[static_cast<std::size_t>(t)][static_cast<std::size_t>(loc - nown)];
           ASSERT_EQ(got, want);
         }
     }
@@ -88,18 +96,24 @@ TEST_P(MeshPartition, EveryElementHasOneOwnerAndHalosHoldExactlyWhatMapsReach) {
         bool reached = false;
         for (const MeshMap& m : f.maps) {
           if (static_cast<std::size_t>(m.to) != s) continue;
-          for (std::int32_t e : p.sets[static_cast<std::size_t>(m.from)].owned[static_cast<std::size_t>(t)])
-            for (int i = 0; i < m.arity; ++i) reached |= m.indices[static_cast<std::int64_t>(e) * m.arity + i] == c;
+          for (std::int32_t e :
+               p.sets[static_cast<std::size_t>(m.from)].owned[static_cast<std::size_t>(t)])
+            for (int i = 0; i < m.arity; ++i)
+              reached |= m.indices[static_cast<std::int64_t>(e) * m.arity + i] == c;
         }
-        ASSERT_TRUE(reached) << "halo element " << c << " of set " << s << " tile " << t << " is not needed";
+        ASSERT_TRUE(reached) << "halo element " << c << " of set " << s << " tile " << t
+                             << " is not needed";
       }
 }
 
 // The serial loop: each edge adds +v to its first cell and -v to its second, in edge order.
-std::vector<double> serial_increments(const Fixture& f, const std::vector<double>& v, std::vector<double> target) {
+std::vector<double> serial_increments(const Fixture& f, const std::vector<double>& v,
+                                      std::vector<double> target) {
   for (std::int32_t e = 0; e < f.m.nedge; ++e) {
-    target[static_cast<std::size_t>(f.m.ecell[static_cast<std::size_t>(2 * e)])] += v[static_cast<std::size_t>(e)];
-    target[static_cast<std::size_t>(f.m.ecell[static_cast<std::size_t>(2 * e + 1)])] -= v[static_cast<std::size_t>(e)];
+    target[static_cast<std::size_t>(f.m.ecell[static_cast<std::size_t>(2 * e)])] +=
+        v[static_cast<std::size_t>(e)];
+    target[static_cast<std::size_t>(f.m.ecell[static_cast<std::size_t>(2 * e + 1)])] -=
+        v[static_cast<std::size_t>(e)];
   }
   return target;
 }
@@ -107,18 +121,21 @@ std::vector<double> serial_increments(const Fixture& f, const std::vector<double
 using Slots = std::vector<std::vector<std::vector<double>>>;  // [tile][k][slot]
 
 // The inc-combine tasks: each owner adds its shared targets' slots in the plan's order.
-void combine_slots(const tessera::partition::MeshPartition& p, const tessera::partition::IncrementPlan& plan,
-                   const Slots& slots, std::vector<double>& target) {
+void combine_slots(const tessera::partition::MeshPartition& p,
+                   const tessera::partition::IncrementPlan& plan, const Slots& slots,
+                   std::vector<double>& target) {
   const auto& cells = p.sets[3];
   for (int u = 0; u < p.tiles; ++u) {
     const codes::TargetPlan c(plan.combine[static_cast<std::size_t>(u)].data());
     for (std::int32_t j = 0; j < c.m; ++j) {
-      double& x = target[static_cast<std::size_t>(cells.owned[static_cast<std::size_t>(u)][static_cast<std::size_t>(c.targets[j])])];
+      double& x = target[static_cast<std::size_t>(
+          cells.owned[static_cast<std::size_t>(u)][static_cast<std::size_t>(c.targets[j])])];
       for (std::int32_t q = c.starts[j]; q < c.starts[j + 1]; ++q) {
         const auto j_source = static_cast<std::size_t>(codes::slot_buffer(c.entries[q]));
         const std::int32_t src = plan.sources[static_cast<std::size_t>(u)][j_source];
         const std::int32_t k = plan.source_buffer[static_cast<std::size_t>(u)][j_source];
-        x += slots[static_cast<std::size_t>(src)][static_cast<std::size_t>(k)][static_cast<std::size_t>(codes::slot_offset(c.entries[q]))];
+        x += slots[static_cast<std::size_t>(src)][static_cast<std::size_t>(k)]
+                  [static_cast<std::size_t>(codes::slot_offset(c.entries[q]))];
       }
     }
   }
@@ -129,14 +146,16 @@ void combine_slots(const tessera::partition::MeshPartition& p, const tessera::pa
 // every edge at once (emulated here in reverse order) into local slots, then adds each cell's
 // local slots in order. Then the owners combine the shared cells' slots.
 std::vector<double> planned_increments(const tessera::partition::MeshPartition& p,
-                                       const tessera::partition::IncrementPlan& plan, const std::vector<double>& v,
-                                       std::vector<double> target, bool device = false) {
+                                       const tessera::partition::IncrementPlan& plan,
+                                       const std::vector<double>& v, std::vector<double> target,
+                                       bool device = false) {
   const auto& edges = p.sets[1];
   const auto& cells = p.sets[3];
   Slots slots(static_cast<std::size_t>(p.tiles));
   for (int t = 0; t < p.tiles; ++t) {
     const auto ts = static_cast<std::size_t>(t);
-    for (std::int64_t n : plan.slot_counts[ts]) slots[ts].emplace_back(static_cast<std::size_t>(n), -0.0);
+    for (std::int64_t n : plan.slot_counts[ts])
+      slots[ts].emplace_back(static_cast<std::size_t>(n), -0.0);
     std::vector<double> local(static_cast<std::size_t>(plan.local_slots[ts]), -0.0);
     const auto& own = edges.owned[ts];
     const auto& code_of = device ? plan.device_codes[ts] : plan.codes[ts];
@@ -144,18 +163,24 @@ std::vector<double> planned_increments(const tessera::partition::MeshPartition& 
       const std::size_t l = device ? own.size() - 1 - step : step;
       for (int i = 0; i < 2; ++i) {
         const std::int32_t code = code_of[2 * l + static_cast<std::size_t>(i)];
-        double* to = code < 0 ? &slots[ts][static_cast<std::size_t>(codes::slot_buffer(code))][static_cast<std::size_t>(codes::slot_offset(code))]
+        double* to = code < 0 ? &slots[ts][static_cast<std::size_t>(codes::slot_buffer(code))]
+                                      [static_cast<std::size_t>(codes::slot_offset(code))]
                      : device ? &local[static_cast<std::size_t>(code)]
-                              : &target[static_cast<std::size_t>(cells.owned[ts][static_cast<std::size_t>(code)])];
-        if (i == 0) *to += v[static_cast<std::size_t>(own[l])];
-        else *to -= v[static_cast<std::size_t>(own[l])];
+                              : &target[static_cast<std::size_t>(
+                                    cells.owned[ts][static_cast<std::size_t>(code)])];
+        if (i == 0)
+          *to += v[static_cast<std::size_t>(own[l])];
+        else
+          *to -= v[static_cast<std::size_t>(own[l])];
       }
     }
     if (!device) continue;
     const codes::TargetPlan g(plan.local_gather[ts].data());
     for (std::int32_t j = g.m; j-- > 0;) {
-      double& x = target[static_cast<std::size_t>(cells.owned[ts][static_cast<std::size_t>(g.targets[j])])];
-      for (std::int32_t q = g.starts[j]; q < g.starts[j + 1]; ++q) x += local[static_cast<std::size_t>(g.entries[q])];
+      double& x =
+          target[static_cast<std::size_t>(cells.owned[ts][static_cast<std::size_t>(g.targets[j])])];
+      for (std::int32_t q = g.starts[j]; q < g.starts[j + 1]; ++q)
+        x += local[static_cast<std::size_t>(g.entries[q])];
     }
   }
   combine_slots(p, plan, slots, target);
@@ -164,19 +189,25 @@ std::vector<double> planned_increments(const tessera::partition::MeshPartition& 
 
 TEST_P(MeshPartition, IncrementPlanAddsInSerialOrderAndReversingTheOrderChangesBits) {
   Fixture f;
-  const auto p = tessera::partition::partition_mesh(f.sizes, f.maps, 3, GetParam().tiles, GetParam().method);
+  const auto p =
+      tessera::partition::partition_mesh(f.sizes, f.maps, 3, GetParam().tiles, GetParam().method);
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  std::vector<double> v(static_cast<std::size_t>(f.m.nedge)), start(static_cast<std::size_t>(f.m.ncell));
+  std::vector<double> v(static_cast<std::size_t>(f.m.nedge)),
+      start(static_cast<std::size_t>(f.m.ncell));
   for (double& x : v) x = dist(rng) * 1e3;
   for (double& x : start) x = dist(rng);
   const auto want = serial_increments(f, v, start);
-  const auto got = planned_increments(p, tessera::partition::plan_increments(p, f.maps[1], 3u), v, start);
+  const auto got =
+      planned_increments(p, tessera::partition::plan_increments(p, f.maps[1], 3u), v, start);
   EXPECT_EQ(0, std::memcmp(got.data(), want.data(), want.size() * sizeof(double)));
-  const auto device = planned_increments(p, tessera::partition::plan_increments(p, f.maps[1], 3u), v, start, true);
-  EXPECT_EQ(0, std::memcmp(device.data(), want.data(), want.size() * sizeof(double))) << "the CUDA schedule";
+  const auto device =
+      planned_increments(p, tessera::partition::plan_increments(p, f.maps[1], 3u), v, start, true);
+  EXPECT_EQ(0, std::memcmp(device.data(), want.data(), want.size() * sizeof(double)))
+      << "the CUDA schedule";
   if (p.tiles > 1) {  // the mutation: the same slots added in reverse order give other bits
-    const auto reversed = planned_increments(p, tessera::partition::plan_increments(p, f.maps[1], 3u, true), v, start);
+    const auto reversed = planned_increments(
+        p, tessera::partition::plan_increments(p, f.maps[1], 3u, true), v, start);
     EXPECT_NE(0, std::memcmp(reversed.data(), want.data(), want.size() * sizeof(double)));
   }
 }
@@ -185,7 +216,8 @@ INSTANTIATE_TEST_SUITE_P(Cuts, MeshPartition,
                          testing::Values(Cut{MeshMethod::Block, 1}, Cut{MeshMethod::Block, 3},
                                          Cut{MeshMethod::Metis, 4}, Cut{MeshMethod::Metis, 7}),
                          [](const testing::TestParamInfo<Cut>& info) {
-                           return std::string(info.param.method == MeshMethod::Metis ? "metis" : "block") +
+                           return std::string(info.param.method == MeshMethod::Metis ? "metis"
+                                                                                     : "block") +
                                   std::to_string(info.param.tiles);
                          });
 
@@ -193,8 +225,11 @@ TEST(MeshPartitionMetis, TilesAreBalancedAndCutFewerEdgesThanBlocks) {
   Fixture f;
   f.m = apps::airfoil::generate_mesh(20, 30);
   f.sizes = {f.m.nnode, f.m.nedge, f.m.nbedge, f.m.ncell};
-  f.maps = {{1, 0, 2, f.m.edge.data()}, {1, 3, 2, f.m.ecell.data()}, {2, 0, 2, f.m.bedge.data()},
-            {2, 3, 1, f.m.becell.data()}, {3, 0, 4, f.m.cell.data()}};
+  f.maps = {{1, 0, 2, f.m.edge.data()},
+            {1, 3, 2, f.m.ecell.data()},
+            {2, 0, 2, f.m.bedge.data()},
+            {2, 3, 1, f.m.becell.data()},
+            {3, 0, 4, f.m.cell.data()}};
   const auto metis = tessera::partition::partition_mesh(f.sizes, f.maps, 3, 8, MeshMethod::Metis);
   const auto block = tessera::partition::partition_mesh(f.sizes, f.maps, 3, 8, MeshMethod::Block);
   for (const auto& own : metis.sets[3].owned)
@@ -208,7 +243,9 @@ TEST(MeshPartitionMetis, TilesAreBalancedAndCutFewerEdgesThanBlocks) {
   };
   EXPECT_LT(cut(metis), cut(block));
   // Deterministic: the same input gives the same tiles (every rank computes them).
-  EXPECT_EQ(tessera::partition::partition_mesh(f.sizes, f.maps, 3, 8, MeshMethod::Metis).sets[3].tile, metis.sets[3].tile);
+  EXPECT_EQ(
+      tessera::partition::partition_mesh(f.sizes, f.maps, 3, 8, MeshMethod::Metis).sets[3].tile,
+      metis.sets[3].tile);
 }
 
 TEST(MeshColouring, NoTwoElementsOfOneColourShareATarget) {
@@ -217,7 +254,8 @@ TEST(MeshColouring, NoTwoElementsOfOneColourShareATarget) {
   std::map<std::pair<int, int>, int> used;  // (colour, cell) -> edges
   for (std::int32_t e = 0; e < m.nedge; ++e)
     for (int i = 0; i < 2; ++i) {
-      const std::pair<int, int> key(colour[static_cast<std::size_t>(e)], m.ecell[static_cast<std::size_t>(2 * e + i)]);
+      const std::pair<int, int> key(colour[static_cast<std::size_t>(e)],
+                                    m.ecell[static_cast<std::size_t>(2 * e + i)]);
       ASSERT_EQ(++used[key], 1);
     }
   EXPECT_LE(*std::max_element(colour.begin(), colour.end()), 7);  // a quad mesh needs few colours
@@ -228,7 +266,8 @@ TEST(MeshConflicts, AMapReachingATargetTwiceIsNamed) {
   EXPECT_EQ(tessera::partition::first_conflict({0, 1, 2, injective.data()}, 2, 3u), "");
   EXPECT_EQ(tessera::partition::first_conflict({0, 1, 2, shared.data()}, 2, 3u),
             "element 0 (index 1) and element 1 (index 0) both reach target 1");
-  EXPECT_EQ(tessera::partition::first_conflict({0, 1, 2, shared.data()}, 2, 1u), "");  // index 0 only
+  EXPECT_EQ(tessera::partition::first_conflict({0, 1, 2, shared.data()}, 2, 1u),
+            "");  // index 0 only
 }
 
 }  // namespace

@@ -21,7 +21,8 @@ struct Weigh27 {
     double s = 0;
     for (int dz = -1; dz <= 1; ++dz)
       for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx) s += (1 + dx + 3 * (dy + 1) + 9 * (dz + 1)) * f(dx, dy, dz);
+        for (int dx = -1; dx <= 1; ++dx)
+          s += (1 + dx + 3 * (dy + 1) + 9 * (dz + 1)) * f(dx, dy, dz);
     c = s;
   }
 };
@@ -40,10 +41,12 @@ class Levels : public testing::TestWithParam<test::Config> {};
 TEST_P(Levels, RestrictionAndProlongationMatchPlainLoopsAcrossTilings) {
   tessera::Runtime rt(test::options(GetParam()));
   const std::int64_t nx = 12, ny = 8, nz = 10;
-  for (const auto& tiles : {std::array<std::int64_t, 6>{12, 8, 10, 6, 4, 5}, std::array<std::int64_t, 6>{5, 3, 4, 4, 4, 2},
+  for (const auto& tiles : {std::array<std::int64_t, 6>{12, 8, 10, 6, 4, 5},
+                            std::array<std::int64_t, 6>{5, 3, 4, 4, 4, 2},
                             std::array<std::int64_t, 6>{4, 8, 3, 6, 1, 5}}) {
     tessera::Grid<3> fine({nx, ny, nz}, {tiles[0], tiles[1], tiles[2]}, {true, true, true});
-    tessera::Grid<3> coarse({nx / 2, ny / 2, nz / 2}, {tiles[3], tiles[4], tiles[5]}, {true, true, true});
+    tessera::Grid<3> coarse({nx / 2, ny / 2, nz / 2}, {tiles[3], tiles[4], tiles[5]},
+                            {true, true, true});
     SCOPED_TRACE(fine.describe() + " / " + coarse.describe());
     tessera::Field<double, 3> f(fine, 1, {}, "f"), c(coarse, 1, {}, "c"), g(fine, 0, {}, "g");
     f.fill([](Index<3> p) { return test::noise<3>(p); });
@@ -62,12 +65,14 @@ TEST_P(Levels, RestrictionAndProlongationMatchPlainLoopsAcrossTilings) {
           for (int dz = -1; dz <= 1; ++dz)
             for (int dy = -1; dy <= 1; ++dy)
               for (int dx = -1; dx <= 1; ++dx)
-                s += (1 + dx + 3 * (dy + 1) + 9 * (dz + 1)) * F(2 * x + 1 + dx, 2 * y + 1 + dy, 2 * z + 1 + dz);
+                s += (1 + dx + 3 * (dy + 1) + 9 * (dz + 1)) *
+                     F(2 * x + 1 + dx, 2 * y + 1 + dy, 2 * z + 1 + dz);
           want_c[static_cast<std::size_t>(x + nx / 2 * (y + ny / 2 * z))] = s;
         }
     test::expect_bitwise_equal(c.gather(), want_c);
     auto C = [&](std::int64_t x, std::int64_t y, std::int64_t z) {
-      return want_c[static_cast<std::size_t>(wrap(x, nx / 2) + nx / 2 * (wrap(y, ny / 2) + ny / 2 * wrap(z, nz / 2)))];
+      return want_c[static_cast<std::size_t>(
+          wrap(x, nx / 2) + nx / 2 * (wrap(y, ny / 2) + ny / 2 * wrap(z, nz / 2)))];
     };
     std::vector<double> want_g(fv.size());
     for (std::int64_t z = 0; z < nz; ++z)
@@ -75,7 +80,9 @@ TEST_P(Levels, RestrictionAndProlongationMatchPlainLoopsAcrossTilings) {
         for (std::int64_t x = 0; x < nx; ++x) {
           const int ex = x % 2 == 0, ey = y % 2 == 0, ez = z % 2 == 0;
           const std::size_t i = static_cast<std::size_t>(x + nx * (y + ny * z));
-          want_g[i] = 0.25 * test::noise<3>({{x, y, z}}) + (1 + ex + 2 * ey + 4 * ez) * C(x / 2, y / 2, z / 2) + C(x / 2 - ex, y / 2 - ey, z / 2 - ez);
+          want_g[i] = 0.25 * test::noise<3>({{x, y, z}}) +
+                      (1 + ex + 2 * ey + 4 * ez) * C(x / 2, y / 2, z / 2) +
+                      C(x / 2 - ex, y / 2 - ey, z / 2 - ez);
         }
     test::expect_bitwise_equal(g.gather(), want_g);
   }
@@ -88,7 +95,8 @@ TEST_P(Levels, MgClassSMatchesReferenceAndVerifies) {
   // coarse tiles halved with the top's (down to 1 point thick), so that every level is tiled.
   for (std::int64_t tile_z : {32, 4}) {
     SCOPED_TRACE("top tiles " + std::to_string(tile_z) + " thick");
-    test::expect_mg_class_s_verified(tile_z, apps::Mg::kMinTilePoints, 1, true, tile_z == 32 ? 5 : 4);
+    test::expect_mg_class_s_verified(tile_z, apps::Mg::kMinTilePoints, 1, true,
+                                     tile_z == 32 ? 5 : 4);
     SCOPED_TRACE("coarse levels tiled");
     test::expect_mg_class_s_verified(tile_z, apps::Mg::kMinTilePoints, 1, false, 0);
   }
@@ -120,9 +128,10 @@ TEST_P(Levels, MgIterationMatchesReferenceInOneTaskPerIteration) {
     int tasks;
     bool timed;
   };
-  for (const Case c : {Case{s.n, 0, s.iterations, false}, Case{s.n, -1, 1, false}, Case{s.n, 3, 2, false},
-                       Case{8, 0, 0, false}, Case{4, -1, 0, false}, Case{s.n, 0, 1, true},
-                       Case{s.n, 3, 2, true}, Case{s.n, 1, 4, true}, Case{8, 0, 0, true}}) {
+  for (const Case c :
+       {Case{s.n, 0, s.iterations, false}, Case{s.n, -1, 1, false}, Case{s.n, 3, 2, false},
+        Case{8, 0, 0, false}, Case{4, -1, 0, false}, Case{s.n, 0, 1, true}, Case{s.n, 3, 2, true},
+        Case{s.n, 1, 4, true}, Case{8, 0, 0, true}}) {
     SCOPED_TRACE("top tiles " + std::to_string(c.tile_z) + " thick, " + std::to_string(c.per_task) +
                  " per task" + (c.timed ? ", timed region" : ""));
     apps::Mg mg(s.n, c.tile_z);
@@ -137,16 +146,19 @@ TEST_P(Levels, MgIterationMatchesReferenceInOneTaskPerIteration) {
     else
       mg.iterations(s.iterations, std::max(c.per_task, 0));
     if (c.tasks > 0) EXPECT_EQ(rt.tasks_submitted() - tasks0, static_cast<std::size_t>(c.tasks));
-    test::expect_bitwise_equal(mg.R(mg.lt).gather(), ref.r[static_cast<std::size_t>(mg.lt - 1)].interior());
-    test::expect_bitwise_equal(mg.U(mg.lt).gather(), ref.u[static_cast<std::size_t>(mg.lt - 1)].interior());
+    test::expect_bitwise_equal(mg.R(mg.lt).gather(),
+                               ref.r[static_cast<std::size_t>(mg.lt - 1)].interior());
+    test::expect_bitwise_equal(mg.U(mg.lt).gather(),
+                               ref.u[static_cast<std::size_t>(mg.lt - 1)].interior());
     if (!c.timed) n = mg.norms().get();
     EXPECT_LE(std::fabs(mg.rnm2(n[0]) - s.verify_value) / s.verify_value, 1e-8);
     norms.insert(norms.end(), n.begin(), n.end());
   }
   for (std::size_t k = 2; k < norms.size(); k += 2)
-    test::expect_bitwise_equal(std::vector<double>(norms.begin() + static_cast<std::ptrdiff_t>(k),
-                                                   norms.begin() + static_cast<std::ptrdiff_t>(k + 2)),
-                               std::vector<double>(norms.begin(), norms.begin() + 2));
+    test::expect_bitwise_equal(
+        std::vector<double>(norms.begin() + static_cast<std::ptrdiff_t>(k),
+                            norms.begin() + static_cast<std::ptrdiff_t>(k + 2)),
+        std::vector<double>(norms.begin(), norms.begin() + 2));
 }
 
 // And under peager, which runs the one-task V-cycle on a team of both workers (Team): each
@@ -186,18 +198,25 @@ TEST(LevelErrors, MismatchedLevelsAreRefused) {
   tessera::Runtime rt(o);
   using testing::HasSubstr;
   auto message = [](auto f) { return test::error_of(f); };
-  EXPECT_THAT(message([] { tessera::coarser(tessera::Grid<3>({6, 5, 4}, {6, 5, 4})); }),
+  EXPECT_THAT(message([] {
+                tessera::coarser(tessera::Grid<3>({6, 5, 4}, {6, 5, 4}));
+              }),
               HasSubstr("5 points along y; a coarser level halves every extent"));
   tessera::Grid<3> fine({8, 8, 8}, {8, 8, 4}, {true, true, true});
   tessera::Field<double, 3> f(fine, 1, {}, "f"), f0(fine, 0, {}, "f0");
   tessera::Field<double, 3> c(tessera::coarser(fine), 1, {}, "c");
-  tessera::Field<double, 3> wrong(tessera::Grid<3>({4, 4, 2}, {4, 4, 2}, {true, true, true}), 1, {}, "wrong");
+  tessera::Field<double, 3> wrong(tessera::Grid<3>({4, 4, 2}, {4, 4, 2}, {true, true, true}), 1, {},
+                                  "wrong");
   tessera::Field<double, 3> open(tessera::Grid<3>({4, 4, 4}, {4, 4, 4}), 1, {}, "open");
   tessera::Restriction<3> restrict("weigh");
-  EXPECT_THAT(message([&] { restrict.apply(Weigh27{}, f, wrong); }),
-              HasSubstr("restriction 'weigh': fine field 'f' has 8 points along z and coarse field 'wrong' 2"));
-  EXPECT_THAT(message([&] { restrict.apply(Weigh27{}, f, open); }), HasSubstr("differ in periodicity along x"));
-  EXPECT_THAT(message([&] { restrict.apply(Weigh27{}, f0, c); }), HasSubstr("which has halo width 0"));
+  EXPECT_THAT(
+      message([&] { restrict.apply(Weigh27{}, f, wrong); }),
+      HasSubstr(
+          "restriction 'weigh': fine field 'f' has 8 points along z and coarse field 'wrong' 2"));
+  EXPECT_THAT(message([&] { restrict.apply(Weigh27{}, f, open); }),
+              HasSubstr("differ in periodicity along x"));
+  EXPECT_THAT(message([&] { restrict.apply(Weigh27{}, f0, c); }),
+              HasSubstr("which has halo width 0"));
   EXPECT_EQ(tessera::coarser(fine).tile()[2], 2);
   EXPECT_EQ(tessera::coarser(fine, 4).tile()[2], 4);
 }

@@ -64,7 +64,8 @@ TEST(Distributed, TwoDimensionalBoundariesAndTypesMatchReference) {
     SCOPED_TRACE("star r2 int32, Dirichlet and Neumann");
     Boundaries<2> bc = Boundaries<2>::all(Boundary::dirichlet(-3));
     bc.set(0, 1, Boundary::dirichlet(7)).set(1, 0, Boundary::neumann());
-    test::expect_matches_reference<std::int32_t, 2, 2, false>(tessera::Grid<2>({15, 14}, {4, 6}), bc);
+    test::expect_matches_reference<std::int32_t, 2, 2, false>(tessera::Grid<2>({15, 14}, {4, 6}),
+                                                              bc);
   }
 }
 
@@ -107,7 +108,8 @@ TEST(Distributed, ReductionsAreTheSameForAnyRankCount) {
 // messages and 2 * r * 8 * (points on the plane) bytes. Interior tasks move nothing.
 TEST(Distributed, TrafficPerStepEqualsAnalyticHaloVolume) {
   const std::array<std::int64_t, 3> n{24, 16, 12}, tile{6, 4, 4};
-  const tessera::Grid<3> grid({n[0], n[1], n[2]}, {tile[0], tile[1], tile[2]}, {true, false, false});
+  const tessera::Grid<3> grid({n[0], n[1], n[2]}, {tile[0], tile[1], tile[2]},
+                              {true, false, false});
   Boundaries<3> bc = test::distinct_dirichlet3();
   bc.set(0, 0, Boundary::periodic()).set(0, 1, Boundary::periodic());
   tessera::Field<double, 3> u(grid, 1, bc, "u"), next(grid, 1, bc, "next");
@@ -194,7 +196,9 @@ TEST(Distributed, OnlyTilesAtRankEdgesAreRankEdgeTiles) {
 TEST(Distributed, TemporalBlockingWithMirrorFacesMatchesReference) {
   const tessera::Grid<3> grid({24, 12, 8}, {6, 6, 8});
   Boundaries<3> bc = Boundaries<3>::all(Boundary::neumann());
-  bc.set(0, 1, Boundary::neumann_vertex()).set(1, 0, Boundary::neumann_vertex()).set(2, 1, Boundary::dirichlet(1.5));
+  bc.set(0, 1, Boundary::neumann_vertex())
+      .set(1, 0, Boundary::neumann_vertex())
+      .set(2, 1, Boundary::dirichlet(1.5));
   for (int depth : {1, 2, 4}) {
     tessera::Field<double, 3> u(grid, 4, bc, "u"), next(grid, 4, bc, "next");
     u.fill(test::initial<double, 3>);
@@ -203,7 +207,8 @@ TEST(Distributed, TemporalBlockingWithMirrorFacesMatchesReference) {
     reference::RefField<double, 3> ref{test::initial_values<double>(grid), bc};
     for (int s = 0; s < 7; ++s) {
       std::vector<double> out(ref.values.size());
-      reference::apply(test::domain(grid), 1, apps::Heat3d{0.1}, std::make_tuple(&ref), std::make_tuple(&out));
+      reference::apply(test::domain(grid), 1, apps::Heat3d{0.1}, std::make_tuple(&ref),
+                       std::make_tuple(&out));
       ref.values = out;
     }
     test::expect_bitwise_equal(u.gather(), ref.values);

@@ -21,8 +21,8 @@ using testing::AllOf;
 using testing::HasSubstr;
 
 TEST(Options, RuntimeFlagsAreParsedAndStripped) {
-  std::vector<std::string> args{"prog", "--sched", "eager", "--gtest_brief=1", "--ncpu", "1",
-                                "--quiet", "input.dat"};
+  std::vector<std::string> args{"prog",   "--sched", "eager",   "--gtest_brief=1",
+                                "--ncpu", "1",       "--quiet", "input.dat"};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -83,13 +83,12 @@ TEST(Options, UnknownSchedulerAndTooManyWorkersAreErrors) {
   try {
     tessera::Runtime rt(o);
     ADD_FAILURE();
-  } catch (const tessera::Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("--ncpu 100000 exceeds"));
-  }
+  } catch (const tessera::Error& e) { EXPECT_THAT(e.what(), HasSubstr("--ncpu 100000 exceeds")); }
 }
 
 struct Left {
-  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> a, tessera::Out<double> b) const {
+  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> a,
+                             tessera::Out<double> b) const {
     b = a(-1, 0);
   }
 };
@@ -114,7 +113,8 @@ TEST(Options, GpuFractionNeedsWorkersOfEachKindItPinsTo) {
   tessera::Grid<2> grid({8, 6}, {3, 2});
   tessera::Field<double, 2> u(grid, 1), v(grid, 1);
   u.fill([](tessera::Index<2> p) { return double(p[0] + 10 * p[1]); });
-  tessera::Stencil<2>("left", tessera::Shape::Star, 1).apply(Left{}, tessera::in(u), tessera::out(v));
+  tessera::Stencil<2>("left", tessera::Shape::Star, 1)
+      .apply(Left{}, tessera::in(u), tessera::out(v));
   EXPECT_EQ(v.at({0, 3}), 0.0);  // Dirichlet 0 ghost
   EXPECT_EQ(v.at({5, 3}), 34.0);
 }
@@ -135,7 +135,8 @@ TEST(Options, ConfigurationIsPrintedOnce) {
 
 // At namespace scope: nvcc cannot instantiate a kernel template on a function-local type.
 struct Average {
-  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u, tessera::Out<double> o) const {
+  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u,
+                             tessera::Out<double> o) const {
     o = 0.25 * (u(1, 0) + u(-1, 0) + u(0, 1) + u(0, -1));
   }
 };
@@ -197,9 +198,7 @@ namespace {
 std::string start_error(const tessera::Options& o) {
   try {
     tessera::Runtime rt(o);
-  } catch (const tessera::Error& e) {
-    return e.what();
-  }
+  } catch (const tessera::Error& e) { return e.what(); }
   ADD_FAILURE() << "the Runtime started";
   return {};
 }
@@ -209,8 +208,8 @@ TEST(Options, EnvironmentStarPUWouldAbortOnIsRefused) {
   tessera::Options o;
   o.quiet = true;
   setenv("STARPU_NCPU", "abc", 1);
-  EXPECT_THAT(start_error(o), AllOf(HasSubstr("STARPU_NCPU=abc is not a whole number"),
-                                    HasSubstr("unset it")));
+  EXPECT_THAT(start_error(o),
+              AllOf(HasSubstr("STARPU_NCPU=abc is not a whole number"), HasSubstr("unset it")));
   setenv("STARPU_NCPU", "-1", 1);
   EXPECT_THAT(start_error(o), HasSubstr("STARPU_NCPU=-1"));
   // Compared as numbers: 02 is 2.
@@ -225,7 +224,8 @@ TEST(Options, EnvironmentStarPUWouldAbortOnIsRefused) {
   unsetenv("STARPU_NCPU");
   o.cpu_workers = 0;
   o.cuda_workers = 0;
-  EXPECT_THAT(start_error(o), AllOf(HasSubstr("--ncpu 0 leaves no worker"), HasSubstr("at least 1 CPU")));
+  EXPECT_THAT(start_error(o),
+              AllOf(HasSubstr("--ncpu 0 leaves no worker"), HasSubstr("at least 1 CPU")));
 }
 
 TEST(Options, PerfmodelDirMustBeAWritableDirectory) {
@@ -233,11 +233,14 @@ TEST(Options, PerfmodelDirMustBeAWritableDirectory) {
   std::ofstream(file) << "x";
   tessera::Options o = test::options({"eager", 1});
   o.perfmodel_dir = file;
-  EXPECT_THAT(start_error(o), AllOf(HasSubstr("--perfmodel-dir '" + file + "' is not a directory")));
+  EXPECT_THAT(start_error(o),
+              AllOf(HasSubstr("--perfmodel-dir '" + file + "' is not a directory")));
   o.perfmodel_dir = file + "/models";
-  EXPECT_THAT(start_error(o), HasSubstr("'" + file + "' is not a directory; give a directory you can write"));
+  EXPECT_THAT(start_error(o),
+              HasSubstr("'" + file + "' is not a directory; give a directory you can write"));
   // A missing directory is created (with its parents), as StarPU would.
-  const std::string fresh = testing::TempDir() + "tessera_models_" + std::to_string(getpid()) + "/a/b";
+  const std::string fresh =
+      testing::TempDir() + "tessera_models_" + std::to_string(getpid()) + "/a/b";
   o.perfmodel_dir = fresh;
   { tessera::Runtime rt(o); }
   struct stat st {};
@@ -249,9 +252,11 @@ TEST(Options, NanAndEmptyValuesAreRefused) {
   tessera::Options o = test::options({"eager", 1});
   o.gpu_fraction = std::nan("");
   EXPECT_THAT(start_error(o), HasSubstr("--gpu-fraction nan is not a number"));
-  for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"--gpu-fraction", "nan"}, {"--sched", ""}, {"--ncpu", "-1"},
-        {"--trace", ""}, {"--perfmodel-dir", ""}}) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"--gpu-fraction", "nan"},
+                                               {"--sched", ""},
+                                               {"--ncpu", "-1"},
+                                               {"--trace", ""},
+                                               {"--perfmodel-dir", ""}}) {
     CLI::App app{"app"};
     tessera::Options parsed;
     tessera::add_options(app, parsed);
@@ -273,8 +278,7 @@ TEST(Options, TraceAndReportMustBeDifferentFilesAndExistingOnesAreKept) {
   try {
     tessera::Runtime rt(o);
     throw tessera::Error("a failure after start-up");
-  } catch (const tessera::Error&) {
-  }
+  } catch (const tessera::Error&) {}
   std::ifstream in(kept);
   std::string content;
   in >> content;

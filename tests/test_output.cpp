@@ -19,7 +19,8 @@ namespace fs = std::filesystem;
 using testing::HasSubstr;
 
 struct Average {
-  TESSERA_HD void operator()(tessera::Index<3>, tessera::In<double> u, tessera::Out<double> o) const {
+  TESSERA_HD void operator()(tessera::Index<3>, tessera::In<double> u,
+                             tessera::Out<double> o) const {
     o = (u(1, 0, 0) + u(-1, 0, 0) + u(0, 1, 0) + u(0, -1, 0) + u(0, 0, 1) + u(0, 0, -1)) / 6.0;
   }
 };
@@ -82,7 +83,9 @@ TEST(Output, TwoDimensionalAndByteFields) {
   const tessera::Grid<2> grid({9, 5}, {4, 5}, {true, true});
   tessera::Field<float, 2> f(grid, 1, {}, "f");
   tessera::Field<std::uint8_t, 2> c(grid, 1, {}, "cells");
-  f.fill([](tessera::Index<2> i) { return static_cast<float>(i[0]) / 3.0f + static_cast<float>(i[1]); });
+  f.fill([](tessera::Index<2> i) {
+    return static_cast<float>(i[0]) / 3.0f + static_cast<float>(i[1]);
+  });
   c.fill([](tessera::Index<2> i) { return static_cast<std::uint8_t>((i[0] * 7 + i[1]) % 2); });
   const std::string dir = fresh_dir("2d");
   tessera::Output out(dir);
@@ -110,9 +113,7 @@ TEST(Output, APieceThatCannotBeWrittenIsAnErrorAndNoIndexNamesIt) {
   try {
     out.finish();
     FAIL() << "no error";
-  } catch (const tessera::Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("u_00000003_1.vti"));
-  }
+  } catch (const tessera::Error& e) { EXPECT_THAT(e.what(), HasSubstr("u_00000003_1.vti")); }
   EXPECT_FALSE(fs::exists(dir + "/u_00000003.pvti"));
 }
 
@@ -127,9 +128,7 @@ TEST(Output, BadArgumentsAreRefused) {
   try {
     out.write(bad, 0);
     FAIL() << "no error";
-  } catch (const tessera::Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("'a/b'"));
-  }
+  } catch (const tessera::Error& e) { EXPECT_THAT(e.what(), HasSubstr("'a/b'")); }
   tessera::Field<double, 2> ok(grid, 1, {}, "ok");
   EXPECT_THROW(out.write(ok, -1), tessera::Error);
 }

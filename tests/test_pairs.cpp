@@ -29,7 +29,8 @@ std::vector<double> weighted_reference(const tessera::Grid<2>& tg, const tessera
                                        const std::vector<double>& w, const std::vector<double>& v,
                                        const std::vector<double>& a0, const std::vector<double>& a1,
                                        int k) {
-  const std::int64_t nx = tg.extent()[0], ny = tg.extent()[1], sx = sg.extent()[0], sy = sg.extent()[1];
+  const std::int64_t nx = tg.extent()[0], ny = tg.extent()[1], sx = sg.extent()[0],
+                     sy = sg.extent()[1];
   const std::int64_t tx = sg.tile()[0], ty = sg.tile()[1];
   std::vector<double> out(static_cast<std::size_t>(nx * ny));
   for (std::int64_t y = 0; y < ny; ++y)
@@ -55,20 +56,25 @@ TEST_P(PairsOnTiles, SumsFollowTheSourceOrderForEveryTiling) {
   struct Case {
     tessera::Grid<2> targets, sources;
   };
-  for (const Case& c : {Case{tessera::Grid<2>({7, 5}, {3, 2}), tessera::Grid<2>({6, 4}, {4, 3})},
-                        Case{tessera::Grid<2>({7, 5}, {7, 5}), tessera::Grid<2>({6, 4}, {6, 1})},
-                        Case{tessera::Grid<2>({30, 1}, {7, 1}), tessera::Grid<2>({30, 1}, {30, 1})}}) {
+  for (const Case& c :
+       {Case{tessera::Grid<2>({7, 5}, {3, 2}), tessera::Grid<2>({6, 4}, {4, 3})},
+        Case{tessera::Grid<2>({7, 5}, {7, 5}), tessera::Grid<2>({6, 4}, {6, 1})},
+        Case{tessera::Grid<2>({30, 1}, {7, 1}), tessera::Grid<2>({30, 1}, {30, 1})}}) {
     SCOPED_TRACE(c.targets.describe() + " <- " + c.sources.describe());
-    tessera::Field<double, 2> w(c.targets, 0, {}, "w"), a0(c.targets, 0, {}, "a0"), a1(c.targets, 1, {}, "a1");
+    tessera::Field<double, 2> w(c.targets, 0, {}, "w"), a0(c.targets, 0, {}, "a0"),
+        a1(c.targets, 1, {}, "a1");
     tessera::Field<double, 2> v(c.sources, 0, {}, "v");
     w.fill([](Index<2> p) { return std::pow(10.0, 8.0 * test::noise<2>(p)); });
     v.fill([](Index<2> p) { return test::noise<2>({{p[1], p[0]}}) - 0.5; });
     a0.fill([](Index<2> p) { return 1e-3 * test::noise<2>(p); });  // added to, not replaced
     const std::vector<double> w0 = w.gather(), v0 = v.gather(), s0 = a0.gather(), s1 = a1.gather();
     tessera::Pairs<2> weighted("weighted");
-    weighted.apply(Weighted{}, tessera::targets(w), tessera::sources(v), tessera::accumulate(a0, a1));
-    test::expect_bitwise_equal(a0.gather(), weighted_reference(c.targets, c.sources, w0, v0, s0, s1, 0));
-    test::expect_bitwise_equal(a1.gather(), weighted_reference(c.targets, c.sources, w0, v0, s0, s1, 1));
+    weighted.apply(Weighted{}, tessera::targets(w), tessera::sources(v),
+                   tessera::accumulate(a0, a1));
+    test::expect_bitwise_equal(a0.gather(),
+                               weighted_reference(c.targets, c.sources, w0, v0, s0, s1, 0));
+    test::expect_bitwise_equal(a1.gather(),
+                               weighted_reference(c.targets, c.sources, w0, v0, s0, s1, 1));
   }
 }
 
@@ -104,27 +110,34 @@ TEST_P(PairsOnTiles, NBodyMatchesSerialReferenceBitwise) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Config, PairsOnTiles, testing::ValuesIn(test::configs()), test::config_name);
+INSTANTIATE_TEST_SUITE_P(Config, PairsOnTiles, testing::ValuesIn(test::configs()),
+                         test::config_name);
 
 TEST(PairsErrors, FieldsAreCheckedBeforeSubmission) {
   tessera::Options o;
   o.quiet = true;
   tessera::Runtime rt(o);
   tessera::Grid<2> g({8, 1}, {4, 1}), other({8, 1}, {2, 1});
-  tessera::Field<double, 2> w(g, 0, {}, "w"), v(g, 0, {}, "v"), a(g, 0, {}, "a"), b(other, 0, {}, "b");
+  tessera::Field<double, 2> w(g, 0, {}, "w"), v(g, 0, {}, "v"), a(g, 0, {}, "a"),
+      b(other, 0, {}, "b");
   tessera::Pairs<2> pairs("weighted");
   auto message = [](auto submit) { return test::error_of(submit); };
   using testing::HasSubstr;
+  EXPECT_THAT(
+      message([&] {
+        pairs.apply(Weighted{}, tessera::targets(w), tessera::sources(v),
+                    tessera::accumulate(v, a));
+      }),
+      HasSubstr(
+          "pairs 'weighted': field 'v' is both read (targets or sources) and accumulated into"));
   EXPECT_THAT(message([&] {
-                pairs.apply(Weighted{}, tessera::targets(w), tessera::sources(v), tessera::accumulate(v, a));
-              }),
-              HasSubstr("pairs 'weighted': field 'v' is both read (targets or sources) and accumulated into"));
-  EXPECT_THAT(message([&] {
-                pairs.apply(Weighted{}, tessera::targets(w), tessera::sources(v), tessera::accumulate(a, b));
+                pairs.apply(Weighted{}, tessera::targets(w), tessera::sources(v),
+                            tessera::accumulate(a, b));
               }),
               HasSubstr("pairs 'weighted': accumulator field 'b' is on a different grid"));
   EXPECT_THAT(message([&] {
-                pairs.apply(Weighted{}, tessera::targets(w), tessera::sources(v), tessera::accumulate(a, a));
+                pairs.apply(Weighted{}, tessera::targets(w), tessera::sources(v),
+                            tessera::accumulate(a, a));
               }),
               HasSubstr("accumulator 'a' is given twice"));
   EXPECT_THAT(message([] { tessera::Pairs<2> bad("a b"); }), HasSubstr("may contain only letters"));

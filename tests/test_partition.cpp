@@ -25,7 +25,7 @@ TEST(Distribution, RankGridCutsTheFewestPoints) {
   EXPECT_EQ(tessera::partition::cut_points(t, {2, 2, 1}), 384 + 288);
   // (1, 2, 2) and (2, 2, 1) both cut 672 points (1, 4, 1: 864); the first in x order wins.
   EXPECT_EQ(tessera::partition::choose_rank_grid(t, 4), (G{1, 2, 2}));
-  EXPECT_EQ(tessera::partition::choose_rank_grid(t, 5), (G{0, 0, 0}));  // 5 tiles on no axis
+  EXPECT_EQ(tessera::partition::choose_rank_grid(t, 5), (G{0, 0, 0}));   // 5 tiles on no axis
   EXPECT_EQ(tessera::partition::choose_rank_grid(t, 49), (G{0, 0, 0}));  // more ranks than tiles
 }
 

@@ -43,7 +43,9 @@ TEST_P(ReduceMatchesReference, IntegerAndByteFieldsIn2D) {
   const tessera::Grid<2> grid({31, 19}, {8, 7});
   tessera::Field<std::int32_t, 2> k(grid, 1, {}, "k");
   tessera::Field<std::uint8_t, 2> b(grid, 1, {}, "b");
-  k.fill([](tessera::Index<2> p) { return static_cast<std::int32_t>(test::noise<2>(p) * 2000) - 1000; });
+  k.fill([](tessera::Index<2> p) {
+    return static_cast<std::int32_t>(test::noise<2>(p) * 2000) - 1000;
+  });
   b.fill([](tessera::Index<2> p) { return static_cast<std::uint8_t>(test::noise<2>(p) * 255); });
   const auto kv = k.gather();
   const auto bv = b.gather();
@@ -55,7 +57,8 @@ TEST_P(ReduceMatchesReference, IntegerAndByteFieldsIn2D) {
 
 // At namespace scope: nvcc cannot instantiate a kernel template on a function-local type.
 struct Average {
-  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u, tessera::Out<double> o) const {
+  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u,
+                             tessera::Out<double> o) const {
     o = 0.25 * (u(1, 0) + u(-1, 0) + u(0, 1) + u(0, -1));
   }
 };

@@ -9,14 +9,14 @@
 
 namespace {
 
+using tessera::Boundaries;
+using tessera::Boundary;
+using tessera::Index;
 using test::distinct_dirichlet3;
 using test::domain;
 using test::expect_matches_reference;
 using test::initial;
 using test::initial_values;
-using tessera::Boundary;
-using tessera::Boundaries;
-using tessera::Index;
 
 class StencilMatchesReference : public testing::TestWithParam<test::Config> {};
 
@@ -29,8 +29,8 @@ TEST_P(StencilMatchesReference, ThreeDimensionalShapesBoundariesAndTilings) {
   }
   {
     SCOPED_TRACE("star r1, Neumann, last tiles 3, 3 and 1 thick");
-    expect_matches_reference<double, 3, 1, false>(
-        tessera::Grid<3>({13, 11, 7}, {5, 4, 3}), Boundaries<3>::all(Boundary::neumann()));
+    expect_matches_reference<double, 3, 1, false>(tessera::Grid<3>({13, 11, 7}, {5, 4, 3}),
+                                                  Boundaries<3>::all(Boundary::neumann()));
   }
   {
     SCOPED_TRACE("star r1, periodic on every axis, thin last tiles");
@@ -87,7 +87,8 @@ TEST_P(StencilMatchesReference, TwoDimensionalShapesBoundariesAndTypes) {
     Boundaries<2> bc;
     bc.set(0, 0, Boundary::neumann()).set(0, 1, Boundary::neumann());
     bc.set(1, 0, Boundary::periodic()).set(1, 1, Boundary::periodic());
-    expect_matches_reference<double, 2, 2, true>(tessera::Grid<2>({17, 12}, {6, 4}, {false, true}), bc);
+    expect_matches_reference<double, 2, 2, true>(tessera::Grid<2>({17, 12}, {6, 4}, {false, true}),
+                                                 bc);
   }
   {
     SCOPED_TRACE("box r1 uint8, periodic");
@@ -198,14 +199,16 @@ TEST_P(StencilMatchesReference, FieldUpdatedInPlace) {
   acc.fill([](Index<2> p) { return 0.01 * static_cast<double>(p[0] - 2 * p[1]); });
   std::vector<double> want_acc = acc.gather();
   reference::RefField<double, 2> ru{initial_values<double>(grid), bc};
-  tessera::Stencil<2> stencil("smooth-acc", tessera::Shape::Star, 1), smoothing("smooth", tessera::Shape::Star, 1);
+  tessera::Stencil<2> stencil("smooth-acc", tessera::Shape::Star, 1),
+      smoothing("smooth", tessera::Shape::Star, 1);
   // Read once with neighbours first: from then on the tasks that update acc pack its faces.
   tessera::Field<double, 2> smooth(grid, 1, bc, "smooth");
   smoothing.apply(Smooth{}, tessera::in(acc), tessera::out(smooth));
   for (int step = 0; step < 4; ++step) {
     stencil.apply(SmoothAndAccumulate{}, tessera::in(u), tessera::out(next), tessera::inout(acc));
     tessera::swap(u, next);
-    for (std::size_t i = 0; i < want_acc.size(); ++i) want_acc[i] = 0.5 * want_acc[i] + ru.values[i];
+    for (std::size_t i = 0; i < want_acc.size(); ++i)
+      want_acc[i] = 0.5 * want_acc[i] + ru.values[i];
     std::vector<double> out(ru.values.size());
     reference::apply(domain(grid), 1, Smooth{}, std::make_tuple(&ru), std::make_tuple(&out));
     ru.values = out;
@@ -215,7 +218,8 @@ TEST_P(StencilMatchesReference, FieldUpdatedInPlace) {
   smoothing.apply(Smooth{}, tessera::in(acc), tessera::out(smooth));
   reference::RefField<double, 2> racc{want_acc, bc};
   std::vector<double> want_smooth(want_acc.size());
-  reference::apply(domain(grid), 1, Smooth{}, std::make_tuple(&racc), std::make_tuple(&want_smooth));
+  reference::apply(domain(grid), 1, Smooth{}, std::make_tuple(&racc),
+                   std::make_tuple(&want_smooth));
   test::expect_bitwise_equal(smooth.gather(), want_smooth);
 }
 
@@ -223,8 +227,12 @@ TEST_P(StencilMatchesReference, FieldUpdatedInPlace) {
 // least the radius from every non-periodic face (every point along a periodic axis), step by
 // step and in temporal blocks, and operator() elsewhere. Each writes its own mark here.
 struct Marks {
-  TESSERA_HD void operator()(Index<2>, tessera::In<double>, tessera::Out<double> next) const { next = 1.0; }
-  TESSERA_HD void interior(Index<2>, tessera::In<double>, tessera::Out<double> next) const { next = 2.0; }
+  TESSERA_HD void operator()(Index<2>, tessera::In<double>, tessera::Out<double> next) const {
+    next = 1.0;
+  }
+  TESSERA_HD void interior(Index<2>, tessera::In<double>, tessera::Out<double> next) const {
+    next = 2.0;
+  }
 };
 
 TEST_P(StencilMatchesReference, InteriorFastPathWhereTheNeighbourhoodIsInside) {

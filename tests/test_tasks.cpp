@@ -44,7 +44,8 @@ struct AddOne {
 };
 struct Mark {  // writes the tile number and the views' origins, to check which tiles a body got
   double tile;
-  void cpu(TileView<const double, 2> a, TileView<const double, 2> b, TileView<double, 2> out) const {
+  void cpu(TileView<const double, 2> a, TileView<const double, 2> b,
+           TileView<double, 2> out) const {
     for (std::int64_t y = 0; y < out.extent[1]; ++y)
       for (std::int64_t x = 0; x < out.extent[0]; ++x)
         out(x, y) = tile * 1e6 + a(0, 0) * 1e3 + b(0, 0);
@@ -55,7 +56,8 @@ class TaskOnTiles : public testing::TestWithParam<test::Config> {};
 
 TEST_P(TaskOnTiles, AffineMapOfEveryTileMatchesReference) {
   tessera::Runtime rt(test::options(GetParam()));
-  for (const auto& grid : {tessera::Grid<3>({9, 8, 7}, {9, 8, 7}), tessera::Grid<3>({9, 8, 7}, {4, 3, 2})}) {
+  for (const auto& grid :
+       {tessera::Grid<3>({9, 8, 7}, {9, 8, 7}), tessera::Grid<3>({9, 8, 7}, {4, 3, 2})}) {
     SCOPED_TRACE(grid.describe());
     tessera::Field<double, 3> u(grid, 1, {}, "u"), v(grid, 0, {}, "v");
     u.fill([](Index<3> p) { return test::noise<3>(p); });
@@ -74,7 +76,8 @@ TEST_P(TaskOnTiles, UpdatesOfOneTileRunInSubmissionOrder) {
   tessera::Field<double, 2> v(grid, 0, {}, "v");
   tessera::Task step("step");
   for (int k = 0; k < 12; ++k)
-    for (int t = 0; t < grid.tiles(); ++t) step.submit(Step{static_cast<double>(k)}, tessera::update_tile(v, t));
+    for (int t = 0; t < grid.tiles(); ++t)
+      step.submit(Step{static_cast<double>(k)}, tessera::update_tile(v, t));
   double want = 0;
   for (int k = 0; k < 12; ++k) want = 3.0 * want + k;
   for (double got : v.gather()) ASSERT_EQ(got, want);
@@ -113,9 +116,10 @@ TEST_P(TaskOnTiles, ViewsComeInTheOrderGivenWithReadTilesOfAnyField) {
   tessera::Task mark("mark");
   // Tile t reads a's tile 3 - t and b's tile t; a tile read twice is one buffer.
   for (int t = 0; t < 4; ++t)
-    mark.submit(Mark{static_cast<double>(t)}, tessera::read_tile(a, 3 - t), tessera::read_tile(b, t),
-                tessera::write_tile(out, t));
-  mark.submit(Mark{9.0}, tessera::read_tile(b, 1), tessera::read_tile(b, 1), tessera::write_tile(out, 1));
+    mark.submit(Mark{static_cast<double>(t)}, tessera::read_tile(a, 3 - t),
+                tessera::read_tile(b, t), tessera::write_tile(out, t));
+  mark.submit(Mark{9.0}, tessera::read_tile(b, 1), tessera::read_tile(b, 1),
+              tessera::write_tile(out, 1));
   const std::vector<double> got = out.gather();
   for (std::int64_t y = 0; y < 6; ++y)
     for (std::int64_t x = 0; x < 6; ++x) {
@@ -125,7 +129,8 @@ TEST_P(TaskOnTiles, ViewsComeInTheOrderGivenWithReadTilesOfAnyField) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Config, TaskOnTiles, testing::ValuesIn(test::configs()), test::config_name);
+INSTANTIATE_TEST_SUITE_P(Config, TaskOnTiles, testing::ValuesIn(test::configs()),
+                         test::config_name);
 
 // A task that may run on a team of workers: each member scales its share of the planes, syncs,
 // then every member sums the whole scaled tile, which it can only get right once every other
@@ -138,8 +143,7 @@ struct ScaleThenSum {
            TileView<double, 3> result) const {
     if (team.rank == 1) {
       const auto start = std::chrono::steady_clock::now();
-      while (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(2)) {
-      }
+      while (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(2)) {}
     }
     const std::int64_t nz = in.extent[2];
     for (std::int64_t z = team.begin(nz); z < team.end(nz); ++z)
@@ -201,8 +205,9 @@ TEST(TaskErrors, BadTilesAreRefusedWithTheFix) {
   tessera::Task add("add-one");
   using testing::HasSubstr;
   auto message = [](auto submit) { return test::error_of(submit); };
-  EXPECT_THAT(message([&] { add.submit(AddOne{}, tessera::update_tile(u, 4)); }),
-              HasSubstr("task 'add-one': tile 4 of field 'u' does not exist (the field has tiles 0 to 3)"));
+  EXPECT_THAT(
+      message([&] { add.submit(AddOne{}, tessera::update_tile(u, 4)); }),
+      HasSubstr("task 'add-one': tile 4 of field 'u' does not exist (the field has tiles 0 to 3)"));
   EXPECT_THAT(message([&] { add.submit(AddOne{}, tessera::update_tile(u, -1)); }),
               HasSubstr("give a tile number below Grid::tiles()"));
   tessera::Task mark("mark");
@@ -218,8 +223,10 @@ TEST(TaskErrors, BadTilesAreRefusedWithTheFix) {
   };
   EXPECT_THAT(message([&] { reader.submit(ReadOnly{}, tessera::read_tile(u, 0)); }),
               HasSubstr("task 'reader' writes no tile"));
-  EXPECT_THAT(message([] { tessera::Task bad("no spaces"); }), HasSubstr("task name 'no spaces' may contain only letters"));
-  EXPECT_THAT(message([&] { tessera::tile_of(u, 7); }), HasSubstr("tile 7 of field 'u' does not exist"));
+  EXPECT_THAT(message([] { tessera::Task bad("no spaces"); }),
+              HasSubstr("task name 'no spaces' may contain only letters"));
+  EXPECT_THAT(message([&] { tessera::tile_of(u, 7); }),
+              HasSubstr("tile 7 of field 'u' does not exist"));
   const auto info = tessera::tile_of(u, 3);
   EXPECT_EQ(info.origin[0], 3);
   EXPECT_EQ(info.origin[1], 3);

@@ -20,7 +20,9 @@ using tessera::TileView;
 
 tessera::Runtime* runtime = nullptr;  // one for the whole program: MPI starts once per process
 
-TEST(DistributedTiles, TransposeReadsTilesOfOtherRanks) { test::expect_transpose_matches_reference(8, 6, 12, 3, 2); }
+TEST(DistributedTiles, TransposeReadsTilesOfOtherRanks) {
+  test::expect_transpose_matches_reference(8, 6, 12, 3, 2);
+}
 
 struct Copy2 {
   void cpu(TileView<const double, 2>, TileView<double, 2>, TileView<double, 2>) const {}

@@ -50,9 +50,11 @@ void expect_advance_matches_reference(const tessera::Grid<D>& grid, const Bounda
 // ghost layers matter), with the index in the arithmetic.
 template <class T>
 struct WithSource {
-  TESSERA_HD void operator()(Index<2> p, tessera::In<T> u, tessera::In<T> s, tessera::Out<T> out) const {
-    out = static_cast<T>((u(-1, 0) + u(1, 0) + u(0, -1) * 0.5 + u(0, 1) * 0.75) / 3 + s(1, 0) * 0.125 -
-                         s(0, -1) * 0.0625 + static_cast<double>((p[0] + 3 * p[1]) % 4));
+  TESSERA_HD void operator()(Index<2> p, tessera::In<T> u, tessera::In<T> s,
+                             tessera::Out<T> out) const {
+    out = static_cast<T>((u(-1, 0) + u(1, 0) + u(0, -1) * 0.5 + u(0, 1) * 0.75) / 3 +
+                         s(1, 0) * 0.125 - s(0, -1) * 0.0625 +
+                         static_cast<double>((p[0] + 3 * p[1]) % 4));
   }
 };
 
@@ -64,7 +66,9 @@ void expect_source_advance_matches_reference(const tessera::Grid<2>& grid, const
                                              F f, const char* name = "source") {
   tessera::Field<T, 2> u(grid, depth, bc, "u"), next(grid, depth + 1, bc, "next");
   tessera::Field<T, 2> s(grid, depth + 2, source_bc, "s");
-  auto source = [](Index<2> p) { return static_cast<T>(0.5 + static_cast<double>((p[0] * 5 + p[1] * 3) % 7)); };
+  auto source = [](Index<2> p) {
+    return static_cast<T>(0.5 + static_cast<double>((p[0] * 5 + p[1] * 3) % 7));
+  };
   u.fill(test::initial<T, 2>);
   s.fill(source);
   tessera::Stencil<2> stencil(name, tessera::Shape::Star, 1);
@@ -93,7 +97,7 @@ TEST_P(TimeBlock, StarDirichlet3dMatchesReferenceAtEveryDepth) {
   for (int depth = 1; depth <= 4; ++depth) {
     SCOPED_TRACE("depth " + std::to_string(depth));
     expect_advance_matches_reference<double, 3, 1, false>(grid, test::distinct_dirichlet3(), 7,
-                                                         depth, test::Mix<double, 3, 1, false>{});
+                                                          depth, test::Mix<double, 3, 1, false>{});
   }
 }
 
@@ -101,7 +105,7 @@ TEST_P(TimeBlock, StarDirichlet3dMatchesReferenceAtEveryDepth) {
 TEST_P(TimeBlock, Heat3dMatchesStepByStep) {
   const tessera::Grid<3> grid({16, 12, 10}, {8, 6, 5});
   expect_advance_matches_reference<double, 3, 1, false>(grid, apps::heat3d_boundaries(), 6, 3,
-                                                       apps::Heat3d{0.1});
+                                                        apps::Heat3d{0.1});
 }
 
 // Wide rows: the CPU wavefront then computes one row (40000 points) or a few (9000: 3 rows) per
@@ -112,9 +116,10 @@ TEST_P(TimeBlock, WavefrontTurnsOfOneOrSeveralRows) {
     const tessera::Grid<2> grid({width, 24}, {width, 8});
     Boundaries<2> faces;
     for (int a = 0; a < 2; ++a)
-      for (int side = 0; side < 2; ++side) faces.set(a, side, Boundary::dirichlet(1.0 + a + 0.5 * side));
+      for (int side = 0; side < 2; ++side)
+        faces.set(a, side, Boundary::dirichlet(1.0 + a + 0.5 * side));
     expect_advance_matches_reference<double, 2, 1, false>(grid, faces, 6, 4,
-                                                         test::Mix<double, 2, 1, false>{});
+                                                          test::Mix<double, 2, 1, false>{});
   }
 }
 TEST_P(TimeBlock, WavefrontTurnsOfSeveralRowsWrap) {
@@ -130,13 +135,14 @@ TEST_P(TimeBlock, WavefrontTurnsOfSeveralRowsWrap) {
 // around the faces with the wrapped index (one tile along x: it wraps onto itself).
 TEST_P(TimeBlock, PeriodicBoxWrapsWithTheWrappedIndex) {
   const auto periodic = Boundaries<2>::all(Boundary::periodic());
-  for (const auto& tile : {std::array<std::int64_t, 2>{8, 7}, std::array<std::int64_t, 2>{24, 10}}) {
+  for (const auto& tile :
+       {std::array<std::int64_t, 2>{8, 7}, std::array<std::int64_t, 2>{24, 10}}) {
     const tessera::Grid<2> grid({24, 20}, {tile[0], tile[1]}, {true, true});
     for (int depth : {1, 2, 3}) {
       SCOPED_TRACE("tile " + std::to_string(tile[0]) + "x" + std::to_string(tile[1]) + ", depth " +
                    std::to_string(depth));
       expect_advance_matches_reference<double, 2, 2, true>(grid, periodic, 5, depth,
-                                                          MixAt<double, 2, true>{});
+                                                           MixAt<double, 2, true>{});
     }
   }
 }
@@ -150,8 +156,7 @@ TEST_P(TimeBlock, LifeAndMixedFacesMatchReference) {
   Boundaries<2> mixed;
   mixed.set(0, 0, Boundary::periodic()).set(0, 1, Boundary::periodic());
   mixed.set(1, 0, Boundary::dirichlet(3.0)).set(1, 1, Boundary::dirichlet(0.5));
-  expect_advance_matches_reference<float, 2, 1, false>(band, mixed, 5, 2,
-                                                       MixAt<float, 1, false>{});
+  expect_advance_matches_reference<float, 2, 1, false>(band, mixed, 5, 2, MixAt<float, 1, false>{});
 }
 
 // An extra read-only input (jacobi2d's source term): Dirichlet faces, then periodic u and
@@ -170,7 +175,8 @@ TEST_P(TimeBlock, ExtraInputsMatchReference) {
   const tessera::Grid<2> strip({23, 19}, {8, 7}, {true, false});
   for (int depth = 1; depth <= 4; ++depth) {
     SCOPED_TRACE("depth " + std::to_string(depth));
-    expect_source_advance_matches_reference<double>(box, zero, zero, 7, depth, WithSource<double>{});
+    expect_source_advance_matches_reference<double>(box, zero, zero, 7, depth,
+                                                    WithSource<double>{});
     expect_source_advance_matches_reference<double>(torus, periodic, periodic, 6, depth,
                                                     WithSource<double>{});
     expect_source_advance_matches_reference<float>(strip, band, band_source, 5, depth,
@@ -195,25 +201,29 @@ TEST_P(TimeBlock, MirrorFacesMatchReference) {
   const tessera::Grid<2> strip({23, 19}, {8, 7}, {true, false});
   for (int depth = 1; depth <= 4; ++depth) {
     SCOPED_TRACE("depth " + std::to_string(depth));
-    expect_advance_matches_reference<double, 2, 1, false>(box, Boundaries<2>::all(Boundary::neumann()), 7,
-                                                         depth, MixAt<double, 1, false>{}, "star");
-    expect_advance_matches_reference<double, 2, 1, true>(box, Boundaries<2>::all(Boundary::neumann_vertex()), 6,
-                                                        depth, MixAt<double, 1, true>{}, "box");
-    expect_advance_matches_reference<float, 2, 1, true>(box, mixed, 5, depth, MixAt<float, 1, true>{}, "box-float");
-    expect_advance_matches_reference<double, 2, 1, false>(strip, band, 6, depth, MixAt<double, 1, false>{}, "star");
+    expect_advance_matches_reference<double, 2, 1, false>(
+        box, Boundaries<2>::all(Boundary::neumann()), 7, depth, MixAt<double, 1, false>{}, "star");
+    expect_advance_matches_reference<double, 2, 1, true>(
+        box, Boundaries<2>::all(Boundary::neumann_vertex()), 6, depth, MixAt<double, 1, true>{},
+        "box");
+    expect_advance_matches_reference<float, 2, 1, true>(box, mixed, 5, depth,
+                                                        MixAt<float, 1, true>{}, "box-float");
+    expect_advance_matches_reference<double, 2, 1, false>(strip, band, 6, depth,
+                                                          MixAt<double, 1, false>{}, "star");
   }
   for (int depth : {1, 2, 3}) {
     SCOPED_TRACE("radius 2, depth " + std::to_string(depth));
-    expect_advance_matches_reference<double, 2, 2, true>(tessera::Grid<2>({30, 26}, {10, 9}), mixed, 5, depth,
-                                                        MixAt<double, 2, true>{}, "box2");
+    expect_advance_matches_reference<double, 2, 2, true>(
+        tessera::Grid<2>({30, 26}, {10, 9}), mixed, 5, depth, MixAt<double, 2, true>{}, "box2");
   }
   const tessera::Grid<3> cube({14, 12, 15}, {7, 6, 5});
   Boundaries<3> faces3 = Boundaries<3>::all(Boundary::neumann_vertex());
   faces3.set(2, 0, Boundary::neumann()).set(1, 1, Boundary::dirichlet(1.5));
-  expect_advance_matches_reference<double, 3, 1, true>(cube, faces3, 5, 3, test::Mix<double, 3, 1, true>{},
-                                                      "box3");
-  expect_advance_matches_reference<double, 3, 1, false>(cube, Boundaries<3>::all(Boundary::neumann()), 7, 4,
-                                                       test::Mix<double, 3, 1, false>{}, "star3");
+  expect_advance_matches_reference<double, 3, 1, true>(cube, faces3, 5, 3,
+                                                       test::Mix<double, 3, 1, true>{}, "box3");
+  expect_advance_matches_reference<double, 3, 1, false>(
+      cube, Boundaries<3>::all(Boundary::neumann()), 7, 4, test::Mix<double, 3, 1, false>{},
+      "star3");
 }
 
 // Fields updated in place beside the stencil (advance's tessera::inout): acc keeps a decaying
@@ -276,17 +286,23 @@ TEST_P(TimeBlock, InPlaceFieldsMatchReference) {
   const tessera::Grid<2> torus({23, 19}, {8, 7}, {true, true});
   for (int depth = 1; depth <= 4; ++depth) {
     SCOPED_TRACE("depth " + std::to_string(depth));
-    expect_state_advance_matches_reference(box, Boundaries<2>::all(Boundary::dirichlet(0.5)), 7, depth);
-    expect_state_advance_matches_reference(torus, Boundaries<2>::all(Boundary::periodic()), 6, depth);
+    expect_state_advance_matches_reference(box, Boundaries<2>::all(Boundary::dirichlet(0.5)), 7,
+                                           depth);
+    expect_state_advance_matches_reference(torus, Boundaries<2>::all(Boundary::periodic()), 6,
+                                           depth);
   }
   const auto zero = Boundaries<2>::all(Boundary::dirichlet(0.0));
-  tessera::Field<double, 2> u(box, 3, zero, "u"), next(box, 3, zero, "next"), acc(box, 3, zero, "acc"),
-      count(box, 3, zero, "count"), smooth(box, 3, zero, "smooth"), smooth_ref(box, 1, zero, "smooth-ref");
+  tessera::Field<double, 2> u(box, 3, zero, "u"), next(box, 3, zero, "next"),
+      acc(box, 3, zero, "acc"), count(box, 3, zero, "count"), smooth(box, 3, zero, "smooth"),
+      smooth_ref(box, 1, zero, "smooth-ref");
   u.fill(test::initial<double, 2>);
   acc.fill([](Index<2>) { return 1.0; });
-  tessera::Stencil<2> stencil("smooth-acc", tessera::Shape::Star, 1), mix("mix", tessera::Shape::Star, 1);
-  mix.apply(test::Mix<double, 2, 1, false>{}, tessera::in(acc), tessera::out(smooth));  // exchanges acc
-  stencil.advance(SmoothAndAccumulate{}, u, next, 5, 3, tessera::inout(acc, count));  // no extra input
+  tessera::Stencil<2> stencil("smooth-acc", tessera::Shape::Star, 1),
+      mix("mix", tessera::Shape::Star, 1);
+  mix.apply(test::Mix<double, 2, 1, false>{}, tessera::in(acc),
+            tessera::out(smooth));  // exchanges acc
+  stencil.advance(SmoothAndAccumulate{}, u, next, 5, 3,
+                  tessera::inout(acc, count));  // no extra input
   mix.apply(test::Mix<double, 2, 1, false>{}, tessera::in(acc), tessera::out(smooth));
   reference::RefField<double, 2> racc{acc.gather(), zero};
   std::vector<double> want(racc.values.size());
@@ -309,9 +325,7 @@ class TimeBlockErrors : public testing::Test {
     tessera::Stencil<D> stencil("mix", tessera::Shape::Star, 1);
     try {
       stencil.advance(test::Mix<double, D, 1, false>{}, u, next, steps, depth);
-    } catch (const tessera::Error& e) {
-      return e.what();
-    }
+    } catch (const tessera::Error& e) { return e.what(); }
     return "";
   }
   std::unique_ptr<tessera::Runtime> rt;
@@ -321,19 +335,22 @@ TEST_F(TimeBlockErrors, EachRuleNamesTheValueAndTheFix) {
   using testing::HasSubstr;
   const tessera::Grid<2> grid({16, 16}, {8, 8});
   const Boundaries<2> zero = Boundaries<2>::all(Boundary::dirichlet(0.0));
-  EXPECT_THAT(refusal(grid, 2, zero, 4, -1), HasSubstr("temporal-blocking depth is -1; give a depth of at least 1"));
+  EXPECT_THAT(refusal(grid, 2, zero, 4, -1),
+              HasSubstr("temporal-blocking depth is -1; give a depth of at least 1"));
   EXPECT_THAT(refusal(grid, 2, zero, -1, 2), HasSubstr("steps is -1; give 0 or more steps"));
-  EXPECT_THAT(refusal(grid, 2, zero, 4, 3),
-              HasSubstr("needs ghost layers of depth x radius = 3 on every field, but field 'u' has "
-                        "halo width 2; create the fields with a halo of at least 3, or lower the "
-                        "depth to 2"));
-  EXPECT_THAT(refusal(tessera::Grid<2>({16, 16}, {8, 5}), 4, zero, 4, 4),
-              HasSubstr("a tile is only 1 point(s) thick along y (extent 16 cut in tiles of 5); "
-                        "choose tiles (the last one included) at least 4 thick, or lower the depth to 1"));
+  EXPECT_THAT(
+      refusal(grid, 2, zero, 4, 3),
+      HasSubstr("needs ghost layers of depth x radius = 3 on every field, but field 'u' has "
+                "halo width 2; create the fields with a halo of at least 3, or lower the "
+                "depth to 2"));
+  EXPECT_THAT(
+      refusal(tessera::Grid<2>({16, 16}, {8, 5}), 4, zero, 4, 4),
+      HasSubstr("a tile is only 1 point(s) thick along y (extent 16 cut in tiles of 5); "
+                "choose tiles (the last one included) at least 4 thick, or lower the depth to 1"));
   Boundaries<2> neumann = zero;
   neumann.set(1, 1, Boundary::neumann());
   EXPECT_EQ(refusal(grid, 2, neumann, 4, 2), "");  // mirror faces: refreshed after each step
-  EXPECT_EQ(refusal(grid, 2, zero, 0, 2), "");  // zero steps: nothing to do
+  EXPECT_EQ(refusal(grid, 2, zero, 0, 2), "");     // zero steps: nothing to do
   // A mirror face on u but not on next: the block could not keep next's ghosts current.
   tessera::Field<double, 2> u(grid, 2, neumann, "u"), next(grid, 2, zero, "next");
   tessera::Stencil<2> stencil("mix", tessera::Shape::Star, 1);
@@ -341,9 +358,7 @@ TEST_F(TimeBlockErrors, EachRuleNamesTheValueAndTheFix) {
       [&]() -> std::string {
         try {
           stencil.advance(test::Mix<double, 2, 1, false>{}, u, next, 4, 2);
-        } catch (const tessera::Error& e) {
-          return e.what();
-        }
+        } catch (const tessera::Error& e) { return e.what(); }
         return "";
       }(),
       HasSubstr("field 'u' and field 'next' have different kinds of face at y-high; a block "
@@ -360,9 +375,7 @@ TEST_F(TimeBlockErrors, ExtraInputsFollowTheRules) {
     tessera::Stencil<2> stencil("source", tessera::Shape::Star, 1);
     try {
       stencil.advance(WithSource<double>{}, u, next, 4, depth, tessera::in(s));
-    } catch (const tessera::Error& e) {
-      return e.what();
-    }
+    } catch (const tessera::Error& e) { return e.what(); }
     return "";
   };
   const tessera::Grid<2> grid({16, 16}, {8, 8});
@@ -374,28 +387,30 @@ TEST_F(TimeBlockErrors, ExtraInputsFollowTheRules) {
                         "halo of at least 3, or lower the depth to 2"));
   EXPECT_THAT(refusal(grid, zero, zero, 0, 1), HasSubstr("'s'"));  // step by step: apply()'s rules
   EXPECT_EQ(refusal(torus, periodic, periodic, 4, 4), "");
-  EXPECT_EQ(refusal(grid, zero, Boundaries<2>::all(Boundary::neumann()), 4, 4), "");  // any faces where u is not periodic
+  EXPECT_EQ(refusal(grid, zero, Boundaries<2>::all(Boundary::neumann()), 4, 4),
+            "");  // any faces where u is not periodic
 }
 
 TEST_F(TimeBlockErrors, InPlaceFieldsFollowTheRules) {
   using testing::HasSubstr;
   const tessera::Grid<2> grid({64, 64}, {64, 32});
   const auto zero = Boundaries<2>::all(Boundary::dirichlet(0.0));
-  tessera::Field<double, 2> u(grid, 4, zero, "u"), next(grid, 4, zero, "next"), acc(grid, 2, zero, "acc"),
-      count(grid, 4, Boundaries<2>::all(Boundary::neumann()), "count");
+  tessera::Field<double, 2> u(grid, 4, zero, "u"), next(grid, 4, zero, "next"),
+      acc(grid, 2, zero, "acc"), count(grid, 4, Boundaries<2>::all(Boundary::neumann()), "count");
   tessera::Stencil<2> stencil("smooth-acc", tessera::Shape::Star, 1);
   auto refusal = [&](int depth, tessera::Field<double, 2>& a) -> std::string {
     try {
-      stencil.advance(SmoothAndAccumulate{}, u, next, 4, depth, tessera::in(), tessera::inout(a, count));
-    } catch (const tessera::Error& e) {
-      return e.what();
-    }
+      stencil.advance(SmoothAndAccumulate{}, u, next, 4, depth, tessera::in(),
+                      tessera::inout(a, count));
+    } catch (const tessera::Error& e) { return e.what(); }
     return "";
   };
-  EXPECT_THAT(refusal(3, acc), HasSubstr("on every field, but field 'acc' has halo width 2; create "
-                                         "the fields with a halo of at least 3, or lower the depth to 2"));
-  EXPECT_EQ(refusal(2, acc), "");    // any faces on a field updated in place (count: Neumann)
-  EXPECT_EQ(stencil.auto_depth(u, next, tessera::in(), tessera::inout(acc, count)), 2);  // acc's halo
+  EXPECT_THAT(refusal(3, acc),
+              HasSubstr("on every field, but field 'acc' has halo width 2; create "
+                        "the fields with a halo of at least 3, or lower the depth to 2"));
+  EXPECT_EQ(refusal(2, acc), "");  // any faces on a field updated in place (count: Neumann)
+  EXPECT_EQ(stencil.auto_depth(u, next, tessera::in(), tessera::inout(acc, count)),
+            2);  // acc's halo
   EXPECT_EQ(stencil.auto_depth(u, next, tessera::inout(acc, count)), 2);
   EXPECT_THAT(refusal(2, next), HasSubstr("field 'next' is given twice as an output"));
 }
@@ -411,8 +426,7 @@ TEST_F(TimeBlockErrors, AutoDepthIsTheDeepestTheFieldsAllow) {
     EXPECT_EQ(stencil.auto_depth(u, next), stencil.auto_depth(u, next, tessera::in(u)));
     const int depth = stencil.auto_depth(u, next, tessera::in(s));
     // Before the fields exist (halos as deep as needed): never shallower than with given halos.
-    if (halo >= 8 && source_halo >= 8)
-      EXPECT_EQ(stencil.auto_depth(grid), depth);
+    if (halo >= 8 && source_halo >= 8) EXPECT_EQ(stencil.auto_depth(grid), depth);
     EXPECT_GE(stencil.auto_depth(grid), depth);
     return depth;
   };
@@ -422,21 +436,22 @@ TEST_F(TimeBlockErrors, AutoDepthIsTheDeepestTheFieldsAllow) {
   EXPECT_EQ(depth(grid, zero, 8, 1, 3), 3);  // the extra input's halo
   EXPECT_EQ(depth(grid, zero, 8, 2, 8), 4);  // 8 / radius 2
   EXPECT_EQ(depth(grid, zero, 4, 3, 4), 1);  // 4 / 3
-  EXPECT_EQ(depth(tessera::Grid<2>({256, 256}, {256, 255}), zero, 8, 1, 8), 1);  // the last tile: 1 thick
+  EXPECT_EQ(depth(tessera::Grid<2>({256, 256}, {256, 255}), zero, 8, 1, 8),
+            1);  // the last tile: 1 thick
   // Tiles of 60 and a last one of 16 along y: depth 4 would recompute 3/16 more points, 3 2/16.
   EXPECT_EQ(depth(tessera::Grid<2>({256, 256}, {256, 60}), zero, 8, 1, 8), 3);
   // Tiles of 8 x 8: depth 2 already recomputes 1/8 + 1/8 more.
   EXPECT_EQ(depth(tessera::Grid<2>({16, 16}, {8, 8}), zero, 8, 1, 8), 1);
-  EXPECT_EQ(depth(tessera::Grid<2>({256, 256}, {256, 64}, {true, true}), Boundaries<2>::all(Boundary::periodic()),
-                  8, 1, 8),
+  EXPECT_EQ(depth(tessera::Grid<2>({256, 256}, {256, 64}, {true, true}),
+                  Boundaries<2>::all(Boundary::periodic()), 8, 1, 8),
             tessera::kMaxAutoDepth);  // 3/256 + 3/64 more
   Boundaries<2> neumann = zero;
   neumann.set(0, 1, Boundary::neumann());
   EXPECT_EQ(depth(grid, neumann, 8, 1, 8), tessera::kMaxAutoDepth);  // mirror faces block too
   // And advance() with it gives the step-by-step bits (depth 3 here: the halo).
   const tessera::Grid<2> small({40, 200}, {40, 50});
-  tessera::Field<double, 2> u(small, 3, zero, "u"), next(small, 3, zero, "next"), a(small, 1, zero, "a"),
-      b(small, 1, zero, "b");
+  tessera::Field<double, 2> u(small, 3, zero, "u"), next(small, 3, zero, "next"),
+      a(small, 1, zero, "a"), b(small, 1, zero, "b");
   u.fill(test::initial<double, 2>);
   a.fill(test::initial<double, 2>);
   tessera::Stencil<2> stencil("mix", tessera::Shape::Star, 1);

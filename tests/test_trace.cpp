@@ -18,7 +18,8 @@ namespace {
 using testing::HasSubstr;
 
 struct Average {
-  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u, tessera::Out<double> o) const {
+  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u,
+                             tessera::Out<double> o) const {
     o = 0.25 * (u(1, 0) + u(-1, 0) + u(0, 1) + u(0, -1));
   }
 };
@@ -101,10 +102,10 @@ TEST(Trace, HtmlReportHoldsEveryTaskAndWorker) {
   EXPECT_THAT(html, HasSubstr("<table id=\"kinds\">"));
   EXPECT_THAT(html, HasSubstr("CPU / GPU split"));
   EXPECT_EQ(html.find("<script src"), std::string::npos);  // self-contained
-  const nlohmann::json data = nlohmann::json::parse(
-      html.substr(html.find('>', html.find("id=\"trace-data\"")) + 1,
-                  html.find("</script>", html.find("id=\"trace-data\"")) -
-                      html.find('>', html.find("id=\"trace-data\"")) - 1));
+  const nlohmann::json data =
+      nlohmann::json::parse(html.substr(html.find('>', html.find("id=\"trace-data\"")) + 1,
+                                        html.find("</script>", html.find("id=\"trace-data\"")) -
+                                            html.find('>', html.find("id=\"trace-data\"")) - 1));
   EXPECT_EQ(data["ranks"][0]["tasks"].size(), submitted);
   EXPECT_EQ(data["ranks"][0]["workers"].size(), 2u);
 }
@@ -230,8 +231,8 @@ TEST(Trace, SummaryFromRunningTotalsIsTheSameTable) {
     // Totals travel between ranks like events do.
     std::string bytes;
     for (const auto& r : totals) tessera::trace::encode(r, bytes);
-    const auto decoded = tessera::trace::decode(
-        reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+    const auto decoded =
+        tessera::trace::decode(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
     EXPECT_EQ(tessera::trace::summary_table(decoded), tessera::trace::summary_table(events));
   }
 }

@@ -19,9 +19,11 @@ struct TransposeBlock {
     for (std::int64_t z = 0; z < src.extent[2]; ++z)
       for (std::int64_t y = 0; y < src.extent[1]; ++y)
         for (std::int64_t x = 0; x < src.extent[0]; ++x) {
-          const std::int64_t dx = src.origin[2] + z - dst.origin[0], dy = src.origin[1] + y - dst.origin[1],
+          const std::int64_t dx = src.origin[2] + z - dst.origin[0],
+                             dy = src.origin[1] + y - dst.origin[1],
                              dz = src.origin[0] + x - dst.origin[2];
-          if (dx >= 0 && dx < dst.extent[0] && dy >= 0 && dy < dst.extent[1] && dz >= 0 && dz < dst.extent[2])
+          if (dx >= 0 && dx < dst.extent[0] && dy >= 0 && dy < dst.extent[1] && dz >= 0 &&
+              dz < dst.extent[2])
             dst(dx, dy, dz) = src(x, y, z);
         }
   }
@@ -49,8 +51,10 @@ inline void expect_transpose_matches_reference(std::int64_t nx, std::int64_t ny,
 // NAS MG class S with top tiles `tile_z` thick: the final residual and solution bitwise those
 // of the serial reference, and rnm2 within NPB's tolerance of the official value. `one_task`:
 // how many coarse levels run as one task per V-cycle (apps::Mg::one_task_levels; -1: any).
-inline void expect_mg_class_s_verified(std::int64_t tile_z, std::int64_t min_points = apps::Mg::kMinTilePoints,
-                                       int min_tiles = 1, bool coarse_task = true, int one_task = -1) {
+inline void expect_mg_class_s_verified(std::int64_t tile_z,
+                                       std::int64_t min_points = apps::Mg::kMinTilePoints,
+                                       int min_tiles = 1, bool coarse_task = true,
+                                       int one_task = -1) {
   const apps::MgClass s = apps::mg_class("S");
   reference::MgReference ref(s.n);
   ref.run(s.iterations);
@@ -73,9 +77,7 @@ template <class F>
 std::string error_of(F f) {
   try {
     f();
-  } catch (const tessera::Error& e) {
-    return e.what();
-  }
+  } catch (const tessera::Error& e) { return e.what(); }
   return "no error";
 }
 

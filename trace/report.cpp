@@ -36,8 +36,8 @@ std::string num(const char* fmt, double v) {
 std::string bar(double fraction, const char* cls) {
   const double w = 200 * std::max(0.0, std::min(1.0, fraction));
   return "<svg class=\"bar\" width=\"200\" height=\"12\"><rect width=\"200\" height=\"12\" "
-         "class=\"idle\"/><rect width=\"" + num("%.1f", w) + "\" height=\"12\" class=\"" + cls +
-         "\"/></svg>";
+         "class=\"idle\"/><rect width=\"" +
+         num("%.1f", w) + "\" height=\"12\" class=\"" + cls + "\"/></svg>";
 }
 
 constexpr const char* kStyle = R"(
@@ -119,11 +119,17 @@ void write_html_report(const std::vector<RankTrace>& ranks, const std::string& a
     json workers = json::array(), tasks = json::array();
     for (const Worker& w : r.workers) workers.push_back({{"id", w.id}, {"name", w.name}});
     for (const TaskEvent& t : r.tasks)
-      tasks.push_back({{"name", task_name(t)}, {"kind", t.kind}, {"worker", t.worker},
-                       {"start_us", t.start_us}, {"end_us", t.end_us}});
+      tasks.push_back({{"name", task_name(t)},
+                       {"kind", t.kind},
+                       {"worker", t.worker},
+                       {"start_us", t.start_us},
+                       {"end_us", t.end_us}});
     task_count += static_cast<long>(r.tasks.size());
-    data["ranks"].push_back(
-        {{"rank", r.rank}, {"begin_us", r.begin_us}, {"end_us", r.end_us}, {"workers", workers}, {"tasks", tasks}});
+    data["ranks"].push_back({{"rank", r.rank},
+                             {"begin_us", r.begin_us},
+                             {"end_us", r.end_us},
+                             {"workers", workers},
+                             {"tasks", tasks}});
   }
   std::string payload = data.dump();
   // "</" inside a <script> element would end it early.
@@ -132,9 +138,9 @@ void write_html_report(const std::vector<RankTrace>& ranks, const std::string& a
 
   out << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Tessera run report"
       << "</title><style>" << kStyle << "</style></head><body>\n<h1>Tessera run report</h1>\n<p>"
-      << html_escaped(about) << "</p>\n<p id=\"overview\" data-tasks=\"" << task_count
-      << "\">" << task_count
-      << " tasks on " << ranks.size() << (ranks.size() == 1 ? " rank" : " ranks") << "</p>\n";
+      << html_escaped(about) << "</p>\n<p id=\"overview\" data-tasks=\"" << task_count << "\">"
+      << task_count << " tasks on " << ranks.size() << (ranks.size() == 1 ? " rank" : " ranks")
+      << "</p>\n";
 
   out << "<h2>Tasks per worker over time</h2>\n<div id=\"legend\"></div><div id=\"gantt-box\">"
          "</div><div id=\"tip\"></div>\n";

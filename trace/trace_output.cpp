@@ -50,27 +50,40 @@ void write_chrome_json(const std::vector<RankTrace>& ranks, std::ostream& out) {
   using nlohmann::json;
   json events = json::array();
   for (const RankTrace& r : ranks) {
-    events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", r.rank}, {"tid", 0},
+    events.push_back({{"ph", "M"},
+                      {"name", "process_name"},
+                      {"pid", r.rank},
+                      {"tid", 0},
                       {"args", {{"name", "rank " + std::to_string(r.rank)}}}});
     for (const Worker& w : r.workers)
-      events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", r.rank}, {"tid", w.id},
+      events.push_back({{"ph", "M"},
+                        {"name", "thread_name"},
+                        {"pid", r.rank},
+                        {"tid", w.id},
                         {"args", {{"name", w.name}}}});
     for (const TaskEvent& t : r.tasks) {
-      json args = {{"task", task_name(t)}, {"stencil", t.stencil}, {"tile", t.tile},
-                   {"step", t.step}, {"worker", t.worker}, {"rank", r.rank},
+      json args = {{"task", task_name(t)},    {"stencil", t.stencil}, {"tile", t.tile},
+                   {"step", t.step},          {"worker", t.worker},   {"rank", r.rank},
                    {"submit_us", t.submit_us}};
       if (!t.field.empty()) args["field"] = t.field;
       if (t.predicted_us >= 0) args["predicted_us"] = t.predicted_us;
       // Named "<stencil>:<kind>" so that tracks of two stencils stay apart.
       const std::string name = t.stencil.empty() ? t.kind : t.stencil + ":" + t.kind;
-      events.push_back({{"ph", "X"}, {"cat", t.kind}, {"name", name}, {"pid", r.rank},
-                        {"tid", t.worker}, {"ts", t.start_us}, {"dur", t.end_us - t.start_us},
+      events.push_back({{"ph", "X"},
+                        {"cat", t.kind},
+                        {"name", name},
+                        {"pid", r.rank},
+                        {"tid", t.worker},
+                        {"ts", t.start_us},
+                        {"dur", t.end_us - t.start_us},
                         {"args", args}});
     }
     // Transfer totals as counters at the end of the rank's run.
     for (const Transfer& x : r.transfers)
-      events.push_back({{"ph", "C"}, {"name", (x.mpi ? "mpi " : "bus ") + x.from + "->" + x.to},
-                        {"pid", r.rank}, {"ts", r.end_us},
+      events.push_back({{"ph", "C"},
+                        {"name", (x.mpi ? "mpi " : "bus ") + x.from + "->" + x.to},
+                        {"pid", r.rank},
+                        {"ts", r.end_us},
                         {"args", {{"bytes", x.bytes}, {"transfers", x.count}}}});
   }
   json doc = {{"displayTimeUnit", "ms"}, {"traceEvents", events}};
@@ -78,10 +91,10 @@ void write_chrome_json(const std::vector<RankTrace>& ranks, std::ostream& out) {
   for (const RankTrace& r : ranks) {
     json workers = json::array();
     for (const Worker& w : r.workers)
-      workers.push_back({{"id", w.id}, {"name", w.name}, {"arch", w.arch},
-                         {"memory_node", w.memory_node}});
-    meta.push_back({{"rank", r.rank}, {"begin_us", r.begin_us}, {"end_us", r.end_us},
-                    {"workers", workers}});
+      workers.push_back(
+          {{"id", w.id}, {"name", w.name}, {"arch", w.arch}, {"memory_node", w.memory_node}});
+    meta.push_back(
+        {{"rank", r.rank}, {"begin_us", r.begin_us}, {"end_us", r.end_us}, {"workers", workers}});
   }
   doc["otherData"] = {{"tessera_ranks", meta}};
   out << doc.dump(1) << "\n";

@@ -67,8 +67,8 @@ struct AdtCalc {
 
 /// The four components of the flux across a face (dx, dy) between states qa and qb with
 /// pressures pa and pb and dissipation mu.
-TESSERA_HD void face_flux(const double* qa, double pa, const double* qb, double pb, double dx, double dy,
-                          double mu, double* f) {
+TESSERA_HD void face_flux(const double* qa, double pa, const double* qb, double pb, double dx,
+                          double dy, double mu, double* f) {
   const double va = (qa[1] * dy - qa[2] * dx) / qa[0];
   const double vb = (qb[1] * dy - qb[2] * dx) / qb[0];
   f[0] = 0.5 * (va * qa[0] + vb * qb[0]) + mu * (qa[0] - qb[0]);
@@ -82,7 +82,8 @@ TESSERA_HD void face_flux(const double* qa, double pa, const double* qb, double 
 struct ResCalc {
   Constants c;
   TESSERA_HD void operator()(const double* x1, const double* x2, const double* q1, const double* q2,
-                             const double* adt1, const double* adt2, double* res1, double* res2) const {
+                             const double* adt1, const double* adt2, double* res1,
+                             double* res2) const {
     const double dx = x1[0] - x2[0], dy = x1[1] - x2[1];
     const double mu = 0.5 * (*adt1 + *adt2) * c.eps;
     double f[4];
@@ -98,8 +99,8 @@ struct ResCalc {
 /// (bound 2) the flux against the free stream.
 struct BresCalc {
   Constants c;
-  TESSERA_HD void operator()(const double* x1, const double* x2, const double* q1, const double* adt1,
-                             double* res1, const int* bound) const {
+  TESSERA_HD void operator()(const double* x1, const double* x2, const double* q1,
+                             const double* adt1, double* res1, const int* bound) const {
     const double dx = x1[0] - x2[0], dy = x1[1] - x2[1];
     const double p1 = pressure(c, q1);
     if (*bound == 1) {
@@ -116,8 +117,8 @@ struct BresCalc {
 /// update (cells): q = qold - res / adt, res cleared; the squared changes summed into rms and
 /// their largest kept in maxerr.
 struct Update {
-  TESSERA_HD void operator()(const double* qold, double* q, double* res, const double* adt, double* rms,
-                             double* maxerr) const {
+  TESSERA_HD void operator()(const double* qold, double* q, double* res, const double* adt,
+                             double* rms, double* maxerr) const {
     const double adti = 1.0 / *adt;
     for (int k = 0; k < 4; ++k) {
       const double del = adti * res[k];

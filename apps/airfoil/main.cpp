@@ -11,20 +11,25 @@ int main(int argc, char** argv) {
   std::vector<int> size{400, 600};
   int tiles = 16, iterations = 1000;
   std::string mesh_file, partitioner = "metis";
-  cli.add_option("--mesh-size", size, "I J of the generated mesh: 3I x J cells (OP2's: 400 600)")->expected(2);
+  cli.add_option("--mesh-size", size, "I J of the generated mesh: 3I x J cells (OP2's: 400 600)")
+      ->expected(2);
   cli.add_option("--mesh", mesh_file, "read OP2's new_grid.dat text format instead of generating");
   cli.add_option("--tiles", tiles, "tiles the cells are cut into")->check(CLI::PositiveNumber);
-  cli.add_option("--partitioner", partitioner, "metis or block")->check(CLI::IsMember({"metis", "block"}));
-  cli.add_option("--iterations", iterations, "iterations (rms printed every 100)")->check(CLI::PositiveNumber);
+  cli.add_option("--partitioner", partitioner, "metis or block")
+      ->check(CLI::IsMember({"metis", "block"}));
+  cli.add_option("--iterations", iterations, "iterations (rms printed every 100)")
+      ->check(CLI::PositiveNumber);
   cli.callback([&] { runtime.summary = !runtime.quiet; });
   CLI11_PARSE(cli, argc, argv);
 
   return apps::run_guarded([&] {
-    const apps::airfoil::Mesh mesh =
-        mesh_file.empty() ? apps::airfoil::generate_mesh(size[0], size[1]) : apps::airfoil::read_mesh(mesh_file);
+    const apps::airfoil::Mesh mesh = mesh_file.empty()
+                                         ? apps::airfoil::generate_mesh(size[0], size[1])
+                                         : apps::airfoil::read_mesh(mesh_file);
     tessera::Runtime rt(runtime);
-    apps::airfoil::Solver solver(mesh, tiles,
-                                 partitioner == "metis" ? tessera::Partitioner::Metis : tessera::Partitioner::Block);
+    apps::airfoil::Solver solver(
+        mesh, tiles,
+        partitioner == "metis" ? tessera::Partitioner::Metis : tessera::Partitioner::Block);
     rt.wait();
     const double start = apps::now_seconds();
     double rms = 0;
@@ -39,8 +44,10 @@ int main(int argc, char** argv) {
     const double seconds = apps::now_seconds() - start;
     const double maxerr = solver.maxerr();
     if (rt.rank() == 0)
-      std::printf("airfoil cells=%d edges=%d tiles=%d iterations=%d seconds=%.4f rms=%.17g maxerr=%.17g ranks=%d\n",
-                  mesh.ncell, mesh.nedge, tiles, iterations, seconds, rms, maxerr, rt.ranks());
+      std::printf(
+          "airfoil cells=%d edges=%d tiles=%d iterations=%d seconds=%.4f rms=%.17g maxerr=%.17g "
+          "ranks=%d\n",
+          mesh.ncell, mesh.nedge, tiles, iterations, seconds, rms, maxerr, rt.ranks());
     rt.finish();
   });
 }

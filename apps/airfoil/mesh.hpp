@@ -19,13 +19,13 @@ namespace apps::airfoil {
 
 struct Mesh {
   std::int32_t nnode = 0, ncell = 0, nedge = 0, nbedge = 0;
-  std::vector<double> x;              // 2 per node
-  std::vector<std::int32_t> cell;     // 4 nodes per cell, anticlockwise
-  std::vector<std::int32_t> edge;     // 2 nodes per edge
-  std::vector<std::int32_t> ecell;    // 2 cells per edge: the flux goes from the second to the first
-  std::vector<std::int32_t> bedge;    // 2 nodes per boundary edge
-  std::vector<std::int32_t> becell;   // its cell
-  std::vector<std::int32_t> bound;    // 1: wall (airfoil), 2: far field
+  std::vector<double> x;             // 2 per node
+  std::vector<std::int32_t> cell;    // 4 nodes per cell, anticlockwise
+  std::vector<std::int32_t> edge;    // 2 nodes per edge
+  std::vector<std::int32_t> ecell;   // 2 cells per edge: the flux goes from the second to the first
+  std::vector<std::int32_t> bedge;   // 2 nodes per boundary edge
+  std::vector<std::int32_t> becell;  // its cell
+  std::vector<std::int32_t> bound;   // 1: wall (airfoil), 2: far field
 };
 
 /// The NACA0012 mesh of OP2's generator (apps/mesh_generators/naca0012.m, new format), with the
@@ -66,7 +66,8 @@ inline Mesh generate_mesh(int I, int J) {
     const double xb = -3.0 + 6.0 * i / (3 * I);
     double yb = 0;
     if (i > I && i < 2 * I && xb > sx.front() && xb < sx.back()) {
-      const auto k = static_cast<std::size_t>(std::upper_bound(sx.begin(), sx.end(), xb) - sx.begin());
+      const auto k =
+          static_cast<std::size_t>(std::upper_bound(sx.begin(), sx.end(), xb) - sx.begin());
       yb = sy[k - 1] + (sy[k] - sy[k - 1]) * (xb - sx[k - 1]) / (sx[k] - sx[k - 1]);
     }
     for (int j = 0; j < nj; ++j) {
@@ -113,21 +114,28 @@ inline Mesh generate_mesh(int I, int J) {
 /// "node node cell bound"; 0-based numbers.
 inline Mesh read_mesh(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "r");
-  if (f == nullptr) throw tessera::Error("cannot open mesh file '" + path + "'; give the path of an OP2 new_grid.dat");
+  if (f == nullptr)
+    throw tessera::Error("cannot open mesh file '" + path +
+                         "'; give the path of an OP2 new_grid.dat");
   auto fail = [&](const std::string& what) {
     std::fclose(f);
-    throw tessera::Error("mesh file '" + path + "': " + what + " (OP2's new_grid.dat format expected)");
+    throw tessera::Error("mesh file '" + path + "': " + what +
+                         " (OP2's new_grid.dat format expected)");
   };
   Mesh m;
-  if (std::fscanf(f, "%d %d %d %d", &m.nnode, &m.ncell, &m.nedge, &m.nbedge) != 4) fail("no header line of 4 counts");
-  if (m.nnode < 1 || m.ncell < 1 || m.nedge < 1 || m.nbedge < 1) fail("a count in the header is below 1");
+  if (std::fscanf(f, "%d %d %d %d", &m.nnode, &m.ncell, &m.nedge, &m.nbedge) != 4)
+    fail("no header line of 4 counts");
+  if (m.nnode < 1 || m.ncell < 1 || m.nedge < 1 || m.nbedge < 1)
+    fail("a count in the header is below 1");
   m.x.resize(static_cast<std::size_t>(2 * m.nnode));
   for (std::int32_t n = 0; n < m.nnode; ++n)
-    if (std::fscanf(f, "%lf %lf", &m.x[static_cast<std::size_t>(2 * n)], &m.x[static_cast<std::size_t>(2 * n + 1)]) != 2)
+    if (std::fscanf(f, "%lf %lf", &m.x[static_cast<std::size_t>(2 * n)],
+                    &m.x[static_cast<std::size_t>(2 * n + 1)]) != 2)
       fail("node " + std::to_string(n) + " lacks 2 coordinates");
   m.cell.resize(static_cast<std::size_t>(4 * m.ncell));
   for (std::size_t k = 0; k < m.cell.size(); ++k)
-    if (std::fscanf(f, "%d", &m.cell[k]) != 1) fail("cell " + std::to_string(k / 4) + " lacks 4 nodes");
+    if (std::fscanf(f, "%d", &m.cell[k]) != 1)
+      fail("cell " + std::to_string(k / 4) + " lacks 4 nodes");
   for (std::int32_t e = 0; e < m.nedge; ++e) {
     std::int32_t v[4];
     if (std::fscanf(f, "%d %d %d %d", &v[0], &v[1], &v[2], &v[3]) != 4)
@@ -153,16 +161,20 @@ inline void write_mesh(const Mesh& m, const std::string& path) {
   if (f == nullptr) throw tessera::Error("cannot write mesh file '" + path + "'");
   std::fprintf(f, " %d %d %d %d \n", m.nnode, m.ncell, m.nedge, m.nbedge);
   for (std::int32_t n = 0; n < m.nnode; ++n)
-    std::fprintf(f, " %.17g %.17g \n", m.x[static_cast<std::size_t>(2 * n)], m.x[static_cast<std::size_t>(2 * n + 1)]);
+    std::fprintf(f, " %.17g %.17g \n", m.x[static_cast<std::size_t>(2 * n)],
+                 m.x[static_cast<std::size_t>(2 * n + 1)]);
   for (std::int32_t c = 0; c < m.ncell; ++c) {
     const std::int32_t* v = &m.cell[static_cast<std::size_t>(4 * c)];
     std::fprintf(f, " %d %d %d %d \n", v[0], v[1], v[2], v[3]);
   }
   for (std::int32_t e = 0; e < m.nedge; ++e)
-    std::fprintf(f, " %d %d %d %d \n", m.edge[static_cast<std::size_t>(2 * e)], m.edge[static_cast<std::size_t>(2 * e + 1)],
-                 m.ecell[static_cast<std::size_t>(2 * e)], m.ecell[static_cast<std::size_t>(2 * e + 1)]);
+    std::fprintf(f, " %d %d %d %d \n", m.edge[static_cast<std::size_t>(2 * e)],
+                 m.edge[static_cast<std::size_t>(2 * e + 1)],
+                 m.ecell[static_cast<std::size_t>(2 * e)],
+                 m.ecell[static_cast<std::size_t>(2 * e + 1)]);
   for (std::int32_t e = 0; e < m.nbedge; ++e)
-    std::fprintf(f, " %d %d %d %d \n", m.bedge[static_cast<std::size_t>(2 * e)], m.bedge[static_cast<std::size_t>(2 * e + 1)],
+    std::fprintf(f, " %d %d %d %d \n", m.bedge[static_cast<std::size_t>(2 * e)],
+                 m.bedge[static_cast<std::size_t>(2 * e + 1)],
                  m.becell[static_cast<std::size_t>(e)], m.bound[static_cast<std::size_t>(e)]);
   std::fclose(f);
 }

@@ -22,13 +22,23 @@ class Solver {
  public:
   Solver(const Mesh& m, int tiles, tessera::Partitioner method)
       : c_(constants()),
-        nodes_(m.nnode, "nodes"), edges_(m.nedge, "edges"), bedges_(m.nbedge, "bedges"), cells_(m.ncell, "cells"),
-        pedge_(edges_, nodes_, 2, m.edge, "pedge"), pecell_(edges_, cells_, 2, m.ecell, "pecell"),
-        pbedge_(bedges_, nodes_, 2, m.bedge, "pbedge"), pbecell_(bedges_, cells_, 1, m.becell, "pbecell"),
+        nodes_(m.nnode, "nodes"),
+        edges_(m.nedge, "edges"),
+        bedges_(m.nbedge, "bedges"),
+        cells_(m.ncell, "cells"),
+        pedge_(edges_, nodes_, 2, m.edge, "pedge"),
+        pecell_(edges_, cells_, 2, m.ecell, "pecell"),
+        pbedge_(bedges_, nodes_, 2, m.bedge, "pbedge"),
+        pbecell_(bedges_, cells_, 1, m.becell, "pbecell"),
         pcell_(cells_, nodes_, 4, m.cell, "pcell"),
-        bound_(bedges_, 1, m.bound, "bound"), x_(nodes_, 2, m.x, "x"),
-        q_(cells_, 4, free_stream(c_, m.ncell), "q"), qold_(cells_, 4, "qold"), adt_(cells_, 1, "adt"),
-        res_(cells_, 4, "res"), rms_("rms", 0.0), maxerr_("maxerr", 0.0) {
+        bound_(bedges_, 1, m.bound, "bound"),
+        x_(nodes_, 2, m.x, "x"),
+        q_(cells_, 4, free_stream(c_, m.ncell), "q"),
+        qold_(cells_, 4, "qold"),
+        adt_(cells_, 1, "adt"),
+        res_(cells_, 4, "res"),
+        rms_("rms", 0.0),
+        maxerr_("maxerr", 0.0) {
     tessera::partition_mesh(cells_, tiles, method);
   }
 
@@ -37,25 +47,28 @@ class Solver {
   void iterate() {
     using tessera::Access;
     using tessera::arg;
-    tessera::par_loop(SaveSoln{}, "save_soln", cells_, arg(q_, 4, Access::Read), arg(qold_, 4, Access::Write));
+    tessera::par_loop(SaveSoln{}, "save_soln", cells_, arg(q_, 4, Access::Read),
+                      arg(qold_, 4, Access::Write));
     for (int k = 0; k < 2; ++k) {
       tessera::par_loop(AdtCalc{c_}, "adt_calc", cells_, arg(x_, pcell_, 0, 2, Access::Read),
                         arg(x_, pcell_, 1, 2, Access::Read), arg(x_, pcell_, 2, 2, Access::Read),
                         arg(x_, pcell_, 3, 2, Access::Read), arg(q_, 4, Access::Read),
                         arg(adt_, 1, Access::Write));
-      tessera::par_loop(ResCalc{c_}, "res_calc", edges_, arg(x_, pedge_, 0, 2, Access::Read),
-                        arg(x_, pedge_, 1, 2, Access::Read), arg(q_, pecell_, 0, 4, Access::Read),
-                        arg(q_, pecell_, 1, 4, Access::Read), arg(adt_, pecell_, 0, 1, Access::Read),
-                        arg(adt_, pecell_, 1, 1, Access::Read), arg(res_, pecell_, 0, 4, Access::Inc),
-                        arg(res_, pecell_, 1, 4, Access::Inc));
+      tessera::par_loop(
+          ResCalc{c_}, "res_calc", edges_, arg(x_, pedge_, 0, 2, Access::Read),
+          arg(x_, pedge_, 1, 2, Access::Read), arg(q_, pecell_, 0, 4, Access::Read),
+          arg(q_, pecell_, 1, 4, Access::Read), arg(adt_, pecell_, 0, 1, Access::Read),
+          arg(adt_, pecell_, 1, 1, Access::Read), arg(res_, pecell_, 0, 4, Access::Inc),
+          arg(res_, pecell_, 1, 4, Access::Inc));
       tessera::par_loop(BresCalc{c_}, "bres_calc", bedges_, arg(x_, pbedge_, 0, 2, Access::Read),
                         arg(x_, pbedge_, 1, 2, Access::Read), arg(q_, pbecell_, 0, 4, Access::Read),
-                        arg(adt_, pbecell_, 0, 1, Access::Read), arg(res_, pbecell_, 0, 4, Access::Inc),
-                        arg(bound_, 1, Access::Read));
+                        arg(adt_, pbecell_, 0, 1, Access::Read),
+                        arg(res_, pbecell_, 0, 4, Access::Inc), arg(bound_, 1, Access::Read));
       rms_.set(0.0);
       maxerr_.set(0.0);
-      tessera::par_loop(Update{}, "update", cells_, arg(qold_, 4, Access::Read), arg(q_, 4, Access::Write),
-                        arg(res_, 4, Access::ReadWrite), arg(adt_, 1, Access::Read), arg(rms_, 1, Access::Inc),
+      tessera::par_loop(Update{}, "update", cells_, arg(qold_, 4, Access::Read),
+                        arg(q_, 4, Access::Write), arg(res_, 4, Access::ReadWrite),
+                        arg(adt_, 1, Access::Read), arg(rms_, 1, Access::Inc),
                         arg(maxerr_, 1, Access::Max));
     }
   }

@@ -89,7 +89,8 @@ struct CardiacReaction {
 template <int D>
 struct Extrema {
   TESSERA_HD void operator()(tessera::Index<D>, tessera::In<double> e,
-                             tessera::Reducer<tessera::Min> lo, tessera::Reducer<tessera::Max> hi) const {
+                             tessera::Reducer<tessera::Min> lo,
+                             tessera::Reducer<tessera::Max> hi) const {
     lo(e());
     hi(e());
   }
@@ -122,9 +123,11 @@ struct Cardiac {
   // (tessera::kAutoDepth: the deepest the tiles allow); the result is the same for any.
   explicit Cardiac(const tessera::Grid<D>& grid, int steps_per_exchange = tessera::kAutoDepth)
       : step(cardiac_step(model, grid.extent()[0], D)),
-        depth(steps_per_exchange == tessera::kAutoDepth ? stepper.auto_depth(grid) : steps_per_exchange),
+        depth(steps_per_exchange == tessera::kAutoDepth ? stepper.auto_depth(grid)
+                                                        : steps_per_exchange),
         e(grid, depth, tessera::Boundaries<D>::all(tessera::Boundary::neumann_vertex()), "e"),
-        next(grid, depth, tessera::Boundaries<D>::all(tessera::Boundary::neumann_vertex()), "e_next"),
+        next(grid, depth, tessera::Boundaries<D>::all(tessera::Boundary::neumann_vertex()),
+             "e_next"),
         r(grid, depth, tessera::Boundaries<D>::all(tessera::Boundary::dirichlet(0.0)), "r") {
     init();
   }
@@ -138,7 +141,8 @@ struct Cardiac {
 
   // `steps` steps, `depth` per exchange; the result ends in e.
   void advance(long steps = 1) {
-    stepper.advance(CardiacPoint<D>{model, step.alpha, step.dt}, e, next, steps, depth, tessera::inout(r));
+    stepper.advance(CardiacPoint<D>{model, step.alpha, step.dt}, e, next, steps, depth,
+                    tessera::inout(r));
   }
 
   // Throws when e has left the model's domain after `steps` steps: not finite (its sum), or
@@ -149,14 +153,15 @@ struct Cardiac {
   void require_in_domain(double e_sum, double e_min, long steps) const {
     if (std::isfinite(e_sum) && e_min > -model.mu2) return;
     char text[400];
-    std::snprintf(text, sizeof(text),
-                  "%s: e left the model's domain after %ld steps (min %.3g, sum %.3g): the explicit "
-                  "scheme diverged. The "
-                  "classic time step, dt = %.3g on %lld points per side, is too long for the "
-                  "reaction on a grid this coarse; use a finer grid (at least 128 points per side "
-                  "in 2-D, 80 in 3-D ran stably), which shortens dt",
-                  D == 2 ? "cardiac2d" : "cardiac3d", steps, e_min, e_sum, step.dt,
-                  static_cast<long long>(e.grid().extent()[0]));
+    std::snprintf(
+        text, sizeof(text),
+        "%s: e left the model's domain after %ld steps (min %.3g, sum %.3g): the explicit "
+        "scheme diverged. The "
+        "classic time step, dt = %.3g on %lld points per side, is too long for the "
+        "reaction on a grid this coarse; use a finer grid (at least 128 points per side "
+        "in 2-D, 80 in 3-D ran stably), which shortens dt",
+        D == 2 ? "cardiac2d" : "cardiac3d", steps, e_min, e_sum, step.dt,
+        static_cast<long long>(e.grid().extent()[0]));
     throw tessera::Error(text);
   }
 

@@ -21,17 +21,17 @@
 namespace apps {
 
 struct CloudParams {
-  float k = 0.0243f;          // thermal conductivity (PSkel's K)
+  float k = 0.0243f;  // thermal conductivity (PSkel's K)
   float cell_length = 0.1f;
   // PSkel's deltaT is 0.01: with its winds (15, 12) and cell length 0.1 the wind term moves
   // 1.5 + 1.2 cells per step (CFL > 1), so temperatures grow without bound and overflow to
   // infinity after about 60 steps (PSkel only timed it). 0.001 keeps the same rule stable;
   // --dt 0.01 gives PSkel's exact set-up.
   float dt = 0.001f;
-  float ambient = -3.0f;      // atmospheric temperature (C)
-  float pressure = 700.0f;    // hPa
+  float ambient = -3.0f;    // atmospheric temperature (C)
+  float pressure = 700.0f;  // hPa
   float wind_x = 15, wind_y = 12, disturb = 0.1f;
-  float dew_band = 0.5f;      // PSkel's DELTAPO
+  float dew_band = 0.5f;  // PSkel's DELTAPO
   int cloud_radius = 20;
 };
 
@@ -50,7 +50,8 @@ inline float cloudsim_dew_point(const CloudParams& p) {
 // A reproducible value in [0, 1) per point and stream (PSkel draws rand()/RAND_MAX).
 inline float cloudsim_draw(std::int64_t x, std::int64_t y, std::uint64_t stream) {
   std::uint64_t h = static_cast<std::uint64_t>(x) * 0x9E3779B97F4A7C15ull ^
-                    static_cast<std::uint64_t>(y) * 0xC2B2AE3D27D4EB4Full ^ stream * 0x165667B19E3779F9ull;
+                    static_cast<std::uint64_t>(y) * 0xC2B2AE3D27D4EB4Full ^
+                    stream * 0x165667B19E3779F9ull;
   h ^= h >> 29;
   h *= 0xBF58476D1CE4E5B9ull;
   h ^= h >> 32;
@@ -59,8 +60,8 @@ inline float cloudsim_draw(std::int64_t x, std::int64_t y, std::uint64_t stream)
 
 // The start: ambient temperature, a disc of cloud at the centre (PSkel's row/column loops)
 // with temperatures drawn in the dew-point band.
-inline float cloudsim_t0(tessera::Index<2> p, std::int64_t nx, std::int64_t ny, const CloudParams& c,
-                         float dew) {
+inline float cloudsim_t0(tessera::Index<2> p, std::int64_t nx, std::int64_t ny,
+                         const CloudParams& c, float dew) {
   const std::int64_t row = p[1], col = p[0], x0 = ny / 2, y0 = nx / 2, r = c.cloud_radius;
   if (row >= x0 - r && row < x0 + r) {
     const auto s = static_cast<std::int64_t>(
@@ -96,7 +97,8 @@ struct CloudStep {
     const float xf = xwind > 0 ? 1.0f : -1.0f, yf = ywind > 0 ? 1.0f : -1.0f;
     const float tx = xwind > 0 ? right : left, ty = ywind > 0 ? up : down;
     const float cx = xf * xwind, cy = yf * ywind;
-    const float temp_wind = (-cx * ((in - tx) / c.cell_length)) - (cy * ((in - ty) / c.cell_length));
+    const float temp_wind =
+        (-cx * ((in - tx) / c.cell_length)) - (cy * ((in - ty) / c.cell_length));
     const float result = in + -c.k * mean * c.dt;
     return result + temp_wind * c.dt;
   }
@@ -113,7 +115,7 @@ struct CloudStep {
     // PSkel's sums in its order of terms: four inside; at an edge the three neighbours within
     // the grid, at a corner the two. One select per case, corners after edges (a chain of
     // nested ternaries left a branch in the loop).
-    float sum = (b + r) + u;          // y == 0
+    float sum = (b + r) + u;  // y == 0
     sum = x1 ? (a + b) + u : sum;
     sum = y1 ? (a + b) + r : sum;
     sum = x0 ? (a + u) + r : sum;
@@ -133,8 +135,10 @@ struct CloudStep {
 // Cells in the dew-point band (condensed water), and T's extrema, in one pass.
 struct CloudCells {
   float lo, hi;
-  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<float> t, tessera::Reducer<tessera::Sum> cells,
-                             tessera::Reducer<tessera::Min> tmin, tessera::Reducer<tessera::Max> tmax) const {
+  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<float> t,
+                             tessera::Reducer<tessera::Sum> cells,
+                             tessera::Reducer<tessera::Min> tmin,
+                             tessera::Reducer<tessera::Max> tmax) const {
     if (t() >= lo && t() <= hi) cells(1.0);
     tmin(t());
     tmax(t());
@@ -154,19 +158,23 @@ struct CloudSim {
 
   // `steps_per_exchange`: steps per halo exchange, each block in one task per tile
   // (tessera::kAutoDepth: the deepest the tiles allow); the result is the same for any.
-  CloudSim(const tessera::Grid<2>& grid, CloudParams p, int steps_per_exchange = tessera::kAutoDepth)
+  CloudSim(const tessera::Grid<2>& grid, CloudParams p,
+           int steps_per_exchange = tessera::kAutoDepth)
       : params(p),
         dew(cloudsim_dew_point(p)),
         nx(grid.extent()[0]),
         ny(grid.extent()[1]),
-        depth(steps_per_exchange == tessera::kAutoDepth ? step.auto_depth(grid) : steps_per_exchange),
+        depth(steps_per_exchange == tessera::kAutoDepth ? step.auto_depth(grid)
+                                                        : steps_per_exchange),
         t(grid, depth, tessera::Boundaries<2>::all(tessera::Boundary::dirichlet(0.0)), "t"),
         next(grid, depth, tessera::Boundaries<2>::all(tessera::Boundary::dirichlet(0.0)), "t_next"),
         wind_x(grid, depth, {}, "wind_x"),
         wind_y(grid, depth, {}, "wind_y") {
     init();
-    wind_x.fill([this](tessera::Index<2> q) { return cloudsim_wind(q, params.wind_x, params.disturb, 1); });
-    wind_y.fill([this](tessera::Index<2> q) { return cloudsim_wind(q, params.wind_y, params.disturb, 2); });
+    wind_x.fill(
+        [this](tessera::Index<2> q) { return cloudsim_wind(q, params.wind_x, params.disturb, 1); });
+    wind_y.fill(
+        [this](tessera::Index<2> q) { return cloudsim_wind(q, params.wind_y, params.disturb, 2); });
   }
 
   // The starting cloud (again, e.g. after a calibration sweep); the winds never change.

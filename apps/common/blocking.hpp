@@ -18,8 +18,8 @@ inline CLI::Option* add_steps_per_exchange(CLI::App& cli, int& depth) {
       .add_option("--steps-per-exchange", depth,
                   "temporal blocking: advance N steps per halo exchange, in one task per tile "
                   "(ghost layers N deep, tiles at least N thick; the same result for any N); "
-                  "auto (default): the deepest of 1 to " + std::to_string(tessera::kMaxAutoDepth) +
-                      " the tiles allow")
+                  "auto (default): the deepest of 1 to " +
+                      std::to_string(tessera::kMaxAutoDepth) + " the tiles allow")
       ->transform(CLI::Transformer(std::map<std::string, std::string>{{"auto", "0"}}))
       ->check(CLI::Range(0, 4096))
       ->default_str("auto");
@@ -28,7 +28,8 @@ inline CLI::Option* add_steps_per_exchange(CLI::App& cli, int& depth) {
 // The steps per exchange for --steps-per-exchange `option` (auto: the stencil's choice for the
 // grid's tiles), which is also the ghost-layer width a radius-1 stencil's fields need.
 template <int D>
-int steps_per_exchange(const tessera::Stencil<D>& stencil, const tessera::Grid<D>& grid, int option) {
+int steps_per_exchange(const tessera::Stencil<D>& stencil, const tessera::Grid<D>& grid,
+                       int option) {
   return option == tessera::kAutoDepth ? stencil.auto_depth(grid) : option;
 }
 

@@ -21,8 +21,12 @@ class ProgressLine {
  public:
   // `points` grid points per step; counts only tasks submitted after construction.
   ProgressLine(const tessera::Runtime& rt, long steps, double points)
-      : rt_(rt), steps_(steps), points_(points), first_task_(rt.tasks_submitted()),
-        start_(std::chrono::steady_clock::now()), thread_([this] { run(); }) {}
+      : rt_(rt),
+        steps_(steps),
+        points_(points),
+        first_task_(rt.tasks_submitted()),
+        start_(std::chrono::steady_clock::now()),
+        thread_([this] { run(); }) {}
   ~ProgressLine() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -46,12 +50,12 @@ class ProgressLine {
       const double pending = static_cast<double>(rt_.tasks_pending());
       if (submitted <= 0) continue;
       const double finished = std::max(0.0, std::min(1.0, 1.0 - pending / submitted));
-      const double step =
-          std::floor(finished * static_cast<double>(steps_submitted_.load(std::memory_order_relaxed)));
+      const double step = std::floor(
+          finished * static_cast<double>(steps_submitted_.load(std::memory_order_relaxed)));
       const double done = step / static_cast<double>(steps_);
       const double eta = done > 0 ? elapsed * (1 - done) / done : 0;
-      std::fprintf(stderr, "step %.0f/%ld  elapsed %.1f s  ETA %.1f s  MLUPS %.1f\n", step,
-                   steps_, elapsed, eta, step * points_ / elapsed / 1e6);
+      std::fprintf(stderr, "step %.0f/%ld  elapsed %.1f s  ETA %.1f s  MLUPS %.1f\n", step, steps_,
+                   elapsed, eta, step * points_ / elapsed / 1e6);
     }
   }
 

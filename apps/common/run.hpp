@@ -38,7 +38,9 @@ inline CLI::Validator at_least(long low) {
       [low](std::string& text) -> std::string {
         long v = 0;
         if (!CLI::detail::lexical_cast(text, v)) return "'" + text + "' is not a whole number";
-        if (v < low) return text + " is below " + std::to_string(low) + "; give at least " + std::to_string(low);
+        if (v < low)
+          return text + " is below " + std::to_string(low) + "; give at least " +
+                 std::to_string(low);
         return {};
       },
       ">=" + std::to_string(low));
@@ -55,7 +57,8 @@ struct RunOptions {
     tessera::add_options(cli, runtime);
     const auto n = static_cast<int>(size.size());
     cli.add_option("--size", size, "grid points per axis")->expected(n);
-    cli.add_option("--tile", tile, "tile points per axis (the last tile may be smaller)")->expected(n);
+    cli.add_option("--tile", tile, "tile points per axis (the last tile may be smaller)")
+        ->expected(n);
     cli.add_option("--steps", steps, "time steps")->check(at_least(1));
     cli.add_flag("--calibrate-models", calibrate_models,
                  "first run steps until every performance model used has enough samples "
@@ -79,12 +82,15 @@ struct RunOptions {
   void add_io_options(CLI::App& cli) {
     cli.add_option("--output-every", output_every,
                    "write the fields for ParaView (VTK .pvti/.vti in --output-dir) every N steps "
-                   "and at step 0")->check(at_least(1));
-    cli.add_option("--output-dir", output_dir, "directory of --output-every's files (default output)");
+                   "and at step 0")
+        ->check(at_least(1));
+    cli.add_option("--output-dir", output_dir,
+                   "directory of --output-every's files (default output)");
     cli.add_option("--checkpoint-every", checkpoint_every,
                    "checkpoint the fields every N steps into --checkpoint-dir/step-<N>")
         ->check(at_least(1));
-    cli.add_option("--checkpoint-dir", checkpoint_dir, "directory of the checkpoints (default checkpoints)");
+    cli.add_option("--checkpoint-dir", checkpoint_dir,
+                   "directory of the checkpoints (default checkpoints)");
     cli.add_option("--restart", restart,
                    "start from this checkpoint directory (e.g. checkpoints/step-00000100) and run "
                    "up to --steps; any tiling or rank count");
@@ -162,7 +168,8 @@ inline double now_seconds() {
 // run's first steps are sampled too (halo-pack tasks, before tasks that write the fields pack
 // their faces). `advance(n)` submits n steps.
 template <class Init, class Advance>
-void calibrate_models(tessera::Runtime& rt, long steps, Init init, Advance advance, int max_rounds = 100) {
+void calibrate_models(tessera::Runtime& rt, long steps, Init init, Advance advance,
+                      int max_rounds = 100) {
   tessera::perfmodels::Coverage c;
   int round = 0;
   for (; round < max_rounds; ++round) {
@@ -173,13 +180,16 @@ void calibrate_models(tessera::Runtime& rt, long steps, Init init, Advance advan
     if (c.complete()) break;
   }
   if (rt.rank() == 0)  // every rank calibrates its own workers' models; one table is enough
-    std::printf("calibration: %d rounds of %ld steps, %zu model entries, %zu short of %u samples\n%s",
-              round + 1, steps, c.entries.size(), c.short_entries(), c.minimum,
-              tessera::perfmodels::table(c).c_str());
+    std::printf(
+        "calibration: %d rounds of %ld steps, %zu model entries, %zu short of %u samples\n%s",
+        round + 1, steps, c.entries.size(), c.short_entries(), c.minimum,
+        tessera::perfmodels::table(c).c_str());
   if (!c.complete() && rt.rank() == 0)
-    std::fprintf(stderr, "calibration incomplete after %d rounds (StarPU flushes entries whose "
+    std::fprintf(stderr,
+                 "calibration incomplete after %d rounds (StarPU flushes entries whose "
                  "samples deviate more than STARPU_HISTORY_MAX_ERROR %%); rerun, or use larger "
-                 "tiles\n", max_rounds);
+                 "tiles\n",
+                 max_rounds);
   rt.clear_recorded();  // the prediction error is measured on the run that follows
 }
 
@@ -250,9 +260,11 @@ template <class Init, class Step>
 double timed_steps(tessera::Runtime& rt, const RunOptions& o, double points, Init init, Step step,
                    const State* state = nullptr) {
   return timed_blocks(
-      rt, o, points, init, [&](long n) {
+      rt, o, points, init,
+      [&](long n) {
         for (long s = 0; s < n; ++s) step();
-      }, 1, state);
+      },
+      1, state);
 }
 
 // One line, key=value, so scripts and tests can read it; printed by rank 0 only. In a
@@ -268,13 +280,14 @@ inline void print_result(const char* app, const RunOptions& o, const tessera::Ru
   if (rt.rank() != 0) return;
   char sum[32];
   std::snprintf(sum, sizeof(sum), "%.17g", checksum);
-  std::printf("%s grid=%s tiles=%d steps=%ld seconds=%.4f MLUPS=%.1f GB/s=%.2f checksum=%s "
-              "ranks=%d halo_messages/step=%.1f halo_bytes/step=%.0f%s\n",
-              app, o.grid_name().c_str(), tiles, o.steps, seconds, updates / seconds / 1e6,
-              updates * bytes_per_point / seconds / 1e9, rt.simulated() ? "simulated" : sum, rt.ranks(),
-              static_cast<double>(traffic.messages) / static_cast<double>(o.steps),
-              static_cast<double>(traffic.bytes) / static_cast<double>(o.steps),
-              rt.simulated() ? " simulated=1" : "");
+  std::printf(
+      "%s grid=%s tiles=%d steps=%ld seconds=%.4f MLUPS=%.1f GB/s=%.2f checksum=%s "
+      "ranks=%d halo_messages/step=%.1f halo_bytes/step=%.0f%s\n",
+      app, o.grid_name().c_str(), tiles, o.steps, seconds, updates / seconds / 1e6,
+      updates * bytes_per_point / seconds / 1e9, rt.simulated() ? "simulated" : sum, rt.ranks(),
+      static_cast<double>(traffic.messages) / static_cast<double>(o.steps),
+      static_cast<double>(traffic.bytes) / static_cast<double>(o.steps),
+      rt.simulated() ? " simulated=1" : "");
 }
 
 // Runs the application body; an error (bad input is a tessera::Error) is reported and the
@@ -284,9 +297,7 @@ template <class Body>
 int run_guarded(Body body) {
   try {
     body();
-  } catch (const std::exception& e) {
-    return tessera::report_error(e, 2);
-  }
+  } catch (const std::exception& e) { return tessera::report_error(e, 2); }
   return 0;
 }
 

@@ -26,8 +26,8 @@ class AlignedLines {
   static constexpr std::size_t kAlign = 64;
   AlignedLines(std::int64_t count, std::int64_t n)
       : stride_((n + 3) / 4 * 4),  // 4 complex values = 64 bytes
-        data_(static_cast<fftw_complex*>(
-            std::aligned_alloc(kAlign, static_cast<std::size_t>(count * stride_) * sizeof(fftw_complex)))) {
+        data_(static_cast<fftw_complex*>(std::aligned_alloc(
+            kAlign, static_cast<std::size_t>(count * stride_) * sizeof(fftw_complex)))) {
     if (data_ == nullptr) throw std::bad_alloc();
   }
   ~AlignedLines() { std::free(data_); }
@@ -60,7 +60,8 @@ class LineFft {
       AlignedLines probe(1, n);
       fftw_plan plan = fftw_plan_dft_1d(static_cast<int>(n), probe.line(0), probe.line(0),
                                         sign > 0 ? FFTW_BACKWARD : FFTW_FORWARD, FFTW_ESTIMATE);
-      if (plan == nullptr) throw tessera::Error("FFTW could not plan an FFT of " + std::to_string(n) + " points");
+      if (plan == nullptr)
+        throw tessera::Error("FFTW could not plan an FFT of " + std::to_string(n) + " points");
       p.reset(new LineFft(n, plan));
     }
     return *p;

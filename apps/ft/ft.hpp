@@ -45,26 +45,42 @@ inline bool power_of_two(std::int64_t n) { return n >= 1 && (n & (n - 1)) == 0; 
 
 // NPB 3.x's classes and reference checksums (ft.f, verify), or class U: any power-of-two sizes
 // and iteration count, not verified.
-inline FtClass ft_class(const std::string& name, std::int64_t nx = 64, std::int64_t ny = 64, std::int64_t nz = 64,
-                        int iterations = 6) {
+inline FtClass ft_class(const std::string& name, std::int64_t nx = 64, std::int64_t ny = 64,
+                        std::int64_t nz = 64, int iterations = 6) {
   using C = std::complex<double>;
   if (name == "S")
-    return {"S", 64, 64, 64, 6,
+    return {"S",
+            64,
+            64,
+            64,
+            6,
             {C(5.546087004964e+02, 4.845363331978e+02), C(5.546385409189e+02, 4.865304269511e+02),
              C(5.546148406171e+02, 4.883910722336e+02), C(5.545423607415e+02, 4.901273169046e+02),
              C(5.544255039624e+02, 4.917475857993e+02), C(5.542683411902e+02, 4.932597244941e+02)}};
   if (name == "W")
-    return {"W", 128, 128, 32, 6,
+    return {"W",
+            128,
+            128,
+            32,
+            6,
             {C(5.673612178944e+02, 5.293246849175e+02), C(5.631436885271e+02, 5.282149986629e+02),
              C(5.594024089970e+02, 5.270996558037e+02), C(5.560698047020e+02, 5.260027904925e+02),
              C(5.530898991250e+02, 5.249400845633e+02), C(5.504159734538e+02, 5.239212247086e+02)}};
   if (name == "A")
-    return {"A", 256, 256, 128, 6,
+    return {"A",
+            256,
+            256,
+            128,
+            6,
             {C(5.046735008193e+02, 5.114047905510e+02), C(5.059412319734e+02, 5.098809666433e+02),
              C(5.069376896287e+02, 5.098144042213e+02), C(5.077892868474e+02, 5.101336130759e+02),
              C(5.085233095391e+02, 5.104914655194e+02), C(5.091487099959e+02, 5.107917842803e+02)}};
   if (name == "B")
-    return {"B", 512, 256, 256, 20,
+    return {"B",
+            512,
+            256,
+            256,
+            20,
             {C(5.177643571579e+02, 5.077803458597e+02), C(5.154521291263e+02, 5.088249431599e+02),
              C(5.146409228649e+02, 5.096208912659e+02), C(5.142378756213e+02, 5.101023387619e+02),
              C(5.139626667737e+02, 5.103976610617e+02), C(5.137423460082e+02, 5.105948019802e+02),
@@ -79,14 +95,17 @@ inline FtClass ft_class(const std::string& name, std::int64_t nx = 64, std::int6
     const std::int64_t n[3] = {nx, ny, nz};
     for (int a = 0; a < 3; ++a)
       if (!power_of_two(n[a]) || n[a] < 2 || n[a] > (std::int64_t(1) << 20))
-        throw tessera::Error("FT class U: " + std::string(1, "xyz"[a]) + " size " + std::to_string(n[a]) +
-                             " is not a power of two from 2 to 2^20; give --size with three such numbers "
-                             "(NPB's FFT needs power-of-two lengths)");
+        throw tessera::Error(
+            "FT class U: " + std::string(1, "xyz"[a]) + " size " + std::to_string(n[a]) +
+            " is not a power of two from 2 to 2^20; give --size with three such numbers "
+            "(NPB's FFT needs power-of-two lengths)");
     if (iterations < 1)
-      throw tessera::Error("FT class U: " + std::to_string(iterations) + " iterations; give --iterations 1 or more");
+      throw tessera::Error("FT class U: " + std::to_string(iterations) +
+                           " iterations; give --iterations 1 or more");
     return {"U", nx, ny, nz, iterations, {}};
   }
-  throw tessera::Error("--class " + name + " is not an FT class; give S, W, A, B, or U with --size NX NY NZ "
+  throw tessera::Error("--class " + name +
+                       " is not an FT class; give S, W, A, B, or U with --size NX NY NZ "
                        "and --iterations");
 }
 
@@ -95,7 +114,8 @@ inline FtClass ft_class(const std::string& name, std::int64_t nx = 64, std::int6
 inline bool ft_verified(const FtClass& c, const std::vector<std::complex<double>>& sums) {
   if (c.official.empty() || sums.size() != c.official.size()) return false;
   for (std::size_t i = 0; i < sums.size(); ++i) {
-    const double a = sums[i].real() - c.official[i].real(), b = sums[i].imag() - c.official[i].imag();
+    const double a = sums[i].real() - c.official[i].real(),
+                 b = sums[i].imag() - c.official[i].imag();
     const double cr = c.official[i].real(), ci = c.official[i].imag();
     const double d = cr * cr + ci * ci;
     const double re = (a * cr + b * ci) / d, im = (b * cr - a * ci) / d;
@@ -107,8 +127,10 @@ inline bool ft_verified(const FtClass& c, const std::vector<std::complex<double>
 
 // NPB's operation count of a run (Mop/s = ft_mops / seconds).
 inline double ft_mops(const FtClass& c) {
-  const double n = static_cast<double>(c.nx) * static_cast<double>(c.ny) * static_cast<double>(c.nz);
-  return 1.0e-6 * n * (14.8157 + 7.19641 * std::log(n) + (5.23518 + 7.21113 * std::log(n)) * c.iterations);
+  const double n =
+      static_cast<double>(c.nx) * static_cast<double>(c.ny) * static_cast<double>(c.nz);
+  return 1.0e-6 * n *
+         (14.8157 + 7.19641 * std::log(n) + (5.23518 + 7.21113 * std::log(n)) * c.iterations);
 }
 
 // NPB's twiddle exponent -4 alpha pi^2 (alpha = 1e-6) and its index folding: 0, 1, ..., n/2 - 1,
@@ -123,10 +145,12 @@ inline std::int64_t ft_fold(std::int64_t i, std::int64_t n) { return (i + n / 2)
 struct InitialConditions {
   std::int64_t nx, ny;
   void cpu(tessera::TileView<double, 3> a) const {
-    const std::uint64_t plane_step = NpbRandom::power(NpbRandom::kA, static_cast<std::uint64_t>(2 * nx * ny));
+    const std::uint64_t plane_step =
+        NpbRandom::power(NpbRandom::kA, static_cast<std::uint64_t>(2 * nx * ny));
     for (std::int64_t z = 0; z < a.extent[2]; ++z) {
-      std::uint64_t x = NpbRandom::mul(NpbRandom::kSeed,
-                                       NpbRandom::power(plane_step, static_cast<std::uint64_t>(a.origin[2] + z)));
+      std::uint64_t x =
+          NpbRandom::mul(NpbRandom::kSeed,
+                         NpbRandom::power(plane_step, static_cast<std::uint64_t>(a.origin[2] + z)));
       for (std::int64_t y = 0; y < a.extent[1]; ++y)
         for (std::int64_t i = 0; i < 2 * nx; ++i) {
           x = NpbRandom::mul(x, NpbRandom::kA);
@@ -144,7 +168,8 @@ struct Twiddle {
   void cpu(tessera::TileView<double, 3> t) const {
     const double ap = ft_exponent();
     std::vector<double> of_sum(static_cast<std::size_t>((nx * nx + ny * ny + nz * nz) / 4 + 1));
-    for (std::size_t k = 0; k < of_sum.size(); ++k) of_sum[k] = std::exp(ap * static_cast<double>(k));
+    for (std::size_t k = 0; k < of_sum.size(); ++k)
+      of_sum[k] = std::exp(ap * static_cast<double>(k));
     for (std::int64_t x = 0; x < t.extent[2]; ++x) {
       const std::int64_t ii = ft_fold(t.origin[2] + x, nx);
       for (std::int64_t y = 0; y < t.extent[1]; ++y) {
@@ -233,7 +258,8 @@ void for_each_shared(const Slab& slab, const Pencil& pencil, Move move) {
     for (std::int64_t xb = 0; xb < nxb; xb += kBlock) {
       const std::int64_t xe = std::min(nxb, xb + kBlock);
       for (std::int64_t z = 0; z < nzb; ++z)
-        for (std::int64_t x = xb; x < xe; ++x) move(&slab(2 * (x0 + x), y, z), &pencil(2 * (z0 + z), y, x));
+        for (std::int64_t x = xb; x < xe; ++x)
+          move(&slab(2 * (x0 + x), y, z), &pencil(2 * (z0 + z), y, x));
     }
 }
 struct SlabToPencil {  // pencil(z, y, x) = slab(x, y, z)
@@ -272,8 +298,8 @@ struct Samples {
 
 // evolve: u0 = u0 * twiddle (real and imaginary parts alike), u1 = u0.
 struct Evolve {
-  TESSERA_HD void operator()(tessera::Index<3>, tessera::In<double> twiddle, tessera::InOut<double> u0,
-                             tessera::Out<double> u1) const {
+  TESSERA_HD void operator()(tessera::Index<3>, tessera::In<double> twiddle,
+                             tessera::InOut<double> u0, tessera::Out<double> u1) const {
     const double v = u0 * twiddle();
     u0 = v;
     u1 = v;
@@ -298,7 +324,8 @@ class Ft {
         twiddle_(pencil_grid_, 0, {}, "ft-twiddle") {
     for (std::int64_t n : {nx, ny, nz})
       if (!power_of_two(n) || n < 2)
-        throw tessera::Error("FT size " + std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz) +
+        throw tessera::Error("FT size " + std::to_string(nx) + "x" + std::to_string(ny) + "x" +
+                             std::to_string(nz) +
                              ": every axis needs a power of two >= 2 points (NPB's FFT)");
     for (int sign : {1, -1}) {  // plans made here, before any task runs
       fx_[sign > 0] = &LineFft::get(nx, sign);
@@ -331,7 +358,8 @@ class Ft {
       fft_xy_.submit(FftXY{fx_[1], fy_[1], true}, tessera::update_tile(slabs_, s));
     for (int d = 0; d < pencil_grid_.tiles(); ++d) {
       for (int s = 0; s < slab_grid_.tiles(); ++s)
-        to_pencils_.submit(SlabToPencil{}, tessera::read_tile(slabs_, s), tessera::update_tile(u0_, d));
+        to_pencils_.submit(SlabToPencil{}, tessera::read_tile(slabs_, s),
+                           tessera::update_tile(u0_, d));
       fft_z_.submit(FftZ{fz_[1]}, tessera::update_tile(u0_, d));
     }
   }
@@ -339,14 +367,18 @@ class Ft {
   // One iteration: evolve, the inverse 3-D FFT into the slabs, the checksum's samples.
   void iterate() {
     evolve_.apply(Evolve{}, tessera::in(twiddle_), tessera::inout(u0_), tessera::out(u1_));
-    for (int d = 0; d < pencil_grid_.tiles(); ++d) fft_z_.submit(FftZ{fz_[0]}, tessera::update_tile(u1_, d));
-    samples_.emplace_back(tessera::Grid<2>({2 * kFtSamples, slab_grid_.tiles()}, {2 * kFtSamples, 1}), 0,
-                          tessera::Boundaries<2>{}, "ft-samples");
+    for (int d = 0; d < pencil_grid_.tiles(); ++d)
+      fft_z_.submit(FftZ{fz_[0]}, tessera::update_tile(u1_, d));
+    samples_.emplace_back(
+        tessera::Grid<2>({2 * kFtSamples, slab_grid_.tiles()}, {2 * kFtSamples, 1}), 0,
+        tessera::Boundaries<2>{}, "ft-samples");
     for (int s = 0; s < slab_grid_.tiles(); ++s) {
       for (int d = 0; d < pencil_grid_.tiles(); ++d)
-        to_slabs_.submit(PencilToSlab{}, tessera::read_tile(u1_, d), tessera::update_tile(slabs_, s));
+        to_slabs_.submit(PencilToSlab{}, tessera::read_tile(u1_, d),
+                         tessera::update_tile(slabs_, s));
       fft_xy_.submit(FftXY{fx_[0], fy_[0], false}, tessera::update_tile(slabs_, s));
-      sample_.submit(Samples{nx_, ny_, nz_}, tessera::read_tile(slabs_, s), tessera::write_tile(samples_.back(), s));
+      sample_.submit(Samples{nx_, ny_, nz_}, tessera::read_tile(slabs_, s),
+                     tessera::write_tile(samples_.back(), s));
     }
   }
 
@@ -354,12 +386,14 @@ class Ft {
   // number of points. Waits; collective under mpirun.
   std::vector<std::complex<double>> checksums() const {
     std::vector<std::complex<double>> out;
-    const double ntotal = static_cast<double>(nx_) * static_cast<double>(ny_) * static_cast<double>(nz_);
+    const double ntotal =
+        static_cast<double>(nx_) * static_cast<double>(ny_) * static_cast<double>(nz_);
     for (const auto& field : samples_) {
       const std::vector<double> v = field.gather();
       double re = 0.0, im = 0.0;
       for (std::int64_t j = 1; j <= kFtSamples; ++j) {
-        const std::size_t at = static_cast<std::size_t>(2 * (j - 1) + 2 * kFtSamples * slab_of_z_[static_cast<std::size_t>((5 * j) % nz_)]);
+        const std::size_t at = static_cast<std::size_t>(
+            2 * (j - 1) + 2 * kFtSamples * slab_of_z_[static_cast<std::size_t>((5 * j) % nz_)]);
         re += v[at];
         im += v[at + 1];
       }
@@ -377,8 +411,9 @@ class Ft {
   const LineFft* fx_[2];  // [0] inverse (sign -1), [1] forward (sign +1)
   const LineFft* fy_[2];
   const LineFft* fz_[2];
-  tessera::Task init_task_{"ft-init"}, twiddle_task_{"ft-twiddle"}, fft_xy_{"ft-fft-xy"}, fft_z_{"ft-fft-z"},
-      to_pencils_{"ft-to-pencils"}, to_slabs_{"ft-to-slabs"}, sample_{"ft-samples"};
+  tessera::Task init_task_{"ft-init"}, twiddle_task_{"ft-twiddle"}, fft_xy_{"ft-fft-xy"},
+      fft_z_{"ft-fft-z"}, to_pencils_{"ft-to-pencils"}, to_slabs_{"ft-to-slabs"},
+      sample_{"ft-samples"};
   tessera::Loop<3> evolve_{"ft-evolve"};
 };
 

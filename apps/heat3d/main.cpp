@@ -7,7 +7,8 @@ int main(int argc, char** argv) {
   apps::RunOptions o{{256, 256, 256}, {256, 256, 64}, 50, {}};  // 4 tiles: best measured on 2 cores
   o.add_to(cli);
   double alpha = 0.1;
-  cli.add_option("--alpha", alpha, "dt/h^2, between 0 and 1/6 (the explicit scheme's stability limit)");
+  cli.add_option("--alpha", alpha,
+                 "dt/h^2, between 0 and 1/6 (the explicit scheme's stability limit)");
   o.add_io_options(cli);
   o.add_time_block_option(cli);
   CLI11_PARSE(cli, argc, argv);
@@ -23,14 +24,14 @@ int main(int argc, char** argv) {
     const int depth = apps::steps_per_exchange(heat, grid, o.steps_per_exchange);
     tessera::Field<double, 3> u(grid, depth, apps::heat3d_boundaries(), "u");
     tessera::Field<double, 3> next(grid, depth, apps::heat3d_boundaries(), "next");
-    apps::print_depth("heat3d", depth, o.steps_per_exchange == tessera::kAutoDepth, o.runtime.quiet, rt.rank());
+    apps::print_depth("heat3d", depth, o.steps_per_exchange == tessera::kAutoDepth, o.runtime.quiet,
+                      rt.rank());
     auto init = [&] { u.fill([](tessera::Index<3>) { return 0.0; }); };
     apps::State state;
     state.add("u", u);  // `next` is written whole by every step
-    const double seconds = apps::timed_blocks(rt, o, static_cast<double>(grid.points()), init,
-                                              [&](long n) {
-      heat.advance(apps::Heat3d{alpha}, u, next, n, depth);
-    }, depth, &state);
+    const double seconds = apps::timed_blocks(
+        rt, o, static_cast<double>(grid.points()), init,
+        [&](long n) { heat.advance(apps::Heat3d{alpha}, u, next, n, depth); }, depth, &state);
     apps::print_result("heat3d", o, rt, grid.tiles(), seconds, static_cast<double>(grid.points()),
                        2.0 * sizeof(double), tessera::sum(u));
     rt.finish();

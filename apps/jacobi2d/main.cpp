@@ -21,14 +21,15 @@ int main(int argc, char** argv) {
         f(grid, depth, zero, "f");
     f.fill([&](tessera::Index<2> p) { return apps::jacobi2d_source(p, o.size[0], o.size[1]); });
     const float h = 1.0f / static_cast<float>(o.size[0] + 1);
-    apps::print_depth("jacobi2d", depth, o.steps_per_exchange == tessera::kAutoDepth, o.runtime.quiet, rt.rank());
+    apps::print_depth("jacobi2d", depth, o.steps_per_exchange == tessera::kAutoDepth,
+                      o.runtime.quiet, rt.rank());
     auto init = [&] { u.fill([](tessera::Index<2>) { return 0.0f; }); };
     apps::State state;
     state.add("u", u);  // f is set from the size above; `next` is written whole by every step
-    const double seconds = apps::timed_blocks(rt, o, static_cast<double>(grid.points()), init,
-                                              [&](long n) {
-      jacobi.advance(apps::Jacobi2d{h * h}, u, next, n, depth, tessera::in(f));
-    }, depth, &state);
+    const double seconds = apps::timed_blocks(
+        rt, o, static_cast<double>(grid.points()), init,
+        [&](long n) { jacobi.advance(apps::Jacobi2d{h * h}, u, next, n, depth, tessera::in(f)); },
+        depth, &state);
     apps::print_result("jacobi2d", o, rt, grid.tiles(), seconds, static_cast<double>(grid.points()),
                        3.0 * sizeof(float), tessera::sum(u));
     rt.finish();

@@ -10,8 +10,8 @@ namespace apps {
 struct Life {
   TESSERA_HD void operator()(tessera::Index<2>, tessera::In<std::uint8_t> c,
                              tessera::Out<std::uint8_t> next) const {
-    const int n = c(-1, -1) + c(0, -1) + c(1, -1) + c(-1, 0) + c(1, 0) + c(-1, 1) + c(0, 1) +
-                  c(1, 1);
+    const int n =
+        c(-1, -1) + c(0, -1) + c(1, -1) + c(-1, 0) + c(1, 0) + c(-1, 1) + c(0, 1) + c(1, 1);
     next = static_cast<std::uint8_t>(n == 3 || (n == 2 && c() != 0) ? 1 : 0);
   }
 };

@@ -17,13 +17,14 @@ int main(int argc, char** argv) {
     tessera::Stencil<2> life("life", tessera::Shape::Box, 1);
     const int depth = apps::steps_per_exchange(life, grid, o.steps_per_exchange);
     tessera::Field<std::uint8_t, 2> cells(grid, depth, {}, "cells"), next(grid, depth, {}, "next");
-    apps::print_depth("life", depth, o.steps_per_exchange == tessera::kAutoDepth, o.runtime.quiet, rt.rank());
+    apps::print_depth("life", depth, o.steps_per_exchange == tessera::kAutoDepth, o.runtime.quiet,
+                      rt.rank());
     auto init = [&] { cells.fill(apps::life_seed); };
     apps::State state;
     state.add("cells", cells);
-    const double seconds = apps::timed_blocks(rt, o, static_cast<double>(grid.points()), init,
-                                              [&](long n) { life.advance(apps::Life{}, cells, next, n, depth); },
-                                              depth, &state);
+    const double seconds = apps::timed_blocks(
+        rt, o, static_cast<double>(grid.points()), init,
+        [&](long n) { life.advance(apps::Life{}, cells, next, n, depth); }, depth, &state);
     apps::print_result("life", o, rt, grid.tiles(), seconds, static_cast<double>(grid.points()),
                        2.0 * sizeof(std::uint8_t), tessera::sum(cells));
     rt.finish();

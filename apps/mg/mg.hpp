@@ -58,7 +58,8 @@ inline Charges zran3(std::int64_t n) {
       }
     }
   }
-  return {std::vector<std::int64_t>(big_at, big_at + mm), std::vector<std::int64_t>(small_at, small_at + mm)};
+  return {std::vector<std::int64_t>(big_at, big_at + mm),
+          std::vector<std::int64_t>(small_at, small_at + mm)};
 }
 
 // r = v - A u, A's coefficients a[0] (centre), a[2] (edges), a[3] (corners); NPB takes a[1]
@@ -90,7 +91,8 @@ struct Psinv {
 
 // rprj3: the trilinear projection of the fine residual around fine point 2c + 1.
 struct Rprj3 {
-  TESSERA_HD void operator()(tessera::Index<3>, tessera::In<double> r, tessera::Out<double> s) const {
+  TESSERA_HD void operator()(tessera::Index<3>, tessera::In<double> r,
+                             tessera::Out<double> s) const {
     auto x1 = [&](int dx) { return r(dx, -1, 0) + r(dx, 1, 0) + r(dx, 0, -1) + r(dx, 0, 1); };
     auto y1 = [&](int dx) { return r(dx, -1, -1) + r(dx, -1, 1) + r(dx, 1, -1) + r(dx, 1, 1); };
     s = 0.5 * r() + 0.25 * (r(-1, 0, 0) + r(1, 0, 0) + x1(0)) + 0.125 * (x1(-1) + x1(1) + y1(0)) +
@@ -103,7 +105,8 @@ struct Rprj3 {
 // an even p lies between offsets -1 and 0.
 struct Interp {
   bool add;
-  TESSERA_HD void operator()(tessera::Index<3> p, tessera::In<double> z, tessera::InOut<double> u) const {
+  TESSERA_HD void operator()(tessera::Index<3> p, tessera::In<double> z,
+                             tessera::InOut<double> u) const {
     const bool ex = p[0] % 2 == 0, ey = p[1] % 2 == 0, ez = p[2] % 2 == 0;
     const int ox = ex ? -1 : 0;
     const int zo = ez ? -1 : 0;  // the z plane of NPB's z1 (its i3)
@@ -243,27 +246,30 @@ inline void cross_sums(const double* p, std::int64_t sy, std::int64_t sz, std::i
 
 // One row of Resid: r = v - A u at x in [0, nx), from u's row and its cross sums u1, u2
 // (cross_sums' layout: index x + 1). Shared by the one-task levels and the slab tasks.
-inline void resid_row(const Resid& k, const double* pv, const double* pu, const double* u1, const double* u2,
-                      double* pr, std::int64_t nx) {
+inline void resid_row(const Resid& k, const double* pv, const double* pu, const double* u1,
+                      const double* u2, double* pr, std::int64_t nx) {
   for (std::int64_t x = 0; x < nx; ++x)
-    pr[x] = pv[x] - k.a0 * pu[x] - k.a2 * (u2[x + 1] + u1[x] + u1[x + 2]) - k.a3 * (u2[x] + u2[x + 2]);
+    pr[x] =
+        pv[x] - k.a0 * pu[x] - k.a2 * (u2[x + 1] + u1[x] + u1[x + 2]) - k.a3 * (u2[x] + u2[x + 2]);
 }
 
 // One row of Psinv, u = u + C r in place at x in [0, nx): `pr` is r's row with its x
 // neighbours readable at pr[-1] and pr[nx], r1, r2 its cross sums.
-inline void psinv_row(const Psinv& k, const double* pr, const double* r1, const double* r2, double* pu,
-                      std::int64_t nx) {
+inline void psinv_row(const Psinv& k, const double* pr, const double* r1, const double* r2,
+                      double* pu, std::int64_t nx) {
   for (std::int64_t x = 0; x < nx; ++x) {
     const double old = k.from_zero ? 0.0 : pu[x];
-    pu[x] = old + k.c0 * pr[x] + k.c1 * (pr[x - 1] + pr[x + 1] + r1[x + 1]) + k.c2 * (r2[x + 1] + r1[x] + r1[x + 2]);
+    pu[x] = old + k.c0 * pr[x] + k.c1 * (pr[x - 1] + pr[x + 1] + r1[x + 1]) +
+            k.c2 * (r2[x + 1] + r1[x] + r1[x + 2]);
   }
 }
 
 // The operators below go over a whole level, or a team member's share of its planes.
 
 // r = v - A u (Resid) over a whole level; `v` may be `r` (NPB's resid(u, r, r)).
-inline void resid(const Resid& k, const View& u, const double* v0, std::int64_t vsy, std::int64_t vsz,
-                  const View& r, double* u1, double* u2, const tessera::Team& team = tessera::Team{}) {
+inline void resid(const Resid& k, const View& u, const double* v0, std::int64_t vsy,
+                  std::int64_t vsz, const View& r, double* u1, double* u2,
+                  const tessera::Team& team = tessera::Team{}) {
   const std::int64_t nx = r.extent[0];
   for (std::int64_t z = team.begin(r.extent[2]); z < team.end(r.extent[2]); ++z)
     for (std::int64_t y = 0; y < r.extent[1]; ++y) {
@@ -296,13 +302,14 @@ inline void rprj3(const View& f, const View& c, double* x1, double* y1,
       // (y + 1, z - 1), (y + 1, z + 1)) at fine x = 0 .. 2 nx.
       for (std::int64_t x = 0; x <= 2 * nx; ++x) {
         x1[x] = pf[x - f.sy] + pf[x + f.sy] + pf[x - f.sz] + pf[x + f.sz];
-        y1[x] = pf[x - f.sy - f.sz] + pf[x - f.sy + f.sz] + pf[x + f.sy - f.sz] + pf[x + f.sy + f.sz];
+        y1[x] =
+            pf[x - f.sy - f.sz] + pf[x - f.sy + f.sz] + pf[x + f.sy - f.sz] + pf[x + f.sy + f.sz];
       }
       double* pc = &c(0, y, z);
       for (std::int64_t x = 0; x < nx; ++x) {
         const std::int64_t i = 2 * x + 1;
-        pc[x] = 0.5 * pf[i] + 0.25 * (pf[i - 1] + pf[i + 1] + x1[i]) + 0.125 * (x1[i - 1] + x1[i + 1] + y1[i]) +
-                0.0625 * (y1[i - 1] + y1[i + 1]);
+        pc[x] = 0.5 * pf[i] + 0.25 * (pf[i - 1] + pf[i + 1] + x1[i]) +
+                0.125 * (x1[i - 1] + x1[i + 1] + y1[i]) + 0.0625 * (y1[i - 1] + y1[i + 1]);
       }
     }
 }
@@ -356,9 +363,9 @@ inline void interp(bool add, const View& c, const View& f, double* a,
 
 struct CoarseCycle {
   Resid resid;
-  Psinv smooth;  // from_zero is set per level
-  int levels;    // K
-  bool top;      // level K is the top level (v is its right-hand side)
+  Psinv smooth;             // from_zero is set per level
+  int levels;               // K
+  bool top;                 // level K is the top level (v is its right-hand side)
   bool then_resid = false;  // `top`: then r = v - A u at the top, as Mg::resid_top (Mg::iteration)
   int cycles = 1;           // V-cycles (each with the top residual when then_resid) in a row
   // `top` only, both with the norms' planes as the last view (Mg::timed_iterations):
@@ -381,11 +388,13 @@ struct CoarseCycle {
     if (start) {
       std::vector<double> scratch(2 * static_cast<std::size_t>(u.extent[0] + 2));
       coarse::wrap_ghosts(u, team);
-      coarse::resid(resid, u, v.data, v.sy, v.sz, r, scratch.data(), scratch.data() + scratch.size() / 2, team);
+      coarse::resid(resid, u, v.data, v.sy, v.sz, r, scratch.data(),
+                    scratch.data() + scratch.size() / 2, team);
       top_norms();
     }
     for (int c = 0; c < cycles; ++c) {
-      if (c > 0 || start) team.sync();  // the last residual is written before the next cycle wraps it
+      if (c > 0 || start)
+        team.sync();  // the last residual is written before the next cycle wraps it
       cycle(team, v, views...);
     }
     if (norms) top_norms();
@@ -436,7 +445,8 @@ struct TopResid {
   void cpu(tessera::TileView<const double, 3> v, View u, View r) const {
     std::vector<double> scratch(2 * static_cast<std::size_t>(u.extent[0] + 2));
     coarse::wrap_ghosts(u);
-    coarse::resid(resid, u, v.data, v.sy, v.sz, r, scratch.data(), scratch.data() + scratch.size() / 2);
+    coarse::resid(resid, u, v.data, v.sy, v.sz, r, scratch.data(),
+                  scratch.data() + scratch.size() / 2);
   }
 };
 
@@ -461,10 +471,12 @@ struct Planes {
     return &here(0, y, z);
   }
   // coarse::cross_sums of row (y, z), x wrapped: f[x + 1] and c[x + 1] for x in [-1, nx].
-  void cross_sums(std::int64_t y, std::int64_t z, double* __restrict f, double* __restrict c) const {
+  void cross_sums(std::int64_t y, std::int64_t z, double* __restrict f,
+                  double* __restrict c) const {
     const std::int64_t nx = here.extent[0];
     const double *ym = row(y - 1, z), *yp = row(y + 1, z), *zm = row(y, z - 1), *zp = row(y, z + 1);
-    const double *mm = row(y - 1, z - 1), *pm = row(y + 1, z - 1), *mp = row(y - 1, z + 1), *pp = row(y + 1, z + 1);
+    const double *mm = row(y - 1, z - 1), *pm = row(y + 1, z - 1), *mp = row(y - 1, z + 1),
+                 *pp = row(y + 1, z + 1);
     for (std::int64_t x = 0; x < nx; ++x) {
       f[x + 1] = ym[x] + yp[x] + zm[x] + zp[x];
       c[x + 1] = mm[x] + pm[x] + mp[x] + pp[x];
@@ -481,14 +493,16 @@ struct Planes {
 struct Resid {
   apps::Resid k;
   void cpu(tessera::TileView<const double, 3> below, tessera::TileView<const double, 3> here,
-           tessera::TileView<const double, 3> above, tessera::TileView<const double, 3> v, View r) const {
+           tessera::TileView<const double, 3> above, tessera::TileView<const double, 3> v,
+           View r) const {
     run(Planes{below, here, above}, v.data, v.sy, v.sz, r);
   }
   void cpu(tessera::TileView<const double, 3> below, tessera::TileView<const double, 3> here,
            tessera::TileView<const double, 3> above, View r) const {
     run(Planes{below, here, above}, r.data, r.sy, r.sz, r);
   }
-  void run(const Planes& u, const double* v0, std::int64_t vsy, std::int64_t vsz, const View& r) const {
+  void run(const Planes& u, const double* v0, std::int64_t vsy, std::int64_t vsz,
+           const View& r) const {
     const std::int64_t nx = r.extent[0];
     std::vector<double> scratch(2 * static_cast<std::size_t>(nx + 2));
     double *u1 = scratch.data(), *u2 = u1 + nx + 2;
@@ -532,13 +546,15 @@ struct MgClass {
 };
 inline MgClass mg_class(const std::string& name, std::int64_t n_u = 32, int it_u = 4) {
   if (name == "S") return {"S", 32, 4, 0.5307707005734e-04};
-  if (name == "W") return {"W", 128, 4, 0.6467329375339e-05};              // NPB 3.3 and later
+  if (name == "W") return {"W", 128, 4, 0.6467329375339e-05};               // NPB 3.3 and later
   if (name == "W-npb3.0") return {"W-npb3.0", 64, 40, 0.250391406439e-17};  // NPB 2.x and 3.0
   if (name == "A") return {"A", 256, 4, 0.2433365309069e-05};
   if (name == "B") return {"B", 256, 20, 0.1800564401355e-05};
   if (name == "U") return {"U", n_u, it_u, 0.0};
-  throw tessera::Error("--class " + name + " is not an MG class; give S, W (NPB 3.3+: 128^3, 4 "
-                       "iterations), W-npb3.0 (64^3, 40 iterations), A, B, or U with --size and --iterations");
+  throw tessera::Error(
+      "--class " + name +
+      " is not an MG class; give S, W (NPB 3.3+: 128^3, 4 "
+      "iterations), W-npb3.0 (64^3, 40 iterations), A, B, or U with --size and --iterations");
 }
 
 // The hierarchy: levels 1 (2^3 points) to lt (n^3), u and r on each, v at the top, and a
@@ -570,20 +586,25 @@ class Mg {
   }
 
   // `coarse_task`: the levels held in one tile each run as one task per V-cycle (CoarseCycle).
-  Mg(std::int64_t n, std::int64_t tile_z, std::int64_t min_tile = 1, std::int64_t min_points = kMinTilePoints,
-     int min_tiles = 1, bool coarse_task = true) {
+  Mg(std::int64_t n, std::int64_t tile_z, std::int64_t min_tile = 1,
+     std::int64_t min_points = kMinTilePoints, int min_tiles = 1, bool coarse_task = true) {
     if (n < 4 || (n & (n - 1)) != 0)
-      throw tessera::Error("MG size " + std::to_string(n) + ": give a power of two >= 4 (the "
+      throw tessera::Error("MG size " + std::to_string(n) +
+                           ": give a power of two >= 4 (the "
                            "hierarchy halves it down to 2 points per axis)");
     lt = 0;
     for (std::int64_t m = n; m > 1; m /= 2) ++lt;
-    std::vector<tessera::Grid<3>> grids{tessera::Grid<3>({n, n, n}, {n, n, tile_z}, {true, true, true})};
+    std::vector<tessera::Grid<3>> grids{
+        tessera::Grid<3>({n, n, n}, {n, n, tile_z}, {true, true, true})};
     for (int k = lt - 1; k >= 1; --k) {
       const tessera::Grid<3> halved = tessera::coarser(grids.front(), min_tile);
       const tessera::Index<3> e = halved.extent();
       std::int64_t tz = halved.tile()[2];
-      while (tz < e[2] && e[0] * e[1] * tz < min_points && (e[2] + 2 * tz - 1) / (2 * tz) >= min_tiles) tz *= 2;
-      grids.insert(grids.begin(), tessera::Grid<3>(e, {e[0], e[1], std::min(tz, e[2])}, {true, true, true}));
+      while (tz < e[2] && e[0] * e[1] * tz < min_points &&
+             (e[2] + 2 * tz - 1) / (2 * tz) >= min_tiles)
+        tz *= 2;
+      grids.insert(grids.begin(),
+                   tessera::Grid<3>(e, {e[0], e[1], std::min(tz, e[2])}, {true, true, true}));
     }
     for (int k = 1; k <= lt; ++k) {
       const tessera::Grid<3>& g = grids[static_cast<std::size_t>(k - 1)];
@@ -592,8 +613,8 @@ class Mg {
       r.emplace_back(g, 1, tessera::Boundaries<3>{}, "r" + level);
     }
     v = std::make_unique<tessera::Field<double, 3>>(grids.back(), 0, tessera::Boundaries<3>{}, "v");
-    planes = std::make_unique<tessera::Field<double, 3>>(tessera::Grid<3>({2, 1, n}, {2, 1, tile_z}), 0,
-                                                         tessera::Boundaries<3>{}, "norm-planes");
+    planes = std::make_unique<tessera::Field<double, 3>>(
+        tessera::Grid<3>({2, 1, n}, {2, 1, tile_z}), 0, tessera::Boundaries<3>{}, "norm-planes");
     while (coarse_task && one_task_levels < std::min(lt, kMaxOneTaskLevels) &&
            grid(one_task_levels + 1).tiles() == 1)
       ++one_task_levels;
@@ -601,8 +622,8 @@ class Mg {
     // slab tasks update in place).
     for (int k = 1; k <= lt; ++k)
       t.push_back(k > one_task_levels && !slabs(k)
-                      ? std::make_unique<tessera::Field<double, 3>>(grid(k), 1, tessera::Boundaries<3>{},
-                                                                    "t" + std::to_string(k))
+                      ? std::make_unique<tessera::Field<double, 3>>(
+                            grid(k), 1, tessera::Boundaries<3>{}, "t" + std::to_string(k))
                       : nullptr);
   }
 
@@ -629,12 +650,13 @@ class Mg {
   // r = v - A u at the top level: one task (TopResid) when the top is one tile, as the V-cycle.
   void resid_top() {
     if (one_task_levels == lt)
-      coarse.submit(TopResid{Resid{a0, a2, a3}}, tessera::read_tile(*v, 0), tessera::update_tile(U(lt), 0),
-                    tessera::write_tile(R(lt), 0));
+      coarse.submit(TopResid{Resid{a0, a2, a3}}, tessera::read_tile(*v, 0),
+                    tessera::update_tile(U(lt), 0), tessera::write_tile(R(lt), 0));
     else if (slabs(lt))
       for (int t = 0; t < grid(lt).tiles(); ++t)
-        resid_slab.submit(slab::Resid{Resid{a0, a2, a3}}, below(U(lt), t), tessera::read_tile(U(lt), t),
-                         above(U(lt), t), tessera::read_tile(*v, t), tessera::write_tile(R(lt), t));
+        resid_slab.submit(slab::Resid{Resid{a0, a2, a3}}, below(U(lt), t),
+                          tessera::read_tile(U(lt), t), above(U(lt), t), tessera::read_tile(*v, t),
+                          tessera::write_tile(R(lt), t));
     else
       resid.apply(Resid{a0, a2, a3}, tessera::in(U(lt), tessera::centre(*v)), tessera::out(R(lt)));
   }
@@ -651,10 +673,12 @@ class Mg {
       interp.apply(Interp{false}, U(k - 1), U(k));
       if (slabs(k)) {  // r = r - A u in place
         for (int t = 0; t < grid(k).tiles(); ++t)
-          resid_slab.submit(slab::Resid{Resid{a0, a2, a3}}, below(U(k), t), tessera::read_tile(U(k), t), above(U(k), t),
-                           tessera::update_tile(R(k), t));
+          resid_slab.submit(slab::Resid{Resid{a0, a2, a3}}, below(U(k), t),
+                            tessera::read_tile(U(k), t), above(U(k), t),
+                            tessera::update_tile(R(k), t));
       } else {
-        resid.apply(Resid{a0, a2, a3}, tessera::in(U(k), tessera::centre(R(k))), tessera::out(T(k)));
+        resid.apply(Resid{a0, a2, a3}, tessera::in(U(k), tessera::centre(R(k))),
+                    tessera::out(T(k)));
         tessera::swap(R(k), T(k));
       }
       smooth(k, false);
@@ -715,7 +739,7 @@ class Mg {
   int lt;
   int one_task_levels = 0;  // levels 1..K in one task per V-cycle (0: none)
   static constexpr int kMaxOneTaskLevels = 8;
-  double a0 = -8.0 / 3.0, a2 = 1.0 / 6.0, a3 = 1.0 / 12.0;  // a1 = 0
+  double a0 = -8.0 / 3.0, a2 = 1.0 / 6.0, a3 = 1.0 / 12.0;    // a1 = 0
   double c0 = -3.0 / 8.0, c1 = 1.0 / 32.0, c2 = -1.0 / 64.0;  // S(a), classes S, W, A (c3 = 0)
 
   // The S(b) smoother of classes B and larger.
@@ -738,9 +762,11 @@ class Mg {
   // Restriction from level K down, smoothing and prolongation up to K (CoarseCycle, in place:
   // no swaps); `then_resid`: and the top residual, when K is the top; `cycles` times; `start`
   // and `norms`: as CoarseCycle's (K the top).
-  void coarse_cycle(bool then_resid = false, int cycles = 1, bool start = false, bool norms = false) {
+  void coarse_cycle(bool then_resid = false, int cycles = 1, bool start = false,
+                    bool norms = false) {
     const int k = one_task_levels;
-    const CoarseCycle body{Resid{a0, a2, a3}, Psinv{c0, c1, c2, false}, k, k == lt, then_resid, cycles, start, norms};
+    const CoarseCycle body{
+        Resid{a0, a2, a3}, Psinv{c0, c1, c2, false}, k, k == lt, then_resid, cycles, start, norms};
     switch (k) {
       case 1: submit_coarse_cycle(body, std::make_index_sequence<1>{}); break;
       case 2: submit_coarse_cycle(body, std::make_index_sequence<2>{}); break;
@@ -756,11 +782,13 @@ class Mg {
   void smooth(int k, bool from_zero) {
     if (slabs(k)) {  // u = u + C r in place
       for (int t = 0; t < grid(k).tiles(); ++t)
-        psinv_slab.submit(slab::Psinv{Psinv{c0, c1, c2, from_zero}}, below(R(k), t), tessera::read_tile(R(k), t),
-                         above(R(k), t), tessera::update_tile(U(k), t));
+        psinv_slab.submit(slab::Psinv{Psinv{c0, c1, c2, from_zero}}, below(R(k), t),
+                          tessera::read_tile(R(k), t), above(R(k), t),
+                          tessera::update_tile(U(k), t));
       return;
     }
-    psinv.apply(Psinv{c0, c1, c2, from_zero}, tessera::in(R(k), tessera::centre(U(k))), tessera::out(T(k)));
+    psinv.apply(Psinv{c0, c1, c2, from_zero}, tessera::in(R(k), tessera::centre(U(k))),
+                tessera::out(T(k)));
     tessera::swap(U(k), T(k));
   }
   // Level k runs resid and psinv as slab tasks (namespace slab): at least 3 z slabs (so that a
@@ -774,17 +802,21 @@ class Mg {
         return false;
     return true;
   }
-  static tessera::TileUse<double, 3, tessera::Mode::Read> below(const tessera::Field<double, 3>& f, int t) {
+  static tessera::TileUse<double, 3, tessera::Mode::Read> below(const tessera::Field<double, 3>& f,
+                                                                int t) {
     return tessera::read_tile(f, (t + f.grid().tiles() - 1) % f.grid().tiles());
   }
-  static tessera::TileUse<double, 3, tessera::Mode::Read> above(const tessera::Field<double, 3>& f, int t) {
+  static tessera::TileUse<double, 3, tessera::Mode::Read> above(const tessera::Field<double, 3>& f,
+                                                                int t) {
     return tessera::read_tile(f, (t + 1) % f.grid().tiles());
   }
 
   std::vector<tessera::Field<double, 3>> u, r;
-  std::vector<std::unique_ptr<tessera::Field<double, 3>>> t;  // null where no stencil double-buffers
+  std::vector<std::unique_ptr<tessera::Field<double, 3>>>
+      t;  // null where no stencil double-buffers
   std::unique_ptr<tessera::Field<double, 3>> v;
-  tessera::Stencil<3> resid{"mg-resid", tessera::Shape::Box, 1}, psinv{"mg-psinv", tessera::Shape::Box, 1};
+  tessera::Stencil<3> resid{"mg-resid", tessera::Shape::Box, 1},
+      psinv{"mg-psinv", tessera::Shape::Box, 1};
   tessera::Restriction<3> rprj3{"mg-rprj3"};
   tessera::Prolongation<3> interp{"mg-interp"};
   std::unique_ptr<tessera::Field<double, 3>> planes;  // PlaneNorms' sum and max per top z plane

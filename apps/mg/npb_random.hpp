@@ -21,7 +21,9 @@ struct NpbRandom {
       if (n & 1) r = mul(r, a);
     return r;
   }
-  static double value(std::uint64_t x) { return static_cast<double>(x) * (1.0 / static_cast<double>(kMod)); }
+  static double value(std::uint64_t x) {
+    return static_cast<double>(x) * (1.0 / static_cast<double>(kMod));
+  }
 };
 
 }  // namespace apps

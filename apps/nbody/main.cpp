@@ -38,12 +38,14 @@ int main(int argc, char** argv) {
     const double checksum = tessera::sum(sim.x, Square{}) + tessera::sum(sim.vx, Square{});
     // Each step sums n^2 pair interactions (the self-pair included), 20 flops each by the
     // usual count.
-    const double pairs = static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(o.steps);
+    const double pairs =
+        static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(o.steps);
     if (rt.rank() == 0)
-      std::printf("nbody bodies=%lld tiles=%d steps=%ld seconds=%.4f Ginteractions/s=%.3f GFLOP/s=%.2f "
-                  "E0=%.17g E1=%.17g drift=%.3e checksum=%.17g ranks=%d\n",
-                  static_cast<long long>(n), sim.grid.tiles(), o.steps, seconds, pairs / seconds / 1e9,
-                  20.0 * pairs / seconds / 1e9, E0, E1, std::fabs((E1 - E0) / E0), checksum, rt.ranks());
+      std::printf(
+          "nbody bodies=%lld tiles=%d steps=%ld seconds=%.4f Ginteractions/s=%.3f GFLOP/s=%.2f "
+          "E0=%.17g E1=%.17g drift=%.3e checksum=%.17g ranks=%d\n",
+          static_cast<long long>(n), sim.grid.tiles(), o.steps, seconds, pairs / seconds / 1e9,
+          20.0 * pairs / seconds / 1e9, E0, E1, std::fabs((E1 - E0) / E0), checksum, rt.ranks());
     rt.finish();
   });
 }

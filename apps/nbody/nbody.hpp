@@ -147,8 +147,8 @@ struct Zero {
 // Kinetic energy 0.5 m v^2 and potential energy 0.5 m phi (each pair counted from both ends).
 struct Energies {
   TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> m, tessera::In<double> vx,
-                             tessera::In<double> vy, tessera::In<double> vz, tessera::In<double> phi,
-                             tessera::Reducer<tessera::Sum> kinetic,
+                             tessera::In<double> vy, tessera::In<double> vz,
+                             tessera::In<double> phi, tessera::Reducer<tessera::Sum> kinetic,
                              tessera::Reducer<tessera::Sum> potential) const {
     kinetic(0.5 * m() * (vx() * vx() + vy() * vy() + vz() * vz()));
     potential(0.5 * m() * phi());
@@ -165,9 +165,17 @@ class NBody {
  public:
   NBody(std::int64_t n, std::int64_t tile, const Bodies& start, NBodyParams p)
       : grid({n, 1}, {tile, 1}),
-        x(grid, 0, {}, "x"), y(grid, 0, {}, "y"), z(grid, 0, {}, "z"),
-        vx(grid, 0, {}, "vx"), vy(grid, 0, {}, "vy"), vz(grid, 0, {}, "vz"), m(grid, 0, {}, "m"),
-        ax(grid, 0, {}, "ax"), ay(grid, 0, {}, "ay"), az(grid, 0, {}, "az"), phi(grid, 0, {}, "phi"),
+        x(grid, 0, {}, "x"),
+        y(grid, 0, {}, "y"),
+        z(grid, 0, {}, "z"),
+        vx(grid, 0, {}, "vx"),
+        vy(grid, 0, {}, "vy"),
+        vz(grid, 0, {}, "vz"),
+        m(grid, 0, {}, "m"),
+        ax(grid, 0, {}, "ax"),
+        ay(grid, 0, {}, "ay"),
+        az(grid, 0, {}, "az"),
+        phi(grid, 0, {}, "phi"),
         params(p) {
     init(start);
   }

@@ -29,7 +29,8 @@ std::string face_name(int axis, int side) {
   return std::string(axis_name(axis)) + (side == 0 ? "-low" : "-high");
 }
 
-void check_field(int halo, std::size_t element_size, const char* type_name, const std::string& name) {
+void check_field(int halo, std::size_t element_size, const char* type_name,
+                 const std::string& name) {
   if (type_name == nullptr)
     throw Error(std::string("element type of ") + std::to_string(element_size) +
                 " bytes is not supported for field '" + name +
@@ -62,7 +63,8 @@ double proc_kib(const char* path, const std::string& key) {
   std::ifstream in(path);
   std::string line;
   while (std::getline(in, line))
-    if (line.compare(0, key.size() + 1, key + ":") == 0) return std::atof(line.c_str() + key.size() + 1) * 1024;
+    if (line.compare(0, key.size() + 1, key + ":") == 0)
+      return std::atof(line.c_str() + key.size() + 1) * 1024;
   return -1;
 }
 
@@ -82,14 +84,15 @@ std::string extent_text(const Extent3& v, int dims) {
 }
 
 struct FieldSize {
-  double tiles = 1;     // tiles of the grid
-  double data = 1;      // bytes of every tile with its ghost layers
-  double largest = 1;   // elements of the largest tile with its ghost layers
+  double tiles = 1;    // tiles of the grid
+  double data = 1;     // bytes of every tile with its ghost layers
+  double largest = 1;  // elements of the largest tile with its ghost layers
 };
 
 // Separable: along each axis, the tiles' extents plus their ghost layers add up to
 // extent + 2 halo tiles.
-FieldSize field_size(const GridSpec& grid, const Extent3& tile, int halo, std::size_t element_size) {
+FieldSize field_size(const GridSpec& grid, const Extent3& tile, int halo,
+                     std::size_t element_size) {
   FieldSize f;
   f.data = static_cast<double>(element_size);
   for (int a = 0; a < grid.dims; ++a) {
@@ -127,7 +130,8 @@ void check_field_memory(const GridSpec& grid, int halo, std::size_t element_size
   const FieldSize f = field_size(grid, grid.tile, halo, element_size);
   if (f.largest > 4294967295.0)
     throw Error("field '" + name + "': a tile of " + extent_text(grid.tile, grid.dims) +
-                " points with its ghost layers has " + std::to_string(static_cast<long long>(f.largest)) +
+                " points with its ghost layers has " +
+                std::to_string(static_cast<long long>(f.largest)) +
                 " elements, more than a StarPU vector holds (2^32 - 1); use smaller tiles");
   if (simulated) return;
   const double data = f.data / ranks;  // the block distribution balances tiles over ranks
@@ -150,18 +154,20 @@ void check_field_memory(const GridSpec& grid, int halo, std::size_t element_size
         if (n > most) most = n, axis = a;
       }
       if (most <= 1) break;
-      tile[axis] = std::min(grid.extent[axis], 2 * partition::clamped_tile(grid.extent[axis], tile[axis]));
+      tile[axis] =
+          std::min(grid.extent[axis], 2 * partition::clamped_tile(grid.extent[axis], tile[axis]));
       g = field_size(grid, tile, halo, element_size);
     }
     fix = "use larger tiles, e.g. " + extent_text(tile, grid.dims) + " (" +
           std::to_string(static_cast<long long>(g.tiles)) + " tiles)";
   }
-  throw Error("field '" + name + "' on " + extent_text(grid.extent, grid.dims) + " points in tiles of " +
-              extent_text(grid.tile, grid.dims) + " needs about " + gib(needed) + " on this rank (" +
-              gib(data) + " of data with ghost layers, " + gib(f.tiles * kBytesPerTile) + " for its " +
+  throw Error("field '" + name + "' on " + extent_text(grid.extent, grid.dims) +
+              " points in tiles of " + extent_text(grid.tile, grid.dims) + " needs about " +
+              gib(needed) + " on this rank (" + gib(data) + " of data with ghost layers, " +
+              gib(f.tiles * kBytesPerTile) + " for its " +
               std::to_string(static_cast<long long>(f.tiles)) + " tiles at about " +
-              std::to_string(static_cast<int>(kBytesPerTile / 1024)) + " KiB each) but " + gib(available) +
-              " is available; " + fix);
+              std::to_string(static_cast<int>(kBytesPerTile / 1024)) + " KiB each) but " +
+              gib(available) + " is available; " + fix);
 }
 
 namespace {
@@ -178,8 +184,10 @@ void check_boundary_function(const BoundaryFunction* fn, const GridSpec& grid, i
   if (fn->dims != grid.dims || fn->type_name == nullptr || std::string(fn->type_name) != type_name)
     throw Error("boundary function '" + fn->name + "' on face " + face_name(axis, side) +
                 " takes " + given + " but the field is " + std::to_string(grid.dims) + "-D of " +
-                type_name + "; write its call operator as T operator()(tessera::Index<D>, T) const "
-                "with the field's " + wanted);
+                type_name +
+                "; write its call operator as T operator()(tessera::Index<D>, T) const "
+                "with the field's " +
+                wanted);
 }
 }  // namespace
 
@@ -195,7 +203,8 @@ FaceSpecs checked_faces(const GridSpec& grid, FaceSpecs faces, const char* type_
                                    : "not Periodic but the grid is periodic along ") +
                     axis_name(a) + "; make the grid's periodic flag and both " + axis_name(a) +
                     " faces agree");
-      if (f.kind == Boundary::Kind::Function) check_boundary_function(f.function.get(), grid, a, s, type_name);
+      if (f.kind == Boundary::Kind::Function)
+        check_boundary_function(f.function.get(), grid, a, s, type_name);
       if (f.kind == Boundary::Kind::Dirichlet && !f.exact)
         throw Error("Dirichlet value " + std::to_string(f.value) + " on face " + face_name(a, s) +
                     " is not representable as " + type_name +
@@ -224,7 +233,8 @@ void check_stencil_radius(const std::string& name, int radius) {
 }
 
 std::string check_name(const char* what, const std::string& name) {
-  if (name.empty()) throw Error(std::string(what) + " name is empty; give a name such as \"heat3d\"");
+  if (name.empty())
+    throw Error(std::string(what) + " name is empty; give a name such as \"heat3d\"");
   for (char c : name)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'))
       throw Error(std::string(what) + " name '" + name +
@@ -271,9 +281,11 @@ void check_stencil_fields(const std::string& stencil, int radius,
     if (thinnest < radius)
       throw Error("stencil '" + stencil + "' has radius " + std::to_string(radius) +
                   " but a tile is only " + std::to_string(thinnest) + " point(s) thick along " +
-                  axis_name(a) + " (extent " + std::to_string(grid.extent[a]) + " cut in tiles of " +
-                  std::to_string(grid.tile[a]) + "); every tile must be at least as thick as the "
-                  "radius: choose a tile size whose last tile is >= " + std::to_string(radius));
+                  axis_name(a) + " (extent " + std::to_string(grid.extent[a]) +
+                  " cut in tiles of " + std::to_string(grid.tile[a]) +
+                  "); every tile must be at least as thick as the "
+                  "radius: choose a tile size whose last tile is >= " +
+                  std::to_string(radius));
   }
 }
 
@@ -317,7 +329,8 @@ namespace {
 // The first face of u or next whose ghost values a temporal block cannot keep current between
 // its steps (a boundary function, or a mirror face the other field does not share): {field,
 // axis * 2 + side}, or {nullptr, -1} when every face is Dirichlet, periodic or a mirror of both.
-std::pair<const FieldStorage*, int> face_against_blocking(const FieldStorage& u, const FieldStorage& next) {
+std::pair<const FieldStorage*, int> face_against_blocking(const FieldStorage& u,
+                                                          const FieldStorage& next) {
   for (const FieldStorage* f : {&u, &next})
     for (int ax = 0; ax < f->grid().dims; ++ax)
       for (int s = 0; s < 2; ++s) {
@@ -335,8 +348,8 @@ std::pair<const FieldStorage*, int> face_against_blocking(const FieldStorage& u,
 void check_time_block(const std::string& name, int radius, const FieldStorage& u,
                       const FieldStorage& next, const std::vector<FieldStorage*>& extras,
                       const std::vector<FieldStorage*>& state, long steps, int depth) {
-  const std::string what = "stencil '" + name + "' advancing " + std::to_string(depth) +
-                           " step(s) per exchange";
+  const std::string what =
+      "stencil '" + name + "' advancing " + std::to_string(depth) + " step(s) per exchange";
   if (steps < 0)
     throw Error(what + ": steps is " + std::to_string(steps) + "; give 0 or more steps");
   if (depth < 1)
@@ -352,8 +365,9 @@ void check_time_block(const std::string& name, int radius, const FieldStorage& u
   if (state.size() + 1 > tasks::HaloWork::kMax)
     throw Error(what + " exchanges u and " + std::to_string(state.size()) +
                 " field(s) updated in place in every block, but a block task copies the ghost "
-                "layers of at most " + std::to_string(tasks::HaloWork::kMax) +
-                " fields; update at most " + std::to_string(tasks::HaloWork::kMax - 1) +
+                "layers of at most " +
+                std::to_string(tasks::HaloWork::kMax) + " fields; update at most " +
+                std::to_string(tasks::HaloWork::kMax - 1) +
                 " fields in place, or advance with a depth of 1");
   const long width = static_cast<long>(depth) * radius;
   std::vector<const FieldStorage*> all(inputs.begin(), inputs.end());
@@ -364,8 +378,9 @@ void check_time_block(const std::string& name, int radius, const FieldStorage& u
                   " on every field, but field '" + f->name() + "' has halo width " +
                   std::to_string(f->halo()) + "; create the fields with a halo of at least " +
                   std::to_string(width) +
-                  (f->halo() >= radius ? ", or lower the depth to " + std::to_string(f->halo() / radius)
-                                       : std::string()));
+                  (f->halo() >= radius
+                       ? ", or lower the depth to " + std::to_string(f->halo() / radius)
+                       : std::string()));
   if (const auto [f, face] = face_against_blocking(u, next); f != nullptr) {
     const int ax = face / 2, s = face % 2;
     if (f->faces().face[ax][s].kind == Boundary::Kind::Function)
@@ -383,9 +398,10 @@ void check_time_block(const std::string& name, int radius, const FieldStorage& u
     const std::int64_t thinnest = u.thinnest_tile(ax);
     if (thinnest < width)
       throw Error(what + " reads ghost layers depth x radius = " + std::to_string(width) +
-                  " deep, but a tile is only " + std::to_string(thinnest) + " point(s) thick along " +
-                  axis_name(ax) + " (extent " + std::to_string(u.grid().extent[ax]) +
-                  " cut in tiles of " + std::to_string(u.grid().tile[ax]) +
+                  " deep, but a tile is only " + std::to_string(thinnest) +
+                  " point(s) thick along " + axis_name(ax) + " (extent " +
+                  std::to_string(u.grid().extent[ax]) + " cut in tiles of " +
+                  std::to_string(u.grid().tile[ax]) +
                   "); choose tiles (the last one included) at least " + std::to_string(width) +
                   " thick, or lower the depth to " + std::to_string(thinnest / radius));
   }

@@ -12,7 +12,8 @@ namespace tessera::detail {
 
 std::string face_name(int axis, int side);
 /// A field's element type (null: unsupported) and halo width.
-void check_field(int halo, std::size_t element_size, const char* type_name, const std::string& name);
+void check_field(int halo, std::size_t element_size, const char* type_name,
+                 const std::string& name);
 /// Whether a field of `element_size`-byte elements with `halo` ghost layers on `grid` fits: each
 /// tile's buffer within what a StarPU vector holds (2^32 - 1 elements), and this rank's share
 /// of the data plus the bookkeeping of every tile (every rank registers every tile) within the

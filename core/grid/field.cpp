@@ -21,19 +21,21 @@ std::string grid_text(const std::array<int, 3>& g, int dims) {
 
 // The distribution of a field's tiles over the ranks: --rank-grid if given, else the rank
 // grid that cuts the fewest points. Every rank computes the same, so no message is needed.
-partition::Distribution distribute(const partition::Tiling& tiling, const Context& rt,
-                                   int dims, const std::string& name) {
+partition::Distribution distribute(const partition::Tiling& tiling, const Context& rt, int dims,
+                                   const std::string& name) {
   const int ranks = rt.ranks;
   const std::array<int, 3>& tiles = tiling.tiles_per_axis();
   if (ranks > tiling.size())
-    throw Error("field '" + name + "' has " + std::to_string(tiling.size()) + " tiles but the run has " +
-                std::to_string(ranks) + " ranks; every rank needs a tile: use smaller tiles or fewer ranks");
+    throw Error("field '" + name + "' has " + std::to_string(tiling.size()) +
+                " tiles but the run has " + std::to_string(ranks) +
+                " ranks; every rank needs a tile: use smaller tiles or fewer ranks");
   std::array<int, 3> grid{0, 0, 0};
   const std::vector<int>& forced = rt.options.rank_grid;
   if (!forced.empty()) {
-    if (static_cast<int>(forced.size()) != dims && !(dims == 2 && forced.size() == 3 && forced[2] == 1))
-      throw Error("--rank-grid has " + std::to_string(forced.size()) + " values but field '" + name +
-                  "' is " + std::to_string(dims) + "-D; give one rank count per axis");
+    if (static_cast<int>(forced.size()) != dims &&
+        !(dims == 2 && forced.size() == 3 && forced[2] == 1))
+      throw Error("--rank-grid has " + std::to_string(forced.size()) + " values but field '" +
+                  name + "' is " + std::to_string(dims) + "-D; give one rank count per axis");
     grid = {forced[0], forced[1], forced.size() == 3 ? forced[2] : 1};
     if (grid[0] * grid[1] * grid[2] != ranks)
       throw Error("--rank-grid " + grid_text(grid, dims) + " makes " +
@@ -102,9 +104,11 @@ FieldStorage::FieldStorage(const GridSpec& grid, int halo, const FaceSpecs& face
       if (mem == nullptr) {
         for (std::size_t u = 0; u < impl_->memory.size(); ++u)
           if (impl_->memory[u] != nullptr)
-            tasks::DataRegistry::deallocate(impl_->memory[u], impl_->memory_bytes[u]), impl_->memory[u] = nullptr;
-        throw Error("out of memory allocating " + std::to_string(tile_bytes(t)) + " bytes for tile " +
-                    std::to_string(t) + " of field '" + name_ + "'; use a smaller grid or more ranks");
+            tasks::DataRegistry::deallocate(impl_->memory[u], impl_->memory_bytes[u]),
+                impl_->memory[u] = nullptr;
+        throw Error("out of memory allocating " + std::to_string(tile_bytes(t)) +
+                    " bytes for tile " + std::to_string(t) + " of field '" + name_ +
+                    "'; use a smaller grid or more ranks");
       }
       // Simulated memory is folded (tasks/data.hpp): nothing to clear, and no time to spend on it.
       if (!rt.simulated) std::memset(mem, 0, static_cast<std::size_t>(tile_bytes(t)));
@@ -114,8 +118,8 @@ FieldStorage::FieldStorage(const GridSpec& grid, int halo, const FaceSpecs& face
   });
   for (int t = 0; t < tiling.size(); ++t) {
     const std::size_t elements = static_cast<std::size_t>(tile_bytes(t)) / element_size_;
-    impl_->handles.push_back(engine.data().register_vector(impl_->memory[static_cast<std::size_t>(t)],
-                                                           elements, element_size_, owner(t)));
+    impl_->handles.push_back(engine.data().register_vector(
+        impl_->memory[static_cast<std::size_t>(t)], elements, element_size_, owner(t)));
   }
   rt.fields.insert(this);
 }
@@ -124,7 +128,8 @@ FieldStorage::~FieldStorage() { release_handles(); }
 
 Context& FieldStorage::context() const {
   if (impl_->released)
-    throw Error("field '" + name_ + "' outlived its tessera::Runtime; create fields after the "
+    throw Error("field '" + name_ +
+                "' outlived its tessera::Runtime; create fields after the "
                 "Runtime and use them only while it is alive");
   return *context_;
 }
@@ -139,7 +144,8 @@ void FieldStorage::release_handles() {
         for (tasks::Handle h : tile) data.unregister_scratch(h);
   for (tasks::Handle h : impl_->handles) data.unregister(h);
   for (std::size_t t = 0; t < impl_->memory.size(); ++t)
-    if (impl_->memory[t] != nullptr) tasks::DataRegistry::deallocate(impl_->memory[t], impl_->memory_bytes[t]);
+    if (impl_->memory[t] != nullptr)
+      tasks::DataRegistry::deallocate(impl_->memory[t], impl_->memory_bytes[t]);
   context_->fields.erase(this);
 }
 
@@ -155,9 +161,7 @@ bool FieldStorage::on_rank_edge(int tile) const {
   return impl_->rank_edge[static_cast<std::size_t>(tile)];
 }
 
-const std::array<int, 3>& FieldStorage::rank_grid() const {
-  return impl_->distribution.rank_grid;
-}
+const std::array<int, 3>& FieldStorage::rank_grid() const { return impl_->distribution.rank_grid; }
 
 TileGeometry FieldStorage::geometry(int tile) const {
   const partition::Tile& t = impl_->tiling.tile(tile);
@@ -220,13 +224,14 @@ static tasks::TaskTag exchange_tag(const FieldStorage& f, int tile, long step) {
 }
 
 // Per tile, one face buffer per direction of `set`'s plan, on the tile's owner.
-static std::vector<std::vector<tasks::Handle>> face_buffers(const FieldStorage& f, const HaloSet& set) {
+static std::vector<std::vector<tasks::Handle>> face_buffers(const FieldStorage& f,
+                                                            const HaloSet& set) {
   tasks::DataRegistry& data = f.context().engine->data();
   std::vector<std::vector<tasks::Handle>> buffers(static_cast<std::size_t>(f.tiles()));
   for (int t = 0; t < f.tiles(); ++t)
     for (std::int64_t size : set.plans[static_cast<std::size_t>(t)].pack_sizes)
-      buffers[static_cast<std::size_t>(t)].push_back(
-          data.register_vector(nullptr, static_cast<std::size_t>(size), f.element_size(), f.owner(t)));
+      buffers[static_cast<std::size_t>(t)].push_back(data.register_vector(
+          nullptr, static_cast<std::size_t>(size), f.element_size(), f.owner(t)));
   return buffers;
 }
 
@@ -254,12 +259,13 @@ void FieldStorage::fill_constant_ghosts(const std::string& stencil, int width, b
     set.constants.push_back(constants);
     set.functions.push_back(function_tasks(plan, faces_, engine.codelets(), type_));
   }
-  tasks::Codelet& fill = engine.codelets().get(stencil, type_, tasks::constant_ghosts_kind(element_size_));
+  tasks::Codelet& fill =
+      engine.codelets().get(stencil, type_, tasks::constant_ghosts_kind(element_size_));
   for (int t = 0; t < n; ++t) {
     auto& constants = set.constants[static_cast<std::size_t>(t)];
     if (constants.count > 0)
-      engine.submitter().submit(fill, {impl_->handles[t]}, {}, &constants, sizeof(constants),
-                                false, exchange_tag(*this, t, -1), {n, 0});
+      engine.submitter().submit(fill, {impl_->handles[t]}, {}, &constants, sizeof(constants), false,
+                                exchange_tag(*this, t, -1), {n, 0});
   }
 }
 
@@ -268,14 +274,15 @@ static void submit_packs(FieldStorage& f, HaloSet& set, const std::string& stenc
   if (set.packed == version) return;
   Context& rt = f.context();
   tasks::Engine& engine = *rt.engine;
-  tasks::Codelet& pack = engine.codelets().get(stencil, f.type_name(), tasks::halo_pack_kind(f.element_size()));
+  tasks::Codelet& pack =
+      engine.codelets().get(stencil, f.type_name(), tasks::halo_pack_kind(f.element_size()));
   const int n = f.tiles();
   for (int t = 0; t < n; ++t) {
     auto& plan = set.plans[static_cast<std::size_t>(t)];
     if (plan.packs.count > 0)
-      engine.submitter().submit(pack, {f.impl().handles[t]}, set.buffers[static_cast<std::size_t>(t)],
-                                &plan.packs, sizeof(plan.packs), false, exchange_tag(f, t, rt.steps),
-                                {n, f.on_rank_edge(t) ? 1 : 0});
+      engine.submitter().submit(
+          pack, {f.impl().handles[t]}, set.buffers[static_cast<std::size_t>(t)], &plan.packs,
+          sizeof(plan.packs), false, exchange_tag(f, t, rt.steps), {n, f.on_rank_edge(t) ? 1 : 0});
   }
   set.packed = version;
 }
@@ -309,18 +316,20 @@ void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
   auto tag = [&](int t, long step) { return exchange_tag(*this, t, step); };
   submit_packs(*this, set, stencil, version_);
   find_sources(set, n);
-  tasks::Codelet& boundary = engine.codelets().get(stencil, type_, tasks::boundary_kind(element_size_));
+  tasks::Codelet& boundary =
+      engine.codelets().get(stencil, type_, tasks::boundary_kind(element_size_));
   for (int t = 0; t < n; ++t) {
     auto& plan = set.plans[static_cast<std::size_t>(t)];
     if (plan.ghosts.count > 0)
-      engine.submitter().submit(boundary, {impl_->handles[t]}, set.sources[static_cast<std::size_t>(t)],
-                                &plan.ghosts, sizeof(plan.ghosts), false, tag(t, rt.steps), {n, 0});
+      engine.submitter().submit(boundary, {impl_->handles[t]},
+                                set.sources[static_cast<std::size_t>(t)], &plan.ghosts,
+                                sizeof(plan.ghosts), false, tag(t, rt.steps), {n, 0});
   }
   // Boundary functions last: they transform the mirrored values the boundary tasks wrote.
   for (int t = 0; t < n; ++t)
     for (auto& task : set.functions[static_cast<std::size_t>(t)])
-      engine.submitter().submit(*task.codelet, {impl_->handles[t]}, {}, task.args.data(), task.args.size(), false,
-                                tag(t, rt.steps), {n, 0});
+      engine.submitter().submit(*task.codelet, {impl_->handles[t]}, {}, task.args.data(),
+                                task.args.size(), false, tag(t, rt.steps), {n, 0});
   set.version = version_;
   count_received(set);
 }
@@ -345,7 +354,8 @@ HaloSet* FieldStorage::pack_target() {
   if (!context().options.fused_exchange) return nullptr;
   HaloSet* last = nullptr;
   for (auto& [key, set] : impl_->halos)
-    if (!set.plans.empty() && (last == nullptr || set.version > last->version))  // planned: buffers too
+    if (!set.plans.empty() &&
+        (last == nullptr || set.version > last->version))  // planned: buffers too
       last = &set;
   return last;
 }
@@ -444,13 +454,15 @@ void FieldStorage::read_point(const Extent3& p, void* out) const {
   comm::broadcast(out, element_size_, owner(tile));
 }
 
-std::vector<double> FieldStorage::from_owners(const std::vector<double>& per_tile, int width) const {
+std::vector<double> FieldStorage::from_owners(const std::vector<double>& per_tile,
+                                              int width) const {
   std::vector<double> out(per_tile.size());
   const std::size_t bytes = sizeof(double) * static_cast<std::size_t>(width);
   comm::share_owned(
       tiles(), [this](int t) { return owner(t); },
       [&](int t, std::vector<unsigned char>& packed) {
-        const auto* v = reinterpret_cast<const unsigned char*>(&per_tile[static_cast<std::size_t>(t * width)]);
+        const auto* v =
+            reinterpret_cast<const unsigned char*>(&per_tile[static_cast<std::size_t>(t * width)]);
         packed.insert(packed.end(), v, v + bytes);
       },
       [&](int t, const unsigned char* from) {

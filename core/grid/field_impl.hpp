@@ -43,13 +43,13 @@ struct HaloSet {
 struct FieldStorage::Impl {
   partition::Tiling tiling;
   partition::Distribution distribution;
-  int rank = 0;                      // this process's rank
-  std::vector<bool> rank_edge;       // per tile: a neighbour belongs to another rank
-  std::vector<tasks::Handle> handles;  // per tile
-  std::vector<void*> memory;         // per tile: host memory, null for other ranks' tiles
+  int rank = 0;                           // this process's rank
+  std::vector<bool> rank_edge;            // per tile: a neighbour belongs to another rank
+  std::vector<tasks::Handle> handles;     // per tile
+  std::vector<void*> memory;              // per tile: host memory, null for other ranks' tiles
   std::vector<std::size_t> memory_bytes;  // per tile: its size (freed with it)
   std::map<std::pair<int, bool>, HaloSet> halos;  // by (width, box)
-  const char* tag_name = nullptr;    // the field's name, interned for task tags
+  const char* tag_name = nullptr;                 // the field's name, interned for task tags
   bool released = false;
 };
 

@@ -34,7 +34,8 @@ Lattice tile_lattice(const Extent3& extent, const Extent3& tile, int dims) {
     if (__builtin_mul_overflow(points, extent[a], &points))
       throw Error("grid of " + lattice_text(extent, dims) +
                   " points has more points than a 64-bit count holds; give a smaller grid");
-    if (counts[a] > INT_MAX || __builtin_mul_overflow(tiles, counts[a], &tiles) || tiles > INT_MAX) {
+    if (counts[a] > INT_MAX || __builtin_mul_overflow(tiles, counts[a], &tiles) ||
+        tiles > INT_MAX) {
       Extent3 shown = counts;
       for (int b = a + 1; b < dims; ++b) shown[b] = partition::tile_count_along(extent[b], tile[b]);
       throw Error("grid of " + lattice_text(extent, dims) + " points in tiles of " +

@@ -29,7 +29,8 @@ void check_loop(const std::string& name, const std::vector<FieldStorage*>& reads
     if (std::find(reads.begin(), reads.end(), writes[i]) != reads.end())
       throw Error("loop '" + name + "': field '" + writes[i]->name() +
                   "' is both read (in) and written (out or inout); pass it once, as "
-                  "tessera::inout(" + writes[i]->name() + "), to update it in place");
+                  "tessera::inout(" +
+                  writes[i]->name() + "), to update it in place");
     for (std::size_t j = 0; j < i; ++j)
       if (writes[j] == writes[i])
         throw Error("loop '" + name + "': field '" + writes[i]->name() +

@@ -70,7 +70,8 @@ std::vector<double> finish_reduction(PendingReduction& p) {
   p.finished = true;
   // In simulation no task computed a partial result: NaN says so, and fails every comparison
   // (a convergence test ends rather than loops on made-up values).
-  if (s.context().simulated) return std::vector<double>(p.ops.size(), std::numeric_limits<double>::quiet_NaN());
+  if (s.context().simulated)
+    return std::vector<double>(p.ops.size(), std::numeric_limits<double>::quiet_NaN());
   // Every rank folds every tile's results in tile order: the same bits for any rank count.
   tile_result = s.from_owners(tile_result, static_cast<int>(width));
   std::vector<double> out;
@@ -81,7 +82,7 @@ std::vector<double> finish_reduction(PendingReduction& p) {
       if (r[1] != 0.0) accumulate(p.ops[k], acc, r[0]);
     }
     if (acc[1] == 0.0)  // no value reached this reduction: its identity
-      acc[0] = p.ops[k] == ReduceOp::Sum ? 0.0
+      acc[0] = p.ops[k] == ReduceOp::Sum   ? 0.0
                : p.ops[k] == ReduceOp::Min ? std::numeric_limits<double>::infinity()
                                            : -std::numeric_limits<double>::infinity();
     out.push_back(acc[0]);

@@ -24,7 +24,8 @@ void apply_stencil(const std::string& name, int radius, bool box, const TaskKind
   // The interior tasks copy the inputs' ghost layers in and pack the outputs' faces, up to
   // HaloWork::kMax fields each way (beyond: the exchange tasks of their own).
   const auto exchanged = std::count(centre_only.begin(), centre_only.end(), false);
-  const bool in_tasks = exchanged <= tasks::HaloWork::kMax && outputs.size() <= tasks::HaloWork::kMax;
+  const bool in_tasks =
+      exchanged <= tasks::HaloWork::kMax && outputs.size() <= tasks::HaloWork::kMax;
   // Centre-only inputs are read at the point only: their ghost layers are never needed.
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     if (centre_only[k]) continue;
@@ -39,15 +40,17 @@ void apply_stencil(const std::string& name, int radius, bool box, const TaskKind
   call.step = rt.steps++;
   submit_tile_tasks(call);
   for (std::size_t j = 0; j < outputs.size(); ++j) outputs[j]->written(packed[j]);
-  for (const HaloCopies& h : call.fills) inputs[static_cast<std::size_t>(h.field)]->count_received(*h.set);
+  for (const HaloCopies& h : call.fills)
+    inputs[static_cast<std::size_t>(h.field)]->count_received(*h.set);
 }
 
 void set_mirror_faces(BlockSpan& span, const FieldStorage& u) {
   for (int a = 0; a < 3; ++a)
     for (int side = 0; side < 2; ++side) {
-      const Boundary::Kind k = u.faces().face[static_cast<std::size_t>(a)][static_cast<std::size_t>(side)].kind;
-      span.mirror[a][side] = a >= u.grid().dims ? 0
-                             : k == Boundary::Kind::Neumann      ? 1
+      const Boundary::Kind k =
+          u.faces().face[static_cast<std::size_t>(a)][static_cast<std::size_t>(side)].kind;
+      span.mirror[a][side] = a >= u.grid().dims                   ? 0
+                             : k == Boundary::Kind::Neumann       ? 1
                              : k == Boundary::Kind::NeumannVertex ? 2
                                                                   : 0;
     }
@@ -58,7 +61,8 @@ InnerBox inner_box(const GridSpec& grid, int radius) {
   for (int a = 0; a < 3; ++a) {
     const bool whole = a >= grid.dims || grid.periodic[static_cast<std::size_t>(a)];
     box.lo[a] = whole ? 0 : radius;
-    box.hi[a] = whole ? grid.extent[static_cast<std::size_t>(a)] : grid.extent[static_cast<std::size_t>(a)] - radius;
+    box.hi[a] = whole ? grid.extent[static_cast<std::size_t>(a)]
+                      : grid.extent[static_cast<std::size_t>(a)] - radius;
   }
   return box;
 }
@@ -125,7 +129,8 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
   rt.steps += steps;
   submit_tile_tasks(call);
   for (std::size_t k = 0; k < exchanged.size(); ++k) {
-    if (filled[k] != nullptr) exchanged[k]->count_received(*filled[k]);  // before the spares become the buffers
+    if (filled[k] != nullptr)
+      exchanged[k]->count_received(*filled[k]);  // before the spares become the buffers
     exchanged[k]->written_spare(packed[k]);
   }
   next.written();

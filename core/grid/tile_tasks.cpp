@@ -38,8 +38,9 @@ void submit_tile_tasks(const TileTaskCall& call) {
     // header when the tasks do them; freed by the engine.
     tasks::HaloWork* work = nullptr;
     std::size_t bytes = 0;
-    unsigned char* block = tasks::new_task_arg(call.args.prototype, call.args.size, call.with_halo != nullptr,
-                                               call.kernel_cpu, call.kernel_cuda, &work, &bytes);
+    unsigned char* block =
+        tasks::new_task_arg(call.args.prototype, call.args.size, call.with_halo != nullptr,
+                            call.kernel_cpu, call.kernel_cuda, &work, &bytes);
     unsigned char* kernel_block = block + (bytes - call.args.size);
     for (int a = 0; a < 3; ++a) {
       frame[a] = w.origin[a];
@@ -58,9 +59,11 @@ void submit_tile_tasks(const TileTaskCall& call) {
         frame[7 + 3 * k] = g.stride_y;
         frame[8 + 3 * k] = g.stride_z;
       }
-      (k < call.reads.size() ? read : write).push_back(f.impl().handles[static_cast<std::size_t>(t)]);
+      (k < call.reads.size() ? read : write)
+          .push_back(f.impl().handles[static_cast<std::size_t>(t)]);
     }
-    std::memcpy(kernel_block + call.args.frame_offset, frame.data(), sizeof(std::int64_t) * frame.size());
+    std::memcpy(kernel_block + call.args.frame_offset, frame.data(),
+                sizeof(std::int64_t) * frame.size());
     if (!call.extra.empty()) write.push_back(call.extra[static_cast<std::size_t>(t)]);
     tasks::TaskTag tag;
     tag.field = call.field;
@@ -69,7 +72,8 @@ void submit_tile_tasks(const TileTaskCall& call) {
     tag.rank = first.owner(t);
     const tasks::Placement place{tiles, first.on_rank_edge(t) ? 1 : 0};
     if (call.with_halo == nullptr) {
-      engine.submitter().submit(*call.codelet, read, write, block, call.args.size, true, tag, place);
+      engine.submitter().submit(*call.codelet, read, write, block, call.args.size, true, tag,
+                                place);
       continue;
     }
     // The kernel's buffers, then the face buffers of each fill and each pack.
@@ -79,9 +83,10 @@ void submit_tile_tasks(const TileTaskCall& call) {
     const auto add = [&](const HaloCopies& h, bool fill, tasks::HaloWork::Copies& c) {
       const std::size_t tile = static_cast<std::size_t>(t);
       const FieldStorage& f = *fields[static_cast<std::size_t>(h.field)];
-      const auto& faces = fill ? h.set->sources[tile]
-                               : (h.spare ? h.set->spare_buffers : h.set->buffers)[tile];
-      const partition::RegionCopyList& list = fill ? h.set->plans[tile].ghosts : h.set->plans[tile].packs;
+      const auto& faces =
+          fill ? h.set->sources[tile] : (h.spare ? h.set->spare_buffers : h.set->buffers)[tile];
+      const partition::RegionCopyList& list =
+          fill ? h.set->plans[tile].ghosts : h.set->plans[tile].packs;
       c.args = &list;
       c.empty = list.count == 0;
       c.tile = h.field;
@@ -94,7 +99,8 @@ void submit_tile_tasks(const TileTaskCall& call) {
     };
     for (const HaloCopies& h : call.fills) add(h, true, work->fill[work->fills++]);
     for (const HaloCopies& h : call.packs) add(h, false, work->pack[work->packs++]);
-    engine.submitter().submit_with_modes(*call.with_halo, handles, modes, block, bytes, true, tag, place);
+    engine.submitter().submit_with_modes(*call.with_halo, handles, modes, block, bytes, true, tag,
+                                         place);
   }
 }
 
@@ -115,12 +121,14 @@ void add_halo_work(TileTaskCall& call, const std::string& name, const std::strin
     throw Error("internal: more than " + std::to_string(tasks::HaloWork::kMax) +
                 " fields filled or packed by one task");
   const FieldStorage& first = call.reads.empty() ? *call.writes.front() : *call.reads.front();
-  call.with_halo = &first.context().engine->codelets().get(name, types, tasks::with_halo_work(kind));
+  call.with_halo =
+      &first.context().engine->codelets().get(name, types, tasks::with_halo_work(kind));
   call.kernel_cpu = kind.cpu;
   call.kernel_cuda = kind.cuda;
   call.modes.assign(call.reads.size(), kind.first);
   // The written tiles, and the extra buffer (e.g. partial results) with them.
-  call.modes.resize(call.reads.size() + call.writes.size() + (call.extra.empty() ? 0 : 1), kind.rest);
+  call.modes.resize(call.reads.size() + call.writes.size() + (call.extra.empty() ? 0 : 1),
+                    kind.rest);
 }
 
 }  // namespace tessera::detail

@@ -80,7 +80,8 @@ void checkpoint_add(CheckpointState& s, FieldStorage& f, const std::string& name
   check_file_name(name);
   for (const FieldRecord& r : s.fields)
     if (r.name == name)
-      throw Error("checkpoint " + s.dir + " already has a field '" + name + "'; give each field its own name");
+      throw Error("checkpoint " + s.dir + " already has a field '" + name +
+                  "'; give each field its own name");
   FieldRecord& r = s.fields.emplace_back();
   r.name = name;
   r.type = f.type_name();
@@ -128,22 +129,25 @@ RestartState read_manifest(const std::string& dir) {
   std::ifstream in(path, std::ios::binary);
   if (!fs::is_directory(dir)) throw Error(refused(dir, "it is not a directory"));
   if (!in)
-    throw Error(refused(dir, "it has no manifest (not a checkpoint, or one whose writing did not "
-                             "finish)"));
+    throw Error(refused(dir,
+                        "it has no manifest (not a checkpoint, or one whose writing did not "
+                        "finish)"));
   std::stringstream whole;
   whole << in.rdbuf();
   const std::string text = whole.str();
   const std::size_t end = text.rfind("end ");
   if (end == std::string::npos || (end > 0 && text[end - 1] != '\n') ||
       text.substr(end) != "end " + hex(fnv1a(text.data(), end)) + "\n")
-    throw Error(refused(dir, "its manifest is truncated or corrupted (its checksum does not "
-                             "match)"));
+    throw Error(refused(dir,
+                        "its manifest is truncated or corrupted (its checksum does not "
+                        "match)"));
   RestartState s;
   s.dir = dir;
   std::istringstream lines(text.substr(0, end));
   std::string line;
   std::getline(lines, line);
-  if (line != kMagic) throw Error(refused(dir, "its manifest does not start with '" + std::string(kMagic) + "'"));
+  if (line != kMagic)
+    throw Error(refused(dir, "its manifest does not start with '" + std::string(kMagic) + "'"));
   const auto bad = [&](const std::string& l) {
     return Error(refused(dir, "manifest line '" + l + "' is malformed"));
   };
@@ -198,7 +202,8 @@ void restart_restore(const RestartState& s, FieldStorage& f, const std::string& 
                   std::to_string(r->extent[0]) + "x" + std::to_string(r->extent[1]) + "x" +
                   std::to_string(r->extent[2]) + ", this run's is " + f.type_name() + " on " +
                   std::to_string(grid.extent[0]) + "x" + std::to_string(grid.extent[1]) + "x" +
-                  std::to_string(grid.extent[2]) + "; restart with the same --size (the tiling "
+                  std::to_string(grid.extent[2]) +
+                  "; restart with the same --size (the tiling "
                   "and rank count may differ)");
     const std::size_t element = f.element_size();
     std::map<std::size_t, std::string> loaded;  // checked contents of the old tiles read
@@ -211,13 +216,15 @@ void restart_restore(const RestartState& s, FieldStorage& f, const std::string& 
       std::stringstream bytes;
       bytes << in.rdbuf();
       std::string data = bytes.str();
-      const std::uint64_t expected = static_cast<std::uint64_t>(tr.extent[0] * tr.extent[1] * tr.extent[2]) * element;
+      const std::uint64_t expected =
+          static_cast<std::uint64_t>(tr.extent[0] * tr.extent[1] * tr.extent[2]) * element;
       if (!in || data.size() != tr.bytes || tr.bytes != expected)
         throw Error(refused(s.dir, "tile file " + tr.file + " is missing or truncated (" +
                                        std::to_string(data.size()) + " bytes, the manifest says " +
                                        std::to_string(tr.bytes) + ")"));
       if (fnv1a(data.data(), data.size()) != tr.checksum)
-        throw Error(refused(s.dir, "tile file " + tr.file + " is corrupted (its checksum does not "
+        throw Error(refused(s.dir, "tile file " + tr.file +
+                                       " is corrupted (its checksum does not "
                                        "match the manifest)"));
       return loaded.emplace(k, std::move(data)).first->second;
     };
@@ -240,10 +247,12 @@ void restart_restore(const RestartState& s, FieldStorage& f, const std::string& 
           const std::size_t row = static_cast<std::size_t>(hi[0] - lo[0]) * element;
           for (std::int64_t z = lo[2]; z < hi[2]; ++z)
             for (std::int64_t y = lo[1]; y < hi[1]; ++y) {
-              const std::int64_t from = (lo[0] - o.origin[0]) +
-                                        o.extent[0] * ((y - o.origin[1]) + o.extent[1] * (z - o.origin[2]));
+              const std::int64_t from =
+                  (lo[0] - o.origin[0]) +
+                  o.extent[0] * ((y - o.origin[1]) + o.extent[1] * (z - o.origin[2]));
               const std::int64_t to = g.offset0 + (lo[0] - g.origin[0]) +
-                                      (y - g.origin[1]) * g.stride_y + (z - g.origin[2]) * g.stride_z;
+                                      (y - g.origin[1]) * g.stride_y +
+                                      (z - g.origin[2]) * g.stride_z;
               std::memcpy(tile + to * static_cast<std::int64_t>(element),
                           data.data() + from * static_cast<std::int64_t>(element), row);
             }
@@ -281,11 +290,13 @@ Checkpoint::Checkpoint(std::string dir, long step, std::string about)
     if (s.context->rank != 0) return;
     if (detail::fs::exists(s.dir) && !detail::fs::is_directory(s.dir))
       throw Error("checkpoint directory " + s.dir + " is a file; give a directory name");
-    detail::files::check_directory(detail::files::directory_of(s.dir), "the checkpoint directory's parent");
+    detail::files::check_directory(detail::files::directory_of(s.dir),
+                                   "the checkpoint directory's parent");
     std::error_code ec;
     detail::fs::remove_all(s.partial, ec);  // a checkpoint that was never committed
     if (!detail::fs::create_directory(s.partial, ec) || ec)
-      throw Error("cannot create " + s.partial + " (" + ec.message() + "); check the checkpoint directory");
+      throw Error("cannot create " + s.partial + " (" + ec.message() +
+                  "); check the checkpoint directory");
   });
 }
 
@@ -297,9 +308,7 @@ Checkpoint::~Checkpoint() {
     if (&detail::live_context("tessera::Checkpoint") != s.context) return;
     detail::wait_tile_files(s.files, *s.context);
     if (s.context->rank == 0) detail::fs::remove_all(s.partial);
-  } catch (const std::exception& e) {
-    std::cerr << e.what() << std::endl;
-  }
+  } catch (const std::exception& e) { std::cerr << e.what() << std::endl; }
 }
 
 void Checkpoint::commit() {
@@ -323,7 +332,8 @@ void Checkpoint::commit() {
   }
   detail::comm::agree([&] {
     if (s.context->rank != 0) return;
-    detail::files::write_atomically(s.partial + "/manifest", detail::manifest_text(s), "checkpoint");
+    detail::files::write_atomically(s.partial + "/manifest", detail::manifest_text(s),
+                                    "checkpoint");
     // DIR appears whole: an older checkpoint of that name is moved aside first, then removed.
     std::error_code ec;
     const std::string old = s.dir + ".old";
@@ -339,7 +349,8 @@ void Checkpoint::commit() {
 const std::string& Checkpoint::directory() const { return state_->dir; }
 
 Restart::Restart(std::string dir) : state_(std::make_unique<detail::RestartState>()) {
-  detail::refuse_in_simulation(detail::live_context("tessera::Restart"), "tessera::Restart (--restart)");
+  detail::refuse_in_simulation(detail::live_context("tessera::Restart"),
+                               "tessera::Restart (--restart)");
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   detail::comm::agree([&] { *state_ = detail::read_manifest(dir); });
 }

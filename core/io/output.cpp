@@ -93,12 +93,15 @@ void write_tile_file(void** buffers, void* arg) {
   const auto* tile = static_cast<const unsigned char*>(buffer_data(buffers, 0));
   const std::uint64_t row = static_cast<std::uint64_t>(g.extent[0]) * f.element_size;
   std::string out = f.header;
-  out.reserve(out.size() + row * static_cast<std::uint64_t>(g.extent[1] * g.extent[2]) + f.footer.size());
+  out.reserve(out.size() + row * static_cast<std::uint64_t>(g.extent[1] * g.extent[2]) +
+              f.footer.size());
   const std::size_t first_value = out.size();
   for (std::int64_t z = 0; z < g.extent[2]; ++z)
     for (std::int64_t y = 0; y < g.extent[1]; ++y) {
       const std::int64_t first = g.offset0 + y * g.stride_y + z * g.stride_z;
-      out.append(reinterpret_cast<const char*>(tile + first * static_cast<std::int64_t>(f.element_size)), row);
+      out.append(
+          reinterpret_cast<const char*>(tile + first * static_cast<std::int64_t>(f.element_size)),
+          row);
     }
   f.bytes = out.size() - first_value;
   f.checksum = fnv1a(out.data() + first_value, f.bytes);
@@ -140,7 +143,8 @@ void check_file_name(const std::string& name) {
     ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                 c == '_' || c == '-' || c == '.');
   if (!ok)
-    throw Error("field name '" + name + "' cannot name an output file; give the field a name of "
+    throw Error("field name '" + name +
+                "' cannot name an output file; give the field a name of "
                 "letters, digits, '_', '-' and '.' (not starting with '.') to write it");
 }
 
@@ -194,10 +198,12 @@ void wait_tile_files(std::deque<TileFile>& files, Context& c) {
 void submit_output(OutputState& s, FieldStorage& f, long step, const std::string& name) {
   Context& c = f.context();
   if (&c != s.context)
-    throw Error("field '" + f.name() + "' belongs to another Runtime than its tessera::Output; "
+    throw Error("field '" + f.name() +
+                "' belongs to another Runtime than its tessera::Output; "
                 "create the Output after the Runtime, for the fields of that Runtime");
   if (step < 0)
-    throw Error("output step " + std::to_string(step) + " is negative; give the step number (>= 0)");
+    throw Error("output step " + std::to_string(step) +
+                " is negative; give the step number (>= 0)");
   check_file_name(name);
   const char* type = vtk_type(f.type_name());
   if (type == nullptr)
@@ -215,9 +221,8 @@ void submit_output(OutputState& s, FieldStorage& f, long step, const std::string
   snap.index_path = s.directory + "/" + base + ".pvti";
   std::ostringstream index;
   index << file_header("PImageData") << "<PImageData WholeExtent=\"" << whole
-        << "\" GhostLevel=\"0\" Origin=\"0 0 0\" Spacing=\"1 1 1\">\n<PCellData Scalars=\""
-        << name << "\">\n<PDataArray type=\"" << type << "\" Name=\"" << name
-        << "\"/>\n</PCellData>\n";
+        << "\" GhostLevel=\"0\" Origin=\"0 0 0\" Spacing=\"1 1 1\">\n<PCellData Scalars=\"" << name
+        << "\">\n<PDataArray type=\"" << type << "\" Name=\"" << name << "\"/>\n</PCellData>\n";
 
   for (int t = 0; t < f.tiles(); ++t) {
     TileFile& p = snap.pieces.emplace_back();
@@ -232,8 +237,8 @@ void submit_output(OutputState& s, FieldStorage& f, long step, const std::string
                  "\">\n<CellData Scalars=\"" + name + "\">\n" + array +
                  "</CellData>\n</Piece>\n</ImageData>\n<AppendedData encoding=\"raw\">\n_";
       // The appended block's UInt64 size, then the values.
-      const std::uint64_t bytes = static_cast<std::uint64_t>(g.extent[0] * g.extent[1] * g.extent[2]) *
-                                  f.element_size();
+      const std::uint64_t bytes =
+          static_cast<std::uint64_t>(g.extent[0] * g.extent[1] * g.extent[2]) * f.element_size();
       p.header.append(reinterpret_cast<const char*>(&bytes), sizeof(bytes));
       p.footer = "\n</AppendedData>\n</VTKFile>\n";
     }
@@ -263,9 +268,7 @@ Output::~Output() {
   try {
     if (&detail::live_context("tessera::Output") != state_->context) return;
     finish();
-  } catch (const std::exception& e) {
-    std::cerr << e.what() << std::endl;
-  }
+  } catch (const std::exception& e) { std::cerr << e.what() << std::endl; }
 }
 
 void Output::finish() { detail::complete_all(*state_); }

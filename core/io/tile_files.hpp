@@ -1,6 +1,6 @@
 // Tiles written to files by tasks: one task per tile reads the tile and writes its file on the
-// tile's owner (whole or absent: core/runtime/files.hpp), so writing overlaps the tasks submitted after
-// it and no rank gathers a field. Field output (core/io/output.cpp) and checkpoints
+// tile's owner (whole or absent: core/runtime/files.hpp), so writing overlaps the tasks submitted
+// after it and no rank gathers a field. Field output (core/io/output.cpp) and checkpoints
 // (core/io/checkpoint.cpp) both write this way.
 #pragma once
 
@@ -31,8 +31,7 @@ struct TileFile {
 void check_file_name(const std::string& name);
 
 /// FNV-1a, 64 bits, over `size` bytes, continuing from `hash`.
-std::uint64_t fnv1a(const void* data, std::size_t size,
-                    std::uint64_t hash = 0xcbf29ce484222325ull);
+std::uint64_t fnv1a(const void* data, std::size_t size, std::uint64_t hash = 0xcbf29ce484222325ull);
 
 /// Submits the task that writes tile `t` of `f` into `file` (its path, header and footer set);
 /// `what` is the kind's name ("vtk-piece", "checkpoint-tile"). Collective: every rank submits.

@@ -25,8 +25,9 @@ std::size_t at(int i) { return static_cast<std::size_t>(i); }
 // memory is the owner's; other ranks register a placeholder StarPU-MPI knows the owner of.
 tasks::Handle register_ints(MeshStorage& mesh, std::vector<std::int32_t>& data, int tile) {
   if (data.empty()) data.push_back(0);  // StarPU vectors are never empty
-  return mesh.context->engine->data().register_vector(mesh.mine(tile) ? data.data() : nullptr, data.size(),
-                                                      sizeof(std::int32_t), mesh.owner[at(tile)]);
+  return mesh.context->engine->data().register_vector(mesh.mine(tile) ? data.data() : nullptr,
+                                                      data.size(), sizeof(std::int32_t),
+                                                      mesh.owner[at(tile)]);
 }
 
 }  // namespace
@@ -50,20 +51,25 @@ std::int64_t set_size(const SetStorage& s) { return s.size; }
 const std::string& set_name(const SetStorage& s) { return s.name; }
 int set_tiles(const SetStorage& s) { return s.mesh ? s.mesh->tiles() : 0; }
 
-std::shared_ptr<MapStorage> make_map(const std::shared_ptr<SetStorage>& from, const std::shared_ptr<SetStorage>& to,
-                                     int arity, std::vector<std::int32_t> indices, std::string name) {
+std::shared_ptr<MapStorage> make_map(const std::shared_ptr<SetStorage>& from,
+                                     const std::shared_ptr<SetStorage>& to, int arity,
+                                     std::vector<std::int32_t> indices, std::string name) {
   if (name.empty()) throw Error("a mesh map needs a name, such as \"pedge\"");
   const std::string what = "map '" + name + "' (from '" + from->name + "' to '" + to->name + "')";
-  if (arity < 1) throw Error(what + " has arity " + std::to_string(arity) + "; give at least 1 target per element");
+  if (arity < 1)
+    throw Error(what + " has arity " + std::to_string(arity) +
+                "; give at least 1 target per element");
   if (static_cast<std::int64_t>(indices.size()) != from->size * arity)
     throw Error(what + " has " + std::to_string(indices.size()) + " indices but needs " +
-                std::to_string(from->size * arity) + " (" + std::to_string(from->size) + " elements of '" +
-                from->name + "' x arity " + std::to_string(arity) + "), element-major");
+                std::to_string(from->size * arity) + " (" + std::to_string(from->size) +
+                " elements of '" + from->name + "' x arity " + std::to_string(arity) +
+                "), element-major");
   for (std::size_t k = 0; k < indices.size(); ++k)
     if (indices[k] < 0 || indices[k] >= to->size)
-      throw Error(what + ": entry " + std::to_string(k) + " (element " + std::to_string(k / at(arity)) +
-                  ", index " + std::to_string(k % at(arity)) + ") is " + std::to_string(indices[k]) + " but set '" +
-                  to->name + "' has " + std::to_string(to->size) + " elements; indices must lie in [0, " +
+      throw Error(what + ": entry " + std::to_string(k) + " (element " +
+                  std::to_string(k / at(arity)) + ", index " + std::to_string(k % at(arity)) +
+                  ") is " + std::to_string(indices[k]) + " but set '" + to->name + "' has " +
+                  std::to_string(to->size) + " elements; indices must lie in [0, " +
                   std::to_string(to->size) + ") (0-based, as in OP2's C API)");
   for (const auto* s : {from.get(), to.get()})
     if (s->mesh)
@@ -84,7 +90,8 @@ std::shared_ptr<MapStorage> make_map(const std::shared_ptr<SetStorage>& from, co
 
 Context& MeshStorage::live(const std::string& what) const {
   if (released)
-    throw Error(what + " belongs to a mesh whose tessera::Runtime has ended; partition and use "
+    throw Error(what +
+                " belongs to a mesh whose tessera::Runtime has ended; partition and use "
                 "meshes only while the Runtime is alive");
   return *context;
 }
@@ -100,11 +107,14 @@ IncrementState& MeshStorage::increments_of(MapStorage& map, unsigned mask) {
     s.codes.push_back(elements ? register_ints(*this, s.plan.codes[at(t)], t) : nullptr);
   }
   for (int u = 0; u < tiles(); ++u)
-    s.combine.push_back(s.plan.sources[at(u)].empty() ? nullptr : register_ints(*this, s.plan.combine[at(u)], u));
+    s.combine.push_back(
+        s.plan.sources[at(u)].empty() ? nullptr : register_ints(*this, s.plan.combine[at(u)], u));
   for (int t = 0; t < tiles(); ++t) {
     const bool elements = s.codes[at(t)] != nullptr;
-    s.device_codes.push_back(elements ? register_ints(*this, s.plan.device_codes[at(t)], t) : nullptr);
-    s.local_gather.push_back(elements ? register_ints(*this, s.plan.local_gather[at(t)], t) : nullptr);
+    s.device_codes.push_back(elements ? register_ints(*this, s.plan.device_codes[at(t)], t)
+                                      : nullptr);
+    s.local_gather.push_back(elements ? register_ints(*this, s.plan.local_gather[at(t)], t)
+                                      : nullptr);
   }
   return s;
 }
@@ -137,7 +147,8 @@ MeshStorage::~MeshStorage() { release_handles(); }
 void partition_mesh(const std::shared_ptr<SetStorage>& primary, int tiles, Partitioner method) {
   Context& rt = live_context("tessera::partition_mesh");
   if (primary->mesh)
-    throw Error("set '" + primary->name + "' is already partitioned (with the sets its maps reach); "
+    throw Error("set '" + primary->name +
+                "' is already partitioned (with the sets its maps reach); "
                 "call partition_mesh once per mesh");
   // The sets and maps connected to the primary set.
   auto mesh = std::make_shared<MeshStorage>();
@@ -153,7 +164,8 @@ void partition_mesh(const std::shared_ptr<SetStorage>& primary, int tiles, Parti
       mesh->maps.push_back(m);
       for (const auto& s : {m->from, m->to})
         if (s->number < 0) {
-          if (s->mesh) throw Error("set '" + s->name + "' is already partitioned with another mesh");
+          if (s->mesh)
+            throw Error("set '" + s->name + "' is already partitioned with another mesh");
           s->number = static_cast<int>(mesh->sets.size());
           mesh->sets.push_back(s);
           todo.push_back(s.get());
@@ -165,38 +177,46 @@ void partition_mesh(const std::shared_ptr<SetStorage>& primary, int tiles, Parti
   };
   if (tiles < 1 || tiles > primary->size || tiles < rt.ranks) {
     undo();
-    throw Error("partition_mesh(" + primary->name + ", " + std::to_string(tiles) + "): the tile count must lie in [" +
-                std::to_string(rt.ranks) + ", " + std::to_string(primary->size) +
-                "] (at least one tile per rank, at most one per element of '" + primary->name + "')");
+    throw Error("partition_mesh(" + primary->name + ", " + std::to_string(tiles) +
+                "): the tile count must lie in [" + std::to_string(rt.ranks) + ", " +
+                std::to_string(primary->size) +
+                "] (at least one tile per rank, at most one per element of '" + primary->name +
+                "')");
   }
   if (method == Partitioner::Metis && !partition::have_metis()) {
     undo();
-    throw Error("partition_mesh(" + primary->name + ", ..., Partitioner::Metis): this Tessera was built without "
+    throw Error("partition_mesh(" + primary->name +
+                ", ..., Partitioner::Metis): this Tessera was built without "
                 "METIS; install libmetis-dev and rebuild, or use Partitioner::Block");
   }
   std::vector<std::int64_t> sizes;
   for (const auto& s : mesh->sets) sizes.push_back(s->size);
   std::vector<partition::MeshMap> maps;
-  for (const auto& m : mesh->maps) maps.push_back({m->from->number, m->to->number, m->arity, m->indices.data()});
+  for (const auto& m : mesh->maps)
+    maps.push_back({m->from->number, m->to->number, m->arity, m->indices.data()});
   try {
-    mesh->part = partition::partition_mesh(sizes, maps, 0, tiles,
-                                           method == Partitioner::Metis ? partition::MeshMethod::Metis
-                                                                        : partition::MeshMethod::Block);
+    mesh->part = partition::partition_mesh(
+        sizes, maps, 0, tiles,
+        method == Partitioner::Metis ? partition::MeshMethod::Metis : partition::MeshMethod::Block);
   } catch (const std::invalid_argument& e) {
     undo();
-    throw Error("partition_mesh(" + primary->name + ", " + std::to_string(tiles) + "): " + e.what());
+    throw Error("partition_mesh(" + primary->name + ", " + std::to_string(tiles) +
+                "): " + e.what());
   }
   // Tiles go to ranks in blocks: tile t to rank t * ranks / tiles.
-  for (int t = 0; t < tiles; ++t) mesh->owner.push_back(static_cast<int>(static_cast<std::int64_t>(t) * rt.ranks / tiles));
+  for (int t = 0; t < tiles; ++t)
+    mesh->owner.push_back(static_cast<int>(static_cast<std::int64_t>(t) * rt.ranks / tiles));
   for (int t = 0; t < tiles; ++t) {
     char edge = 0;
-    for (std::int32_t u : mesh->part.neighbours[at(t)]) edge |= mesh->owner[at(u)] != mesh->owner[at(t)] ? 1 : 0;
+    for (std::int32_t u : mesh->part.neighbours[at(t)])
+      edge |= mesh->owner[at(u)] != mesh->owner[at(t)] ? 1 : 0;
     mesh->rank_edge.push_back(edge);
   }
   for (std::size_t m = 0; m < mesh->maps.size(); ++m) {
     mesh->map_handles.emplace_back();
     auto& local = mesh->part.map_local[m];
-    for (int t = 0; t < tiles; ++t) mesh->map_handles.back().push_back(register_ints(*mesh, local[at(t)], t));
+    for (int t = 0; t < tiles; ++t)
+      mesh->map_handles.back().push_back(register_ints(*mesh, local[at(t)], t));
   }
   for (std::size_t s = 0; s < mesh->sets.size(); ++s) {
     const partition::SetTiles& st = mesh->part.sets[s];
@@ -217,14 +237,18 @@ void partition_mesh(const std::shared_ptr<SetStorage>& primary, int tiles, Parti
 
 // ---- dats --------------------------------------------------------------------------------
 
-std::shared_ptr<DatStorage> make_dat(const std::shared_ptr<SetStorage>& set, int dim, std::size_t element_size,
-                                     const char* type_name, const void* values, std::size_t count, std::string name) {
+std::shared_ptr<DatStorage> make_dat(const std::shared_ptr<SetStorage>& set, int dim,
+                                     std::size_t element_size, const char* type_name,
+                                     const void* values, std::size_t count, std::string name) {
   if (name.empty()) throw Error("a dat needs a name, such as \"q\"");
-  if (dim < 1) throw Error("dat '" + name + "' has dim " + std::to_string(dim) + "; give at least 1 value per element");
+  if (dim < 1)
+    throw Error("dat '" + name + "' has dim " + std::to_string(dim) +
+                "; give at least 1 value per element");
   if (static_cast<std::int64_t>(count) != set->size * dim)
-    throw Error("dat '" + name + "' has " + std::to_string(count) + " values but set '" + set->name + "' needs " +
-                std::to_string(set->size * dim) + " (" + std::to_string(set->size) + " elements x dim " +
-                std::to_string(dim) + "), element-major");
+    throw Error("dat '" + name + "' has " + std::to_string(count) + " values but set '" +
+                set->name + "' needs " + std::to_string(set->size * dim) + " (" +
+                std::to_string(set->size) + " elements x dim " + std::to_string(dim) +
+                "), element-major");
   auto d = std::make_shared<DatStorage>();
   d->set = set;
   d->dim = dim;
@@ -254,7 +278,8 @@ void DatStorage::materialize(MeshStorage& mesh) {
                     std::to_string(t) + " of dat '" + name + "'; use a smaller mesh");
       std::memset(mem, 0, n * bytes());
       for (std::size_t l = 0; l < own.size(); ++l)
-        std::memcpy(static_cast<unsigned char*>(mem) + l * bytes(), initial.data() + at(own[l]) * bytes(), bytes());
+        std::memcpy(static_cast<unsigned char*>(mem) + l * bytes(),
+                    initial.data() + at(own[l]) * bytes(), bytes());
     }
     memory.push_back(mem);
     memory_bytes.push_back(n * bytes());
@@ -301,12 +326,14 @@ void gather_dat(const DatStorage& d, void* out) {
   MeshStorage& mesh = *d.set->mesh;
   Context& rt = mesh.live("dat '" + d.name + "'");
   if (d.released)
-    throw Error("dat '" + d.name + "' outlived its tessera::Runtime; gather dats while the Runtime is alive");
+    throw Error("dat '" + d.name +
+                "' outlived its tessera::Runtime; gather dats while the Runtime is alive");
   const partition::SetTiles& st = mesh.part.sets[at(d.set->number)];
   const std::size_t bytes = d.bytes();
   if (rt.simulated) {  // no values exist: wait for the writers, give zeros (as Field::gather)
     for (int t = 0; t < mesh.tiles(); ++t)
-      if (mesh.mine(t)) rt.engine->data().acquire(d.owned[at(t)], false), rt.engine->data().release(d.owned[at(t)]);
+      if (mesh.mine(t))
+        rt.engine->data().acquire(d.owned[at(t)], false), rt.engine->data().release(d.owned[at(t)]);
     std::memset(dst, 0, static_cast<std::size_t>(d.set->size) * bytes);
     return;
   }
@@ -329,8 +356,8 @@ void gather_dat(const DatStorage& d, void* out) {
 
 // ---- globals -----------------------------------------------------------------------------
 
-std::shared_ptr<GlobalStorage> make_global(std::size_t element_size, const char* type_name, const void* values,
-                                           int dim, std::string name) {
+std::shared_ptr<GlobalStorage> make_global(std::size_t element_size, const char* type_name,
+                                           const void* values, int dim, std::string name) {
   if (name.empty()) throw Error("a global needs a name, such as \"rms\"");
   if (dim < 1) throw Error("global '" + name + "' has no values; give at least one");
   auto g = std::make_shared<GlobalStorage>();
@@ -362,25 +389,30 @@ GlobalStorage::~GlobalStorage() { release_handles(); }
 
 void set_global(GlobalStorage& g, const void* values, int dim) {
   if (dim != g.dim)
-    throw Error("global '" + g.name + "' holds " + std::to_string(g.dim) + " values; set() was given " +
-                std::to_string(dim));
+    throw Error("global '" + g.name + "' holds " + std::to_string(g.dim) +
+                " values; set() was given " + std::to_string(dim));
   g.drop_pending();
   std::memcpy(g.value.data(), values, g.value.size());
 }
 
 namespace {
 template <class T>
-void fold(GlobalStorage& g, const PendingReduction& p, const std::vector<std::vector<unsigned char>>& tiles) {
+void fold(GlobalStorage& g, const PendingReduction& p,
+          const std::vector<std::vector<unsigned char>>& tiles) {
   const partition::SetTiles& st = p.set->mesh->part.sets[at(p.set->number)];
   auto* value = reinterpret_cast<T*>(g.value.data());
   for (std::int64_t e = 0; e < p.set->size; ++e) {
-    const T* c = reinterpret_cast<const T*>(tiles[at(st.tile[static_cast<std::size_t>(e)])].data()) +
-                 static_cast<std::int64_t>(st.local[static_cast<std::size_t>(e)]) * g.dim;
+    const T* c =
+        reinterpret_cast<const T*>(tiles[at(st.tile[static_cast<std::size_t>(e)])].data()) +
+        static_cast<std::int64_t>(st.local[static_cast<std::size_t>(e)]) * g.dim;
     for (int k = 0; k < g.dim; ++k) {
       T& v = value[k];
-      if (p.access == tessera::Access::Inc) v += c[k];
-      else if (p.access == tessera::Access::Min) v = c[k] < v ? c[k] : v;
-      else v = c[k] > v ? c[k] : v;
+      if (p.access == tessera::Access::Inc)
+        v += c[k];
+      else if (p.access == tessera::Access::Min)
+        v = c[k] < v ? c[k] : v;
+      else
+        v = c[k] > v ? c[k] : v;
     }
   }
 }
@@ -389,7 +421,8 @@ void fold(GlobalStorage& g, const PendingReduction& p, const std::vector<std::ve
 void global_values(GlobalStorage& g, void* out) {
   if (!g.pending.empty()) {
     if (g.released)
-      throw Error("global '" + g.name + "' was reduced by loops of a tessera::Runtime that has ended; read it "
+      throw Error("global '" + g.name +
+                  "' was reduced by loops of a tessera::Runtime that has ended; read it "
                   "while the Runtime is alive");
     tasks::DataRegistry& data = g.context->engine->data();
     // Each pending loop in turn: its contributions, tile by tile on every rank, folded into
@@ -403,10 +436,13 @@ void global_values(GlobalStorage& g, void* out) {
           mesh.tiles(), [&](int t) { return mesh.owner[at(t)]; },
           [&](int t, std::vector<unsigned char>& packed) {
             if (p.contributions[at(t)] == nullptr) return;
-            const auto* c = static_cast<const unsigned char*>(data.acquire_host(p.contributions[at(t)]));
+            const auto* c =
+                static_cast<const unsigned char*>(data.acquire_host(p.contributions[at(t)]));
             // In simulation no task wrote them: contribute the start values instead.
-            if (!g.context->simulated) packed.insert(packed.end(), c, c + st.owned[at(t)].size() * bytes);
-            else packed.insert(packed.end(), st.owned[at(t)].size() * bytes, 0);
+            if (!g.context->simulated)
+              packed.insert(packed.end(), c, c + st.owned[at(t)].size() * bytes);
+            else
+              packed.insert(packed.end(), st.owned[at(t)].size() * bytes, 0);
             data.release(p.contributions[at(t)]);
           },
           [&](int t, const unsigned char* from) {
@@ -414,9 +450,12 @@ void global_values(GlobalStorage& g, void* out) {
             tiles[at(t)].assign(from, from + n);
             return from + n;
           });
-      if (g.type == "double") fold<double>(g, p, tiles);
-      else if (g.type == "float") fold<float>(g, p, tiles);
-      else fold<std::int32_t>(g, p, tiles);
+      if (g.type == "double")
+        fold<double>(g, p, tiles);
+      else if (g.type == "float")
+        fold<float>(g, p, tiles);
+      else
+        fold<std::int32_t>(g, p, tiles);
       for (tasks::Handle h : p.contributions)
         if (h != nullptr) data.unregister_scratch(h);
     }
@@ -471,14 +510,17 @@ void register_halo(MeshStorage& mesh, DatStorage& d) {
   if (d.exports.empty()) {
     for (int t = 0; t < n; ++t) {
       const std::size_t size = st.halo[at(t)].size();
-      d.halo.push_back(size == 0 ? nullptr : engine.data().register_vector(nullptr, size, d.bytes(), mesh.owner[at(t)]));
+      d.halo.push_back(
+          size == 0 ? nullptr
+                    : engine.data().register_vector(nullptr, size, d.bytes(), mesh.owner[at(t)]));
       d.import_args.push_back({static_cast<std::int64_t>(d.bytes()), d.dim, 0,
                                static_cast<std::int32_t>(1 + st.sources[at(t)].size())});
     }
     for (int u = 0; u < n; ++u) {
       d.exports.emplace_back();
       for (const auto& list : st.exports[at(u)])
-        d.exports.back().push_back(engine.data().register_vector(nullptr, list.size(), d.bytes(), mesh.owner[at(u)]));
+        d.exports.back().push_back(
+            engine.data().register_vector(nullptr, list.size(), d.bytes(), mesh.owner[at(u)]));
       d.gather_args.push_back({static_cast<std::int64_t>(d.bytes()), d.dim, 0,
                                static_cast<std::int32_t>(2 + d.exports.back().size())});
     }
@@ -509,21 +551,28 @@ void exchange(MeshStorage& mesh, DatStorage& d, const std::string& loop, long st
   tasks::Codelet& import = engine.codelets().get(loop, d.type, tasks::halo_import_kind());
   // The copies' argument blocks are the dat's own (register_halo), as inside the loop tasks.
   for (int u = 0; u < n; ++u) {
-    if (d.exports[at(u)].empty() || d.exports_version == d.version) continue;  // its writer gathered them
-    engine.submitter().submit(gather, {d.owned[at(u)], mesh.export_handles[at(d.set->number)][at(u)]},
-                              d.exports[at(u)], &d.gather_args[at(u)], sizeof(kernels::MeshCopyArgs), false,
-                              tag_of(mesh, u, step, d.tag_name), {n, mesh.rank_edge[at(u)]});
+    if (d.exports[at(u)].empty() || d.exports_version == d.version)
+      continue;  // its writer gathered them
+    engine.submitter().submit(
+        gather, {d.owned[at(u)], mesh.export_handles[at(d.set->number)][at(u)]}, d.exports[at(u)],
+        &d.gather_args[at(u)], sizeof(kernels::MeshCopyArgs), false,
+        tag_of(mesh, u, step, d.tag_name), {n, mesh.rank_edge[at(u)]});
   }
   for (int t = 0; t < n; ++t) {
-    if (d.halo[at(t)] == nullptr || (!imported_by_loop.empty() && imported_by_loop[at(t)])) continue;
+    if (d.halo[at(t)] == nullptr || (!imported_by_loop.empty() && imported_by_loop[at(t)]))
+      continue;
     const std::vector<tasks::Handle> sources = import_sources(mesh, d, t);
-    engine.submitter().submit(import, {d.halo[at(t)]}, sources, &d.import_args[at(t)], sizeof(kernels::MeshCopyArgs),
-                              false, tag_of(mesh, t, step, d.tag_name), {n, 0});
+    engine.submitter().submit(import, {d.halo[at(t)]}, sources, &d.import_args[at(t)],
+                              sizeof(kernels::MeshCopyArgs), false,
+                              tag_of(mesh, t, step, d.tag_name), {n, 0});
   }
   d.halo_version = d.version;
 }
 
-bool writes(tessera::Access a) { return a == tessera::Access::Write || a == tessera::Access::ReadWrite || a == tessera::Access::Inc; }
+bool writes(tessera::Access a) {
+  return a == tessera::Access::Write || a == tessera::Access::ReadWrite ||
+         a == tessera::Access::Inc;
+}
 
 detail::Access task_mode(tessera::Access a) {
   if (a == tessera::Access::Read) return detail::Access::Read;
@@ -543,8 +592,8 @@ unsigned written_mask(const std::vector<LoopArg>& args, const DatStorage* d, con
 
 }  // namespace
 
-void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopArg>& args, const TaskKind& kind,
-              const LoopBlock& block) {
+void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopArg>& args,
+              const TaskKind& kind, const LoopBlock& block) {
   check_loop(name, set, args);
   MeshStorage& mesh = *set.mesh;
   Context& rt = mesh.live("loop '" + name + "' over set '" + set.name + "'");
@@ -580,7 +629,8 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
   std::vector<Written> written;
   for (const LoopArg& a : args) {
     if (a.map == nullptr || !writes(a.access)) continue;
-    if (std::any_of(written.begin(), written.end(), [&](const Written& w) { return w.dat == a.dat && w.map == a.map; }))
+    if (std::any_of(written.begin(), written.end(),
+                    [&](const Written& w) { return w.dat == a.dat && w.map == a.map; }))
       continue;
     const unsigned mask = written_mask(args, a.dat, a.map);
     IncrementState& plan = mesh.increments_of(*a.map, mask);
@@ -589,8 +639,8 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
       for (int t = 0; t < tiles; ++t) {
         slots.emplace_back();
         for (std::int64_t count : plan.plan.slot_counts[at(t)])
-          slots.back().push_back(engine.data().register_vector(nullptr, static_cast<std::size_t>(count), a.dat->bytes(),
-                                                               mesh.owner[at(t)]));
+          slots.back().push_back(engine.data().register_vector(
+              nullptr, static_cast<std::size_t>(count), a.dat->bytes(), mesh.owner[at(t)]));
       }
     std::vector<tasks::Handle>* local = nullptr;
     if (device && a.access == tessera::Access::Inc) {
@@ -598,8 +648,9 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
       if (local->empty())
         for (int t = 0; t < tiles; ++t)
           local->push_back(engine.data().register_vector(
-              nullptr, static_cast<std::size_t>(std::max<std::int64_t>(1, plan.plan.local_slots[at(t)])), a.dat->bytes(),
-              mesh.owner[at(t)]));
+              nullptr,
+              static_cast<std::size_t>(std::max<std::int64_t>(1, plan.plan.local_slots[at(t)])),
+              a.dat->bytes(), mesh.owner[at(t)]));
     }
     written.push_back({a.dat, a.map, mask, &plan, &slots, local, a.access != tessera::Access::Inc});
   }
@@ -614,8 +665,9 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
       const std::size_t n = mesh.part.sets[at(set.number)].owned[at(t)].size();
       reductions[i].contributions.push_back(
           n == 0 ? nullptr
-                 : engine.data().register_vector(nullptr, n, a.global->element_size * static_cast<std::size_t>(a.dim),
-                                                 mesh.owner[at(t)]));
+                 : engine.data().register_vector(
+                       nullptr, n, a.global->element_size * static_cast<std::size_t>(a.dim),
+                       mesh.owner[at(t)]));
     }
   }
 
@@ -635,15 +687,18 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
   // else the import tasks of their own.
   std::vector<DatStorage*> imported;
   for (const LoopArg& a : args)
-    if (a.map != nullptr && a.access != tessera::Access::Inc && a.dat->halo_version != a.dat->version &&
+    if (a.map != nullptr && a.access != tessera::Access::Inc &&
+        a.dat->halo_version != a.dat->version &&
         std::find(imported.begin(), imported.end(), a.dat) == imported.end())
       imported.push_back(a.dat);
-  bool import_in_tasks = rt.options.fused_exchange && !imported.empty() && imported.size() <= tasks::HaloWork::kMax;
+  bool import_in_tasks =
+      rt.options.fused_exchange && !imported.empty() && imported.size() <= tasks::HaloWork::kMax;
   for (DatStorage* d : imported)
     for (int t = 0; t < tiles && import_in_tasks; ++t)
       if (d->halo[at(t)] != nullptr &&
           (loop_set.owned[at(t)].empty() ||
-           mesh.part.sets[at(d->set->number)].sources[at(t)].size() > static_cast<std::size_t>(partition::RegionCopyList::kMax)))
+           mesh.part.sets[at(d->set->number)].sources[at(t)].size() >
+               static_cast<std::size_t>(partition::RegionCopyList::kMax)))
         import_in_tasks = false;
   const TaskKind import = tasks::halo_import_kind();
   struct TileTask {
@@ -686,14 +741,16 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
       w[ArgWords::kIndex] = a.index;
       w[ArgWords::kOwnedCount] = static_cast<std::int64_t>(target.owned[at(t)].size());
       w[ArgWords::kMap] = b.add(mesh.map_handles[at(a.map->number)][at(t)], detail::Access::Read);
-      if (a.access != tessera::Access::Inc && d.halo[at(t)] != nullptr) w[ArgWords::kHalo] = b.add(d.halo[at(t)], detail::Access::Read);
+      if (a.access != tessera::Access::Inc && d.halo[at(t)] != nullptr)
+        w[ArgWords::kHalo] = b.add(d.halo[at(t)], detail::Access::Read);
       if (!writes(a.access)) {
         w[ArgWords::kPath] = static_cast<std::int64_t>(ArgPath::IndirectRead);
         w[ArgWords::kOwned] = b.add(d.owned[at(t)], detail::Access::Read);
         continue;
       }
-      const Written& wr = *std::find_if(written.begin(), written.end(),
-                                        [&](const Written& x) { return x.dat == &d && x.map == a.map; });
+      const Written& wr = *std::find_if(written.begin(), written.end(), [&](const Written& x) {
+        return x.dat == &d && x.map == a.map;
+      });
       w[ArgWords::kPath] = static_cast<std::int64_t>(ArgPath::IndirectWritten);
       // In-place updates touch some of the tile's elements only: the rest must stay.
       w[ArgWords::kOwned] = b.add(d.owned[at(t)], detail::Access::ReadWrite);
@@ -735,8 +792,9 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
     }
     if (device && b.handles.size() > static_cast<std::size_t>(mesh_codes::kMaxDeviceBuffers))
       fail("loop '" + name + "': the task of tile " + std::to_string(t) + " has " +
-                  std::to_string(b.handles.size()) + " buffers but a CUDA implementation takes at most " +
-           std::to_string(mesh_codes::kMaxDeviceBuffers) + "; use fewer tiles (fewer neighbours per tile)");
+           std::to_string(b.handles.size()) + " buffers but a CUDA implementation takes at most " +
+           std::to_string(mesh_codes::kMaxDeviceBuffers) +
+           "; use fewer tiles (fewer neighbours per tile)");
     tasks_of_loop.back().frame = std::move(frame);
   }
   // The dats this loop writes directly whose export buffers exist (a later loop read them
@@ -751,7 +809,8 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
     DatStorage* d = a.dat;
     if (d == nullptr || a.map != nullptr || !writes(a.access) || d->exports.empty() ||
         std::find(packed.begin(), packed.end(), d) != packed.end() ||
-        std::any_of(args.begin(), args.end(), [&](const LoopArg& b) { return b.dat == d && b.map != nullptr; }))
+        std::any_of(args.begin(), args.end(),
+                    [&](const LoopArg& b) { return b.dat == d && b.map != nullptr; }))
       continue;
     bool fits = packed.size() < static_cast<std::size_t>(tasks::HaloWork::kMax);
     std::vector<bool> has_task(static_cast<std::size_t>(tiles), false);
@@ -759,7 +818,8 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
       has_task[at(task.tile)] = true;
       const std::size_t copies = 1 + d->exports[at(task.tile)].size();
       if (copies > static_cast<std::size_t>(partition::RegionCopyList::kMax) ||
-          (device && task.buffers.handles.size() + copies > static_cast<std::size_t>(mesh_codes::kMaxDeviceBuffers)))
+          (device && task.buffers.handles.size() + copies >
+                         static_cast<std::size_t>(mesh_codes::kMaxDeviceBuffers)))
         fits = false;
     }
     for (int u = 0; u < tiles; ++u)
@@ -790,32 +850,39 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
   for (const Written& wr : written)
     for (int u = 0; u < tiles; ++u)
       if (tasks::combine_kind(wr.dat->type, wr.assign).cuda != nullptr &&
-          wr.plan->plan.sources[at(u)].size() + 2 > static_cast<std::size_t>(mesh_codes::kMaxDeviceBuffers))
-        fail("loop '" + name + "': tile " + std::to_string(u) + " of dat '" + wr.dat->name + "' takes increments from " +
-                    std::to_string(wr.plan->plan.sources[at(u)].size()) + " tiles, more than CUDA combine tasks take; "
-                    "use fewer tiles");
-  const std::vector<bool> imported_by_loop(import_in_tasks ? static_cast<std::size_t>(tiles) : 0, true);
+          wr.plan->plan.sources[at(u)].size() + 2 >
+              static_cast<std::size_t>(mesh_codes::kMaxDeviceBuffers))
+        fail("loop '" + name + "': tile " + std::to_string(u) + " of dat '" + wr.dat->name +
+             "' takes increments from " + std::to_string(wr.plan->plan.sources[at(u)].size()) +
+             " tiles, more than CUDA combine tasks take; "
+             "use fewer tiles");
+  const std::vector<bool> imported_by_loop(import_in_tasks ? static_cast<std::size_t>(tiles) : 0,
+                                           true);
   for (const LoopArg& a : args)
-    if (a.map != nullptr && a.access != tessera::Access::Inc) exchange(mesh, *a.dat, name, step, imported_by_loop);
-  tasks::Codelet* with_copies = import_in_tasks || !packed.empty()
-                                    ? &engine.codelets().get(name, types, tasks::with_halo_work(kind))
-                                    : nullptr;
+    if (a.map != nullptr && a.access != tessera::Access::Inc)
+      exchange(mesh, *a.dat, name, step, imported_by_loop);
+  tasks::Codelet* with_copies =
+      import_in_tasks || !packed.empty()
+          ? &engine.codelets().get(name, types, tasks::with_halo_work(kind))
+          : nullptr;
   for (TileTask& task : tasks_of_loop) {
     const bool copies = !task.fills.empty() || !task.packs.empty();
     tasks::HaloWork* work = nullptr;
     std::size_t bytes = 0;
-    unsigned char* arg = tasks::new_task_arg(block.prototype, block.size, copies, kind.cpu, kind.cuda, &work, &bytes);
+    unsigned char* arg = tasks::new_task_arg(block.prototype, block.size, copies, kind.cpu,
+                                             kind.cuda, &work, &bytes);
     std::memcpy(arg + (bytes - block.size) + block.frame_offset, task.frame.data(),
                 task.frame.size() * sizeof(std::int64_t));
     for (const tasks::HaloWork::Copies& c : task.fills) work->fill[work->fills++] = c;
     for (const tasks::HaloWork::Copies& c : task.packs) work->pack[work->packs++] = c;
-    engine.submitter().submit_with_modes(copies ? *with_copies : codelet, task.buffers.handles,
-                                         task.buffers.modes, arg, bytes, true,
-                                         tag_of(mesh, task.tile, step, nullptr), {tiles, mesh.rank_edge[at(task.tile)]});
+    engine.submitter().submit_with_modes(
+        copies ? *with_copies : codelet, task.buffers.handles, task.buffers.modes, arg, bytes, true,
+        tag_of(mesh, task.tile, step, nullptr), {tiles, mesh.rank_edge[at(task.tile)]});
   }
   // The owners add (or copy) the slots of shared targets, in the plan's fixed order.
   for (const Written& wr : written) {
-    tasks::Codelet& combine = engine.codelets().get(name, wr.dat->type, tasks::combine_kind(wr.dat->type, wr.assign));
+    tasks::Codelet& combine =
+        engine.codelets().get(name, wr.dat->type, tasks::combine_kind(wr.dat->type, wr.assign));
     const partition::IncrementPlan& plan = wr.plan->plan;
     for (int u = 0; u < tiles; ++u) {
       if (plan.sources[at(u)].empty()) continue;
@@ -824,7 +891,8 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
         rest.push_back((*wr.slots)[at(plan.sources[at(u)][j])][at(plan.source_buffer[at(u)][j])]);
       engine.submitter().submit(combine, {wr.dat->owned[at(u)]}, rest,
                                 copy_args(0, wr.dat->dim, 1 + rest.size(), plan.combine[at(u)][0]),
-                                sizeof(kernels::MeshCopyArgs), true, tag_of(mesh, u, step, wr.dat->tag_name), {tiles, 0});
+                                sizeof(kernels::MeshCopyArgs), true,
+                                tag_of(mesh, u, step, wr.dat->tag_name), {tiles, 0});
     }
   }
   for (const LoopArg& a : args)

@@ -34,15 +34,15 @@ struct MapStorage {
   int arity = 1;
   std::vector<std::int32_t> indices;
   std::string name;
-  int number = -1;  // its place in the mesh's maps
+  int number = -1;                            // its place in the mesh's maps
   std::map<unsigned, std::string> conflicts;  // by index mask: first_conflict, computed once
 };
 
 // The increments one loop makes through a map at some indices: the plan and its handles.
 struct IncrementState {
   partition::IncrementPlan plan;
-  std::vector<tasks::Handle> codes;    // [t], null for tiles without elements
-  std::vector<tasks::Handle> combine;  // [u], null for tiles without sources
+  std::vector<tasks::Handle> codes;                       // [t], null for tiles without elements
+  std::vector<tasks::Handle> combine;                     // [u], null for tiles without sources
   std::vector<tasks::Handle> device_codes, local_gather;  // [t], for CUDA implementations
 };
 
@@ -51,11 +51,11 @@ struct MeshStorage : HandleOwner {
   std::vector<std::shared_ptr<SetStorage>> sets;
   std::vector<std::shared_ptr<MapStorage>> maps;
   partition::MeshPartition part;
-  std::vector<int> owner;        // per tile: its rank
-  std::vector<char> rank_edge;   // per tile: exchanges with a tile of another rank
-  std::vector<std::vector<tasks::Handle>> map_handles;   // [map][tile]
+  std::vector<int> owner;       // per tile: its rank
+  std::vector<char> rank_edge;  // per tile: exchanges with a tile of another rank
+  std::vector<std::vector<tasks::Handle>> map_handles;               // [map][tile]
   std::vector<std::vector<std::vector<std::int32_t>>> export_index;  // [set][tile]
-  std::vector<std::vector<tasks::Handle>> export_handles;  // [set][tile], null: no consumers
+  std::vector<std::vector<tasks::Handle>> export_handles;         // [set][tile], null: no consumers
   std::map<std::pair<int, unsigned>, IncrementState> increments;  // by (map, index mask)
   bool released = false;
 
@@ -77,17 +77,19 @@ struct DatStorage : HandleOwner {
   Context* context = nullptr;          // once materialized
   bool released = false;
   const char* tag_name = nullptr;
-  std::vector<void*> memory;           // [tile]: this rank's tiles' host memory
+  std::vector<void*> memory;              // [tile]: this rank's tiles' host memory
   std::vector<std::size_t> memory_bytes;  // [tile]: its size (freed with it)
-  std::vector<tasks::Handle> owned;    // [tile]
-  std::vector<tasks::Handle> halo;     // [tile], null: empty halo (made at the first exchange)
+  std::vector<tasks::Handle> owned;       // [tile]
+  std::vector<tasks::Handle> halo;        // [tile], null: empty halo (made at the first exchange)
   std::vector<std::vector<tasks::Handle>> exports;  // [u][k]: to consumers[u][k]
   std::vector<kernels::MeshCopyArgs> import_args;   // [t]: the import of halo[t] inside a loop task
-  std::vector<kernels::MeshCopyArgs> gather_args;   // [u]: the gather into exports[u] inside a loop task
+  std::vector<kernels::MeshCopyArgs>
+      gather_args;  // [u]: the gather into exports[u] inside a loop task
   std::map<std::pair<int, unsigned>, std::vector<std::vector<tasks::Handle>>> slots;  // [t][k]
   std::map<std::pair<int, unsigned>, std::vector<tasks::Handle>> local_slots;  // [t], CUDA only
   long version = 0, halo_version = -1;
-  long exports_version = -1;  // the version the export buffers hold (gathered by its writer's tasks)
+  long exports_version =
+      -1;  // the version the export buffers hold (gathered by its writer's tasks)
 
   std::size_t bytes() const { return element_size * static_cast<std::size_t>(dim); }
   bool materialized() const { return context != nullptr; }

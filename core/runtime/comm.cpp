@@ -229,8 +229,9 @@ std::vector<unsigned char> all_gather(const void* mine, std::size_t bytes) {
     return std::vector<unsigned char>(p, p + bytes);
   }
   if (smpi().on)
-    throw Error("a simulated multi-rank run (SMPI) has no host values to gather between ranks; "
-                "gather only in real runs (docs/simulation.md)");
+    throw Error(
+        "a simulated multi-rank run (SMPI) has no host values to gather between ranks; "
+        "gather only in real runs (docs/simulation.md)");
   Waiting waiting("the other ranks in a collective (a gather)");
   // MPI counts are ints: every rank sees every share, so all refuse a share above 2 GiB alike.
   const std::int64_t mine_bytes = static_cast<std::int64_t>(bytes);

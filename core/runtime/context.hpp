@@ -28,17 +28,17 @@ struct HandleOwner {
 struct Context {
   Options options;
   int rank = 0, ranks = 1;
-  std::string scheduler;      // as resolved against STARPU_SCHED
-  std::string configuration;  // the line printed at start-up
-  Recording recording;        // --trace / --report paths, written at shutdown
+  std::string scheduler;                  // as resolved against STARPU_SCHED
+  std::string configuration;              // the line printed at start-up
+  Recording recording;                    // --trace / --report paths, written at shutdown
   std::unique_ptr<tasks::Engine> engine;  // StarPU: codelets, data, submission, recorder
   std::unique_ptr<Watchdog> watchdog;     // --watchdog: null when off
   std::set<FieldStorage*> fields;         // alive; released if the Runtime ends first
   std::set<HandleOwner*> handle_owners;   // the same for mesh objects
-  long steps = 0;             // stencil applications submitted: the step of task tags
-  Traffic received;           // face buffers this rank's tasks received (counted at submission)
-  int uncaught = 0;           // exceptions in flight when the Runtime was made (to see unwinding)
-  bool finished = false;      // Runtime::finish() has written the outputs
+  long steps = 0;                         // stencil applications submitted: the step of task tags
+  Traffic received;       // face buffers this rank's tasks received (counted at submission)
+  int uncaught = 0;       // exceptions in flight when the Runtime was made (to see unwinding)
+  bool finished = false;  // Runtime::finish() has written the outputs
   /// StarPU's SimGrid mode (docs/simulation.md): tasks do not run, so data hold no values;
   /// host-side reads and writes of field data are skipped and reductions give NaN.
   bool simulated = false;

@@ -60,7 +60,8 @@ mode_t new_file_mode() {
 std::string resolved(const std::string& path) {
   char buf[PATH_MAX];
   if (realpath(path.c_str(), buf) != nullptr) return buf;
-  if (realpath(directory_of(path).c_str(), buf) != nullptr) return std::string(buf) + "/" + base_of(path);
+  if (realpath(directory_of(path).c_str(), buf) != nullptr)
+    return std::string(buf) + "/" + base_of(path);
   return path;
 }
 
@@ -79,12 +80,13 @@ void check_writable(const std::string& path, const char* flag) {
     throw Error(std::string(flag) + " '" + path + "' names no file" + fix);
   struct stat st {};
   if (stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) throw Error(std::string(flag) + " '" + path + "' is a directory" + fix);
+    if (S_ISDIR(st.st_mode))
+      throw Error(std::string(flag) + " '" + path + "' is a directory" + fix);
     if (is_special(st)) {  // a device or pipe: written in place, never replaced
       const int fd = open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
       if (fd < 0)
-        throw Error(std::string("cannot write the ") + flag + " file '" + path + "': " +
-                    reason(errno) + fix);
+        throw Error(std::string("cannot write the ") + flag + " file '" + path +
+                    "': " + reason(errno) + fix);
       close(fd);
       return;
     }
@@ -92,8 +94,8 @@ void check_writable(const std::string& path, const char* flag) {
   std::string name;
   const int fd = make_temporary(path, name);
   if (fd < 0)
-    throw Error(std::string("cannot write the ") + flag + " file '" + path + "': cannot create a file in '" +
-                directory_of(path) + "': " + reason(errno) + fix);
+    throw Error(std::string("cannot write the ") + flag + " file '" + path +
+                "': cannot create a file in '" + directory_of(path) + "': " + reason(errno) + fix);
   close(fd);
   unlink(name.c_str());
 }
@@ -101,7 +103,8 @@ void check_writable(const std::string& path, const char* flag) {
 void check_directory(const std::string& dir, const std::string& what) {
   struct stat st {};
   if (stat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
-    throw Error(what + " '" + dir + "' is not a directory; give a directory (it is created if missing)");
+    throw Error(what + " '" + dir +
+                "' is not a directory; give a directory (it is created if missing)");
   // Create it and its parents, as StarPU would (which aborts the program when it cannot).
   for (std::size_t at = 1; at <= dir.size(); ++at) {
     if (at < dir.size() && dir[at] != '/') continue;
@@ -110,7 +113,8 @@ void check_directory(const std::string& dir, const std::string& what) {
       throw Error("cannot create " + what + " '" + dir + "' ('" + part + "': " + reason(errno) +
                   "); give a directory you can write");
     if (stat(part.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-      throw Error(what + " '" + dir + "': '" + part + "' is not a directory; give a directory you can write");
+      throw Error(what + " '" + dir + "': '" + part +
+                  "' is not a directory; give a directory you can write");
   }
   std::string name;
   const int fd = make_temporary(dir + "/probe", name);
@@ -127,8 +131,8 @@ void write_atomically(const std::string& given, const std::string& content, cons
   const std::string path =
       lstat(given.c_str(), &link) == 0 && S_ISLNK(link.st_mode) ? resolved(given) : given;
   auto fail = [&](const std::string& step, int err) {
-    return Error(std::string("could not write the ") + flag + " file '" + path + "' (" + step + ": " +
-                 reason(err) + "); free some space or give " + flag + " another path");
+    return Error(std::string("could not write the ") + flag + " file '" + path + "' (" + step +
+                 ": " + reason(err) + "); free some space or give " + flag + " another path");
   };
   struct stat st {};
   const bool exists = stat(path.c_str(), &st) == 0;
@@ -163,7 +167,8 @@ void write_atomically(const std::string& given, const std::string& content, cons
 
 bool same_file(const std::string& a, const std::string& b) {
   if (a == b) return true;
-  struct stat sa {}, sb {};
+  struct stat sa {
+  }, sb{};
   if (stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0)
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
   return resolved(a) == resolved(b);

@@ -49,8 +49,9 @@ CLI::Validator seconds() {
 CLI::Validator not_empty(const char* what) {
   return CLI::Validator(
       [what](std::string& text) -> std::string {
-        return text.empty() ? std::string("an empty ") + what + " was given; name one or drop the flag"
-                            : std::string();
+        return text.empty()
+                   ? std::string("an empty ") + what + " was given; name one or drop the flag"
+                   : std::string();
       },
       "");
 }
@@ -75,8 +76,11 @@ void add_options(CLI::App& app, Options& o) {
                  "read and save StarPU's performance models in DIR (STARPU_PERF_MODEL_DIR)")
       ->group(group)
       ->check(not_empty("directory"));
-  app.add_option("--fxt", o.fxt, "also write StarPU's FxT traces (paje.trace, tasks.rec) to DIR; "
-                 "needs a StarPU built with FxT")->group(group)->check(not_empty("directory"));
+  app.add_option("--fxt", o.fxt,
+                 "also write StarPU's FxT traces (paje.trace, tasks.rec) to DIR; "
+                 "needs a StarPU built with FxT")
+      ->group(group)
+      ->check(not_empty("directory"));
   app.add_flag("--quiet", o.quiet, "print nothing but errors")->group(group);
   app.add_option("--gpu-fraction", o.gpu_fraction,
                  "hand-set share of the tiles run on CUDA workers, the rest on CPU workers "

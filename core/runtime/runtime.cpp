@@ -46,16 +46,36 @@ const char* env(const char* name) {
 
 // StarPU reads these as integers and aborts the program on anything but a
 // whole number >= 0 ("abc", "-1", "2x"): checked here first, with a message.
-constexpr const char* kNumericStarpuVariables[] = {
-    "STARPU_NCPU", "STARPU_NCPUS", "STARPU_NCUDA", "STARPU_NOPENCL", "STARPU_NMPI_MS",
-    "STARPU_RESERVE_NCPU", "STARPU_CALIBRATE", "STARPU_BUS_CALIBRATE", "STARPU_SILENT",
-    "STARPU_LIMIT_MAX_SUBMITTED_TASKS", "STARPU_LIMIT_MIN_SUBMITTED_TASKS", "STARPU_STATS",
-    "STARPU_MEMORY_STATS", "STARPU_WORKERS_NOBIND", "STARPU_SINGLE_COMBINED_WORKER",
-    "STARPU_DISABLE_ASYNCHRONOUS_COPY", "STARPU_DISABLE_ASYNCHRONOUS_CUDA_COPY",
-    "STARPU_FXT_TRACE", "STARPU_GENERATE_TRACE", "STARPU_COMM_STATS", "STARPU_MPI_STATS",
-    "STARPU_LIMIT_CPU_MEM", "STARPU_LIMIT_CUDA_MEM", "STARPU_HISTORY_MAX_ERROR",
-    "STARPU_CALIBRATE_MINIMUM", "STARPU_PROFILING", "STARPU_WATCHDOG_TIMEOUT",
-    "STARPU_WATCHDOG_CRASH", "STARPU_NWORKER_PER_CUDA", "STARPU_CUDA_PIPELINE"};
+constexpr const char* kNumericStarpuVariables[] = {"STARPU_NCPU",
+                                                   "STARPU_NCPUS",
+                                                   "STARPU_NCUDA",
+                                                   "STARPU_NOPENCL",
+                                                   "STARPU_NMPI_MS",
+                                                   "STARPU_RESERVE_NCPU",
+                                                   "STARPU_CALIBRATE",
+                                                   "STARPU_BUS_CALIBRATE",
+                                                   "STARPU_SILENT",
+                                                   "STARPU_LIMIT_MAX_SUBMITTED_TASKS",
+                                                   "STARPU_LIMIT_MIN_SUBMITTED_TASKS",
+                                                   "STARPU_STATS",
+                                                   "STARPU_MEMORY_STATS",
+                                                   "STARPU_WORKERS_NOBIND",
+                                                   "STARPU_SINGLE_COMBINED_WORKER",
+                                                   "STARPU_DISABLE_ASYNCHRONOUS_COPY",
+                                                   "STARPU_DISABLE_ASYNCHRONOUS_CUDA_COPY",
+                                                   "STARPU_FXT_TRACE",
+                                                   "STARPU_GENERATE_TRACE",
+                                                   "STARPU_COMM_STATS",
+                                                   "STARPU_MPI_STATS",
+                                                   "STARPU_LIMIT_CPU_MEM",
+                                                   "STARPU_LIMIT_CUDA_MEM",
+                                                   "STARPU_HISTORY_MAX_ERROR",
+                                                   "STARPU_CALIBRATE_MINIMUM",
+                                                   "STARPU_PROFILING",
+                                                   "STARPU_WATCHDOG_TIMEOUT",
+                                                   "STARPU_WATCHDOG_CRASH",
+                                                   "STARPU_NWORKER_PER_CUDA",
+                                                   "STARPU_CUDA_PIPELINE"};
 
 // `text` as a whole number >= 0 (what StarPU accepts), or -1.
 long whole_number(const char* text) {
@@ -81,8 +101,8 @@ void check_runtime_environment() {
 void check_agrees(const char* flag, const std::string& value, const char* var) {
   const char* e = env(var);
   if (e != nullptr && value != e)
-    throw Error(std::string(flag) + " " + value + " contradicts " + var + "=" + e +
-                "; unset " + var + " or drop " + flag);
+    throw Error(std::string(flag) + " " + value + " contradicts " + var + "=" + e + "; unset " +
+                var + " or drop " + flag);
 }
 
 // The same for a count: compared as numbers, so STARPU_NCPU=02 agrees with --ncpu 2.
@@ -113,18 +133,21 @@ void check_scheduler(const std::string& name, const char* source, const tasks::C
 // A hand-set split needs a worker of each kind it pins tiles to.
 void check_gpu_fraction(double fraction, int cpu_workers, int cuda_workers) {
   if (std::isnan(fraction))
-    throw Error("--gpu-fraction nan is not a number; give the share of tiles for the GPU, "
-                "between 0 and 1, or leave it unset");
+    throw Error(
+        "--gpu-fraction nan is not a number; give the share of tiles for the GPU, "
+        "between 0 and 1, or leave it unset");
   if (fraction < 0) return;
   std::ostringstream f;
   f << "--gpu-fraction " << fraction;
   if (fraction > 1)
     throw Error(f.str() + " is above 1; give the share of tiles for the GPU, between 0 and 1");
   if (fraction > 0 && cuda_workers == 0)
-    throw Error(f.str() + " pins tiles to CUDA workers, but there are none (StarPU without CUDA, no "
+    throw Error(f.str() +
+                " pins tiles to CUDA workers, but there are none (StarPU without CUDA, no "
                 "GPU, or --ncuda 0); leave --gpu-fraction unset or run where a GPU is");
   if (fraction < 1 && cpu_workers == 0)
-    throw Error(f.str() + " pins tiles to CPU workers, but there are none (--ncpu 0); use "
+    throw Error(f.str() +
+                " pins tiles to CPU workers, but there are none (--ncpu 0); use "
                 "--gpu-fraction 1 or give CPU workers");
 }
 
@@ -132,7 +155,8 @@ void check_watchdog(double seconds) {
   if (!(seconds >= 0) || std::isinf(seconds)) {
     std::ostringstream s;
     s << seconds;
-    throw Error("--watchdog " + s.str() + " is not a number of seconds >= 0; give the time "
+    throw Error("--watchdog " + s.str() +
+                " is not a number of seconds >= 0; give the time "
                 "without progress after which every rank ends, or 0 (the default) for none");
   }
 }
@@ -142,10 +166,10 @@ void check_watchdog(double seconds) {
 // The recording options count too: ranks that record gather their traces at shutdown.
 void check_same_options_on_all_ranks(const Options& o) {
   std::string bytes = o.scheduler + '\0' + std::to_string(o.cpu_workers) + '\0' +
-                      std::to_string(o.cuda_workers) + '\0' + std::to_string(o.calibrate) +
-                      '\0' + std::to_string(o.quiet) + '\0' + std::to_string(o.gpu_fraction) +
-                      '\0' + o.trace + '\0' + o.report + '\0' + std::to_string(o.summary) +
-                      '\0' + o.perfmodel_dir + '\0' + o.fxt + '\0';
+                      std::to_string(o.cuda_workers) + '\0' + std::to_string(o.calibrate) + '\0' +
+                      std::to_string(o.quiet) + '\0' + std::to_string(o.gpu_fraction) + '\0' +
+                      o.trace + '\0' + o.report + '\0' + std::to_string(o.summary) + '\0' +
+                      o.perfmodel_dir + '\0' + o.fxt + '\0';
   for (int p : o.rank_grid) bytes += std::to_string(p) + ',';
   std::ifstream cmdline("/proc/self/cmdline", std::ios::binary);
   bytes.append(std::istreambuf_iterator<char>(cmdline), std::istreambuf_iterator<char>());
@@ -190,7 +214,8 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
     e.cuda_workers = o.cuda_workers;
   }
   // StarPU fails to start without a worker ("returned -19"): say which setting left none.
-  const int cpus = resolved_count(o.cpu_workers, env("STARPU_NCPU") ? "STARPU_NCPU" : "STARPU_NCPUS");
+  const int cpus =
+      resolved_count(o.cpu_workers, env("STARPU_NCPU") ? "STARPU_NCPU" : "STARPU_NCPUS");
   const int cudas = resolved_count(o.cuda_workers, "STARPU_NCUDA");
   if (cpus == 0 && (cudas == 0 || !caps.cuda))
     throw Error(std::string(o.cpu_workers == 0 ? "--ncpu 0" : "STARPU_NCPU=0") +
@@ -204,9 +229,11 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
   if (!o.perfmodel_dir.empty()) {
     check_agrees("--perfmodel-dir", o.perfmodel_dir, "STARPU_PERF_MODEL_DIR");
     if (caps.simulated && env("STARPU_PERF_MODEL_DIR") == nullptr)
-      throw Error("--perfmodel-dir " + o.perfmodel_dir + " comes too late in a simulated run: SimGrid "
+      throw Error("--perfmodel-dir " + o.perfmodel_dir +
+                  " comes too late in a simulated run: SimGrid "
                   "loads the platform file (bus/<host>.platform.v4.xml) before main(); set "
-                  "STARPU_PERF_MODEL_DIR=" + o.perfmodel_dir + " instead (docs/simulation.md)");
+                  "STARPU_PERF_MODEL_DIR=" +
+                  o.perfmodel_dir + " instead (docs/simulation.md)");
     e.perfmodel_dir = o.perfmodel_dir;
   }
   // StarPU creates the models' directory when it first saves a model and aborts the program
@@ -234,7 +261,8 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
   e.policy.gpu_fraction = o.gpu_fraction;
   // Calibrating, asked for by flag or by STARPU_CALIBRATE: no uncalibrated-model message.
   const char* calibrate_env = env("STARPU_CALIBRATE");
-  e.policy.calibrating = o.calibrate || (calibrate_env != nullptr && std::strcmp(calibrate_env, "0") != 0);
+  e.policy.calibrating =
+      o.calibrate || (calibrate_env != nullptr && std::strcmp(calibrate_env, "0") != 0);
   e.policy.quiet = o.quiet;
   e.policy.calibrate_command = o.calibrate_command;
 #ifdef TESSERA_WITH_MPI
@@ -251,9 +279,8 @@ int report_error(const std::exception& error, int status) {
   const std::string message = error.what();
   // Error's messages start with "tessera: "; others get it, and a rank-local one the rank.
   const std::string prefix = "tessera: ";
-  const std::string text = message.compare(0, prefix.size(), prefix) == 0
-                               ? message.substr(prefix.size())
-                               : message;
+  const std::string text =
+      message.compare(0, prefix.size(), prefix) == 0 ? message.substr(prefix.size()) : message;
   const int rank = detail::comm::rank();
   if (detail::comm::ranks() == 1) {
     std::cerr << prefix << text << std::endl;
@@ -267,7 +294,8 @@ int report_error(const std::exception& error, int status) {
     }
     if (!abandoned) return status;
   } else {
-    std::cerr << prefix << "rank " << rank << ": " << text << "\n" << prefix << "rank " << rank
+    std::cerr << prefix << "rank " << rank << ": " << text << "\n"
+              << prefix << "rank " << rank
               << " ends every rank: the others did not fail and would wait for it forever"
               << std::endl;
   }
@@ -283,7 +311,8 @@ Context& live_context(const char* what) {
 
 void refuse_in_simulation(const Context& c, const char* what) {
   if (c.simulated)
-    throw Error(std::string(what) + " writes or reads field values, and this run is simulated "
+    throw Error(std::string(what) +
+                " writes or reads field values, and this run is simulated "
                 "(StarPU in SimGrid mode: tasks do not run, fields hold no values); drop the "
                 "option, or build against a StarPU without SimGrid (docs/simulation.md)");
 }
@@ -340,9 +369,9 @@ Runtime::Runtime(const Options& options) : context_(std::make_unique<detail::Con
                     c.scheduler + " (" + sched_source + "), " +
                     std::to_string(c.engine->cpu_workers()) + " CPU + " +
                     std::to_string(c.engine->cuda_workers()) + " CUDA workers, calibration " +
-                    (options.calibrate || (calibrate && std::strcmp(calibrate, "0") != 0)
-                         ? "on"
-                         : c.engine->calibrates_always() ? "recording (StarPU 1.3)" : "off") +
+                    (options.calibrate || (calibrate && std::strcmp(calibrate, "0") != 0) ? "on"
+                     : c.engine->calibrates_always() ? "recording (StarPU 1.3)"
+                                                     : "off") +
                     (c.simulated ? ", SIMULATED (SimGrid)" : "") +
                     (options.trace.empty() ? "" : ", trace " + options.trace) +
                     (c.ranks > 1 ? ", " + std::to_string(c.ranks) + " ranks" : "") +
@@ -374,14 +403,14 @@ Runtime::~Runtime() {
   } else {
     try {
       finish();
-    } catch (const std::exception& e) {
-      failure = e.what();
-    }
+    } catch (const std::exception& e) { failure = e.what(); }
   }
   // Fields outliving the runtime give their handles back now, while StarPU is up.
-  for (detail::FieldStorage* f : std::vector<detail::FieldStorage*>(c.fields.begin(), c.fields.end()))
+  for (detail::FieldStorage* f :
+       std::vector<detail::FieldStorage*>(c.fields.begin(), c.fields.end()))
     f->release_handles();
-  for (detail::HandleOwner* h : std::vector<detail::HandleOwner*>(c.handle_owners.begin(), c.handle_owners.end()))
+  for (detail::HandleOwner* h :
+       std::vector<detail::HandleOwner*>(c.handle_owners.begin(), c.handle_owners.end()))
     h->release_handles();
   live = nullptr;
   if (c.watchdog) c.watchdog->stop_probing();
@@ -423,7 +452,7 @@ void Runtime::finish() {
 
 void Runtime::wait() {
   detail::Waiting waiting(context_->ranks > 1 ? "every rank's tasks to finish (Runtime::wait)"
-                                             : "every task to finish (Runtime::wait)");
+                                              : "every task to finish (Runtime::wait)");
   context_->engine->wait_all();
 }
 

@@ -39,11 +39,15 @@ struct Watchdog::Look {
   std::uint64_t waits = 0;
   TaskProgress tasks;
   bool waiting() const { return what != nullptr || tasks.pending > 0; }
-  bool same_as(const Look& o) const { return what == o.what && waits == o.waits && !(tasks != o.tasks); }
+  bool same_as(const Look& o) const {
+    return what == o.what && waits == o.waits && !(tasks != o.tasks);
+  }
 };
 
 Watchdog::Watchdog(double seconds, int rank, int ranks, std::function<TaskProgress()> probe)
-    : seconds_(seconds), rank_(rank), ranks_(ranks), probe_(std::move(probe)), thread_([this] { run(); }) {}
+    : seconds_(seconds), rank_(rank), ranks_(ranks), probe_(std::move(probe)), thread_([this] {
+        run();
+      }) {}
 
 Watchdog::~Watchdog() {
   {
@@ -91,10 +95,12 @@ void Watchdog::fire(const Look& stuck, double seconds_stuck) {
   const std::string rank = ranks_ > 1 ? "rank " + std::to_string(rank_) + ": " : "";
   std::string what = stuck.what != nullptr ? stuck.what : "its tasks to finish";
   if (stuck.tasks.pending > 0)
-    what += " (" + std::to_string(stuck.tasks.pending) + " of this rank's tasks submitted and not finished)";
+    what += " (" + std::to_string(stuck.tasks.pending) +
+            " of this rank's tasks submitted and not finished)";
   const std::string cause =
-      ranks_ > 1 ? "Another rank may be stopped (SIGSTOP) or deadlocked, or a task runs longer than that"
-                 : "A task may be deadlocked or run longer than that";
+      ranks_ > 1
+          ? "Another rank may be stopped (SIGSTOP) or deadlocked, or a task runs longer than that"
+          : "A task may be deadlocked or run longer than that";
   std::fprintf(stderr,
                "tessera: %sthe watchdog saw no progress for %s s (no task finished, none "
                "submitted) while this rank waited for %s. %s. Ending every rank (--watchdog %s). "

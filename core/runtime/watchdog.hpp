@@ -18,7 +18,9 @@ namespace tessera::detail {
 struct TaskProgress {
   std::uint64_t submitted = 0;  ///< tasks submitted so far (those run by other ranks too)
   std::size_t pending = 0;      ///< tasks submitted to this rank and not finished
-  bool operator!=(const TaskProgress& o) const { return submitted != o.submitted || pending != o.pending; }
+  bool operator!=(const TaskProgress& o) const {
+    return submitted != o.submitted || pending != o.pending;
+  }
 };
 
 class Watchdog {

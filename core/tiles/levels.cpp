@@ -31,11 +31,13 @@ std::vector<std::pair<int, int>> level_tiles(const std::string& name, FieldStora
     if (f.extent[a] != 2 * c.extent[a])
       throw Error(what + ": fine field '" + fine.name() + "' has " + std::to_string(f.extent[a]) +
                   " points along " + axis_name(a) + " and coarse field '" + coarse.name() + "' " +
-                  std::to_string(c.extent[a]) + "; the coarse level has half the fine points per "
+                  std::to_string(c.extent[a]) +
+                  "; the coarse level has half the fine points per "
                   "axis: create it on tessera::coarser(fine grid)");
     if (f.periodic[a] != c.periodic[a])
       throw Error(what + ": fields '" + fine.name() + "' and '" + coarse.name() +
-                  "' differ in periodicity along " + axis_name(a) + "; both levels cover the same "
+                  "' differ in periodicity along " + axis_name(a) +
+                  "; both levels cover the same "
                   "domain: give them the same periodic flags");
   }
   if (source.halo() < 1)

@@ -44,7 +44,8 @@ void check_pairs(const std::string& name, const std::vector<FieldStorage*>& targ
 }  // namespace
 
 void submit_pairs(const std::string& name, const TaskKind& kind,
-                  const std::vector<FieldStorage*>& targets, const std::vector<FieldStorage*>& sources,
+                  const std::vector<FieldStorage*>& targets,
+                  const std::vector<FieldStorage*>& sources,
                   const std::vector<FieldStorage*>& accumulators, const SlotBlock& args) {
   check_pairs(name, targets, sources, accumulators);
   const int target_tiles = accumulators.front()->tiles(), source_tiles = sources.front()->tiles();

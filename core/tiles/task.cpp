@@ -81,13 +81,15 @@ void check_task(const std::string& name, const std::vector<TileRef>& tiles) {
     }
   }
   if (written == nullptr)
-    throw Error("task '" + name + "' writes no tile; give at least one write_tile or update_tile "
+    throw Error("task '" + name +
+                "' writes no tile; give at least one write_tile or update_tile "
                 "(a task without output has no effect)");
 }
 
 }  // namespace
 
-void tile_info(const FieldStorage& f, int t, std::int64_t* origin, std::int64_t* extent, int* owner) {
+void tile_info(const FieldStorage& f, int t, std::int64_t* origin, std::int64_t* extent,
+               int* owner) {
   check_tile("tile_of", f, t);
   const TileGeometry g = f.geometry(t);
   for (int a = 0; a < 3; ++a) {
@@ -121,7 +123,8 @@ void submit_tiles(const std::string& name, const TaskKind& kind, const std::vect
       buffer[k] = (reading ? 0 : static_cast<std::int64_t>(read.size())) + (at - list.begin());
     }
   tasks::Codelet* known = engine.codelets().find(name, kind);  // no types string per task
-  tasks::Codelet& codelet = known != nullptr ? *known : engine.codelets().get(name, type_names(fields), kind);
+  tasks::Codelet& codelet =
+      known != nullptr ? *known : engine.codelets().get(name, type_names(fields), kind);
 
   auto* block = static_cast<unsigned char*>(std::malloc(args.size));  // freed by the engine
   std::memcpy(block, args.prototype, args.size);
@@ -139,8 +142,8 @@ void submit_tiles(const std::string& name, const TaskKind& kind, const std::vect
     s.sz = g.stride_z;
     std::memcpy(&slots[k], &s, sizeof(s));
   }
-  const TileRef& first_written = *std::find_if(tiles.begin(), tiles.end(),
-                                               [](const TileRef& r) { return r.mode != Mode::Read; });
+  const TileRef& first_written = *std::find_if(
+      tiles.begin(), tiles.end(), [](const TileRef& r) { return r.mode != Mode::Read; });
   tasks::TaskTag tag;
   tag.field = first_written.field->impl().tag_name;
   tag.tile = first_written.tile;
@@ -153,9 +156,8 @@ void submit_tiles(const std::string& name, const TaskKind& kind, const std::vect
 
 void submit_user_task(const std::string& name, TaskKind kind, const std::vector<TileRef>& tiles,
                       const SlotBlock& args) {
-  const bool all_write = std::all_of(tiles.begin(), tiles.end(), [](const TileRef& r) {
-    return r.mode != Mode::Update;
-  });
+  const bool all_write = std::all_of(tiles.begin(), tiles.end(),
+                                     [](const TileRef& r) { return r.mode != Mode::Update; });
   // Write-only tasks have their own codelet: the modes are the codelet's.
   kind.kind = all_write ? "task-write" : "task";
   kind.rest = all_write ? Access::Write : Access::ReadWrite;

@@ -7,7 +7,8 @@
 namespace tessera {
 
 namespace detail {
-struct BoundaryFunction;  // a user's ghost function, compiled for both backends (boundary_function.hpp)
+struct BoundaryFunction;  // a user's ghost function, compiled for both backends
+                          // (boundary_function.hpp)
 }
 
 /// What the ghost layers outside a domain face hold.

@@ -152,17 +152,20 @@ struct LevelGather {
 constexpr int kLevelSources = 8;
 
 template <int D, class F, class T, bool Restrict, std::size_t... I>
-void submit_gather(const Task& task, const F& f, const Field<T, D>& source, const Field<T, D>& destination,
-                   int d, const int* s, std::index_sequence<I...>) {
-  task.submit(LevelGather<D, F, T, Restrict>{f}, update_tile(destination, d), read_tile(source, s[I])...);
+void submit_gather(const Task& task, const F& f, const Field<T, D>& source,
+                   const Field<T, D>& destination, int d, const int* s, std::index_sequence<I...>) {
+  task.submit(LevelGather<D, F, T, Restrict>{f}, update_tile(destination, d),
+              read_tile(source, s[I])...);
 }
 
 // The task of destination tile d over its m sources s[0..m): the instantiation for N + 1 == m.
 template <bool Restrict, int D, class F, class T, std::size_t... N>
-void submit_sources(const Task& task, const F& f, const Field<T, D>& source, const Field<T, D>& destination,
-                    int d, const int* s, int m, std::index_sequence<N...>) {
+void submit_sources(const Task& task, const F& f, const Field<T, D>& source,
+                    const Field<T, D>& destination, int d, const int* s, int m,
+                    std::index_sequence<N...>) {
   ((N + 1 == static_cast<std::size_t>(m)
-        ? submit_gather<D, F, T, Restrict>(task, f, source, destination, d, s, std::make_index_sequence<N + 1>{})
+        ? submit_gather<D, F, T, Restrict>(task, f, source, destination, d, s,
+                                           std::make_index_sequence<N + 1>{})
         : void()),
    ...);
 }
@@ -170,14 +173,16 @@ void submit_sources(const Task& task, const F& f, const Field<T, D>& source, con
 /// One task per destination tile and (up to kLevelSources) source tiles its points are
 /// anchored in (level_tiles' pairs come grouped by destination).
 template <bool Restrict, int D, class F, class T>
-void submit_level_tasks(const Task& task, const F& f, const Field<T, D>& source, const Field<T, D>& destination) {
+void submit_level_tasks(const Task& task, const F& f, const Field<T, D>& source,
+                        const Field<T, D>& destination) {
   const auto pairs = level_tiles(task.name(), source.storage(), destination.storage(), Restrict);
   for (std::size_t i = 0; i < pairs.size();) {
     const int d = pairs[i].first;
     int s[kLevelSources];
     int m = 0;
     while (i < pairs.size() && pairs[i].first == d && m < kLevelSources) s[m++] = pairs[i++].second;
-    submit_sources<Restrict>(task, f, source, destination, d, s, m, std::make_index_sequence<kLevelSources>{});
+    submit_sources<Restrict>(task, f, source, destination, d, s, m,
+                             std::make_index_sequence<kLevelSources>{});
   }
 }
 
@@ -188,9 +193,8 @@ void submit_level_tasks(const Task& task, const F& f, const Field<T, D>& source,
 /// with `fine` centred on fine point 2c + 1 (offsets -1..1 per axis: the 27 points around it).
 /// One task per coarse tile, reading the fine tiles holding its points' centres (up to 8 per
 /// task); the fine field's ghost layers (halo >= 1) are brought up to date first. CPU workers.
-///   struct Project { void operator()(Index<3>, In<double> r, Out<double> s) const { s = 0.5 * r() + ...; } };
-///   tessera::Restriction<3> rprj3("rprj3");
-///   rprj3.apply(Project{}, r_fine, r_coarse);
+///   struct Project { void operator()(Index<3>, In<double> r, Out<double> s) const { s = 0.5 * r()
+///   + ...; } }; tessera::Restriction<3> rprj3("rprj3"); rprj3.apply(Project{}, r_fine, r_coarse);
 template <int D>
 class Restriction {
  public:

@@ -147,7 +147,8 @@ class Reduction {
   const std::array<double, K>& get() {
     if (pending_) {
       const std::vector<double> v = detail::finish_reduction(*pending_);
-      for (int k = 0; k < K; ++k) values_[static_cast<std::size_t>(k)] = v[static_cast<std::size_t>(k)];
+      for (int k = 0; k < K; ++k)
+        values_[static_cast<std::size_t>(k)] = v[static_cast<std::size_t>(k)];
       pending_.reset();
     }
     return values_;
@@ -166,7 +167,8 @@ class Reduction {
 ///   struct Reaction {
 ///     double dt;
 ///     TESSERA_HD void operator()(tessera::Index<2>, tessera::InOut<double> e,
-///                                tessera::InOut<double> r, tessera::Reducer<tessera::Max> emax) const {
+///                                tessera::InOut<double> r, tessera::Reducer<tessera::Max> emax)
+///                                const {
 ///       const double ev = e;
 ///       e = ev - dt * ev * r;
 ///       emax(ev);
@@ -217,8 +219,8 @@ class Loop {
     auto pending = detail::apply_loop(name_, K::kind("loop", detail::Access::ReadWrite), reads,
                                       writes, box_, detail::ArgBlock::of(prototype), ops, false);
     if constexpr (has_reductions)
-      return Reduction<detail::Length<Tags>::value>(
-          std::make_shared<std::tuple<G...>>(groups...), std::move(pending));
+      return Reduction<detail::Length<Tags>::value>(std::make_shared<std::tuple<G...>>(groups...),
+                                                    std::move(pending));
     else
       (void)pending;
   }

@@ -90,8 +90,10 @@ class Set {
 ///   tessera::Map pedge(edges, nodes, 2, edge_nodes, "pedge");
 class Map {
  public:
-  Map(const Set& from, const Set& to, int arity, std::vector<std::int32_t> indices, std::string name)
-      : m_(detail::make_map(from.storage(), to.storage(), arity, std::move(indices), std::move(name))) {}
+  Map(const Set& from, const Set& to, int arity, std::vector<std::int32_t> indices,
+      std::string name)
+      : m_(detail::make_map(from.storage(), to.storage(), arity, std::move(indices),
+                            std::move(name))) {}
   detail::MapStorage& storage() const { return *m_; }
 
  private:
@@ -108,11 +110,12 @@ class Dat {
 
  public:
   Dat(const Set& set, int dim, const std::vector<T>& values, std::string name)
-      : d_(detail::make_dat(set.storage(), dim, sizeof(T), detail::mesh_type_name<T>(), values.data(),
-                            values.size(), std::move(name))) {}
+      : d_(detail::make_dat(set.storage(), dim, sizeof(T), detail::mesh_type_name<T>(),
+                            values.data(), values.size(), std::move(name))) {}
   /// Zeros.
   Dat(const Set& set, int dim, std::string name)
-      : Dat(set, dim, std::vector<T>(static_cast<std::size_t>(set.size() * (dim > 0 ? dim : 0))), std::move(name)) {}
+      : Dat(set, dim, std::vector<T>(static_cast<std::size_t>(set.size() * (dim > 0 ? dim : 0))),
+            std::move(name)) {}
   int dim() const { return dim_of(); }
   /// Every element's values in element order, on every rank; waits for the tasks that write
   /// them. Collective under MPI.
@@ -208,8 +211,9 @@ inline void partition_mesh(const Set& primary, int tiles, Partitioner method = P
 template <class F, class... T, bool... G>
 void par_loop(const F& kernel, const std::string& name, const Set& set, const Arg<T, G>&... args) {
   static_assert(sizeof...(T) >= 1, "a loop takes at least one argument");
-  static_assert(std::is_trivially_copyable_v<F>,
-                "the kernel is copied to every task: make it trivially copyable (plain data members)");
+  static_assert(
+      std::is_trivially_copyable_v<F>,
+      "the kernel is copied to every task: make it trivially copyable (plain data members)");
   using K = detail::MeshLoop<F, std::conditional_t<G, detail::GlobalValue<T>, T>...>;
   const typename K::Args prototype{{}, kernel};
   const std::vector<detail::LoopArg> described{args.a...};

@@ -48,7 +48,8 @@ template <class... Fields>
 Sources<Fields...> sources(const Fields&... f) {
   return {{f...}};
 }
-/// Field<double, D>s the interactions add into, at the target point: tessera::accumulate(ax, ay, az).
+/// Field<double, D>s the interactions add into, at the target point: tessera::accumulate(ax, ay,
+/// az).
 template <class... Fields>
 Accumulators<Fields...> accumulate(const Fields&... f) {
   return {{f...}};
@@ -61,7 +62,8 @@ namespace detail {
 /// per target tile, per source tile in tile order, one `kind` task: the targets' and sources'
 /// tiles read, the accumulators' tiles read and written.
 void submit_pairs(const std::string& name, const TaskKind& kind,
-                  const std::vector<FieldStorage*>& targets, const std::vector<FieldStorage*>& sources,
+                  const std::vector<FieldStorage*>& targets,
+                  const std::vector<FieldStorage*>& sources,
                   const std::vector<FieldStorage*>& accumulators, const SlotBlock& args);
 
 #if defined(__CUDACC__)
@@ -80,7 +82,8 @@ struct PairTiles<D, F, TypeList<TT...>, TypeList<ST...>, K> {
   static constexpr int N = kT + kS + K;
   using Args = SlotArgs<F, N>;
 
-  TESSERA_HD static std::int64_t at(const TileSlot& s, std::int64_t x, std::int64_t y, std::int64_t z) {
+  TESSERA_HD static std::int64_t at(const TileSlot& s, std::int64_t x, std::int64_t y,
+                                    std::int64_t z) {
     return x + y * s.sy + z * s.sz;
   }
   template <class T>
@@ -96,7 +99,8 @@ struct PairTiles<D, F, TypeList<TT...>, TypeList<ST...>, K> {
   /// tile in order (x fastest), store them. The one place the user's functor is called.
   template <std::size_t... I, std::size_t... J>
   TESSERA_HD static void target(const Args& a, void* const* p, std::int64_t x, std::int64_t y,
-                                std::int64_t z, std::index_sequence<I...>, std::index_sequence<J...>) {
+                                std::int64_t z, std::index_sequence<I...>,
+                                std::index_sequence<J...>) {
     const TileSlot& t = a.slot[kT + kS];  // the first accumulator's tile: the target tile
     Index<D> i;
     i[0] = t.origin[0] + x;
@@ -175,8 +179,8 @@ __global__ void target_kernel(typename K::Args a, Pointers<K::N> p) {
 template <class K>
 void launch_targets(const typename K::Args& a, const Pointers<K::N>& p) {
   const auto& t = a.slot[K::kT + K::kS];
-  const dim3 grid(static_cast<unsigned>((t.extent[0] + 127) / 128), static_cast<unsigned>(t.extent[1]),
-                  static_cast<unsigned>(t.extent[2]));
+  const dim3 grid(static_cast<unsigned>((t.extent[0] + 127) / 128),
+                  static_cast<unsigned>(t.extent[1]), static_cast<unsigned>(t.extent[2]));
   target_kernel<K><<<grid, 128, 0, static_cast<cudaStream_t>(cuda_stream())>>>(a, p);
 }
 #endif
@@ -203,7 +207,8 @@ void launch_targets(const typename K::Args& a, const Pointers<K::N>& p) {
 ///     }
 ///   };
 ///   tessera::Pairs<2> gravity("gravity");
-///   gravity.apply(Gravity{1e-4}, tessera::targets(x), tessera::sources(x, m), tessera::accumulate(ax));
+///   gravity.apply(Gravity{1e-4}, tessera::targets(x), tessera::sources(x, m),
+///   tessera::accumulate(ax));
 template <int D>
 class Pairs {
  public:

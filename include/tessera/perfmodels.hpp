@@ -40,8 +40,8 @@ unsigned calibration_minimum();
 
 /// The models of every codelet the live runtime has submitted tasks to, for each architecture
 /// of its workers, restricted to the footprints (tile shapes) of the tasks submitted: entries
-/// other configurations left in the model directory are not listed. Call between rt.wait() and the next submission (StarPU updates them while
-/// tasks end).
+/// other configurations left in the model directory are not listed. Call between rt.wait() and the
+/// next submission (StarPU updates them while tasks end).
 Coverage coverage(const Runtime& rt);
 
 /// A fixed-width table of `c`: codelet, arch, footprint, bytes, samples, mean, stddev, status.

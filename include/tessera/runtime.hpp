@@ -23,16 +23,16 @@ struct Context;
 /// Runtime settings. Each one left unset defers to the matching STARPU_* environment variable,
 /// then to Tessera's default; setting one that contradicts the environment is an error.
 struct Options {
-  std::string scheduler;   ///< --sched (STARPU_SCHED); default dmda
-  int cpu_workers = -1;    ///< --ncpu (STARPU_NCPU); default: StarPU's choice
-  int cuda_workers = -1;   ///< --ncuda (STARPU_NCUDA); default: StarPU's choice
-  bool calibrate = false;  ///< --calibrate (STARPU_CALIBRATE=1): keep refining the perfmodels
-  std::string trace;       ///< --trace FILE: a Chrome/Perfetto trace of every task
-  std::string report;      ///< --report FILE: a self-contained HTML report of the run
-  bool summary = false;    ///< record every task and print a summary table at the end
+  std::string scheduler;      ///< --sched (STARPU_SCHED); default dmda
+  int cpu_workers = -1;       ///< --ncpu (STARPU_NCPU); default: StarPU's choice
+  int cuda_workers = -1;      ///< --ncuda (STARPU_NCUDA); default: StarPU's choice
+  bool calibrate = false;     ///< --calibrate (STARPU_CALIBRATE=1): keep refining the perfmodels
+  std::string trace;          ///< --trace FILE: a Chrome/Perfetto trace of every task
+  std::string report;         ///< --report FILE: a self-contained HTML report of the run
+  bool summary = false;       ///< record every task and print a summary table at the end
   std::string perfmodel_dir;  ///< --perfmodel-dir DIR (STARPU_PERF_MODEL_DIR): models' home
-  std::string fxt;         ///< --fxt DIR: StarPU's own FxT traces (needs a StarPU with FxT)
-  bool quiet = false;      ///< --quiet: print nothing but errors
+  std::string fxt;            ///< --fxt DIR: StarPU's own FxT traces (needs a StarPU with FxT)
+  bool quiet = false;         ///< --quiet: print nothing but errors
   /// --gpu-fraction F: a hand-set split, PSkel-style. The first round(F x tiles) tiles (in tile
   /// order) run every task on CUDA workers, the others on CPU workers. Unset (< 0), the
   /// scheduler places every task from its performance models: the automatic default.

@@ -222,13 +222,12 @@ class Stencil {
         [&](const auto&... fld) {
           ((ins.push_back(&detail::FieldOf<std::decay_t<decltype(fld)>>::get(fld).storage()),
             centre_only.push_back(detail::FieldOf<std::decay_t<decltype(fld)>>::centre_only),
-            rules.push_back(detail::access_rule(owner, *ins.back(), radius_, D, shape_ == Shape::Box,
-                                                centre_only.back()))),
+            rules.push_back(detail::access_rule(owner, *ins.back(), radius_, D,
+                                                shape_ == Shape::Box, centre_only.back()))),
            ...);
         },
         inputs.fields);
-    std::apply([&](const auto&... fld) { (outs.push_back(&fld.storage()), ...); },
-               outputs.fields);
+    std::apply([&](const auto&... fld) { (outs.push_back(&fld.storage()), ...); }, outputs.fields);
     std::apply([&](const auto&... fld) { (outs.push_back(&fld.storage()), ...); },
                inouts.fields);  // written like the outputs, after them (the functor's order)
     typename K::Args prototype{{}, {f, {}}};
@@ -240,8 +239,8 @@ class Stencil {
 
   /// The steps per exchange advance() runs with tessera::kAutoDepth: the deepest of 1 to
   /// kMaxAutoDepth (4) that these fields allow (ghost layers and tiles at least depth x radius,
-  /// u and next with Dirichlet, periodic or mirror faces) and that recomputes at most an eighth more
-  /// points than the steps themselves (a block also computes the ghost points its next steps
+  /// u and next with Dirichlet, periodic or mirror faces) and that recomputes at most an eighth
+  /// more points than the steps themselves (a block also computes the ghost points its next steps
   /// read: about (depth - 1) x radius / thickness more per tiled axis), else 1. Measured on
   /// 2-D and 3-D stencils in and out of cache (docs/performance.md), 4 was the best depth or
   /// close to it: deeper blocks keep more planes in flight, and a block ends in a barrier with
@@ -256,7 +255,8 @@ class Stencil {
 
   /// The same for a stencil that updates fields in place and reads no extra input.
   template <class T, class... State>
-  int auto_depth(const Field<T, D>& u, const Field<T, D>& next, const InOuts<State...>& state) const {
+  int auto_depth(const Field<T, D>& u, const Field<T, D>& next,
+                 const InOuts<State...>& state) const {
     return auto_depth(u, next, Inputs<>{}, state);
   }
 
@@ -294,9 +294,10 @@ class Stencil {
     static_assert(std::is_trivially_copyable_v<F>,
                   "the point functor is copied to every task and to the GPU: make it trivially "
                   "copyable (plain data members, no std::vector or references)");
-    static_assert(((!detail::FieldOf<Also>::centre_only && detail::FieldOf<Also>::type::dims == D) && ...),
-                  "advance() reads its extra inputs as it reads u: pass Field<T, D>s, not "
-                  "tessera::centre(...)");
+    static_assert(
+        ((!detail::FieldOf<Also>::centre_only && detail::FieldOf<Also>::type::dims == D) && ...),
+        "advance() reads its extra inputs as it reads u: pass Field<T, D>s, not "
+        "tessera::centre(...)");
     static_assert(((State::dims == D) && ...), "every field of a Stencil<D> must be a Field<T, D>");
     const std::vector<detail::FieldStorage*> extras = storages(also), in_place = storages(state);
     if (depth == kAutoDepth)
@@ -317,7 +318,8 @@ class Stencil {
     typename K::Args prototype{{{}, {f, {}}}, {}};
     std::vector<detail::AccessRule> rules;
     const std::string owner = "stencil '" + name_ + "'";
-    rules.push_back(detail::access_rule(owner, u.storage(), radius_, D, shape_ == Shape::Box, false));
+    rules.push_back(
+        detail::access_rule(owner, u.storage(), radius_, D, shape_ == Shape::Box, false));
     for (detail::FieldStorage* e : extras)
       rules.push_back(detail::access_rule(owner, *e, radius_, D, shape_ == Shape::Box, false));
     detail::set_rules(prototype.points, rules);
@@ -330,15 +332,16 @@ class Stencil {
     }
     detail::set_mirror_faces(prototype.span, u.storage());
     detail::ArgBlock block = detail::ArgBlock::of(prototype.points);
-    block.frame_offset += static_cast<std::size_t>(
-        reinterpret_cast<const unsigned char*>(&prototype.points) -
-        reinterpret_cast<const unsigned char*>(&prototype));
+    block.frame_offset +=
+        static_cast<std::size_t>(reinterpret_cast<const unsigned char*>(&prototype.points) -
+                                 reinterpret_cast<const unsigned char*>(&prototype));
     block.prototype = &prototype;
     block.size = sizeof(prototype);
     for (long done = 0; done < steps;) {
       prototype.span.steps = std::min<long>(depth, steps - done);
       detail::apply_time_block(name_, radius_, shape_ == Shape::Box, K::kind(), u.storage(),
-                               next.storage(), extras, in_place, prototype.span.steps, depth, block);
+                               next.storage(), extras, in_place, prototype.span.steps, depth,
+                               block);
       if (prototype.span.steps % 2 != 0) swap(u, next);
       done += prototype.span.steps;
     }

@@ -27,8 +27,8 @@ enum class Mode { Read, Write, Update };
 template <class T, int D>
 struct TileView {
   T* data;
-  Index<D> origin;  ///< the global index of interior point (0, 0, 0)
-  Index<D> extent;  ///< interior points per axis
+  Index<D> origin;      ///< the global index of interior point (0, 0, 0)
+  Index<D> extent;      ///< interior points per axis
   std::int64_t sy, sz;  ///< element strides of y and z
   TESSERA_HD T& operator()(std::int64_t x, std::int64_t y, std::int64_t z = 0) const {
     return data[x + y * sy + z * sz];
@@ -139,7 +139,8 @@ void submit_user_task(const std::string& name, TaskKind kind, const std::vector<
 void submit_tiles(const std::string& name, const TaskKind& kind, const std::vector<TileRef>& tiles,
                   const SlotBlock& args);
 /// The origin, extent and owner of tile `t` of `f` (checked).
-void tile_info(const FieldStorage& f, int t, std::int64_t* origin, std::int64_t* extent, int* owner);
+void tile_info(const FieldStorage& f, int t, std::int64_t* origin, std::int64_t* extent,
+               int* owner);
 
 template <class U>
 struct ViewOf;
@@ -185,9 +186,8 @@ template <class Body, class Views, class = void>
 struct TakesTeam : std::false_type {};
 template <class Body, class... V>
 struct TakesTeam<Body, ViewList<V...>,
-                 std::void_t<decltype(std::declval<const Body&>().cpu(std::declval<const Team&>(),
-                                                                      std::declval<V>()...))>>
-    : std::true_type {};
+                 std::void_t<decltype(std::declval<const Body&>().cpu(
+                     std::declval<const Team&>(), std::declval<V>()...))>> : std::true_type {};
 
 /// The task kind of a body over views V...: its CPU entry calls body.cpu(views...), its CUDA
 /// entry (nvcc, and the body has one) body.cuda(stream, views...).
@@ -268,7 +268,8 @@ class Task {
   /// Submits one task over the given tiles; returns without waiting.
   template <class Body, class... U>
   void submit(const Body& body, const U&... tiles) const {
-    static_assert(sizeof...(U) >= 1, "a task uses at least one tile (read_tile, write_tile, update_tile)");
+    static_assert(sizeof...(U) >= 1,
+                  "a task uses at least one tile (read_tile, write_tile, update_tile)");
     static_assert(std::is_trivially_copyable_v<Body>,
                   "the task body is copied into the task (and to the GPU): make it trivially "
                   "copyable (plain data members, pointers, no std::vector)");

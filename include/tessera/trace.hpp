@@ -14,9 +14,9 @@ namespace tessera::trace {
 /// One executed task: what it was (its tag, as the runtime submitted it) and when and where
 /// it ran. Times are microseconds since the rank's runtime started.
 struct TaskEvent {
-  std::string stencil;  ///< the stencil (or "reduce") that submitted it
-  std::string kind;     ///< "interior", "halo-pack", "boundary", "constant-ghosts", "sum", ...
-  std::string field;    ///< the field a halo or reduction task works on; empty for interiors
+  std::string stencil;       ///< the stencil (or "reduce") that submitted it
+  std::string kind;          ///< "interior", "halo-pack", "boundary", "constant-ghosts", "sum", ...
+  std::string field;         ///< the field a halo or reduction task works on; empty for interiors
   int tile = -1, step = -1;  ///< -1 where the task has none
   int worker = -1;           ///< StarPU worker id on its rank
   double submit_us = 0, start_us = 0, end_us = 0;
@@ -60,7 +60,7 @@ struct RankTrace {
   double begin_us = 0, end_us = 0;
   double wall_us() const { return end_us - begin_us; }
   std::vector<Worker> workers;
-  std::vector<TaskEvent> tasks;  ///< every task, when a trace or report was asked for
+  std::vector<TaskEvent> tasks;    ///< every task, when a trace or report was asked for
   std::vector<TaskTotals> totals;  ///< tasks counted but not kept (summary only)
   std::vector<Transfer> transfers;
   /// Tasks recorded, kept or counted.

@@ -23,8 +23,8 @@ TESSERA_HD void copy_region_point(const RegionCopy& r, Word* const* slots, std::
   if (r.src_slot < 0) {
     *dst = static_cast<Word>(r.constant_bits);
   } else {
-    *dst = slots[r.src_slot][r.src_start + i * r.src_stride[0] + j * r.src_stride[1] +
-                             k * r.src_stride[2]];
+    *dst = slots[r.src_slot]
+                [r.src_start + i * r.src_stride[0] + j * r.src_stride[1] + k * r.src_stride[2]];
   }
 }
 

@@ -18,7 +18,8 @@ void mesh_gather_cpu(void** buffers, void* arg) {
   for (int k = 2; k < a.buffers; ++k) {
     auto* dst = static_cast<unsigned char*>(buffer_data(buffers, k));
     const std::size_t n = buffer_elements(buffers, k);
-    for (std::size_t i = 0; i < n; ++i) std::memcpy(dst + i * bytes, src + static_cast<std::size_t>(index[i]) * bytes, bytes);
+    for (std::size_t i = 0; i < n; ++i)
+      std::memcpy(dst + i * bytes, src + static_cast<std::size_t>(index[i]) * bytes, bytes);
     index += n;
   }
 }
@@ -27,7 +28,8 @@ void mesh_import_cpu(void** buffers, void* arg) {
   const auto& a = *static_cast<const MeshCopyArgs*>(arg);
   auto* dst = static_cast<unsigned char*>(buffer_data(buffers, 0));
   for (int k = 1; k < a.buffers; ++k) {
-    const std::size_t bytes = buffer_elements(buffers, k) * static_cast<std::size_t>(a.element_bytes);
+    const std::size_t bytes =
+        buffer_elements(buffers, k) * static_cast<std::size_t>(a.element_bytes);
     std::memcpy(dst, buffer_data(buffers, k), bytes);
     dst += bytes;
   }
@@ -43,8 +45,9 @@ void mesh_combine_cpu(void** buffers, void* arg) {
   for (std::int32_t j = 0; j < plan.m; ++j) {
     T* target = own + std::int64_t(plan.targets[j]) * dim;
     for (std::int32_t q = plan.starts[j]; q < plan.starts[j + 1]; ++q) {
-      const T* slot = static_cast<const T*>(buffer_data(buffers, 2 + codes::slot_buffer(plan.entries[q]))) +
-                      std::int64_t(codes::slot_offset(plan.entries[q])) * dim;
+      const T* slot =
+          static_cast<const T*>(buffer_data(buffers, 2 + codes::slot_buffer(plan.entries[q]))) +
+          std::int64_t(codes::slot_offset(plan.entries[q])) * dim;
       for (std::int64_t k = 0; k < dim; ++k) {
         if constexpr (Assign)
           target[k] = slot[k];

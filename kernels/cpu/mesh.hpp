@@ -14,7 +14,6 @@ struct MeshCopyArgs {
   std::int32_t buffers;        // the task's buffer count
 };
 
-
 // halo-gather: buffer 0 a tile's own elements, buffer 1 the export indices of every consumer
 // concatenated, buffers 2.. one export buffer per consumer (their sizes split the indices).
 void mesh_gather_cpu(void** buffers, void* arg);

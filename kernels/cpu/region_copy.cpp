@@ -17,7 +17,8 @@ template <class Word>
 void region_copy_cpu(void** buffers, void* arg) {
   const RegionCopyList& list = *static_cast<const RegionCopyList*>(arg);
   Word* slots[RegionCopyList::kMax + 1];
-  for (int s = 0; s < slot_count(list); ++s) slots[s] = static_cast<Word*>(detail::buffer_data(buffers, s));
+  for (int s = 0; s < slot_count(list); ++s)
+    slots[s] = static_cast<Word*>(detail::buffer_data(buffers, s));
   for (int r = 0; r < list.count; ++r) {
     // A local copy: a store through a one-byte Word may alias anything, and would otherwise
     // reload the region's fields at every point.
@@ -33,7 +34,8 @@ void region_copy_cpu(void** buffers, void* arg) {
         for (std::int64_t i = 0; i < region.dims[0]; ++i) copy_region_point(region, slots, i, j, k);
         return;
       }
-      Word* dst = slots[region.dst_slot] + region.dst_start + j * region.dst_stride[1] + k * region.dst_stride[2];
+      Word* dst = slots[region.dst_slot] + region.dst_start + j * region.dst_stride[1] +
+                  k * region.dst_stride[2];
       if (region.src_slot < 0) {
         std::fill_n(dst, region.dims[0], static_cast<Word>(region.constant_bits));
       } else {

@@ -19,10 +19,12 @@ struct Pointers {
 cudaStream_t stream() { return static_cast<cudaStream_t>(detail::cuda_stream()); }
 
 // Elements are whole 4-byte words (dats hold double, float or int32).
-__global__ void gather_kernel(std::uint32_t* dst, const std::uint32_t* src, const std::int32_t* index, std::int64_t n,
-                              std::int64_t words) {
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * blockDim.x)
-    for (std::int64_t w = 0; w < words; ++w) dst[i * words + w] = src[std::int64_t(index[i]) * words + w];
+__global__ void gather_kernel(std::uint32_t* dst, const std::uint32_t* src,
+                              const std::int32_t* index, std::int64_t n, std::int64_t words) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    for (std::int64_t w = 0; w < words; ++w)
+      dst[i * words + w] = src[std::int64_t(index[i]) * words + w];
 }
 
 // One thread per target: its slots added (or copied) in the plan's order, as on the CPU.
@@ -30,7 +32,8 @@ template <class T, bool Assign>
 __global__ void combine_kernel(T* own, const std::int32_t* plan, Pointers slots, std::int64_t dim) {
   namespace codes = detail::mesh_codes;
   const codes::TargetPlan p(plan);
-  for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < p.m; j += std::int64_t(gridDim.x) * blockDim.x) {
+  for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < p.m;
+       j += std::int64_t(gridDim.x) * blockDim.x) {
     T* target = own + std::int64_t(p.targets[j]) * dim;
     for (std::int32_t q = p.starts[j]; q < p.starts[j + 1]; ++q) {
       const T* slot = static_cast<const T*>(slots.p[codes::slot_buffer(p.entries[q])]) +
@@ -53,8 +56,9 @@ void mesh_gather_cuda(void** buffers, void* arg) {
   const auto* index = static_cast<const std::int32_t*>(detail::buffer_data(buffers, 1));
   for (int k = 2; k < a.buffers; ++k) {
     const auto n = static_cast<std::int64_t>(detail::buffer_elements(buffers, k));
-    gather_kernel<<<detail::blocks_for(n, 128), 128, 0, stream()>>>(static_cast<std::uint32_t*>(detail::buffer_data(buffers, k)),
-                                                       src, index, n, a.element_bytes / 4);
+    gather_kernel<<<detail::blocks_for(n, 128), 128, 0, stream()>>>(
+        static_cast<std::uint32_t*>(detail::buffer_data(buffers, k)), src, index, n,
+        a.element_bytes / 4);
     index += n;
   }
 }
@@ -63,8 +67,10 @@ void mesh_import_cuda(void** buffers, void* arg) {
   const auto& a = *static_cast<const MeshCopyArgs*>(arg);
   auto* dst = static_cast<unsigned char*>(detail::buffer_data(buffers, 0));
   for (int k = 1; k < a.buffers; ++k) {
-    const std::size_t bytes = detail::buffer_elements(buffers, k) * static_cast<std::size_t>(a.element_bytes);
-    cudaMemcpyAsync(dst, detail::buffer_data(buffers, k), bytes, cudaMemcpyDeviceToDevice, stream());
+    const std::size_t bytes =
+        detail::buffer_elements(buffers, k) * static_cast<std::size_t>(a.element_bytes);
+    cudaMemcpyAsync(dst, detail::buffer_data(buffers, k), bytes, cudaMemcpyDeviceToDevice,
+                    stream());
     dst += bytes;
   }
 }
@@ -75,8 +81,8 @@ void mesh_combine_cuda(void** buffers, void* arg) {
   Pointers slots{};
   for (int k = 2; k < a.buffers; ++k) slots.p[k - 2] = detail::buffer_data(buffers, k);
   combine_kernel<T, Assign><<<detail::blocks_for(a.targets, 128), 128, 0, stream()>>>(
-      static_cast<T*>(detail::buffer_data(buffers, 0)), static_cast<const std::int32_t*>(detail::buffer_data(buffers, 1)),
-      slots, a.dim);
+      static_cast<T*>(detail::buffer_data(buffers, 0)),
+      static_cast<const std::int32_t*>(detail::buffer_data(buffers, 1)), slots, a.dim);
 }
 
 template void mesh_combine_cuda<double, false>(void**, void*);

@@ -38,7 +38,8 @@ void region_copy_cuda(void** buffers, void* arg) {
     const std::int64_t points = region.dims[0] * region.dims[1] * region.dims[2];
     largest = largest > points ? largest : points;
   }
-  for (int s = 0; s < slot_count(list); ++s) slots.p[s] = static_cast<Word*>(detail::buffer_data(buffers, s));
+  for (int s = 0; s < slot_count(list); ++s)
+    slots.p[s] = static_cast<Word*>(detail::buffer_data(buffers, s));
   const unsigned threads = 256;
   const unsigned blocks = static_cast<unsigned>(
       (largest + threads - 1) / threads < 1024 ? (largest + threads - 1) / threads : 1024);

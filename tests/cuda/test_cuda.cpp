@@ -57,7 +57,8 @@ void expect_same(const std::vector<T>& got, const std::vector<T>& want, const ch
     ASSERT_EQ(got.size(), want.size());
     for (std::size_t i = 0; i < got.size(); ++i)
       if (std::abs(double(got[i]) - double(want[i])) > tol * (1 + std::abs(double(want[i])))) {
-        ADD_FAILURE() << "first difference at flat index " << i << ": " << got[i] << " vs " << want[i];
+        ADD_FAILURE() << "first difference at flat index " << i << ": " << got[i] << " vs "
+                      << want[i];
         return;
       }
   }
@@ -124,7 +125,8 @@ std::vector<T> run_steps(const tessera::Options& options, const tessera::Grid<D>
                          const Boundaries<D>& bc, const tessera::Stencil<D>& shape_of, F f,
                          T (*init)(Index<D>), int steps) {
   tessera::Runtime rt(options);
-  tessera::Field<T, D> u(grid, shape_of.radius(), bc, "u"), next(grid, shape_of.radius(), bc, "next");
+  tessera::Field<T, D> u(grid, shape_of.radius(), bc, "u"),
+      next(grid, shape_of.radius(), bc, "next");
   u.fill(init);
   tessera::Stencil<D> stencil = shape_of;
   for (int s = 0; s < steps; ++s) {
@@ -150,7 +152,8 @@ CudaKinds expect_cuda_matches(const char* scheduler, const tessera::Grid<D>& gri
   reference::RefField<T, D> ref{values_of<T>(grid, init), bc};
   for (int s = 0; s < steps; ++s) {
     std::vector<T> out(ref.values.size());
-    reference::apply(domain(grid), stencil.radius(), f, std::make_tuple(&ref), std::make_tuple(&out));
+    reference::apply(domain(grid), stencil.radius(), f, std::make_tuple(&ref),
+                     std::make_tuple(&out));
     ref.values = out;
   }
   CudaKinds kinds;
@@ -214,8 +217,9 @@ TEST_P(OnCudaWorker, ApplicationStencils) {
   {
     SCOPED_TRACE("life");
     tessera::Stencil<2> life("cuda-life", tessera::Shape::Box, 1);
-    expect_cuda_matches<std::uint8_t, 2>(GetParam(), tessera::Grid<2>({30, 22}, {10, 8}, {true, true}),
-                                         {}, life, apps::Life{}, &apps::life_seed, 6);
+    expect_cuda_matches<std::uint8_t, 2>(GetParam(),
+                                         tessera::Grid<2>({30, 22}, {10, 8}, {true, true}), {},
+                                         life, apps::Life{}, &apps::life_seed, 6);
   }
 }
 
@@ -241,7 +245,8 @@ TEST_P(OnCudaWorker, Jacobi2dWithTwoInputs) {
   const std::vector<float> cpu = run(cpu_only());
   const std::vector<float> gpu = run(cuda_only(GetParam()));
   EXPECT_GT(kinds_on_cuda().count("interior+halo"), 0u);
-  reference::RefField<float, 2> u{values_of<float>(grid, zero), bc}, f{values_of<float>(grid, source), bc};
+  reference::RefField<float, 2> u{values_of<float>(grid, zero), bc},
+      f{values_of<float>(grid, source), bc};
   for (int step = 0; step < 4; ++step) {
     std::vector<float> out(u.values.size());
     reference::apply(domain(grid), 1, jac, std::make_tuple(&u, &f), std::make_tuple(&out));
@@ -283,7 +288,8 @@ TEST_P(OnCudaWorker, SumMinMaxAndSumOfReductions) {
   EXPECT_EQ(gpu.max, cpu.max);
   EXPECT_EQ(gpu.max, *std::max_element(values.begin(), values.end()));
   expect_same_value(gpu.energy, cpu.energy, "sum of Energy: CUDA vs CPU");
-  expect_same_value(gpu.energy, reference::tiled_fold(energy, n, tile, add), "sum of Energy: CUDA vs reference");
+  expect_same_value(gpu.energy, reference::tiled_fold(energy, n, tile, add),
+                    "sum of Energy: CUDA vs reference");
   EXPECT_EQ(gpu.byte_max, cpu.byte_max);
 }
 

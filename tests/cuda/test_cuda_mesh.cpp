@@ -26,7 +26,8 @@ TEST_P(CudaMesh, AirfoilOnTheGpuEqualsTheSerialReference) {
     solver.iterate();
     ref.iterate();
 #if TESSERA_TEST_NO_FMA
-    test::expect_bitwise_equal(std::vector<double>{solver.rms(), solver.maxerr()}, {ref.rms(), ref.maxerr()});
+    test::expect_bitwise_equal(std::vector<double>{solver.rms(), solver.maxerr()},
+                               {ref.rms(), ref.maxerr()});
 #else
     EXPECT_NEAR(solver.rms(), ref.rms(), 1e-12 * ref.rms());
 #endif

@@ -17,7 +17,9 @@ struct Smooth {
 int main(int argc, char** argv) {
   const long nx = 23, ny = 17, steps = 10;
   const double w = 0.2, hot = 1.0;
-  const auto start = [](tessera::Index<2> p) { return 0.01 * static_cast<double>(p[0] * p[1] % 7); };
+  const auto start = [](tessera::Index<2> p) {
+    return 0.01 * static_cast<double>(p[0] * p[1] % 7);
+  };
 
   // Serial reference: ghost x-low = hot, x-high = 0 (Dirichlet); y mirrored (Neumann).
   std::vector<double> ref(nx * ny), nxt(nx * ny);

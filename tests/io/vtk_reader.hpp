@@ -36,7 +36,8 @@ inline std::string element(const std::string& xml, const std::string& tag, std::
 inline std::string attribute(const std::string& element_text, const std::string& name) {
   const std::string key = " " + name + "=\"";
   const std::size_t at = element_text.find(key);
-  if (at == std::string::npos) throw std::runtime_error("no attribute " + name + " in " + element_text);
+  if (at == std::string::npos)
+    throw std::runtime_error("no attribute " + name + " in " + element_text);
   const std::size_t end = element_text.find('"', at + key.size());
   return element_text.substr(at + key.size(), end - at - key.size());
 }
@@ -87,7 +88,8 @@ inline ImagePiece read_vti(const std::string& path) {
   std::size_t at = 0;
   const std::string file = element(xml, "VTKFile", at);
   if (attribute(file, "type") != "ImageData") throw std::runtime_error(path + ": not ImageData");
-  if (attribute(file, "header_type") != "UInt64") throw std::runtime_error(path + ": header not UInt64");
+  if (attribute(file, "header_type") != "UInt64")
+    throw std::runtime_error(path + ": header not UInt64");
   ImagePiece p;
   p.whole = extent_of(attribute(element(xml, "ImageData", at), "WholeExtent"));
   p.extent = extent_of(attribute(element(xml, "Piece", at), "Extent"));

@@ -8,7 +8,8 @@
 namespace test {
 
 struct Average {
-  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u, tessera::Out<double> o) const {
+  TESSERA_HD void operator()(tessera::Index<2>, tessera::In<double> u,
+                             tessera::Out<double> o) const {
     o = 0.25 * (u(1, 0) + u(-1, 0) + u(0, 1) + u(0, -1));
   }
 };

@@ -23,8 +23,6 @@ int main(int argc, char** argv) {
     const double total = tessera::sum(run.u);  // collective: rank 0 waits here for rank 1
     if (rt.rank() == 0) std::cout << "sum " << total << std::endl;
     rt.finish();
-  } catch (const std::exception& e) {
-    return tessera::report_error(e);
-  }
+  } catch (const std::exception& e) { return tessera::report_error(e); }
   return 0;
 }

@@ -17,26 +17,34 @@ namespace reference {
 class Airfoil {
  public:
   explicit Airfoil(const apps::airfoil::Mesh& m)
-      : m_(m), c_(apps::airfoil::constants()), q_(static_cast<std::size_t>(4 * m.ncell)),
-        qold_(q_.size()), res_(q_.size(), 0.0), adt_(static_cast<std::size_t>(m.ncell)) {
+      : m_(m),
+        c_(apps::airfoil::constants()),
+        q_(static_cast<std::size_t>(4 * m.ncell)),
+        qold_(q_.size()),
+        res_(q_.size(), 0.0),
+        adt_(static_cast<std::size_t>(m.ncell)) {
     for (std::size_t k = 0; k < q_.size(); ++k) q_[k] = c_.qinf[k % 4];
   }
 
   void iterate() {
     using namespace apps::airfoil;
     const auto x = [&](std::int32_t n) { return &m_.x[static_cast<std::size_t>(2 * n)]; };
-    const auto at4 = [](std::vector<double>& v, std::int32_t c) { return &v[static_cast<std::size_t>(4 * c)]; };
+    const auto at4 = [](std::vector<double>& v, std::int32_t c) {
+      return &v[static_cast<std::size_t>(4 * c)];
+    };
     for (std::int32_t c = 0; c < m_.ncell; ++c) SaveSoln{}(at4(q_, c), at4(qold_, c));
     for (int k = 0; k < 2; ++k) {
       for (std::int32_t c = 0; c < m_.ncell; ++c) {
         const std::int32_t* n = &m_.cell[static_cast<std::size_t>(4 * c)];
-        AdtCalc{c_}(x(n[0]), x(n[1]), x(n[2]), x(n[3]), at4(q_, c), &adt_[static_cast<std::size_t>(c)]);
+        AdtCalc{c_}(x(n[0]), x(n[1]), x(n[2]), x(n[3]), at4(q_, c),
+                    &adt_[static_cast<std::size_t>(c)]);
       }
       for (std::int32_t e = 0; e < m_.nedge; ++e) {
         const std::int32_t* n = &m_.edge[static_cast<std::size_t>(2 * e)];
         const std::int32_t* c = &m_.ecell[static_cast<std::size_t>(2 * e)];
-        ResCalc{c_}(x(n[0]), x(n[1]), at4(q_, c[0]), at4(q_, c[1]), &adt_[static_cast<std::size_t>(c[0])],
-                    &adt_[static_cast<std::size_t>(c[1])], at4(res_, c[0]), at4(res_, c[1]));
+        ResCalc{c_}(x(n[0]), x(n[1]), at4(q_, c[0]), at4(q_, c[1]),
+                    &adt_[static_cast<std::size_t>(c[0])], &adt_[static_cast<std::size_t>(c[1])],
+                    at4(res_, c[0]), at4(res_, c[1]));
       }
       for (std::int32_t e = 0; e < m_.nbedge; ++e) {
         const std::int32_t* n = &m_.bedge[static_cast<std::size_t>(2 * e)];
@@ -48,7 +56,8 @@ class Airfoil {
       maxerr_ = 0.0;
       for (std::int32_t c = 0; c < m_.ncell; ++c) {
         double rms = -0.0, maxerr = -std::numeric_limits<double>::infinity();
-        Update{}(at4(qold_, c), at4(q_, c), at4(res_, c), &adt_[static_cast<std::size_t>(c)], &rms, &maxerr);
+        Update{}(at4(qold_, c), at4(q_, c), at4(res_, c), &adt_[static_cast<std::size_t>(c)], &rms,
+                 &maxerr);
         rms_ += rms;
         if (maxerr > maxerr_) maxerr_ = maxerr;
       }

@@ -23,7 +23,9 @@ CardiacState cardiac(std::array<std::int64_t, 3> n, int steps, const CardiacStat
   const apps::CardiacStep st = apps::cardiac_step(m, n[0], D);
   const std::int64_t gz = D == 3 ? 1 : 0;
   const std::int64_t sx = n[0] + 2, sy = sx * (n[1] + 2), total = sy * (n[2] + 2 * gz);
-  auto at = [&](std::int64_t x, std::int64_t y, std::int64_t z) { return (x + 1) + (y + 1) * sx + (z + gz) * sy; };
+  auto at = [&](std::int64_t x, std::int64_t y, std::int64_t z) {
+    return (x + 1) + (y + 1) * sx + (z + gz) * sy;
+  };
   std::vector<double> ep(static_cast<std::size_t>(total), 0.0), en = ep, r(ep.size(), 0.0);
   for (std::int64_t z = 0; z < n[2]; ++z)
     for (std::int64_t y = 0; y < n[1]; ++y)
@@ -54,10 +56,11 @@ CardiacState cardiac(std::array<std::int64_t, 3> n, int steps, const CardiacStat
         for (std::int64_t x = 0; x < n[0]; ++x) {
           const std::int64_t c = at(x, y, z);
           if (D == 2)
-            en[c] = ep[c] + st.alpha * (ep[c + 1] + ep[c - 1] - 4.0 * ep[c] + ep[c + sx] + ep[c - sx]);
+            en[c] =
+                ep[c] + st.alpha * (ep[c + 1] + ep[c - 1] - 4.0 * ep[c] + ep[c + sx] + ep[c - sx]);
           else
-            en[c] = ep[c] + st.alpha * (ep[c + 1] + ep[c - 1] - 6.0 * ep[c] + ep[c + sx] + ep[c - sx] +
-                                        ep[c + sy] + ep[c - sy]);
+            en[c] = ep[c] + st.alpha * (ep[c + 1] + ep[c - 1] - 6.0 * ep[c] + ep[c + sx] +
+                                        ep[c - sx] + ep[c + sy] + ep[c - sy]);
         }
     for (std::int64_t z = 0; z < n[2]; ++z)
       for (std::int64_t y = 0; y < n[1]; ++y)

@@ -10,12 +10,14 @@
 namespace reference {
 
 // `steps` steps from temperatures t (x fastest) with winds wx, wy; returns the temperatures.
-inline std::vector<float> cloudsim(std::int64_t width, std::int64_t height, int steps, std::vector<float> t,
-                                   const std::vector<float>& wx, const std::vector<float>& wy,
-                                   const apps::CloudParams& c) {
+inline std::vector<float> cloudsim(std::int64_t width, std::int64_t height, int steps,
+                                   std::vector<float> t, const std::vector<float>& wx,
+                                   const std::vector<float>& wy, const apps::CloudParams& c) {
   std::vector<float> out(t.size());
   for (int s = 0; s < steps; ++s) {
-    auto input = [&](std::int64_t i, std::int64_t j) { return t[static_cast<std::size_t>(i * width + j)]; };
+    auto input = [&](std::int64_t i, std::int64_t j) {
+      return t[static_cast<std::size_t>(i * width + j)];
+    };
     for (std::int64_t i = 0; i < height; ++i)
       for (std::int64_t j = 0; j < width; ++j) {
         int numNeighbor = 0;
@@ -35,20 +37,24 @@ inline std::vector<float> cloudsim(std::int64_t width, std::int64_t height, int 
           sum = (inValue - input(i, j - 1)) + (inValue - input(i + 1, j));
           numNeighbor = 2;
         } else if (j == 0) {
-          sum = (inValue - input(i - 1, j)) + (inValue - input(i + 1, j)) + (inValue - input(i, j + 1));
+          sum = (inValue - input(i - 1, j)) + (inValue - input(i + 1, j)) +
+                (inValue - input(i, j + 1));
           numNeighbor = 3;
         } else if (i == height - 1) {
-          sum = (inValue - input(i - 1, j)) + (inValue - input(i, j - 1)) + (inValue - input(i, j + 1));
+          sum = (inValue - input(i - 1, j)) + (inValue - input(i, j - 1)) +
+                (inValue - input(i, j + 1));
           numNeighbor = 3;
         } else if (j == width - 1) {
-          sum = (inValue - input(i - 1, j)) + (inValue - input(i, j - 1)) + (inValue - input(i + 1, j));
+          sum = (inValue - input(i - 1, j)) + (inValue - input(i, j - 1)) +
+                (inValue - input(i + 1, j));
           numNeighbor = 3;
         } else if (i == 0) {
-          sum = (inValue - input(i, j - 1)) + (inValue - input(i, j + 1)) + (inValue - input(i + 1, j));
+          sum = (inValue - input(i, j - 1)) + (inValue - input(i, j + 1)) +
+                (inValue - input(i + 1, j));
           numNeighbor = 3;
         } else {
-          sum = (inValue - input(i - 1, j)) + (inValue - input(i, j - 1)) + (inValue - input(i, j + 1)) +
-                (inValue - input(i + 1, j));
+          sum = (inValue - input(i - 1, j)) + (inValue - input(i, j - 1)) +
+                (inValue - input(i, j + 1)) + (inValue - input(i + 1, j));
           numNeighbor = 4;
           const float xwind = wx[static_cast<std::size_t>(i * width + j)];
           const float ywind = wy[static_cast<std::size_t>(i * width + j)];

@@ -35,7 +35,8 @@ struct FtReference {
     for (std::int64_t k = 0; k < nz; ++k)
       for (std::int64_t j = 0; j < ny; ++j)
         for (std::int64_t i = 0; i < nx; ++i) {
-          const std::int64_t ii = apps::ft_fold(i, nx), jj = apps::ft_fold(j, ny), kk = apps::ft_fold(k, nz);
+          const std::int64_t ii = apps::ft_fold(i, nx), jj = apps::ft_fold(j, ny),
+                             kk = apps::ft_fold(k, nz);
           twiddle[at(i, j, k)] = std::exp(ap * static_cast<double>(ii * ii + jj * jj + kk * kk));
         }
   }

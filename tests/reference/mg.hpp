@@ -13,7 +13,8 @@ namespace reference {
 struct MgArray {  // (n + 2)^3 values, index 0 and n + 1 the ghosts, x fastest
   std::int64_t n;
   std::vector<double> a;
-  explicit MgArray(std::int64_t size) : n(size), a(static_cast<std::size_t>((size + 2) * (size + 2) * (size + 2)), 0.0) {}
+  explicit MgArray(std::int64_t size)
+      : n(size), a(static_cast<std::size_t>((size + 2) * (size + 2) * (size + 2)), 0.0) {}
   double& operator()(std::int64_t i, std::int64_t j, std::int64_t k) {
     return a[static_cast<std::size_t>(i + (n + 2) * (j + (n + 2) * k))];
   }
@@ -47,7 +48,8 @@ struct MgReference {
   int lt;
   std::vector<MgArray> u, r;  // [k - 1]
   MgArray v;
-  double a0 = -8.0 / 3.0, a2 = 1.0 / 6.0, a3 = 1.0 / 12.0, c0 = -3.0 / 8.0, c1 = 1.0 / 32.0, c2 = -1.0 / 64.0;
+  double a0 = -8.0 / 3.0, a2 = 1.0 / 6.0, a3 = 1.0 / 12.0, c0 = -3.0 / 8.0, c1 = 1.0 / 32.0,
+         c2 = -1.0 / 64.0;
 
   explicit MgReference(std::int64_t n) : v(n) {
     lt = 0;
@@ -69,11 +71,15 @@ struct MgReference {
     for (std::int64_t k = 1; k <= n; ++k)
       for (std::int64_t j = 1; j <= n; ++j)
         for (std::int64_t i = 1; i <= n; ++i) {
-          auto u1 = [&](std::int64_t x) { return uu(x, j - 1, k) + uu(x, j + 1, k) + uu(x, j, k - 1) + uu(x, j, k + 1); };
-          auto u2 = [&](std::int64_t x) {
-            return uu(x, j - 1, k - 1) + uu(x, j + 1, k - 1) + uu(x, j - 1, k + 1) + uu(x, j + 1, k + 1);
+          auto u1 = [&](std::int64_t x) {
+            return uu(x, j - 1, k) + uu(x, j + 1, k) + uu(x, j, k - 1) + uu(x, j, k + 1);
           };
-          out(i, j, k) = vv(i, j, k) - a0 * uu(i, j, k) - a2 * (u2(i) + u1(i - 1) + u1(i + 1)) - a3 * (u2(i - 1) + u2(i + 1));
+          auto u2 = [&](std::int64_t x) {
+            return uu(x, j - 1, k - 1) + uu(x, j + 1, k - 1) + uu(x, j - 1, k + 1) +
+                   uu(x, j + 1, k + 1);
+          };
+          out(i, j, k) = vv(i, j, k) - a0 * uu(i, j, k) - a2 * (u2(i) + u1(i - 1) + u1(i + 1)) -
+                         a3 * (u2(i - 1) + u2(i + 1));
         }
     out.comm3();
     rr = out;
@@ -85,11 +91,15 @@ struct MgReference {
     for (std::int64_t k = 1; k <= n; ++k)
       for (std::int64_t j = 1; j <= n; ++j)
         for (std::int64_t i = 1; i <= n; ++i) {
-          auto r1 = [&](std::int64_t x) { return rr(x, j - 1, k) + rr(x, j + 1, k) + rr(x, j, k - 1) + rr(x, j, k + 1); };
-          auto r2 = [&](std::int64_t x) {
-            return rr(x, j - 1, k - 1) + rr(x, j + 1, k - 1) + rr(x, j - 1, k + 1) + rr(x, j + 1, k + 1);
+          auto r1 = [&](std::int64_t x) {
+            return rr(x, j - 1, k) + rr(x, j + 1, k) + rr(x, j, k - 1) + rr(x, j, k + 1);
           };
-          out(i, j, k) = uu(i, j, k) + c0 * rr(i, j, k) + c1 * (rr(i - 1, j, k) + rr(i + 1, j, k) + r1(i)) +
+          auto r2 = [&](std::int64_t x) {
+            return rr(x, j - 1, k - 1) + rr(x, j + 1, k - 1) + rr(x, j - 1, k + 1) +
+                   rr(x, j + 1, k + 1);
+          };
+          out(i, j, k) = uu(i, j, k) + c0 * rr(i, j, k) +
+                         c1 * (rr(i - 1, j, k) + rr(i + 1, j, k) + r1(i)) +
                          c2 * (r2(i) + r1(i - 1) + r1(i + 1));
         }
     out.comm3();
@@ -102,12 +112,16 @@ struct MgReference {
       for (std::int64_t j = 1; j <= coarse.n; ++j)
         for (std::int64_t i = 1; i <= coarse.n; ++i) {
           const std::int64_t x = 2 * i, y = 2 * j, z = 2 * k;
-          auto x1 = [&](std::int64_t a) { return fine(a, y - 1, z) + fine(a, y + 1, z) + fine(a, y, z - 1) + fine(a, y, z + 1); };
-          auto y1 = [&](std::int64_t a) {
-            return fine(a, y - 1, z - 1) + fine(a, y - 1, z + 1) + fine(a, y + 1, z - 1) + fine(a, y + 1, z + 1);
+          auto x1 = [&](std::int64_t a) {
+            return fine(a, y - 1, z) + fine(a, y + 1, z) + fine(a, y, z - 1) + fine(a, y, z + 1);
           };
-          coarse(i, j, k) = 0.5 * fine(x, y, z) + 0.25 * (fine(x - 1, y, z) + fine(x + 1, y, z) + x1(x)) +
-                            0.125 * (x1(x - 1) + x1(x + 1) + y1(x)) + 0.0625 * (y1(x - 1) + y1(x + 1));
+          auto y1 = [&](std::int64_t a) {
+            return fine(a, y - 1, z - 1) + fine(a, y - 1, z + 1) + fine(a, y + 1, z - 1) +
+                   fine(a, y + 1, z + 1);
+          };
+          coarse(i, j, k) =
+              0.5 * fine(x, y, z) + 0.25 * (fine(x - 1, y, z) + fine(x + 1, y, z) + x1(x)) +
+              0.125 * (x1(x - 1) + x1(x + 1) + y1(x)) + 0.0625 * (y1(x - 1) + y1(x + 1));
         }
     coarse.comm3();
   }

@@ -56,7 +56,8 @@ T ghost_value(const Domain<D>& dom, const RefField<T, D>& f, std::array<std::int
     const std::int64_t n = dom.n[a];
     if (p[a] >= 0 && p[a] < n) continue;
     const int side = p[a] < 0 ? 0 : 1;
-    const tessera::Boundary b = dom.periodic[a] ? tessera::Boundary::periodic() : f.bc.face[a][side];
+    const tessera::Boundary b =
+        dom.periodic[a] ? tessera::Boundary::periodic() : f.bc.face[a][side];
     if (b.kind == tessera::Boundary::Kind::Periodic) {
       p[a] = ((p[a] % n) + n) % n;
     } else if (b.kind == tessera::Boundary::Kind::Neumann ||
@@ -95,8 +96,7 @@ Padded<T> pad(const Domain<D>& dom, const RefField<T, D>& f, int r) {
 
 // One application of functor f: inputs padded by radius r, outputs written at every point.
 template <int D, class F, class... Ts, class... Us, std::size_t... Is, std::size_t... Os>
-void apply_impl(const Domain<D>& dom, int r, const F& f,
-                const std::tuple<RefField<Ts, D>*...>& in,
+void apply_impl(const Domain<D>& dom, int r, const F& f, const std::tuple<RefField<Ts, D>*...>& in,
                 const std::tuple<std::vector<Us>*...>& out, std::index_sequence<Is...>,
                 std::index_sequence<Os...>) {
   auto padded = std::make_tuple(pad(dom, *std::get<Is>(in), r)...);
@@ -119,7 +119,8 @@ void apply_impl(const Domain<D>& dom, int r, const F& f,
 template <int D, class F, class... Ts, class... Us>
 void apply(const Domain<D>& dom, int r, const F& f, std::tuple<RefField<Ts, D>*...> in,
            std::tuple<std::vector<Us>*...> out) {
-  apply_impl(dom, r, f, in, out, std::index_sequence_for<Ts...>{}, std::index_sequence_for<Us...>{});
+  apply_impl(dom, r, f, in, out, std::index_sequence_for<Ts...>{},
+             std::index_sequence_for<Us...>{});
 }
 
 // Folds values the way Tessera's reductions do: each tile's rows in order, x fastest, then
@@ -141,9 +142,11 @@ double tiled_fold(const std::vector<T>& values, std::array<std::int64_t, 3> n,
         bool first_row = true;
         for (std::int64_t z = z0; z < z1; ++z)
           for (std::int64_t y = y0; y < y1; ++y) {
-            double row = static_cast<double>(values[static_cast<std::size_t>(x0 + n[0] * (y + n[1] * z))]);
+            double row =
+                static_cast<double>(values[static_cast<std::size_t>(x0 + n[0] * (y + n[1] * z))]);
             for (std::int64_t x = x0 + 1; x < x1; ++x)
-              row = op(row, static_cast<double>(values[static_cast<std::size_t>(x + n[0] * (y + n[1] * z))]));
+              row = op(row, static_cast<double>(
+                                values[static_cast<std::size_t>(x + n[0] * (y + n[1] * z))]));
             tile_acc = first_row ? row : op(tile_acc, row);
             first_row = false;
           }
@@ -209,7 +212,7 @@ std::array<double, K> loop(const Domain<D>& dom, std::array<std::int64_t, 3> til
       }
   std::array<double, K> out{};
   for (std::size_t k = 0; k < K; ++k)
-    out[k] = total[2 * k + 1] != 0 ? total[2 * k]
+    out[k] = total[2 * k + 1] != 0                      ? total[2 * k]
              : ops[k] == tessera::detail::ReduceOp::Sum ? 0.0
              : ops[k] == tessera::detail::ReduceOp::Min ? std::numeric_limits<double>::infinity()
                                                         : -std::numeric_limits<double>::infinity();

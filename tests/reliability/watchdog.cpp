@@ -60,8 +60,6 @@ int main(int argc, char** argv) {
     const double total = tessera::sum(run.u);  // collective
     if (rt.rank() == 0) std::cout << "finished: sum " << total << std::endl;
     rt.finish();
-  } catch (const std::exception& e) {
-    return tessera::report_error(e);
-  }
+  } catch (const std::exception& e) { return tessera::report_error(e); }
   return 0;
 }

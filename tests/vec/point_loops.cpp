@@ -18,8 +18,8 @@ namespace {
 struct Blur {
   float w;
   TESSERA_HD void operator()(tessera::Index<2>, tessera::In<float> u, tessera::Out<float> v) const {
-    v = w * (u(-1, -1) + u(0, -1) + u(1, -1) + u(-1, 0) + u() + u(1, 0) + u(-1, 1) + u(0, 1) +
-             u(1, 1));
+    v = w *
+        (u(-1, -1) + u(0, -1) + u(1, -1) + u(-1, 0) + u() + u(1, 0) + u(-1, 1) + u(0, 1) + u(1, 1));
   }
 };
 
@@ -27,14 +27,15 @@ struct Blur {
 struct LifeBitwise {
   TESSERA_HD void operator()(tessera::Index<2>, tessera::In<std::uint8_t> c,
                              tessera::Out<std::uint8_t> next) const {
-    const int n = c(-1, -1) + c(0, -1) + c(1, -1) + c(-1, 0) + c(1, 0) + c(-1, 1) + c(0, 1) +
-                  c(1, 1);
+    const int n =
+        c(-1, -1) + c(0, -1) + c(1, -1) + c(-1, 0) + c(1, 0) + c(-1, 1) + c(0, 1) + c(1, 1);
     next = static_cast<std::uint8_t>((n == 3) | ((n == 2) & (c() != 0)));
   }
 };
 
 template <int D, class F, class In, class Out>
-using Interior = tessera::detail::Interior<D, F, tessera::detail::TypeList<In>, tessera::detail::TypeList<Out>>;
+using Interior =
+    tessera::detail::Interior<D, F, tessera::detail::TypeList<In>, tessera::detail::TypeList<Out>>;
 
 }  // namespace
 
@@ -51,12 +52,17 @@ tessera::detail::KernelFn point_loop() {
 #elif POINT_LOOP == 5  // float, Box
   return &Interior<2, Blur, float, float>::cpu;
 #elif POINT_LOOP == 6  // cardiac reaction: a loop, two InOut doubles, 3-D
-  return &tessera::detail::TilePoints<3, apps::CardiacReaction<3>, tessera::detail::TypeList<tessera::InOut<double>, tessera::InOut<double>>, tessera::detail::TypeList<>>::cpu;
+  return &tessera::detail::TilePoints<
+      3, apps::CardiacReaction<3>,
+      tessera::detail::TypeList<tessera::InOut<double>, tessera::InOut<double>>,
+      tessera::detail::TypeList<>>::cpu;
 #elif POINT_LOOP == 7  // cardiac: a stencil with a field updated in place (InOut), 2-D
   return &tessera::detail::Interior<2, apps::CardiacPoint<2>, tessera::detail::TypeList<double>,
-                                    tessera::detail::TypeList<double>, tessera::detail::TypeList<double>>::cpu;
+                                    tessera::detail::TypeList<double>,
+                                    tessera::detail::TypeList<double>>::cpu;
 #elif POINT_LOOP == 8  // cloudsim: PSkel's edge cases as selects, upwind neighbours by value
-  return &tessera::detail::Interior<2, apps::CloudStep, tessera::detail::TypeList<float, float, float>,
+  return &tessera::detail::Interior<2, apps::CloudStep,
+                                    tessera::detail::TypeList<float, float, float>,
                                     tessera::detail::TypeList<float>>::cpu;
 #else
 #error "POINT_LOOP must be 1-8"

@@ -29,9 +29,9 @@ struct GridSpec {
 /// One face's boundary condition as a field of element type T sees it.
 struct FaceSpec {
   Boundary::Kind kind = Boundary::Kind::Dirichlet;
-  double value = 0;                 // the Dirichlet value as given
-  std::uint64_t constant_bits = 0;  // that value converted to T, as T's bytes
-  bool exact = true;                // whether T holds the value exactly
+  double value = 0;                                  // the Dirichlet value as given
+  std::uint64_t constant_bits = 0;                   // that value converted to T, as T's bytes
+  bool exact = true;                                 // whether T holds the value exactly
   std::shared_ptr<const BoundaryFunction> function;  // Function faces: the user's function
 };
 struct FaceSpecs {
@@ -41,7 +41,7 @@ struct FaceSpecs {
 
 struct TileGeometry {
   Extent3 origin, extent;
-  std::int64_t offset0;         // element offset of interior point (0, 0, 0)
+  std::int64_t offset0;  // element offset of interior point (0, 0, 0)
   std::int64_t stride_y, stride_z;
 };
 

@@ -69,7 +69,8 @@ void launch_points(const typename K::Args& a, const Pointers<K::kFields>& base) 
 template <class K>
 __global__ void row_kernel(typename K::Args a, Pointers<K::kBuffers> base) {
   const std::int64_t r = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
-  if (r < a.frame.extent(1) * a.frame.extent(2)) K::row(a, base.p, r % a.frame.extent(1), r / a.frame.extent(1));
+  if (r < a.frame.extent(1) * a.frame.extent(2))
+    K::row(a, base.p, r % a.frame.extent(1), r / a.frame.extent(1));
 }
 template <class K>
 __global__ void fold_rows_kernel(typename K::Args a, double* partial) {

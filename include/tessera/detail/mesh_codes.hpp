@@ -10,7 +10,7 @@
 
 namespace tessera::detail::mesh_codes {
 
-constexpr int kOffsetBits = 22;                     // offsets below 4,194,304 per slot buffer
+constexpr int kOffsetBits = 22;  // offsets below 4,194,304 per slot buffer
 constexpr std::int32_t kMaxOffset = (1 << kOffsetBits) - 1;
 constexpr std::int32_t kMaxBuffers = (1 << (31 - kOffsetBits)) - 1;  // 511 buffers
 /// Buffers a mesh task may have when it runs on a CUDA worker (its kernels take one pointer
@@ -32,7 +32,10 @@ struct TargetPlan {
   const std::int32_t* starts;
   const std::int32_t* entries;
   TESSERA_HD explicit TargetPlan(const std::int32_t* plan)
-      : m(plan[0]), targets(plan + 1), starts(plan + 1 + plan[0]), entries(plan + 2 + 2 * plan[0]) {}
+      : m(plan[0]),
+        targets(plan + 1),
+        starts(plan + 1 + plan[0]),
+        entries(plan + 2 + 2 * plan[0]) {}
 };
 
 }  // namespace tessera::detail::mesh_codes

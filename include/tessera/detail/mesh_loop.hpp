@@ -33,8 +33,7 @@ struct ArgWords {
                        kSlotFirst = 6, kSlotCount = 7, kOwnedCount = 8, kArity = 9, kIndex = 10,
                        kAccess = 11,
                        // increments on CUDA workers (IncrementPlan::device_codes): -1 elsewhere
-                       kDeviceCodes = 12, kLocalSlots = 13, kLocalGather = 14, kLocalTargets = 15,
-                       kValue = 16;
+      kDeviceCodes = 12, kLocalSlots = 13, kLocalGather = 14, kLocalTargets = 15, kValue = 16;
   static constexpr int kValueBytes = 32;  // a read global's value: at most 32 bytes
   static constexpr int kCount = kValue + kValueBytes / 8;
 };
@@ -104,7 +103,8 @@ template <class T>
 inline T reduction_start(ArgAccess a) {
   if (a == ArgAccess::Inc) return increment_start<T>();
   if constexpr (std::is_floating_point_v<T>)
-    return a == ArgAccess::Min ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
+    return a == ArgAccess::Min ? std::numeric_limits<T>::infinity()
+                               : -std::numeric_limits<T>::infinity();
   return a == ArgAccess::Min ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
 }
 
@@ -117,7 +117,8 @@ TESSERA_HD T* arg_pointer(const std::int64_t* d, void* const* base, std::int64_t
   switch (static_cast<ArgPath>(d[W::kPath])) {
     case ArgPath::Direct: return static_cast<T*>(base[d[W::kOwned]]) + e * dim;
     case ArgPath::IndirectRead: {
-      const std::int64_t l = static_cast<const std::int32_t*>(base[d[W::kMap]])[e * d[W::kArity] + d[W::kIndex]];
+      const std::int64_t l =
+          static_cast<const std::int32_t*>(base[d[W::kMap]])[e * d[W::kArity] + d[W::kIndex]];
       const std::int64_t own = d[W::kOwnedCount];
       return l < own ? static_cast<T*>(base[d[W::kOwned]]) + l * dim
                      : static_cast<T*>(base[d[W::kHalo]]) + (l - own) * dim;
@@ -126,7 +127,8 @@ TESSERA_HD T* arg_pointer(const std::int64_t* d, void* const* base, std::int64_t
       const bool local_slots = Device && static_cast<ArgAccess>(d[W::kAccess]) == ArgAccess::Inc;
       const std::int32_t c = static_cast<const std::int32_t*>(
           base[local_slots ? d[W::kDeviceCodes] : d[W::kCodes]])[e * d[W::kArity] + d[W::kIndex]];
-      if (c >= 0) return static_cast<T*>(base[local_slots ? d[W::kLocalSlots] : d[W::kOwned]]) + c * dim;
+      if (c >= 0)
+        return static_cast<T*>(base[local_slots ? d[W::kLocalSlots] : d[W::kOwned]]) + c * dim;
       return static_cast<T*>(base[d[W::kSlotFirst] + mesh_codes::slot_buffer(c)]) +
              std::int64_t(mesh_codes::slot_offset(c)) * dim;
     }
@@ -146,9 +148,10 @@ struct CpuArg {
   std::int64_t dim = 0, arity = 0, own = 0;
   T* owned = nullptr;
   T* halo = nullptr;
-  const std::int32_t* entries = nullptr;  // the map (read) or the slot codes (written), at the index
-  void* const* slots = nullptr;           // the argument's slot buffers
-  T* value = nullptr;                     // a read global: in the task's copy of the frame
+  const std::int32_t* entries =
+      nullptr;                   // the map (read) or the slot codes (written), at the index
+  void* const* slots = nullptr;  // the argument's slot buffers
+  T* value = nullptr;            // a read global: in the task's copy of the frame
 
   CpuArg(const std::int64_t* d, void* const* base) {
     using W = ArgWords;
@@ -170,7 +173,9 @@ struct CpuArg {
         arity = d[W::kArity];
         slots = base + d[W::kSlotFirst];
         break;
-      case ArgPath::GlobalRead: value = reinterpret_cast<T*>(const_cast<std::int64_t*>(d) + W::kValue); break;
+      case ArgPath::GlobalRead:
+        value = reinterpret_cast<T*>(const_cast<std::int64_t*>(d) + W::kValue);
+        break;
     }
   }
 
@@ -189,7 +194,8 @@ struct CpuArg {
       }
       case ArgPath::IndirectRead: {
         T* const halo_data = halo;
-        for (std::int64_t j = 0; j < n; ++j) {  // written so that it compiles to selects, not branches
+        for (std::int64_t j = 0; j < n;
+             ++j) {  // written so that it compiles to selects, not branches
           const std::int64_t l = e[j * stride];
           const bool in_halo = l >= own_count;
           T* const from = in_halo ? halo_data : own_data;
@@ -226,8 +232,8 @@ struct CpuGlobal {
   struct Local {
     T v[kCapacity];
   };
-  Local first{};                 // what each element's local starts from
-  T* contributions = nullptr;    // null: a read global
+  Local first{};               // what each element's local starts from
+  T* contributions = nullptr;  // null: a read global
   std::int64_t dim = 0;
 
   CpuGlobal(const std::int64_t* d, void* const* base) {
@@ -237,7 +243,8 @@ struct CpuGlobal {
       std::memcpy(first.v, d + W::kValue, static_cast<std::size_t>(dim) * sizeof(T));
     } else {
       contributions = static_cast<T*>(base[d[W::kOwned]]);
-      for (int k = 0; k < kCapacity; ++k) first.v[k] = reduction_start<T>(static_cast<ArgAccess>(d[W::kAccess]));
+      for (int k = 0; k < kCapacity; ++k)
+        first.v[k] = reduction_start<T>(static_cast<ArgAccess>(d[W::kAccess]));
     }
   }
   void enter(Local& l) const { l = first; }
@@ -282,7 +289,8 @@ void start_slots(std::int64_t* d, void** buffers, void* const* base, std::int64_
   } else if (path == ArgPath::IndirectWritten && access == ArgAccess::Inc) {
     for (std::int64_t k = 0; k < d[W::kSlotCount]; ++k) {
       T* s = static_cast<T*>(base[d[W::kSlotFirst] + k]);
-      const auto count = static_cast<std::int64_t>(buffer_elements(buffers, static_cast<int>(d[W::kSlotFirst] + k)));
+      const auto count = static_cast<std::int64_t>(
+          buffer_elements(buffers, static_cast<int>(d[W::kSlotFirst] + k)));
       for (std::int64_t i = 0; i < count * dim; ++i) s[i] = increment_start<T>();
     }
   } else if (path == ArgPath::IndirectWritten) {
@@ -310,26 +318,30 @@ struct MeshLoop {
   using Indices = std::index_sequence_for<T...>;
 
   template <bool Device, std::size_t... I>
-  TESSERA_HD static void element(const Args& a, void* const* base, std::int64_t e, std::index_sequence<I...>) {
+  TESSERA_HD static void element(const Args& a, void* const* base, std::int64_t e,
+                                 std::index_sequence<I...>) {
     a.f(arg_pointer<value_t<T>, Device>(a.frame.arg(static_cast<int>(I)), base, e)...);
   }
 
   // Every argument's start values (start_slots); with `globals` false, not those of globals,
   // whose CpuGlobal writes every element's contribution.
   template <std::size_t... I>
-  static void start(Args& a, void** buffers, void* const* base, bool globals, std::index_sequence<I...>) {
+  static void start(Args& a, void** buffers, void* const* base, bool globals,
+                    std::index_sequence<I...>) {
     ((globals || std::is_same_v<T, value_t<T>>
-          ? start_slots<value_t<T>>(a.frame.arg(static_cast<int>(I)), buffers, base, a.frame.elements())
+          ? start_slots<value_t<T>>(a.frame.arg(static_cast<int>(I)), buffers, base,
+                                    a.frame.elements())
           : void()),
      ...);
   }
   // Whether every global fits a CpuGlobal's local (at most ArgWords::kValueBytes).
   template <std::size_t... I>
   static bool globals_fit(const Args& a, std::index_sequence<I...>) {
-    return ((std::is_same_v<T, value_t<T>> ||
-             a.frame.arg(static_cast<int>(I))[ArgWords::kDim] * static_cast<std::int64_t>(sizeof(value_t<T>)) <=
-                 ArgWords::kValueBytes) &&
-            ...);
+    return (
+        (std::is_same_v<T, value_t<T>> || a.frame.arg(static_cast<int>(I))[ArgWords::kDim] *
+                                                  static_cast<std::int64_t>(sizeof(value_t<T>)) <=
+                                              ArgWords::kValueBytes) &&
+        ...);
   }
 
   // Elements run in runs of kCpuRun: first the dats' pointers for the run (one loop per argument,
@@ -337,7 +349,8 @@ struct MeshLoop {
   // Pointers depend on maps and codes only, never on values: this is the element-by-element
   // loop of arg_pointer, with the lookups done once.
   template <class E>
-  static auto* pointer(typename CpuWalk<E>::Run& run, typename CpuWalk<E>::Local& local, std::int64_t j) {
+  static auto* pointer(typename CpuWalk<E>::Run& run, typename CpuWalk<E>::Local& local,
+                       std::int64_t j) {
     if constexpr (std::is_same_v<E, value_t<E>>)
       return run[static_cast<std::size_t>(j)];
     else
@@ -423,7 +436,8 @@ inline unsigned blocks_for(std::int64_t n, unsigned threads) {
 
 template <class T>
 __global__ void mesh_fill_kernel(T* p, std::int64_t n, T value) {
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * blockDim.x)
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x)
     p[i] = value;
 }
 
@@ -437,7 +451,8 @@ __global__ void mesh_written_slots_kernel(LoopFrame<K> frame, int arg, DeviceBuf
     const std::int64_t at = e * d[W::kArity] + d[W::kIndex];
     const std::int32_t code = static_cast<const std::int32_t*>(base.p[d[W::kCodes]])[at];
     if (code >= 0) continue;
-    const std::int64_t l = static_cast<const std::int32_t*>(base.p[d[W::kMap]])[at], own = d[W::kOwnedCount];
+    const std::int64_t l = static_cast<const std::int32_t*>(base.p[d[W::kMap]])[at],
+                       own = d[W::kOwnedCount];
     const std::int64_t dim = d[W::kDim];
     const T* from = l < own ? static_cast<const T*>(base.p[d[W::kOwned]]) + l * dim
                             : static_cast<const T*>(base.p[d[W::kHalo]]) + (l - own) * dim;
@@ -457,30 +472,37 @@ __global__ void mesh_element_kernel(typename L::Args a, DeviceBuffers base) {
 
 // One thread per target: its local slots added in element order (IncrementPlan::local_gather).
 template <class T>
-__global__ void mesh_local_gather_kernel(T* own, const std::int32_t* plan, const T* slots, std::int64_t dim) {
+__global__ void mesh_local_gather_kernel(T* own, const std::int32_t* plan, const T* slots,
+                                         std::int64_t dim) {
   const mesh_codes::TargetPlan p(plan);
-  for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < p.m; j += std::int64_t(gridDim.x) * blockDim.x) {
+  for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < p.m;
+       j += std::int64_t(gridDim.x) * blockDim.x) {
     T* target = own + std::int64_t(p.targets[j]) * dim;
     for (std::int32_t q = p.starts[j]; q < p.starts[j + 1]; ++q)
-      for (std::int64_t k = 0; k < dim; ++k) target[k] += slots[std::int64_t(p.entries[q]) * dim + k];
+      for (std::int64_t k = 0; k < dim; ++k)
+        target[k] += slots[std::int64_t(p.entries[q]) * dim + k];
   }
 }
 
 template <class L, class T>
-void device_start(const typename L::Args& a, int arg, void** buffers, const DeviceBuffers& base, cudaStream_t s) {
+void device_start(const typename L::Args& a, int arg, void** buffers, const DeviceBuffers& base,
+                  cudaStream_t s) {
   using W = ArgWords;
   const std::int64_t* d = a.frame.arg(arg);
   const auto path = static_cast<ArgPath>(d[W::kPath]);
   const auto access = static_cast<ArgAccess>(d[W::kAccess]);
   const std::int64_t dim = d[W::kDim], n = a.frame.elements();
   const auto fill = [&](std::int64_t buffer, T value) {
-    const auto count = static_cast<std::int64_t>(buffer_elements(buffers, static_cast<int>(buffer))) * dim;
-    mesh_fill_kernel<T><<<blocks_for(count, 256), 256, 0, s>>>(static_cast<T*>(base.p[buffer]), count, value);
+    const auto count =
+        static_cast<std::int64_t>(buffer_elements(buffers, static_cast<int>(buffer))) * dim;
+    mesh_fill_kernel<T>
+        <<<blocks_for(count, 256), 256, 0, s>>>(static_cast<T*>(base.p[buffer]), count, value);
   };
   if (path == ArgPath::GlobalReduce) {
     fill(d[W::kOwned], reduction_start<T>(access));
   } else if (path == ArgPath::IndirectWritten && access == ArgAccess::Inc) {
-    for (std::int64_t k = 0; k < d[W::kSlotCount]; ++k) fill(d[W::kSlotFirst] + k, increment_start<T>());
+    for (std::int64_t k = 0; k < d[W::kSlotCount]; ++k)
+      fill(d[W::kSlotFirst] + k, increment_start<T>());
     fill(d[W::kLocalSlots], increment_start<T>());
   } else if (path == ArgPath::IndirectWritten) {
     mesh_written_slots_kernel<T, L::K><<<blocks_for(n, 128), 128, 0, s>>>(a.frame, arg, base);
@@ -494,7 +516,8 @@ void device_gather(const std::int64_t* d, const DeviceBuffers& base, cudaStream_
       static_cast<ArgAccess>(d[W::kAccess]) != ArgAccess::Inc || d[W::kLocalTargets] == 0)
     return;
   mesh_local_gather_kernel<T><<<blocks_for(d[W::kLocalTargets], 128), 128, 0, s>>>(
-      static_cast<T*>(base.p[d[W::kOwned]]), static_cast<const std::int32_t*>(base.p[d[W::kLocalGather]]),
+      static_cast<T*>(base.p[d[W::kOwned]]),
+      static_cast<const std::int32_t*>(base.p[d[W::kLocalGather]]),
       static_cast<const T*>(base.p[d[W::kLocalSlots]]), d[W::kDim]);
 }
 
@@ -504,7 +527,8 @@ template <int K>
 bool gathered_before(const LoopFrame<K>& f, int i) {
   using W = ArgWords;
   for (int j = 0; j < i; ++j)
-    if (f.arg(j)[W::kPath] == f.arg(i)[W::kPath] && f.arg(j)[W::kLocalGather] == f.arg(i)[W::kLocalGather] &&
+    if (f.arg(j)[W::kPath] == f.arg(i)[W::kPath] &&
+        f.arg(j)[W::kLocalGather] == f.arg(i)[W::kLocalGather] &&
         f.arg(j)[W::kAccess] == f.arg(i)[W::kAccess])
       return true;
   return false;
@@ -514,16 +538,20 @@ bool gathered_before(const LoopFrame<K>& f, int i) {
 // the CPU's bits (no atomics), on the worker's stream.
 template <class F, class... T>
 void MeshLoop<F, T...>::cuda(void** buffers, void* arg) {
-  static_assert(sizeof(Args) + sizeof(DeviceBuffers) <= 4000, "too many loop arguments for a CUDA kernel");
+  static_assert(sizeof(Args) + sizeof(DeviceBuffers) <= 4000,
+                "too many loop arguments for a CUDA kernel");
   const Args& a = *static_cast<const Args*>(arg);
   cudaStream_t s = static_cast<cudaStream_t>(cuda_stream());
   DeviceBuffers base{};
-  for (std::int64_t k = 0; k < a.frame.buffers(); ++k) base.p[k] = buffer_data(buffers, static_cast<int>(k));
+  for (std::int64_t k = 0; k < a.frame.buffers(); ++k)
+    base.p[k] = buffer_data(buffers, static_cast<int>(k));
   int i = 0;
   ((device_start<MeshLoop, value_t<T>>(a, i++, buffers, base, s)), ...);
   mesh_element_kernel<MeshLoop><<<blocks_for(a.frame.elements(), 128), 128, 0, s>>>(a, base);
   i = 0;
-  ((gathered_before(a.frame, i) ? void(i++) : (device_gather<value_t<T>>(a.frame.arg(i++), base, s))), ...);
+  ((gathered_before(a.frame, i) ? void(i++)
+                                : (device_gather<value_t<T>>(a.frame.arg(i++), base, s))),
+   ...);
 }
 #endif
 

@@ -62,7 +62,8 @@ struct NoInnerBox {};
 template <class F, int NIn>
 struct Payload {
   F f;
-  std::conditional_t<(TESSERA_CHECKED_ACCESS != 0 && NIn > 0), AccessRules<NIn>, NoAccessRules> rules;
+  std::conditional_t<(TESSERA_CHECKED_ACCESS != 0 && NIn > 0), AccessRules<NIn>, NoAccessRules>
+      rules;
   std::conditional_t<HasInterior<F>::value, InnerBox, NoInnerBox> inner;
 };
 
@@ -181,9 +182,10 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
 
   /// The points [from, to) of one row: the functor, or its interior fast path.
   template <bool Inner, class Rows, std::size_t... J>
-  static void cpu_points(const Args& a, const F& f, Index<D> idx, std::int64_t x0, std::int64_t from,
-                         std::int64_t to, const Rows& rows, const std::int64_t* sy,
-                         const std::int64_t* sz, std::index_sequence<J...>) {
+  static void cpu_points(const Args& a, const F& f, Index<D> idx, std::int64_t x0,
+                         std::int64_t from, std::int64_t to, const Rows& rows,
+                         const std::int64_t* sy, const std::int64_t* sz,
+                         std::index_sequence<J...>) {
     TESSERA_SIMD
     for (std::int64_t x = from; x < to; ++x) {
       Index<D> i = idx;
@@ -242,10 +244,11 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
   static std::int64_t y_block(const Args& a) {
     std::size_t bytes_per_point = 0;
     ((bytes_per_point += AccessOf<A>::reads ? sizeof(typename AccessOf<A>::type) : 0), ...);
-    const std::int64_t plane = a.frame.extent(0) * a.frame.extent(1) *
-                               static_cast<std::int64_t>(bytes_per_point);
+    const std::int64_t plane =
+        a.frame.extent(0) * a.frame.extent(1) * static_cast<std::int64_t>(bytes_per_point);
     if (D < 3 || a.frame.extent(2) < 4 || plane <= kPlaneBytes) return a.frame.extent(1);
-    const std::int64_t rows = kPlaneBytes / (a.frame.extent(0) * static_cast<std::int64_t>(bytes_per_point) + 1);
+    const std::int64_t rows =
+        kPlaneBytes / (a.frame.extent(0) * static_cast<std::int64_t>(bytes_per_point) + 1);
     return rows < 4 ? 4 : rows;
   }
   static constexpr std::int64_t kPlaneBytes = 256 * 1024;  // per input plane (of 3 re-read)

@@ -68,7 +68,7 @@ struct WindowCut {
 /// axis of `n` points: clipped to [0, n) unless periodic, else cut at 0 and n and wrapped.
 /// Returns how many cuts (1 to 3) were written.
 inline int window_cuts(std::int64_t origin, std::int64_t extent, std::int64_t margin,
-                                  std::int64_t n, bool periodic, WindowCut* cut) {
+                       std::int64_t n, bool periodic, WindowCut* cut) {
   std::int64_t lo = origin - margin, hi = origin + extent + margin;
   if (!periodic) {
     lo = lo < 0 ? 0 : lo;
@@ -119,8 +119,8 @@ struct TimeBlock<D, F, T, TypeList<E...>, TypeList<S...>> {
   /// With `planes` (tile-relative, [planes[0], planes[1])) the boxes are cut to those planes of
   /// the last axis (z in 3-D, y in 2-D).
   template <class Visit>
-  static void each_window(const Args& a, std::int64_t j, std::int64_t margin,
-                          const Visit& visit, const std::int64_t* planes = nullptr) {
+  static void each_window(const Args& a, std::int64_t j, std::int64_t margin, const Visit& visit,
+                          const std::int64_t* planes = nullptr) {
     const TileFrame<kFields>& t = a.points.frame;
     WindowCut cuts[3][3];
     int counts[3] = {1, 1, 1};
@@ -135,7 +135,8 @@ struct TimeBlock<D, F, T, TypeList<E...>, TypeList<S...>> {
       for (int c = 0; c < counts[D - 1]; ++c) {
         WindowCut& cut = cuts[D - 1][c];
         const std::int64_t lo = planes[0] > cut.start ? planes[0] : cut.start;
-        const std::int64_t hi = planes[1] < cut.start + cut.length ? planes[1] : cut.start + cut.length;
+        const std::int64_t hi =
+            planes[1] < cut.start + cut.length ? planes[1] : cut.start + cut.length;
         cut = hi > lo ? WindowCut{lo, hi - lo, cut.index + (lo - cut.start)} : WindowCut{0, 0, 0};
       }
     for (int k = 0; k < counts[2]; ++k)
@@ -180,7 +181,8 @@ struct TimeBlock<D, F, T, TypeList<E...>, TypeList<S...>> {
     bool any = false;
     for (int axis = 0; axis < D; ++axis) {
       face[axis][0] = a.span.mirror[axis][0] != 0 && t.origin(axis) == 0;
-      face[axis][1] = a.span.mirror[axis][1] != 0 && t.origin(axis) + t.extent(axis) == a.span.extent[axis];
+      face[axis][1] =
+          a.span.mirror[axis][1] != 0 && t.origin(axis) + t.extent(axis) == a.span.extent[axis];
       any = any || face[axis][0] || face[axis][1];
     }
     if (!any) return;
@@ -244,7 +246,8 @@ struct TimeBlock<D, F, T, TypeList<E...>, TypeList<S...>> {
     }
     if (face[L][1] && p1 == n) {  // the high ghost planes, in the turn that computes plane n - 1
       const bool vertex = a.span.mirror[L][1] == 2;
-      for (std::int64_t k = 1; k <= r; ++k) layer(L, n - 1 + k, vertex ? n - 1 - k : n - k, 0, 0, done);
+      for (std::int64_t k = 1; k <= r; ++k)
+        layer(L, n - 1 + k, vertex ? n - 1 - k : n - k, 0, 0, done);
     }
   }
 
@@ -298,7 +301,7 @@ struct TimeBlock<D, F, T, TypeList<E...>, TypeList<S...>> {
       each_window(a, j, (a.span.steps - 1 - j) * a.span.radius,
                   [&](const typename Points::Args& w) { launch_points<Points>(w, base); });
       if (j + 1 < a.span.steps) {
-        Pointers<1> out{{base.p[kExtra + 1]}};
+        Pointers<1> out{{ base.p[kExtra + 1] }};
         each_mirror_layer(a, j, nullptr, [&](const typename MirrorLayer<T>::Args& m) {
           launch_points<MirrorLayer<T>>(m, out);
         });
