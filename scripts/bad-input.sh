@@ -8,7 +8,8 @@ set -u
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$(cd "${1:-${BUILD_DIR:-$root/build}}" && pwd)
 heat3d=$build/apps/heat3d/heat3d jacobi2d=$build/apps/jacobi2d/jacobi2d life=$build/apps/life/life
-for app in "$heat3d" "$jacobi2d" "$life"; do
+cloudsim=$build/apps/cloudsim/cloudsim nbody=$build/apps/nbody/nbody airfoil=$build/apps/airfoil/airfoil
+for app in "$heat3d" "$jacobi2d" "$life" "$cloudsim" "$nbody" "$airfoil"; do
   [ -x "$app" ] || { echo "missing $app: build first (bash scripts/build.sh)"; exit 1; }
 done
 work=$(mktemp -d)
@@ -57,6 +58,22 @@ check "heat3d alpha 10 (unstable)" fail "stability range" "$heat3d" "${small[@]}
 check "heat3d alpha nan" fail "stability range" "$heat3d" "${small[@]}" --alpha nan
 check "heat3d alpha -0.1" fail "stability range" "$heat3d" "${small[@]}" --alpha -0.1
 check "heat3d alpha 1/6 (the limit)" ok "checksum=" "$heat3d" "${small[@]}" --alpha 0.16666666666666666 --quiet
+check "cloudsim dt nan" fail "dt: 'nan' is not a finite number; give one above 0 and at most 1" "$cloudsim" --size 16 16 --tile 16 8 --steps 2 --dt nan
+check "cloudsim dt inf" fail "dt: 'inf' is not a finite number" "$cloudsim" --size 16 16 --tile 16 8 --steps 2 --dt inf
+check "cloudsim dt 0" fail "dt: 0 is out of range; give a number above 0" "$cloudsim" --size 16 16 --tile 16 8 --steps 2 --dt 0
+check "cloudsim cloud-radius -1" fail "cloud-radius: -1 is below 0" "$cloudsim" --size 16 16 --steps 2 --cloud-radius -1
+check "nbody dt -1" fail "dt: -1 is out of range; give a number above 0" "$nbody" --steps 1 --dt -1
+check "nbody eps nan" fail "eps: 'nan' is not a finite number" "$nbody" --steps 1 --eps nan
+check "nbody eps 0" fail "eps: 0 is out of range" "$nbody" --steps 1 --eps 0
+check "airfoil iterations 0" fail "iterations: 0 is below 1; give at least 1" "$airfoil" --iterations 0
+check "airfoil tiles 0" fail "tiles: 0 is below 1" "$airfoil" --tiles 0
+check "steps-per-exchange 5000" fail "5000 is not between 0 and 4096" "$heat3d" "${small[@]}" --steps-per-exchange 5000
+check "rank-grid 0 1 1" fail "'0' is not a whole number >= 1" "$heat3d" "${small[@]}" --rank-grid 0 1 1
+echo "== input files"
+printf '2000000000 2000000000 2000000000 2000000000\n0 0\n' > huge.dat
+check "airfoil mesh header 2e9 counts" fail "header promises 2000000000 nodes, .*cannot hold them" "$airfoil" --mesh huge.dat --iterations 1
+printf '4 1 4 4\n0 0\n1 0\n' > short.dat
+check "airfoil mesh cut short" fail "mesh file 'short.dat': its header promises 4 nodes" "$airfoil" --mesh short.dat --iterations 1
 echo "== runtime flags and environment"
 check "unknown flag" fail "bogus" "$heat3d" --bogus
 check "sched empty" fail "empty scheduler" "$heat3d" "${small[@]}" --sched ""
@@ -80,6 +97,9 @@ check "perfmodel-dir is a file" fail "is not a directory" "$heat3d" "${small[@]}
 check "perfmodel-dir under a file" fail "is not a directory" "$heat3d" "${small[@]}" --perfmodel-dir afile/models
 check "STARPU_PERF_MODEL_DIR is a file" fail "is not a directory" env STARPU_PERF_MODEL_DIR=afile "$heat3d" "${small[@]}"
 check "perfmodel-dir missing (created)" ok "checksum=" "$heat3d" "${small[@]}" --perfmodel-dir new/models --quiet
+check "HOME under a file (default models)" fail "StarPU's default model directory \\(from HOME" env -u XDG_CACHE_HOME -u STARPU_HOME HOME=afile/home "$heat3d" "${small[@]}"
+check "STARPU_HOME under a file" fail "default model directory \\(from STARPU_HOME" env -u XDG_CACHE_HOME STARPU_HOME=afile/home "$heat3d" "${small[@]}"
+check "HOME unusable, --perfmodel-dir given" ok "checksum=" env HOME=afile/home "$heat3d" "${small[@]}" --perfmodel-dir models --quiet
 echo "== outputs"
 check "trace to /dev/full" fail "could not write the --trace file '/dev/full'" "$heat3d" "${small[@]}" --quiet --trace /dev/full
 check "report to /dev/full" fail "could not write the --report file '/dev/full'" "$heat3d" "${small[@]}" --quiet --report /dev/full

@@ -4,10 +4,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "core/io/tile_files.hpp"  // fnv1a: the manifest's checksum, to forge one
 #include "tests/test_support.hpp"
 
 namespace {
@@ -74,6 +76,25 @@ TEST(Checkpoint, RestartWithAnotherTilingIsBitwiseTheUninterruptedRun) {
   test::expect_bitwise_equal(run({"eager", 1}, {12, 9, 7}, 3, 6, -1, "", dir), whole);
 }
 
+TEST(Checkpoint, StalePartialsAreRemovedOnceAndCompleteCheckpointsKept) {
+  const std::string parent = fresh("stale");
+  run({"eager", 1}, {6, 9, 7}, 0, 2, 1, parent + "/step-1", "");  // a complete checkpoint
+  // What a run killed while writing two checkpoints leaves: directories with some tile files.
+  for (const char* stale : {"/step-2.partial", "/step-4.partial"}) {
+    fs::create_directories(parent + stale);
+    std::ofstream(parent + stale + "/u_0.bin") << "half a tile";
+  }
+  testing::internal::CaptureStderr();
+  run({"eager", 1}, {6, 9, 7}, 0, 4, 3, parent + "/step-3", "");
+  const std::string said = testing::internal::GetCapturedStderr();
+  EXPECT_THAT(said, HasSubstr("removed 2 partial checkpoints in " + parent));
+  EXPECT_THAT(said, HasSubstr("step-2.partial, step-4.partial"));
+  EXPECT_FALSE(fs::exists(parent + "/step-2.partial"));
+  EXPECT_FALSE(fs::exists(parent + "/step-4.partial"));
+  EXPECT_TRUE(fs::exists(parent + "/step-1/manifest"));  // complete ones stay
+  EXPECT_TRUE(fs::exists(parent + "/step-3/manifest"));
+}
+
 std::string restart_error(const std::string& dir) {
   tessera::Runtime rt(test::options({"eager", 1}));
   const tessera::Grid<3> grid(kSize, {6, 9, 7});
@@ -115,6 +136,23 @@ TEST(Checkpoint, TruncatedOrCorruptedCheckpointsAreRefused) {
     const std::string d = copy("unfinished");
     fs::remove(d + "/manifest");
     EXPECT_THAT(restart_error(d), HasSubstr("has no manifest"));
+  }
+  {  // a manifest, checksum intact, whose field claims 2^40 tiles: refused before allocating
+    const std::string d = copy("huge");
+    std::ifstream in(d + "/manifest");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    text = text.substr(0, text.rfind("end "));
+    const std::size_t at = text.find("field u double 3 12 9 7 ");
+    ASSERT_NE(at, std::string::npos);
+    const std::size_t count = at + std::string("field u double 3 12 9 7 ").size();
+    text = text.substr(0, count) + "1099511627776" + text.substr(text.find('\n', count));
+    char sum[17];
+    std::snprintf(
+        sum, sizeof(sum), "%016llx",
+        static_cast<unsigned long long>(tessera::detail::fnv1a(text.data(), text.size())));
+    std::ofstream(d + "/manifest", std::ios::binary | std::ios::trunc)
+        << text << "end " << sum << "\n";
+    EXPECT_THAT(restart_error(d), HasSubstr("claims 1099511627776 tiles, more than its manifest"));
   }
   EXPECT_THAT(restart_error(dir + "-missing"), HasSubstr("is not a directory"));
   // Another grid size.

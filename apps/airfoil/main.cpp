@@ -14,11 +14,11 @@ int main(int argc, char** argv) {
   cli.add_option("--mesh-size", size, "I J of the generated mesh: 3I x J cells (OP2's: 400 600)")
       ->expected(2);
   cli.add_option("--mesh", mesh_file, "read OP2's new_grid.dat text format instead of generating");
-  cli.add_option("--tiles", tiles, "tiles the cells are cut into")->check(CLI::PositiveNumber);
+  cli.add_option("--tiles", tiles, "tiles the cells are cut into")->check(apps::at_least(1));
   cli.add_option("--partitioner", partitioner, "metis or block")
       ->check(CLI::IsMember({"metis", "block"}));
   cli.add_option("--iterations", iterations, "iterations (rms printed every 100)")
-      ->check(CLI::PositiveNumber);
+      ->check(apps::at_least(1));
   cli.callback([&] { runtime.summary = !runtime.quiet; });
   CLI11_PARSE(cli, argc, argv);
 

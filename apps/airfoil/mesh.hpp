@@ -127,12 +127,29 @@ inline Mesh read_mesh(const std::string& path) {
     fail("no header line of 4 counts");
   if (m.nnode < 1 || m.ncell < 1 || m.nedge < 1 || m.nbedge < 1)
     fail("a count in the header is below 1");
-  m.x.resize(static_cast<std::size_t>(2 * m.nnode));
+  // Before allocating for the header's counts: every number the counts promise takes at least
+  // two bytes (a digit and a separator), so a file too short for them is refused here, with
+  // its counts, rather than by an allocation of gigabytes (or its failure).
+  const long header_end = std::ftell(f);
+  std::fseek(f, 0, SEEK_END);
+  const long file_end = std::ftell(f);
+  std::fseek(f, header_end, SEEK_SET);
+  const auto count = [](std::int32_t n) { return static_cast<std::uint64_t>(n); };
+  const std::uint64_t numbers =
+      2 * count(m.nnode) + 4 * count(m.ncell) + 4 * count(m.nedge) + 4 * count(m.nbedge);
+  if (header_end < 0 || file_end < header_end ||
+      static_cast<std::uint64_t>(file_end - header_end) + 1 < 2 * numbers)
+    fail("its header promises " + std::to_string(m.nnode) + " nodes, " + std::to_string(m.ncell) +
+         " cells, " + std::to_string(m.nedge) + " edges and " + std::to_string(m.nbedge) +
+         " boundary edges, " + std::to_string(numbers) + " numbers, but the " +
+         std::to_string(file_end - header_end) +
+         " bytes after it cannot hold them; give the file its true counts, or the complete file");
+  m.x.resize(static_cast<std::size_t>(2 * count(m.nnode)));
   for (std::int32_t n = 0; n < m.nnode; ++n)
     if (std::fscanf(f, "%lf %lf", &m.x[static_cast<std::size_t>(2 * n)],
                     &m.x[static_cast<std::size_t>(2 * n + 1)]) != 2)
       fail("node " + std::to_string(n) + " lacks 2 coordinates");
-  m.cell.resize(static_cast<std::size_t>(4 * m.ncell));
+  m.cell.resize(static_cast<std::size_t>(4 * count(m.ncell)));
   for (std::size_t k = 0; k < m.cell.size(); ++k)
     if (std::fscanf(f, "%d", &m.cell[k]) != 1)
       fail("cell " + std::to_string(k / 4) + " lacks 4 nodes");

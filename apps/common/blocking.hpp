@@ -9,6 +9,8 @@
 #include <CLI/CLI.hpp>
 #include <tessera/stencil.hpp>
 
+#include "apps/common/option_checks.hpp"
+
 namespace apps {
 
 // N steps per halo exchange, or auto (the default, also 0): tessera::kAutoDepth, the deepest
@@ -21,7 +23,7 @@ inline CLI::Option* add_steps_per_exchange(CLI::App& cli, int& depth) {
                   "auto (default): the deepest of 1 to " +
                       std::to_string(tessera::kMaxAutoDepth) + " the tiles allow")
       ->transform(CLI::Transformer(std::map<std::string, std::string>{{"auto", "0"}}))
-      ->check(CLI::Range(0, 4096))
+      ->check(whole_in(0, 4096))
       ->default_str("auto");
 }
 

@@ -18,6 +18,7 @@
 #include <tessera/tessera.hpp>
 
 #include "apps/common/blocking.hpp"
+#include "apps/common/option_checks.hpp"
 #include "apps/common/progress.hpp"
 
 namespace apps {
@@ -29,21 +30,6 @@ inline std::string calibrate_command() {
   while (std::getline(in, arg, '\0'))
     if (arg != "--quiet" && arg != "--calibrate-models") line += (line.empty() ? "" : " ") + arg;
   return line.empty() ? "this program with --calibrate-models" : line + " --calibrate-models";
-}
-
-// A CLI11 check that a whole number is at least `low`, with a message that says so (CLI11's
-// PositiveNumber prints its range as doubles: "not in range 2.22507e-308 to ...").
-inline CLI::Validator at_least(long low) {
-  return CLI::Validator(
-      [low](std::string& text) -> std::string {
-        long v = 0;
-        if (!CLI::detail::lexical_cast(text, v)) return "'" + text + "' is not a whole number";
-        if (v < low)
-          return text + " is below " + std::to_string(low) + "; give at least " +
-                 std::to_string(low);
-        return {};
-      },
-      ">=" + std::to_string(low));
 }
 
 // --size, --tile and --steps, plus the Tessera runtime flags.
@@ -78,6 +64,10 @@ struct RunOptions {
   // not the tiling, schedule or rank count).
   long output_every = 0, checkpoint_every = 0;
   std::string output_dir = "output", checkpoint_dir = "checkpoints", restart, about;
+  // Not an option: the step a --restart began at (timed_blocks sets it), so that the result
+  // line's rates count the steps this run computed, not the ones before the checkpoint.
+  long restart_step = 0;
+  long computed_steps() const { return steps - restart_step; }
 
   void add_io_options(CLI::App& cli) {
     cli.add_option("--output-every", output_every,
@@ -202,8 +192,8 @@ void calibrate_models(tessera::Runtime& rt, long steps, Init init, Advance advan
 // per second. With `state` (the fields that carry the run from step to step): --restart,
 // --output-every and --checkpoint-every.
 template <class Init, class Advance>
-double timed_blocks(tessera::Runtime& rt, const RunOptions& o, double points, Init init,
-                    Advance advance, long block, const State* state = nullptr) {
+double timed_blocks(tessera::Runtime& rt, RunOptions& o, double points, Init init, Advance advance,
+                    long block, const State* state = nullptr) {
   init();
   if (o.calibrate_models) {
     calibrate_models(rt, o.steps, init, advance);
@@ -214,6 +204,7 @@ double timed_blocks(tessera::Runtime& rt, const RunOptions& o, double points, In
   // one or at the end, so that the steps in between are not held up by its writing.
   long first = 0;
   if (state != nullptr && !o.restart.empty()) first = restart_from(o, *state);
+  o.restart_step = first;
   std::unique_ptr<tessera::Output> output;
   if (state != nullptr && o.output_every > 0) {
     output = std::make_unique<tessera::Output>(o.output_dir);
@@ -257,7 +248,7 @@ double timed_blocks(tessera::Runtime& rt, const RunOptions& o, double points, In
 
 // timed_blocks one step at a time: `step()` submits one step.
 template <class Init, class Step>
-double timed_steps(tessera::Runtime& rt, const RunOptions& o, double points, Init init, Step step,
+double timed_steps(tessera::Runtime& rt, RunOptions& o, double points, Init init, Step step,
                    const State* state = nullptr) {
   return timed_blocks(
       rt, o, points, init,
@@ -267,7 +258,9 @@ double timed_steps(tessera::Runtime& rt, const RunOptions& o, double points, Ini
       1, state);
 }
 
-// One line, key=value, so scripts and tests can read it; printed by rank 0 only. In a
+// One line, key=value, so scripts and tests can read it; printed by rank 0 only. steps= is the
+// run's last step; after a --restart, from_step= says where it began, and the rates and the
+// traffic per step count the steps this run computed, not those before the checkpoint. In a
 // simulated run `seconds` is simulated time, the line ends with simulated=1 and the checksum
 // reads "simulated" (no values exist). The halo
 // traffic between ranks is per step, over every rank (0 in a one-rank run); call it on every
@@ -275,19 +268,23 @@ double timed_steps(tessera::Runtime& rt, const RunOptions& o, double points, Ini
 inline void print_result(const char* app, const RunOptions& o, const tessera::Runtime& rt,
                          int tiles, double seconds, double points, double bytes_per_point,
                          double checksum) {
-  const double updates = points * static_cast<double>(o.steps);
+  const double computed = static_cast<double>(o.computed_steps());
+  const double updates = points * computed;
+  const double per_step = computed > 0 ? 1.0 / computed : 0.0;  // a restart at the last step
   const tessera::Traffic traffic = rt.traffic();
   if (rt.rank() != 0) return;
   char sum[32];
   std::snprintf(sum, sizeof(sum), "%.17g", checksum);
+  const std::string from =
+      o.restart_step > 0 ? " from_step=" + std::to_string(o.restart_step) : std::string();
   std::printf(
       "%s grid=%s tiles=%d steps=%ld seconds=%.4f MLUPS=%.1f GB/s=%.2f checksum=%s "
-      "ranks=%d halo_messages/step=%.1f halo_bytes/step=%.0f%s\n",
+      "ranks=%d halo_messages/step=%.1f halo_bytes/step=%.0f%s%s\n",
       app, o.grid_name().c_str(), tiles, o.steps, seconds, updates / seconds / 1e6,
       updates * bytes_per_point / seconds / 1e9, rt.simulated() ? "simulated" : sum, rt.ranks(),
-      static_cast<double>(traffic.messages) / static_cast<double>(o.steps),
-      static_cast<double>(traffic.bytes) / static_cast<double>(o.steps),
-      rt.simulated() ? " simulated=1" : "");
+      static_cast<double>(traffic.messages) * per_step,
+      static_cast<double>(traffic.bytes) * per_step, rt.simulated() ? " simulated=1" : "",
+      from.c_str());
 }
 
 // Runs the application body; an error (bad input is a tessera::Error) is reported and the

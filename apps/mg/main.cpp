@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
   bool coarse_task = true;
   cli.add_option("--class", cls, "S, W (NPB 3.3+: 128^3, 4 it.), W-npb3.0 (64^3, 40 it.), A, B, U");
   cli.add_option("--size", size, "class U: points per axis (a power of two >= 4)");
-  cli.add_option("--iterations", iterations, "class U: V-cycles")->check(CLI::PositiveNumber);
+  cli.add_option("--iterations", iterations, "class U: V-cycles")->check(apps::at_least(1));
   cli.add_option(
       "--tile-z", tile_z,
       "z-thickness of the top level's tiles (default: on one rank the whole grid up to 64^3, "
@@ -29,14 +29,14 @@ int main(int argc, char** argv) {
   cli.add_option(
          "--min-tile-points", min_points,
          "coarser levels thicken tiles until each holds this many points (or the whole level)")
-      ->check(CLI::PositiveNumber);
+      ->check(apps::at_least(1));
   cli.add_option(
       "--coarse-task", coarse_task,
       "run the levels held in one tile each (the coarse end of the V-cycle) as one task");
   cli.add_option(
          "--cycles-per-task", cycles_per_task,
          "when the whole V-cycle is one task (one tile): iterations per task (default: all)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(apps::at_least(0));
   CLI11_PARSE(cli, argc, argv);
   // peager unless the user chose: it runs the one-task V-cycle (and the coarse end of the tiled
   // ones) on a team of all CPU workers, each with its share of every operator's planes, as

@@ -19,8 +19,11 @@ int main(int argc, char** argv) {
   o.add_to(cli);
   apps::NBodyParams params;
   std::uint64_t seed = 12345;
-  cli.add_option("--dt", params.dt, "time step (N-body units)");
-  cli.add_option("--eps", params.eps, "softening length");
+  cli.add_option("--dt", params.dt, "time step (N-body units)")
+      ->check(apps::finite_in(0, HUGE_VAL, "above 0", true));
+  cli.add_option("--eps", params.eps, "softening length")
+      ->check(apps::finite_in(0, HUGE_VAL, "above 0 (a body's force on itself must stay finite)",
+                              true));
   cli.add_option("--seed", seed, "seed of the Plummer sphere");
   CLI11_PARSE(cli, argc, argv);
 

@@ -164,6 +164,12 @@ RestartState read_manifest(const std::string& dir) {
       std::size_t tiles = 0;
       if (!(w >> r.name >> r.type >> r.dims >> r.extent[0] >> r.extent[1] >> r.extent[2] >> tiles))
         throw bad(line);
+      // Each tile has a line of its own below, so a count the manifest cannot hold is refused
+      // before anything is allocated for it.
+      if (tiles > text.size())
+        throw Error(refused(dir, "its field '" + r.name + "' claims " + std::to_string(tiles) +
+                                     " tiles, more than its manifest of " +
+                                     std::to_string(text.size()) + " bytes can list"));
       r.tiles.resize(tiles);
       s.fields.push_back(r);
     } else if (key == "tile") {
@@ -181,6 +187,37 @@ RestartState read_manifest(const std::string& dir) {
     }
   }
   return s;
+}
+
+// A checkpoint is complete once DIR.partial is renamed to DIR, so a DIR.partial left in the
+// directory is one a killed run never committed, and never a complete checkpoint. The first
+// checkpoint this run writes into a directory removes every such leftover there and says so
+// once (two runs that checkpoint into one directory at the same time are not supported).
+void remove_stale_partials(Context& c, const std::string& dir) {
+  const std::string parent = files::directory_of(dir);
+  if (!c.checkpoint_dirs.insert(parent).second) return;
+  std::error_code ec;
+  std::vector<std::string> removed;
+  const std::string suffix = ".partial";
+  for (const fs::directory_entry& e : fs::directory_iterator(parent, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() <= suffix.size() ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0 ||
+        !e.is_directory(ec))
+      continue;
+    fs::remove_all(e.path(), ec);
+    if (ec)
+      throw Error("cannot remove the stale partial checkpoint " + e.path().string() + " (" +
+                  ec.message() + "); remove it by hand");
+    removed.push_back(name);
+  }
+  if (removed.empty()) return;
+  std::sort(removed.begin(), removed.end());
+  std::string names;
+  for (const std::string& n : removed) names += (names.empty() ? "" : ", ") + n;
+  std::cerr << "tessera: removed " << removed.size() << " partial checkpoint"
+            << (removed.size() > 1 ? "s" : "") << " in " << parent
+            << " that a stopped run never completed: " << names << std::endl;
 }
 
 }  // namespace
@@ -292,6 +329,7 @@ Checkpoint::Checkpoint(std::string dir, long step, std::string about)
       throw Error("checkpoint directory " + s.dir + " is a file; give a directory name");
     detail::files::check_directory(detail::files::directory_of(s.dir),
                                    "the checkpoint directory's parent");
+    detail::remove_stale_partials(*s.context, s.dir);
     std::error_code ec;
     detail::fs::remove_all(s.partial, ec);  // a checkpoint that was never committed
     if (!detail::fs::create_directory(s.partial, ec) || ec)

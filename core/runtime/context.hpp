@@ -35,6 +35,7 @@ struct Context {
   std::unique_ptr<Watchdog> watchdog;     // --watchdog: null when off
   std::set<FieldStorage*> fields;         // alive; released if the Runtime ends first
   std::set<HandleOwner*> handle_owners;   // the same for mesh objects
+  std::set<std::string> checkpoint_dirs;  // those cleared of stale DIR.partial (core/io/)
   long steps = 0;                         // stencil applications submitted: the step of task tags
   Traffic received;       // face buffers this rank's tasks received (counted at submission)
   int uncaught = 0;       // exceptions in flight when the Runtime was made (to see unwinding)

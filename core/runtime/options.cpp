@@ -24,6 +24,17 @@ CLI::Validator count() {
       "COUNT >= 0");
 }
 
+CLI::Validator positive_count() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        long v = 0;
+        if (!CLI::detail::lexical_cast(text, v) || v < 1)
+          return "'" + text + "' is not a whole number >= 1";
+        return {};
+      },
+      "COUNT >= 1");
+}
+
 CLI::Validator share() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
@@ -90,7 +101,7 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--rank-grid", o.rank_grid, "ranks per axis of the tile distribution (X Y [Z])")
       ->group(group)
       ->expected(2, 3)
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count());
   app.add_flag("--separate-exchange-tasks{false}", o.fused_exchange,
                "exchange ghost layers in halo-pack and boundary tasks of their own, as the "
                "simulation models assume (default: inside the tasks that read and write the tiles)")

@@ -44,6 +44,24 @@ const char* env(const char* name) {
   return (v != nullptr && *v != '\0') ? v : nullptr;
 }
 
+// Where StarPU keeps its models and bus calibration when no directory is given: under the first
+// of these variables that is set (StarPU 1.3 and 1.4 alike), then /tmp. StarPU aborts the
+// program when it cannot create that directory (an unwritable HOME), so it is checked first.
+const char* const kStarpuHomeVariables[] = {"XDG_CACHE_HOME", "STARPU_HOME", "HOME",
+                                            "TMPDIR",         "TEMP",        "TMP"};
+
+std::string starpu_home_source() {
+  for (const char* name : kStarpuHomeVariables)
+    if (env(name) != nullptr) return name;
+  return "no HOME: /tmp";
+}
+
+std::string starpu_default_model_dir() {
+  for (const char* name : kStarpuHomeVariables)
+    if (env(name) != nullptr) return std::string(env(name)) + "/.starpu/sampling";
+  return "/tmp/.starpu/sampling";
+}
+
 // StarPU reads these as integers and aborts the program on anything but a
 // whole number >= 0 ("abc", "-1", "2x"): checked here first, with a message.
 constexpr const char* kNumericStarpuVariables[] = {"STARPU_NCPU",
@@ -242,6 +260,11 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
     detail::files::check_directory(o.perfmodel_dir, "--perfmodel-dir");
   else if (env("STARPU_PERF_MODEL_DIR") != nullptr)
     detail::files::check_directory(env("STARPU_PERF_MODEL_DIR"), "STARPU_PERF_MODEL_DIR");
+  else
+    detail::files::check_directory(
+        starpu_default_model_dir(),
+        "StarPU's default model directory (from " + starpu_home_source() +
+            "; --perfmodel-dir or STARPU_PERF_MODEL_DIR choose another)");
   if (!o.fxt.empty()) {
     if (!caps.fxt)
       throw Error("--fxt " + o.fxt + " needs a StarPU built with FxT, and this StarPU " +

@@ -30,7 +30,10 @@ ls -d checkpoints/*.partial 2> /dev/null && fail "a partial checkpoint was left"
 for s in 0 "$half" "$steps"; do
   ls output/*_$(printf %08d "$s").pvti > /dev/null 2>&1 || fail "no output index for step $s"
 done
-restarted=$(checksum "$(run $tile_b --steps "$steps" --restart "$ck")") || fail "restart"
+line=$(run $tile_b --steps "$steps" --restart "$ck") || fail "restart"
+restarted=$(checksum "$line")
+# Its rates count the steps it computed: the line says where it began.
+grep -q " from_step=$half\b" <<< "$line" || fail "the restart's result line lacks from_step=$half: $line"
 [ "$restarted" = "$plain_b" ] || fail "restart on tile B gave $restarted, the plain run $plain_b"
 echo "restart on another tiling: $restarted"
 if [ ${#mpirun[@]} -gt 0 ]; then

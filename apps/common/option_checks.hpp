@@ -1,0 +1,59 @@
+// The applications' option checks: CLI11 validators whose messages say the rule and the fix
+// as a person would write them (CLI11's own print their limits as doubles and accept nan).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cmath>
+#include <string>
+
+namespace apps {
+
+// A CLI11 check that a whole number is at least `low`, with a message that says so (CLI11's
+// PositiveNumber prints its range as doubles: "not in range 2.22507e-308 to ...").
+inline CLI::Validator at_least(long low) {
+  return CLI::Validator(
+      [low](std::string& text) -> std::string {
+        long v = 0;
+        if (!CLI::detail::lexical_cast(text, v)) return "'" + text + "' is not a whole number";
+        if (v < low)
+          return text + " is below " + std::to_string(low) + "; give at least " +
+                 std::to_string(low);
+        return {};
+      },
+      ">=" + std::to_string(low));
+}
+
+// A CLI11 check that a whole number is between `low` and `high` (both included), saying so.
+inline CLI::Validator whole_in(long low, long high) {
+  return CLI::Validator(
+      [low, high](std::string& text) -> std::string {
+        long v = 0;
+        if (!CLI::detail::lexical_cast(text, v)) return "'" + text + "' is not a whole number";
+        if (v < low || v > high)
+          return text + " is not between " + std::to_string(low) + " and " +
+                 std::to_string(high) + "; give a value in that range";
+        return {};
+      },
+      std::to_string(low) + ".." + std::to_string(high));
+}
+
+// A CLI11 check that a real number is finite and in a range, with the range in the message:
+// CLI11's own checks let nan and inf through (and a run on nan ends with checksum=nan and exit
+// status 0). `range` says the range as a person would, e.g. "above 0 and at most 1"; the
+// number must be >= low (> low when `above_low`) and <= high.
+inline CLI::Validator finite_in(double low, double high, const std::string& range,
+                                bool above_low = false) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(text, v) || !std::isfinite(v))
+          return "'" + text + "' is not a finite number; give one " + range;
+        if (v < low || (above_low && v == low) || v > high)
+          return text + " is out of range; give a number " + range;
+        return {};
+      },
+      range);
+}
+
+}  // namespace apps
