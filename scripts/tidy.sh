@@ -2,7 +2,7 @@
 # Runs clang-tidy (.clang-tidy: bugprone and performance checks) over the library's sources
 # (core/, tasks/, perfmodels/, kernels/, partition/, trace/; the headers they include from
 # include/tessera and those folders too) with the build's compile_commands.json. Any finding
-# fails it (WarningsAsErrors). Several minutes on 2 cores: not part of scripts/test.sh.
+# fails it (WarningsAsErrors). 2-3 minutes on 2 cores; the tidy test (label slow) runs it.
 #   bash scripts/tidy.sh [BUILD_DIR]     (default build/; JOBS=2 parallel clang-tidy runs)
 #   bash scripts/tidy.sh build core/runtime/runtime.cpp ...   only these files
 set -euo pipefail
