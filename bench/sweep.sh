@@ -1,14 +1,15 @@
 #!/bin/bash
 # Runs bench_heat3d for several schedulers and tile sizes, several times each, and appends
 # every output line to a log (docs/scheduling.md was produced this way).
-#   bench/sweep.sh BUILD_DIR LOG [ROUNDS]    e.g. bench/sweep.sh build-bench /tmp/sweep.log 3
+#   bench/sweep.sh BUILD_DIR [LOG] [ROUNDS]  e.g. bench/sweep.sh build-bench /tmp/sweep.log 3
+# (LOG defaults to BUILD_DIR/sweep.log: raw output stays out of the source tree)
 # SCHEDS and TILES (environment) override the lists below. On a shared machine each run
 # first waits (up to 5 minutes) for the machine to be idle for 3 seconds in a row, and the
 # busy percentage seen just before the run is logged with it, and after it the CPU seconds
 # that other processes used meanwhile (foreign_cpu_s); a run with more than MAX_FOREIGN
 # (default 0.5 s) is done again, up to 3 attempts.
 set -eu
-build=${1:?build dir}; log=${2:?log file}; rounds=${3:-3}
+build=${1:?build dir}; log=${2:-$1/sweep.log}; rounds=${3:-3}
 bench="$build/bench/bench_heat3d"
 scheds=${SCHEDS:-"eager dmda dmdas heteroprio lws random"}
 tiles=${TILES:-"256,256,16 256,256,32 256,256,64 128,128,64"}

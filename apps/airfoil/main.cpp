@@ -8,6 +8,7 @@ int main(int argc, char** argv) {
   CLI::App cli{"airfoil: OP2's nonlinear 2-D inviscid airfoil code on Tessera mesh loops"};
   tessera::Options runtime;
   tessera::add_options(cli, runtime);
+  apps::add_version_flag(cli);
   std::vector<int> size{400, 600};
   int tiles = 16, iterations = 1000;
   std::string mesh_file, partitioner = "metis";

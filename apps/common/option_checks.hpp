@@ -31,8 +31,8 @@ inline CLI::Validator whole_in(long low, long high) {
         long v = 0;
         if (!CLI::detail::lexical_cast(text, v)) return "'" + text + "' is not a whole number";
         if (v < low || v > high)
-          return text + " is not between " + std::to_string(low) + " and " +
-                 std::to_string(high) + "; give a value in that range";
+          return text + " is not between " + std::to_string(low) + " and " + std::to_string(high) +
+                 "; give a value in that range";
         return {};
       },
       std::to_string(low) + ".." + std::to_string(high));

@@ -32,7 +32,12 @@ inline std::string calibrate_command() {
   return line.empty() ? "this program with --calibrate-models" : line + " --calibrate-models";
 }
 
-// --size, --tile and --steps, plus the Tessera runtime flags.
+// --version: prints the Tessera version the program was built with and exits.
+inline void add_version_flag(CLI::App& cli) {
+  cli.set_version_flag("--version", std::string("tessera ") + tessera::version());
+}
+
+// --size, --tile and --steps, plus the Tessera runtime flags and --version.
 struct RunOptions {
   std::vector<long> size, tile;
   long steps;
@@ -41,6 +46,7 @@ struct RunOptions {
 
   void add_to(CLI::App& cli) {
     tessera::add_options(cli, runtime);
+    add_version_flag(cli);
     const auto n = static_cast<int>(size.size());
     cli.add_option("--size", size, "grid points per axis")->expected(n);
     cli.add_option("--tile", tile, "tile points per axis (the last tile may be smaller)")

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   CLI::App cli{"ft: NAS FT benchmark (3-D FFT PDE solver) on Tessera"};
   tessera::Options runtime;
   tessera::add_options(cli, runtime);
+  apps::add_version_flag(cli);
   std::string cls = "S";
   std::vector<long> size{64, 64, 64};
   int iterations = 6;

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   CLI::App cli{"mg: NAS MG benchmark (V-cycle multigrid) on Tessera"};
   tessera::Options runtime;
   tessera::add_options(cli, runtime);
+  apps::add_version_flag(cli);
   std::string cls = "S";
   long size = 32, tile_z = 0, min_tile = 1, min_points = apps::Mg::kMinTilePoints;
   int iterations = 4, cycles_per_task = 0;

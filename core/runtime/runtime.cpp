@@ -388,8 +388,8 @@ Runtime::Runtime(const Options& options) : context_(std::make_unique<detail::Con
     });
   }
   const char* calibrate = env("STARPU_CALIBRATE");
-  c.configuration = "tessera: StarPU " + tasks::capabilities().version + ", scheduler " +
-                    c.scheduler + " (" + sched_source + "), " +
+  c.configuration = "tessera: StarPU " + tasks::capabilities().version + ", Tessera " + version() +
+                    ", scheduler " + c.scheduler + " (" + sched_source + "), " +
                     std::to_string(c.engine->cpu_workers()) + " CPU + " +
                     std::to_string(c.engine->cuda_workers()) + " CUDA workers, calibration " +
                     (options.calibrate || (calibrate && std::strcmp(calibrate, "0") != 0) ? "on"
@@ -508,5 +508,8 @@ trace::RankTrace Runtime::recorded() const {
 void Runtime::clear_recorded() {
   if (tasks::Recorder* recorder = context_->engine->recorder()) recorder->clear();
 }
+
+// TESSERA_VERSION_STRING: the CMake project version, a compile definition of the library.
+const char* version() { return TESSERA_VERSION_STRING; }
 
 }  // namespace tessera

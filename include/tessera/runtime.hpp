@@ -20,6 +20,10 @@ namespace detail {
 struct Context;
 }
 
+/// Tessera's version, the CMake project version (e.g. "0.1.0"): what the applications'
+/// `--version` and the configuration line print.
+const char* version();
+
 /// Runtime settings. Each one left unset defers to the matching STARPU_* environment variable,
 /// then to Tessera's default; setting one that contradicts the environment is an error.
 struct Options {

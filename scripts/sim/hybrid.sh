@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The CPU+GPU prediction tables of docs/simulation.md (PREDICTIONS: simulated, not measured).
-#   bash scripts/sim/hybrid.sh [out-dir]           (default docs/sim)
+#   bash scripts/sim/hybrid.sh [out-dir]           (default build/sim)
 #   ONLY="REGEX"  runs only the cases matching it ("platform|app|grid|tile"), keeping the other
 #                 cases' rows of out-dir/hybrid.csv;  STEPS=10  FRACTIONS="0 0.2 ..."
 #   SCHEDS="dmda dmdas heteroprio" (the automatic runs; an entry may add StarPU settings for
@@ -19,7 +19,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
-out=${1:-docs/sim}
+out=${1:-build/sim}
 mkdir -p "$out"
 [ -x build-sim/apps/heat3d/heat3d ] && [ -x build-14/apps/heat3d/heat3d ] || bash scripts/sim/setup.sh
 : "${STARPU_TARBALL:=/work/shared/deps/starpu_1.4.10+dfsg.orig.tar.gz}"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # StarPU-MPI over SimGrid's SMPI (docs/simulation.md, "Many nodes"): the 2-rank validation and
 # heat3d weak scaling on 1..64 simulated nodes, with and without the rank-edge priorities.
-#   bash scripts/sim/mpi.sh [out-dir]          (default docs/sim; after scripts/sim/setup.sh)
+#   bash scripts/sim/mpi.sh [out-dir]          (default build/sim; after scripts/sim/setup.sh)
 #   PARTS="validate weak" (default both)  NODES="1 2 4 8 16 32 64"  STEPS=10  SCHEDS="dmdas dmda"
 #   NODE_CPUS=16 (CPU workers per node)  WEAK_APPEND=1 (add rows to weak.csv; the 1-node time
 #   of a scheduler is then read from it when NODES lacks 1)
@@ -15,7 +15,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
-out=${1:-docs/sim}
+out=${1:-build/sim}
 mkdir -p "$out"
 parts=${PARTS:-"validate weak"}
 : "${SMPI_PREFIX:=/work/opt/starpu-simgrid-mpi}" "${STARPU_TARBALL:=/work/shared/deps/starpu_1.4.10+dfsg.orig.tar.gz}"

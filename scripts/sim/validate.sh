@@ -3,7 +3,7 @@
 # only, 1 and 2 workers, measured (real StarPU 1.4, build-14/) and simulated (StarPU 1.4 in
 # SimGrid mode, build-sim/) with the models calibrated by the measured runs and the platform
 # file StarPU wrote for this machine while calibrating.
-#   bash scripts/sim/validate.sh [out-dir]      (default docs/sim; REPEATS=3 measured runs,
+#   bash scripts/sim/validate.sh [out-dir]      (default build/sim; REPEATS=3 measured runs,
 #                                               APPS="heat3d jacobi2d life")
 # Per case: a fresh model directory; `--calibrate-models` calibrates (rounds of the run until
 # every model entry has enough samples) and times one run; REPEATS more runs are timed with
@@ -12,7 +12,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
-out=${1:-docs/sim}
+out=${1:-build/sim}
 repeats=${REPEATS:-3}
 sched=${SCHED:-dmda}
 mkdir -p "$out"
