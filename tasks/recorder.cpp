@@ -19,21 +19,41 @@ std::string memory_node_name(int node) {
   return name;
 }
 
-// What a watched task's callback receives: the recorder and the task's tag.
+// What a watched task's callback receives: the recorder, the task's tag, its place among the
+// watched tasks and its data.
 struct Watched {
   Recorder* recorder;
   starpu_task* task;
   TaskTag tag;
+  std::uint64_t order;
+  std::vector<trace::DataAccess> data;
 };
+
+std::uint64_t data_id(starpu_data_handle_t h, bool distributed) {
+#ifdef TESSERA_WITH_MPI
+  if (distributed) return static_cast<std::uint64_t>(starpu_mpi_data_get_tag(h));
+#endif
+  (void)distributed;
+  return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(h));
+}
 }  // namespace
 
 // StarPU's profiling timestamps come from its own clock (CLOCK_MONOTONIC_RAW where it exists),
 // which starpu_timing_now() reads once StarPU is up.
 void Recorder::start_clock() { origin_us_ = starpu_timing_now(); }
 
-void Recorder::watch(starpu_task* task, const TaskTag& tag) {
+void Recorder::watch(starpu_task* task, const TaskTag& tag, bool distributed) {
+  std::vector<trace::DataAccess> data(task->nbuffers);
+  for (unsigned i = 0; i < task->nbuffers; ++i) {
+    starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+    const starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
+    data[i].data = data_id(h, distributed);
+    data[i].bytes = starpu_data_get_size(h);
+    data[i].mode = static_cast<std::uint8_t>(((mode & STARPU_R) ? trace::DataAccess::kRead : 0) |
+                                             ((mode & STARPU_W) ? trace::DataAccess::kWrite : 0));
+  }
   task->callback_func = &Recorder::task_done;
-  task->callback_arg = new Watched{this, task, tag};
+  task->callback_arg = new Watched{this, task, tag, watched_++, std::move(data)};
   // starpu_mpi_task_build marks the callback argument as StarPU's to free; it is ours.
   task->callback_arg_free = 0;
 }
@@ -41,8 +61,12 @@ void Recorder::watch(starpu_task* task, const TaskTag& tag) {
 void Recorder::task_done(void* arg) {
   std::unique_ptr<Watched> w(static_cast<Watched*>(arg));
   const starpu_profiling_task_info* info = w->task->profiling_info;
-  if (info == nullptr) return;
   Recorder& self = *w->recorder;
+  if (info == nullptr) {  // not profiled: later tasks' chains still need it folded
+    std::lock_guard<std::mutex> lock(self.mutex_);
+    if (!self.keep_events_) self.fold(w->order, std::move(w->data), 0);
+    return;
+  }
   const double start_us = to_us(info->start_time) - self.origin_us_;
   const double end_us = to_us(info->end_time) - self.origin_us_;
   // Model-based schedulers set `predicted` (us); others leave 0, uncalibrated models NaN.
@@ -65,6 +89,7 @@ void Recorder::task_done(void* arg) {
       t.predicted_us += w->task->predicted;
       t.measured_with_prediction_us += end_us - start_us;
     }
+    self.fold(w->order, std::move(w->data), end_us - start_us);
     return;
   }
   trace::TaskEvent e;
@@ -78,8 +103,21 @@ void Recorder::task_done(void* arg) {
   e.start_us = start_us;
   e.end_us = end_us;
   if (predicted) e.predicted_us = w->task->predicted;
+  e.seq = w->tag.seq;
+  e.data = std::move(w->data);
   std::lock_guard<std::mutex> lock(self.mutex_);
   self.events_.push_back(std::move(e));
+}
+
+void Recorder::fold(std::uint64_t order, std::vector<trace::DataAccess> data, double duration_us) {
+  ended_.emplace(order, std::make_pair(std::move(data), duration_us));
+  for (auto next = ended_.begin(); next != ended_.end() && next->first == folded_;
+       next = ended_.erase(next), ++folded_) {
+    const auto& [accesses, duration] = next->second;
+    const double path = tracker_.before(accesses).path_us + duration;
+    tracker_.add(accesses, static_cast<long>(folded_), path, 0);
+    critical_path_us_ = std::max(critical_path_us_, path);
+  }
 }
 
 trace::RankTrace Recorder::rank_trace() const {
@@ -116,6 +154,7 @@ trace::RankTrace Recorder::rank_trace() const {
   if (!totals_.empty()) {
     r.begin_us = first_start_us_;
     r.end_us = last_end_us_;
+    r.critical_path_us = critical_path_us_;
   }
   return r;
 }
@@ -125,6 +164,11 @@ void Recorder::clear() {
   events_.clear();
   totals_.clear();
   bus_totals_.clear();
+  // Every task watched so far has ended (clear follows a wait): the next chain starts afresh.
+  ended_.clear();
+  folded_ = watched_;
+  tracker_ = trace::DependencyTracker();
+  critical_path_us_ = 0;
   starpu_profiling_bus_info discarded{};  // reading StarPU's bus totals resets them
   for (int bus = 0; bus < starpu_bus_get_count(); ++bus)
     starpu_bus_get_profiling_info(bus, &discarded);
