@@ -23,12 +23,13 @@ struct Made {
   tt::RankTrace rank;
   explicit Made(std::vector<std::string> archs) {
     for (std::size_t i = 0; i < archs.size(); ++i)
-      rank.workers.push_back({static_cast<int>(i), archs[i] + " " + std::to_string(i), archs[i], 0});
+      rank.workers.push_back(
+          {static_cast<int>(i), archs[i] + " " + std::to_string(i), archs[i], 0});
   }
   // A task of `kind` on `worker` from `start` for `us`, accessing {data, mode}...
   Made& task(const std::string& kind, int worker, double start, double us,
-            std::vector<std::pair<std::uint64_t, std::uint8_t>> data, int step = -1,
-            double submit = 0) {
+             std::vector<std::pair<std::uint64_t, std::uint8_t>> data, int step = -1,
+             double submit = 0) {
     tt::TaskEvent e;
     e.stencil = "s";
     e.kind = kind;
@@ -49,7 +50,9 @@ struct Made {
 TEST(TraceAnalysis, ChainIsTheSumOfItsTasks) {
   // x written, updated, read: each waits for the one before; on one worker with gaps.
   Made run({"cpu"});
-  run.task("a", 0, 0, 10, {{1, W}}).task("b", 0, 15, 20, {{1, R | W}}).task("c", 0, 40, 5, {{1, R}});
+  run.task("a", 0, 0, 10, {{1, W}})
+      .task("b", 0, 15, 20, {{1, R | W}})
+      .task("c", 0, 40, 5, {{1, R}});
   const tt::Bounds b = tt::bounds({run.rank});
   EXPECT_DOUBLE_EQ(b.makespan_us, 45);
   EXPECT_DOUBLE_EQ(b.critical_path_us, 35);
@@ -104,7 +107,10 @@ TEST(TraceAnalysis, IndependentTasksOnTwoClassesShareTheWorkOptimally) {
   // either (2 tasks). By hand: all of a on CUDA (8 us), b on CPU (4 us), and c split so that
   // both classes end together: 8 + 6y = 4 + 6 (2 - y)  =>  y = 2/3, T = 12 us.
   Made run({"cpu", "cuda"});
-  run.task("a", 0, 0, 10, {}).task("a", 0, 10, 10, {}).task("a", 1, 0, 2, {}).task("a", 1, 2, 2, {});
+  run.task("a", 0, 0, 10, {})
+      .task("a", 0, 10, 10, {})
+      .task("a", 1, 0, 2, {})
+      .task("a", 1, 2, 2, {});
   run.task("b", 0, 20, 4, {}).task("c", 0, 24, 6, {}).task("c", 1, 4, 6, {});
   EXPECT_DOUBLE_EQ(tt::area_bound(run.rank), 12);
   // Independent: the critical path is the longest task.
@@ -164,7 +170,9 @@ TEST(TraceAnalysis, SummaryJsonAndReportGiveTheBounds) {
 // and then has nothing it could run but b.
 Made idle_run() {
   Made run({"cpu", "cpu"});
-  run.task("a", 0, 0, 10, {{1, W}}, 0).task("c", 1, 0, 5, {{2, W}}, 0).task("b", 0, 20, 10, {{1, R}}, 1);
+  run.task("a", 0, 0, 10, {{1, W}}, 0)
+      .task("c", 1, 0, 5, {{2, W}}, 0)
+      .task("b", 0, 20, 10, {{1, R}}, 1);
   return run;
 }
 

@@ -23,7 +23,7 @@ DependencyTracker::Before DependencyTracker::before(const std::vector<DataAccess
   for (const DataAccess& a : data) {
     const auto at = data_.find(a.data);
     if (at == data_.end()) continue;
-    take(at->second.writer);                                     // read after write
+    take(at->second.writer);                                    // read after write
     if (a.mode & DataAccess::kWrite) take(at->second.readers);  // write after read
   }
   return b;
@@ -58,16 +58,13 @@ Graph rebuild_graph(const std::vector<RankTrace>& ranks) {
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     g.ready_us.emplace_back(ranks[r].tasks.size(), 0.0);
     g.path_us.emplace_back(ranks[r].tasks.size(), 0.0);
-    for (std::size_t i = 0; i < ranks[r].tasks.size(); ++i) {
-      order.push_back({r, i});
-    }
+    for (std::size_t i = 0; i < ranks[r].tasks.size(); ++i) { order.push_back({r, i}); }
   }
   const auto task = [&](const TaskRef& t) -> const TaskEvent& {
     return ranks[t.rank].tasks[t.index];
   };
-  std::stable_sort(order.begin(), order.end(), [&](const TaskRef& a, const TaskRef& b) {
-    return task(a).seq < task(b).seq;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](const TaskRef& a, const TaskRef& b) { return task(a).seq < task(b).seq; });
   DependencyTracker tracker;
   std::vector<long> via(order.size(), -1);
   long last = -1;
@@ -150,7 +147,8 @@ double area_bound(const RankTrace& r) {
       load_b += on_b->second.us;
     } else {
       const double n = on_a->second.tasks + on_b->second.tasks;
-      flexible.push_back({n, on_a->second.us / on_a->second.tasks, on_b->second.us / on_b->second.tasks});
+      flexible.push_back(
+          {n, on_a->second.us / on_a->second.tasks, on_b->second.us / on_b->second.tasks});
       load_a += n * flexible.back().us_a;  // all on a to begin with
     }
   }
@@ -199,12 +197,12 @@ Bounds bounds(const std::vector<RankTrace>& ranks, const Graph& graph) {
     b.critical_path_us = graph.critical_path_us;
     b.critical_path_tasks = static_cast<long>(graph.critical.size());
   } else {
-    for (const RankTrace& r : ranks) b.critical_path_us = std::max(b.critical_path_us, r.critical_path_us);
+    for (const RankTrace& r : ranks)
+      b.critical_path_us = std::max(b.critical_path_us, r.critical_path_us);
     b.critical_path_per_rank = ranks.size() > 1;
   }
   return b;
 }
-
 
 namespace {
 
@@ -336,8 +334,7 @@ std::vector<StepTimes> step_times(const std::vector<RankTrace>& ranks) {
   return out;
 }
 
-std::vector<double> ready_curve(const RankTrace& r, const std::vector<double>& ready_us,
-                                int bins) {
+std::vector<double> ready_curve(const RankTrace& r, const std::vector<double>& ready_us, int bins) {
   std::vector<double> out(static_cast<std::size_t>(std::max(bins, 1)), 0.0);
   const double width = (r.end_us - r.begin_us) / static_cast<double>(out.size());
   if (width <= 0) return out;

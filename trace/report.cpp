@@ -179,6 +179,7 @@ for (const m of data.tile_maps) {
   const ex = m.extent[0], ey = m.dims >= 2 ? m.extent[1] : 1;
   const side = m.dims === 3 ? 180 : 480, scale = side / Math.max(ex, m.dims >= 2 ? ey : 1);
   const height = m.dims >= 2 ? ey * scale : 40;
+  let prevAt = new Map();
   for (const z of layers.slice(0, 24)) {
     const layer = m.tiles.map((t, i) => ({t, i})).filter(x => m.dims < 3 || x.t[2] === z);
     const at = new Map(layer.map(x => [`${x.t[0]},${x.t[1]}`, x.t]));
@@ -217,11 +218,24 @@ for (const m of data.tile_maps) {
         svg.appendChild(l);
       }
     }
+    // 3-D: a thick line at the left of a layer beside each tile whose tile in the previous
+    // layer belongs to another rank (the border between ranks runs between the two layers).
+    for (const {t} of layer) {
+      const below = prevAt.get(`${t[0]},${t[1]}`);
+      if (!below || below[6] === t[6]) continue;
+      const l = document.createElementNS(svgNS, 'line');
+      l.setAttribute('class', 'rank-border');
+      l.setAttribute('x1', 1); l.setAttribute('x2', 1);
+      l.setAttribute('y1', 2 + ys(t)); l.setAttribute('y2', 2 + ys(t) + hs(t));
+      l.setAttribute('stroke', '#000'); l.setAttribute('stroke-width', '3');
+      svg.appendChild(l);
+    }
+    prevAt = at;
     if (m.dims === 3) {
       const label = document.createElementNS(svgNS, 'text');
       label.setAttribute('x', 2); label.setAttribute('y', height + 15);
       label.setAttribute('font-size', '11');
-      label.textContent = `z from ${z}`;
+      label.textContent = `z from ${z}, rank ${[...new Set(layer.map(x => x.t[6]))].join(',')}`;
       svg.appendChild(label);
     }
     box.appendChild(svg);
@@ -346,10 +360,10 @@ void write_html_report(const std::vector<RankTrace>& ranks, const std::string& a
       << num("%.3f", b.makespan_us) << "\" data-critical-path-us=\""
       << num("%.3f", b.critical_path_us) << "\" data-area-bound-us=\""
       << num("%.3f", b.area_bound_us) << "\" data-efficiency=\"" << num("%.4f", b.efficiency())
-      << "\"><tr><th></th><th>s</th><th>of makespan %</th><th></th></tr>\n";
+      << "\"><tr><th></th><th>ms</th><th>of makespan %</th><th></th></tr>\n";
   const auto bound_row = [&](const char* name, double us, const std::string& note) {
     const double f = b.makespan_us > 0 && us >= 0 ? us / b.makespan_us : 0;
-    out << "<tr><td>" << name << "</td><td>" << (us < 0 ? "-" : num("%.4f", us / 1e6))
+    out << "<tr><td>" << name << "</td><td>" << (us < 0 ? "-" : num("%.3f", us / 1e3))
         << "</td><td>" << (us < 0 ? "-" : num("%.1f", 100 * f)) << "</td><td>" << bar(f, "busy")
         << " " << note << "</td></tr>\n";
   };
