@@ -97,6 +97,16 @@ if [ ${#mpirun[@]} -gt 0 ]; then
   [ "$(count 'class="rank-border"' "$dom")" -ge 1 ] || fail "2 ranks: no rank border"
   grep -q 'class="tile"[^>]*data-rank="1"' "$dom" || fail "2 ranks: no tile of rank 1"
   check_analysis mpi 2
+  # One flow pair (start and end with the same id) per StarPU-MPI message the run counted.
+  python3 - "$work/mpi.json" <<'EOF' || fail "2 ranks: flow arrows do not match the messages"
+import json, sys
+events = json.load(open(sys.argv[1]))["traceEvents"]
+starts = sorted(e["id"] for e in events if e["ph"] == "s")
+ends = sorted(e["id"] for e in events if e["ph"] == "f")
+messages = sum(e["args"]["transfers"] for e in events if e["ph"] == "C" and e["name"].startswith("mpi "))
+print(f"2 ranks: {len(starts)} flow pairs, {messages} messages counted by the run")
+sys.exit(0 if starts == ends and len(set(starts)) == len(starts) == messages > 0 else 1)
+EOF
 fi
 
 if [ -n "$airfoil" ]; then

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <sstream>
 
 #include "tests/test_support.hpp"
@@ -145,6 +146,48 @@ TEST(TraceAnalysis, RanksChainThroughTheDataTheyShare) {
   EXPECT_EQ(back[0].tasks[0].data[0].data, 7u);
   EXPECT_EQ(back[0].tasks[0].data[0].mode, R);
   EXPECT_EQ(back[0].tasks[0].seq, 1u);
+}
+
+TEST(TraceAnalysis, DataReadOnAnotherRankIsOneMessagePerVersionAndRank) {
+  // Rank 0 writes data 7 twice; rank 1 reads each version twice, rank 2 the second once.
+  Made r0({"cpu"}), r1({"cpu"}), r2({"cpu"});
+  r1.rank.rank = 1;
+  r2.rank.rank = 2;
+  std::uint64_t seq = 0;
+  const auto at = [&seq](Made& m, const char* kind, double start, std::uint8_t mode) {
+    m.task(kind, 0, start, 1, {{7, mode}});
+    m.rank.tasks.back().seq = seq++;
+  };
+  at(r0, "pack", 0, W);
+  at(r1, "use", 2, R);
+  at(r1, "use", 3, R);  // StarPU-MPI's cache: no second message
+  at(r0, "pack", 5, W);
+  at(r1, "use", 7, R);
+  at(r2, "use", 7, R);
+  at(r0, "use", 8, R);  // on the writer's rank: no message
+  const tt::Graph g = tt::rebuild_graph({r0.rank, r1.rank, r2.rank});
+  ASSERT_EQ(g.messages.size(), 3u);
+  EXPECT_EQ(g.messages[0].from.index, 0u);
+  EXPECT_EQ(g.messages[0].to.rank, 1u);
+  EXPECT_EQ(g.messages[0].to.index, 0u);
+  EXPECT_EQ(g.messages[1].from.index, 1u);  // the second version
+  EXPECT_EQ(g.messages[1].to.index, 2u);
+  EXPECT_EQ(g.messages[2].to.rank, 2u);
+  EXPECT_EQ(g.messages[2].bytes, 8u);
+  // In the JSON: a flow start on the writer's track, a flow end on the reader's, one id.
+  std::stringstream json;
+  tt::write_chrome_json({r0.rank, r1.rank, r2.rank}, json);
+  std::map<long, std::pair<int, int>> ends;  // id -> (pid of "s", pid of "f"), plus one
+  const nlohmann::json doc = nlohmann::json::parse(json.str());
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "s") ends[e["id"].get<long>()].first = e["pid"].get<int>() + 1;
+    if (e["ph"] == "f") ends[e["id"].get<long>()].second = e["pid"].get<int>() + 1;
+  }
+  ASSERT_EQ(ends.size(), 3u);
+  for (const auto& [id, pids] : ends) {
+    EXPECT_EQ(pids.first, 1) << id;  // from rank 0
+    EXPECT_GT(pids.second, 1) << id;
+  }
 }
 
 TEST(TraceAnalysis, SummaryJsonAndReportGiveTheBounds) {

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 #include <utility>
 
 namespace tessera::trace {
@@ -52,6 +53,11 @@ void DependencyTracker::add(const std::vector<DataAccess>& data, long task, doub
     }
 }
 
+long DependencyTracker::writer(std::uint64_t data) const {
+  const auto at = data_.find(data);
+  return at == data_.end() ? -1 : at->second.writer.task;
+}
+
 Graph rebuild_graph(const std::vector<RankTrace>& ranks) {
   Graph g;
   std::vector<TaskRef> order;
@@ -66,11 +72,20 @@ Graph rebuild_graph(const std::vector<RankTrace>& ranks) {
   std::stable_sort(order.begin(), order.end(),
                    [&](const TaskRef& a, const TaskRef& b) { return task(a).seq < task(b).seq; });
   DependencyTracker tracker;
+  std::set<std::tuple<std::uint64_t, long, std::size_t>> sent;  // (data, writer, to rank)
   std::vector<long> via(order.size(), -1);
   long last = -1;
   for (std::size_t n = 0; n < order.size(); ++n) {
     const TaskEvent& t = task(order[n]);
     const DependencyTracker::Before b = tracker.before(t.data);
+    // Data written on another rank reaches this one as one StarPU-MPI message per version
+    // and rank (StarPU-MPI caches what it received): from its writer to its first reader.
+    for (const DataAccess& a : t.data) {
+      const long w = (a.mode & DataAccess::kRead) ? tracker.writer(a.data) : -1;
+      if (w < 0 || order[static_cast<std::size_t>(w)].rank == order[n].rank) continue;
+      if (sent.insert({a.data, w, order[n].rank}).second)
+        g.messages.push_back({order[static_cast<std::size_t>(w)], order[n], a.bytes});
+    }
     const double path = b.path_us + (t.end_us - t.start_us);
     via[n] = b.via;
     tracker.add(t.data, static_cast<long>(n), path, t.end_us);

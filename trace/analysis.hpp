@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,13 @@ struct Graph {
   /// including itself.
   std::vector<std::vector<double>> ready_us, path_us;
   std::vector<TaskRef> critical;  ///< the longest chain, first task first
-  double critical_path_us = -1;   ///< < 0: no task recorded its data
+  /// Data a task of one rank wrote and a task of another read: one StarPU-MPI message.
+  struct Message {
+    TaskRef from, to;  ///< the writer, and the first reader on the receiving rank
+    std::uint64_t bytes = 0;
+  };
+  std::vector<Message> messages;
+  double critical_path_us = -1;  ///< < 0: no task recorded its data
 };
 Graph rebuild_graph(const std::vector<RankTrace>& ranks);
 

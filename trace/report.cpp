@@ -421,19 +421,32 @@ void write_html_report(const std::vector<RankTrace>& ranks, const std::string& a
     }
     out << "<h2>Per step</h2>\n<table id=\"steps\"><tr><th>step</th>";
     for (const RankTrace& r : ranks) out << "<th>rank " << r.rank << " ms</th>";
+    // MPI messages by the step of the task that read them.
+    std::map<int, std::pair<long, std::uint64_t>> messages;
+    for (const Graph::Message& m : graph.messages) {
+      auto& [count, bytes] = messages[ranks[m.to.rank].tasks[m.to.index].step];
+      ++count;
+      bytes += m.bytes;
+    }
     out << "<th>imbalance (max/mean busy)</th><th>idle: no task ready ms</th>"
-           "<th>idle: ready, not started ms</th></tr>\n";
+           "<th>idle: ready, not started ms</th>"
+        << (ranks.size() > 1 ? "<th>MPI messages</th><th>MPI KiB</th>" : "") << "</tr>\n";
     for (const StepTimes& st : steps) {
       out << "<tr class=\"step-row\"><td>" << st.step << "</td>";
       for (double us : st.rank_span_us) out << "<td>" << num("%.3f", us / 1e3) << "</td>";
       const IdleSplit& i = step_idle[st.step];
       out << "<td>" << num("%.2f", st.imbalance()) << "</td><td>" << num("%.3f", i.starved_us / 1e3)
-          << "</td><td>" << num("%.3f", i.ready_us / 1e3) << "</td></tr>\n";
+          << "</td><td>" << num("%.3f", i.ready_us / 1e3) << "</td>";
+      if (ranks.size() > 1)
+        out << "<td>" << messages[st.step].first << "</td><td>"
+            << num("%.1f", static_cast<double>(messages[st.step].second) / 1024) << "</td>";
+      out << "</tr>\n";
     }
     out << "</table>\n<p>Per rank: first start to last end of the step's tasks (steps overlap "
            "when they are submitted ahead). Imbalance: the busiest worker's time in the step "
            "over the mean of every worker of every rank. Idle time before a task counts in that "
-           "task's step.</p>\n";
+           "task's step. MPI messages (several ranks): data written on one rank and read on "
+           "another (from the rebuilt graph), by the step of the task that read them.</p>\n";
   }
 
   if (!maps.empty())

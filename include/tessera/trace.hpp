@@ -160,6 +160,8 @@ class DependencyTracker {
   /// Adds that task, called `task` by the caller: its chain (`path_us`: Before::path_us plus
   /// its own time) and its end.
   void add(const std::vector<DataAccess>& data, long task, double path_us, double end_us);
+  /// The task that last wrote `data`; -1: none added.
+  long writer(std::uint64_t data) const;
 
  private:
   struct Reach {
