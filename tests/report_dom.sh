@@ -38,21 +38,20 @@ count() { grep -o "$1" "$2" | wc -l; }
 status=0
 fail() { echo "FAIL: $*"; status=1; }
 
-# The bounds of a trace's metadata as the report writes them (%.3f us) and as the summary
-# prints them (%.3f ms): "makespan critical area" on one line each.
+# The bounds of a trace's metadata, "makespan critical area", as the report writes them
+# (bounds_of_json FILE 1: %.3f us) or as the summary prints them (FILE 1000: %.3f ms).
 bounds_of_json() {
-  python3 - "$1" <<'EOF'
+  python3 - "$1" "$2" <<'EOF'
 import json, sys
 b = json.load(open(sys.argv[1]))["otherData"]["tessera_bounds"]
 keys = ("makespan_us", "critical_path_us", "area_bound_us")
-print(" ".join(f"{b[k]:.3f}" for k in keys))
-print(" ".join(f"{b[k] / 1e3:.3f}" for k in keys))
+print(" ".join(f"{b[k] / float(sys.argv[2]):.3f}" for k in keys))
 EOF
 }
 # check_analysis NAME: the panels every report with task data has.
 check_analysis() {
   local dom="$work/$1.dom.html" in_dom
-  read -r -a expected < <(bounds_of_json "$work/$1.json" | head -1)
+  read -r -a expected < <(bounds_of_json "$work/$1.json" 1)
   in_dom=$(grep -o 'data-makespan-us="[^"]*" data-critical-path-us="[^"]*" data-area-bound-us="[^"]*"' "$dom" |
     sed -E 's/[a-z-]+="([^"]*)"/\1/g')
   [ "$in_dom" = "${expected[*]}" ] || fail "$1: report bounds '$in_dom', JSON '${expected[*]}'"
@@ -79,7 +78,7 @@ grep -q "data-tasks=\"$tasks\"" "$dom" || fail "task count in the page"
 [ "$tiles" -eq 4 ] || fail "tile map: $tiles tile rectangles, not 4"
 [ "$(count 'class="tile-map"' "$dom")" -eq 1 ] || fail "not one tile map"
 check_analysis heat3d 1
-summary=$(bounds_of_json "$work/heat3d.json" | tail -1)
+summary=$(bounds_of_json "$work/heat3d.json" 1000)
 read -r makespan critical area <<< "$summary"
 grep -Eq "makespan +$makespan ms" "$work/heat3d.txt" || fail "summary makespan is not $makespan ms"
 grep -Eq "critical path +$critical ms" "$work/heat3d.txt" || fail "summary critical path is not $critical ms"
