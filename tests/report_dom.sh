@@ -6,7 +6,8 @@
 #    one tile-map rectangle per tile; a screenshot must come out;
 #  - with an mpirun command: a 2-rank heat3d run, whose tile map has rank borders and a ready
 #    curve per rank;
-#  - with airfoil: a mesh run's report (bounds, ready curve, per-step table, idle split).
+#  - with airfoil: a mesh run's report (bounds, ready curve, per-step table, idle split);
+#  - the page comparing a run with --sched lws and one with --sched dmda.
 # Exits 77 (skipped) only when no Chromium is installed.
 #   report_dom.sh HEAT3D_EXE WORK_DIR [AIRFOIL_EXE [MPIRUN...]]   (MPIRUN "-": none)
 set -euo pipefail
@@ -84,6 +85,22 @@ grep -Eq "makespan +$makespan ms" "$work/heat3d.txt" || fail "summary makespan i
 grep -Eq "critical path +$critical ms" "$work/heat3d.txt" || fail "summary critical path is not $critical ms"
 grep -Eq "area bound +$area ms" "$work/heat3d.txt" || fail "summary area bound is not $area ms"
 if [ ! -s "$work/heat3d.png" ]; then fail "no screenshot"; cat "$work/chromium.log"; fi
+
+# Two runs side by side: lws against dmda, one page (bench/trace_summary.py --compare).
+for sched in lws dmda; do
+  "$heat3d" --size 24 20 16 --tile 24 20 5 --steps 3 --ncpu 2 --sched "$sched" --quiet \
+    --trace "$work/$sched.json"
+done
+python3 "$(dirname "$0")/../bench/trace_summary.py" --compare "$work/lws.json" "$work/dmda.json" \
+  --names lws dmda --html "$work/compare.html"
+render compare
+dom="$work/compare.dom.html"
+for table in compare-bounds compare-kinds compare-classes compare-steps; do
+  grep -q "<table id=\"$table\">" "$dom" || fail "compare page: no $table table"
+done
+echo "compare: $(count 'class="compare-row"' "$dom") rows"
+grep -q '<td>makespan ms</td>' "$dom" || fail "compare page: no makespan row"
+[ "$(count 'class="compare-row"' "$dom")" -ge 10 ] || fail "compare page: too few rows"
 
 if [ ${#mpirun[@]} -gt 0 ]; then
   # heat3d on 2 ranks: 32 x 32 x 32 in 32 x 32 x 8 tiles, split along z.
