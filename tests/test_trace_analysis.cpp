@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <cstdio>
+#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -349,3 +352,60 @@ TEST(TraceAnalysis, SummaryOnlyRunFoldsTheCriticalPath) {
 }
 
 }  // namespace
+
+// A synthetic run of `tiles` x `steps` tasks on 4 CPU workers: a 1-D stencil between two
+// buffers (each task reads its tile and its two neighbours in one, writes its tile in the
+// other), 10 us each, laid out worker by worker.
+tt::RankTrace synthetic(int tiles, int steps) {
+  Made run({"cpu", "cpu", "cpu", "cpu"});
+  run.rank.tasks.reserve(static_cast<std::size_t>(tiles) * static_cast<std::size_t>(steps));
+  const double per_step = 10.0 * tiles / 4;
+  const auto data = [tiles](int buffer, int t) {
+    return static_cast<std::uint64_t>(buffer * tiles + (t + tiles) % tiles);
+  };
+  for (int s = 0; s < steps; ++s)
+    for (int t = 0; t < tiles; ++t) {
+      const int in = s % 2, out = 1 - in;
+      run.task("interior", t % 4, s * per_step + (t / 4) * 10.0, 10,
+               {{data(in, t - 1), R}, {data(in, t), R}, {data(in, t + 1), R}, {data(out, t), W}},
+               s);
+      run.rank.tasks.back().tile = t;
+    }
+  return run.rank;
+}
+
+TEST(TraceAnalysis, LargeRunsDrawTimeBinsNotTasks) {
+  const tt::RankTrace r = synthetic(1000, 101);  // 101000 tasks: above the report's limit
+  std::stringstream html;
+  tt::write_html_report({r}, "", html);
+  const std::string page = html.str();
+  EXPECT_THAT(page, HasSubstr("data-tasks=\"101000\""));
+  EXPECT_THAT(page, HasSubstr("\"binned\":true"));
+  // The critical path (one task per step here) is still drawn task by task.
+  const std::size_t at = page.find("id=\"trace-data\"");
+  const auto data = nlohmann::json::parse(
+      page.substr(page.find('>', at) + 1, page.find("</script>", at) - page.find('>', at) - 1));
+  EXPECT_EQ(data["ranks"][0]["tasks"].size(), 101u);
+  EXPECT_EQ(data["ranks"][0]["bins"].size(), 4u);  // one row of bins per worker
+  EXPECT_LT(page.size(), 2u << 20);
+}
+
+// Measures what a million-task report costs (docs/tracing.md); run it by hand:
+//   test_trace_analysis --gtest_also_run_disabled_tests --gtest_filter='*MillionTask*'
+TEST(TraceAnalysis, DISABLED_MillionTaskReportCost) {
+  const tt::RankTrace r = synthetic(1000, 1000);
+  const auto time = [](auto&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  std::stringstream html, json;
+  std::string summary;
+  const double report_s = time([&] { tt::write_html_report({r}, "", html); });
+  const double json_s = time([&] { tt::write_chrome_json({r}, json); });
+  const double summary_s = time([&] { summary = tt::summary_table({r}); });
+  std::printf("%zu tasks: report %.1f MB in %.2f s, JSON %.1f MB in %.2f s, summary in %.2f s\n",
+              r.tasks.size(), html.str().size() / 1e6, report_s, json.str().size() / 1e6, json_s,
+              summary_s);
+  std::ofstream("million_task_report.html") << html.str();
+}

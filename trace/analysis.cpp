@@ -260,10 +260,12 @@ std::vector<WorkerStep> idle_by_worker_and_step(const std::vector<RankTrace>& ra
     std::set<std::pair<std::string, std::string>> runs;  // (arch, kind)
     for (const TaskEvent& t : r.tasks) runs.insert({arch[t.worker], t.kind});
     std::map<std::string, Intervals> waiting;  // per class: tasks ready, not started
+    std::set<std::string> classes;
+    for (const Worker& w : r.workers) classes.insert(w.arch);
     for (std::size_t i = 0; i < r.tasks.size(); ++i)
-      for (const Worker& w : r.workers)
-        if (runs.count({w.arch, r.tasks[i].kind}))
-          waiting[w.arch].push_back({graph.ready_us[ri][i], r.tasks[i].start_us});
+      for (const std::string& a : classes)
+        if (runs.count({a, r.tasks[i].kind}))
+          waiting[a].push_back({graph.ready_us[ri][i], r.tasks[i].start_us});
     for (auto& [a, v] : waiting) v = merged(std::move(v));
     for (const Worker& w : r.workers) {
       std::vector<const TaskEvent*> mine;

@@ -58,7 +58,9 @@ std::string split_bar(double total, const std::array<double, 3>& parts) {
   return out + "</svg>";
 }
 
-constexpr int kReadyBins = 500;  // points of the ready-task curve per rank
+constexpr int kReadyBins = 500;       // points of the ready-task curve per rank
+constexpr long kGanttTasks = 100000;  // more tasks than this: the Gantt chart draws time bins
+constexpr long kGanttBins = 1000;     // bins per worker then
 
 constexpr const char* kStyle = R"(
 body{font:14px/1.4 sans-serif;margin:1.5em;color:#222}
@@ -79,7 +81,7 @@ constexpr const char* kScript = R"(
 const data = JSON.parse(document.getElementById('trace-data').textContent);
 const svgNS = 'http://www.w3.org/2000/svg';
 const palette = ['#4a7fb5','#e69138','#6aa84f','#a64d79','#cc4125','#45818e','#bf9000','#674ea7'];
-const kinds = [...new Set(data.ranks.flatMap(r => r.tasks.map(t => t.kind)))];
+const kinds = data.kinds;
 const colour = k => palette[kinds.indexOf(k) % palette.length];
 const begin = Math.min(...data.ranks.map(r => r.begin_us));
 const end = Math.max(begin + 1, ...data.ranks.map(r => r.end_us));
@@ -105,6 +107,17 @@ rows.forEach((row, i) => {
   lane.setAttribute('x', label); lane.setAttribute('width', width);
   lane.setAttribute('y', 1); lane.setAttribute('height', rowH - 2);
   g.appendChild(lane);
+  // Binned (large runs): the worker's busy share of each bin, coloured by its main kind.
+  const binW = width * (row.rank.end_us - row.rank.begin_us) / (end - begin) / 1000;
+  const x0 = label + width * (row.rank.begin_us - begin) / (end - begin);
+  for (const [b, k, share] of (row.rank.bins[row.worker.id] || [])) {
+    const r = document.createElementNS(svgNS, 'rect');
+    r.setAttribute('class', 'task-bin');
+    r.setAttribute('x', x0 + b * binW); r.setAttribute('width', Math.max(0.5, binW));
+    r.setAttribute('y', 2 + (rowH - 4) * (1 - share)); r.setAttribute('height', (rowH - 4) * share);
+    r.setAttribute('fill', colour(kinds[k]));
+    g.appendChild(r);
+  }
   for (const t of row.rank.tasks) {
     if (t.worker !== row.worker.id) continue;
     const r = document.createElementNS(svgNS, 'rect');
@@ -312,17 +325,32 @@ void write_html_report(const std::vector<RankTrace>& ranks, const std::string& a
   using nlohmann::json;
   json data = {{"ranks", json::array()}};
   long task_count = 0;
+  for (const RankTrace& r : ranks) task_count += static_cast<long>(r.tasks.size());
+  // Above kGanttTasks the chart draws time bins (each worker's busy share per bin, coloured by
+  // the kind that took most of it) and only the critical path's tasks one by one.
+  const bool binned = task_count > kGanttTasks;
   const Graph graph = rebuild_graph(ranks);
   std::vector<std::vector<bool>> critical;
   for (const RankTrace& r : ranks) critical.emplace_back(r.tasks.size(), false);
   for (const TaskRef& t : graph.critical) critical[t.rank][t.index] = true;
+  std::map<std::string, int> kind_index;
+  for (const RankTrace& r : ranks)
+    for (const TaskEvent& t : r.tasks) kind_index.emplace(t.kind, 0);
+  json kinds = json::array();
+  for (auto& [kind, index] : kind_index) {
+    index = static_cast<int>(kinds.size());
+    kinds.push_back(kind);
+  }
+  data["kinds"] = kinds;
+  data["binned"] = binned;
   for (std::size_t ri = 0; ri < ranks.size(); ++ri) {
     const RankTrace& r = ranks[ri];
-    json workers = json::array(), tasks = json::array();
+    json workers = json::array(), tasks = json::array(), bins = json::object();
     for (const Worker& w : r.workers)
       workers.push_back({{"id", w.id}, {"name", w.name}, {"arch", w.arch}});
     for (std::size_t i = 0; i < r.tasks.size(); ++i) {
       const TaskEvent& t = r.tasks[i];
+      if (binned && !critical[ri][i]) continue;
       tasks.push_back({{"name", task_name(t)},
                        {"kind", t.kind},
                        {"worker", t.worker},
@@ -330,7 +358,35 @@ void write_html_report(const std::vector<RankTrace>& ranks, const std::string& a
                        {"end_us", t.end_us}});
       if (critical[ri][i]) tasks.back()["crit"] = 1;
     }
-    task_count += static_cast<long>(r.tasks.size());
+    if (binned) {
+      // worker -> bin -> kind -> busy us
+      std::map<int, std::map<long, std::map<int, double>>> busy;
+      const double width = std::max(1e-9, r.wall_us() / kGanttBins);
+      for (const TaskEvent& t : r.tasks) {
+        const int k = kind_index[t.kind];
+        for (long b = static_cast<long>((t.start_us - r.begin_us) / width);
+             b < kGanttBins && r.begin_us + width * static_cast<double>(b) < t.end_us; ++b) {
+          const double lo = r.begin_us + width * static_cast<double>(b);
+          busy[t.worker][b][k] += std::min(t.end_us, lo + width) - std::max(t.start_us, lo);
+        }
+      }
+      for (const auto& [worker, by_bin] : busy) {
+        json row = json::array();
+        for (const auto& [b, by_kind] : by_bin) {
+          double sum = 0, most = 0;
+          int top = 0;
+          for (const auto& [k, us] : by_kind) {
+            sum += us;
+            if (us > most) {
+              most = us;
+              top = k;
+            }
+          }
+          row.push_back({b, top, std::round(100 * std::min(1.0, sum / width)) / 100});
+        }
+        bins[std::to_string(worker)] = row;
+      }
+    }
     const std::vector<double> ready = graph.critical_path_us >= 0
                                           ? ready_curve(r, graph.ready_us[ri], kReadyBins)
                                           : std::vector<double>{};
@@ -341,7 +397,8 @@ void write_html_report(const std::vector<RankTrace>& ranks, const std::string& a
                              {"begin_us", r.begin_us},
                              {"end_us", r.end_us},
                              {"workers", workers},
-                             {"tasks", tasks}});
+                             {"tasks", tasks},
+                             {"bins", bins}});
   }
   data["tile_maps"] = tile_maps(ranks, maps);
   std::string payload = data.dump();
@@ -353,6 +410,10 @@ void write_html_report(const std::vector<RankTrace>& ranks, const std::string& a
       << "</title><style>" << kStyle << "</style></head><body>\n<h1>Tessera run report</h1>\n<p>"
       << html_escaped(about) << "</p>\n<p id=\"overview\" data-tasks=\"" << task_count << "\">"
       << task_count << " tasks on " << ranks.size() << (ranks.size() == 1 ? " rank" : " ranks")
+      << (binned ? " (more than " + std::to_string(kGanttTasks) +
+                       ": the chart shows each worker's busy share per time bin, and the "
+                       "critical path's tasks)"
+                 : "")
       << "</p>\n";
 
   const Bounds b = bounds(ranks, graph);
