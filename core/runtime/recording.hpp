@@ -11,10 +11,8 @@
 #include "tessera/trace.hpp"
 
 namespace tessera::detail {
-class FieldStorage;
-}
 
-namespace tessera::detail {
+class FieldStorage;
 
 class Recording {
  public:
