@@ -40,7 +40,35 @@ std::uint64_t data_id(starpu_data_handle_t h, bool distributed) {
 
 // StarPU's profiling timestamps come from its own clock (CLOCK_MONOTONIC_RAW where it exists),
 // which starpu_timing_now() reads once StarPU is up.
-void Recorder::start_clock() { origin_us_ = starpu_timing_now(); }
+void Recorder::start_clock() {
+  origin_us_ = starpu_timing_now();
+  classes_.clear();
+  for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
+    const std::string arch =
+        starpu_worker_get_type(static_cast<int>(w)) == STARPU_CUDA_WORKER ? "cuda" : "cpu";
+    bool known = false;
+    for (const auto& [a, id] : classes_) known = known || a == arch;
+    if (!known) classes_.push_back({arch, static_cast<int>(w)});
+  }
+}
+
+// What the models predict for `task` on the classes other than its worker's (the area bound
+// may place its kind there); nothing with one class. Under mutex_.
+void Recorder::predict_elsewhere(starpu_task* task, int worker, const char* kind) {
+  if (classes_.size() < 2) return;
+  const bool on_cuda = starpu_worker_get_type(worker) == STARPU_CUDA_WORKER;
+  for (const auto& [arch, id] : classes_) {
+    if ((arch == "cuda") == on_cuda) continue;
+    starpu_perfmodel_arch* perf = starpu_worker_get_perf_archtype(id, STARPU_NMAX_SCHED_CTXS);
+    const double us = starpu_task_expected_length(task, perf, 0);
+    if (!std::isfinite(us) || us <= 0) continue;  // no model, or no implementation there
+    trace::ModelTime& m = model_times_[{kind, arch}];
+    m.kind = kind;
+    m.arch = arch;
+    ++m.tasks;
+    m.predicted_us += us;
+  }
+}
 
 void Recorder::watch(starpu_task* task, const TaskTag& tag, bool distributed) {
   std::vector<trace::DataAccess> data(task->nbuffers);
@@ -90,6 +118,7 @@ void Recorder::task_done(void* arg) {
       t.measured_with_prediction_us += end_us - start_us;
     }
     self.fold(w->order, std::move(w->data), end_us - start_us);
+    self.predict_elsewhere(w->task, info->workerid, w->tag.kind);
     return;
   }
   trace::TaskEvent e;
@@ -107,6 +136,7 @@ void Recorder::task_done(void* arg) {
   e.data = std::move(w->data);
   std::lock_guard<std::mutex> lock(self.mutex_);
   self.events_.push_back(std::move(e));
+  self.predict_elsewhere(w->task, info->workerid, w->tag.kind);
 }
 
 void Recorder::fold(std::uint64_t order, std::vector<trace::DataAccess> data, double duration_us) {
@@ -146,6 +176,7 @@ trace::RankTrace Recorder::rank_trace() const {
   for (const auto& [bus, total] : bus_totals_) r.transfers.push_back(total);
   r.tasks = events_;
   for (const auto& [key, t] : totals_) r.totals.push_back(t);
+  for (const auto& [key, m] : model_times_) r.model_times.push_back(m);
   std::sort(
       r.tasks.begin(), r.tasks.end(),
       [](const trace::TaskEvent& a, const trace::TaskEvent& b) { return a.start_us < b.start_us; });
@@ -164,6 +195,7 @@ void Recorder::clear() {
   events_.clear();
   totals_.clear();
   bus_totals_.clear();
+  model_times_.clear();
   // Every task watched so far has ended (clear follows a wait): the next chain starts afresh.
   ended_.clear();
   folded_ = watched_;

@@ -8,6 +8,7 @@
 #include <map>
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -53,6 +54,11 @@ class Recorder {
   std::uint64_t watched_ = 0;  // tasks watched so far: the next one's order
   std::uint64_t folded_ = 0;   // tasks folded into the critical path so far
   std::map<std::uint64_t, std::pair<std::vector<trace::DataAccess>, double>> ended_;
+  // With several worker classes: one worker of each (class name, worker id), and per (kind,
+  // class where a task of it did not run) what the models predicted there.
+  std::vector<std::pair<std::string, int>> classes_;
+  std::map<std::pair<std::string, std::string>, trace::ModelTime> model_times_;
+  void predict_elsewhere(starpu_task* task, int worker, const char* kind);
   trace::DependencyTracker tracker_;
   double critical_path_us_ = 0;
   mutable std::map<int, trace::Transfer> bus_totals_;  // by StarPU bus id

@@ -123,6 +123,11 @@ TEST(TraceAnalysis, IndependentTasksOnTwoClassesShareTheWorkOptimally) {
   Made heavy({"cpu", "cuda"});
   heavy.task("a", 1, 0, 2, {}).task("a", 0, 0, 10, {}).task("b", 0, 10, 40, {});
   EXPECT_DOUBLE_EQ(tt::area_bound(heavy.rank), 40);  // a (both tasks) fits on CUDA: 4 us
+  // The models may place a kind where it did not run: with b predicted at 8 us on CUDA, both
+  // kinds run 5 times faster there, so 60 us of CPU work on one CPU and one CUDA worker end
+  // together at 60 / (1 + 5) = 10 us.
+  heavy.rank.model_times = {{"b", "cuda", 1, 8}};
+  EXPECT_DOUBLE_EQ(tt::area_bound(heavy.rank), 10);
   // Two workers of one class: the work over both.
   Made two({"cpu", "cpu", "cuda"});
   two.task("a", 0, 0, 10, {}).task("a", 1, 0, 10, {}).task("a", 2, 0, 10, {});

@@ -112,10 +112,19 @@ struct Work {
 };
 using ClassWork = std::map<std::string, std::map<std::string, Work>>;  // kind -> arch -> work
 
-ClassWork work_by_kind_and_class(const RankTrace& r) {
+// With `predicted`: the models' times on the classes where a kind did not run instead.
+ClassWork work_by_kind_and_class(const RankTrace& r, bool predicted) {
+  ClassWork out;
+  if (predicted) {
+    for (const ModelTime& m : r.model_times) {
+      Work& w = out[m.kind][m.arch];
+      w.tasks += static_cast<double>(m.tasks);
+      w.us += m.predicted_us;
+    }
+    return out;
+  }
   std::map<int, std::string> arch;
   for (const Worker& w : r.workers) arch[w.id] = w.arch;
-  ClassWork out;
   for (const TaskEvent& t : r.tasks) {
     Work& w = out[t.kind][arch[t.worker]];
     w.tasks += 1;
@@ -139,7 +148,7 @@ ClassWork work_by_kind_and_class(const RankTrace& r) {
 double area_bound(const RankTrace& r) {
   std::map<std::string, double> workers;  // per class
   for (const Worker& w : r.workers) workers[w.arch] += 1;
-  const ClassWork work = work_by_kind_and_class(r);
+  const ClassWork work = work_by_kind_and_class(r, false), model = work_by_kind_and_class(r, true);
   if (workers.empty() || work.empty()) return 0;
   if (workers.size() == 1) {
     double us = 0;
@@ -155,16 +164,25 @@ double area_bound(const RankTrace& r) {
   };
   std::vector<Flexible> flexible;
   for (const auto& [kind, by] : work) {
-    const auto on_a = by.find(a), on_b = by.find(b);
-    if (on_b == by.end()) {
-      load_a += on_a->second.us;
-    } else if (on_a == by.end()) {
-      load_b += on_b->second.us;
+    // A class where the kind did not run: the models' time there, if they predicted one.
+    const auto time_on = [&, &kind = kind, &by = by](const std::string& c) {
+      const auto ran = by.find(c);
+      if (ran != by.end()) return ran->second.us / ran->second.tasks;
+      const auto k = model.find(kind);
+      if (k == model.end()) return -1.0;
+      const auto m = k->second.find(c);
+      return m == k->second.end() || m->second.tasks <= 0 ? -1.0 : m->second.us / m->second.tasks;
+    };
+    double n = 0;
+    for (const auto& [c, w] : by) n += w.tasks;
+    const double us_a = time_on(a), us_b = time_on(b);
+    if (us_b < 0) {
+      load_a += n * us_a;
+    } else if (us_a < 0) {
+      load_b += n * us_b;
     } else {
-      const double n = on_a->second.tasks + on_b->second.tasks;
-      flexible.push_back(
-          {n, on_a->second.us / on_a->second.tasks, on_b->second.us / on_b->second.tasks});
-      load_a += n * flexible.back().us_a;  // all on a to begin with
+      flexible.push_back({n, us_a, us_b});
+      load_a += n * us_a;  // all on a to begin with
     }
   }
   std::sort(flexible.begin(), flexible.end(), [](const Flexible& x, const Flexible& y) {

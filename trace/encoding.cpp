@@ -89,6 +89,13 @@ void fields(Io& io, Record& r) {
     io.field(t.predicted_us);
     io.field(t.measured_with_prediction_us);
   }
+  io.count(r.model_times);
+  for (auto& m : r.model_times) {
+    io.field(m.kind);
+    io.field(m.arch);
+    io.field(m.tasks);
+    io.field(m.predicted_us);
+  }
   io.count(r.transfers);
   for (auto& t : r.transfers) {
     io.field(t.from);

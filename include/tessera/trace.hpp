@@ -67,6 +67,15 @@ struct TaskTotals {
   double predicted_us = 0, measured_with_prediction_us = 0;
 };
 
+/// What the performance models predict for a task kind on a worker class where this rank's
+/// tasks of that kind did not run, summed over those tasks: the area bound may then place them
+/// there too (StarPU's own bound does the same with its models).
+struct ModelTime {
+  std::string kind, arch;
+  long tasks = 0;
+  double predicted_us = 0;
+};
+
 /// Everything one rank recorded.
 struct RankTrace {
   int rank = 0;
@@ -79,6 +88,7 @@ struct RankTrace {
   std::vector<TaskEvent> tasks;    ///< every task, when a trace or report was asked for
   std::vector<TaskTotals> totals;  ///< tasks counted but not kept (summary only)
   std::vector<Transfer> transfers;
+  std::vector<ModelTime> model_times;  ///< only with several worker classes
   /// A summary-only rank keeps no events, so it folds the longest chain of dependent tasks
   /// as they end (DependencyTracker): the critical path of its own tasks, the dependencies
   /// through other ranks' tasks not followed. < 0: not computed (events are kept instead).
