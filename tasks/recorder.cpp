@@ -19,21 +19,69 @@ std::string memory_node_name(int node) {
   return name;
 }
 
-// What a watched task's callback receives: the recorder and the task's tag.
+// What a watched task's callback receives: the recorder, the task's tag, its place among the
+// watched tasks and its data.
 struct Watched {
   Recorder* recorder;
   starpu_task* task;
   TaskTag tag;
+  std::uint64_t order;
+  std::vector<trace::DataAccess> data;
 };
+
+std::uint64_t data_id(starpu_data_handle_t h, bool distributed) {
+#ifdef TESSERA_WITH_MPI
+  if (distributed) return static_cast<std::uint64_t>(starpu_mpi_data_get_tag(h));
+#endif
+  (void)distributed;
+  return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(h));
+}
 }  // namespace
 
 // StarPU's profiling timestamps come from its own clock (CLOCK_MONOTONIC_RAW where it exists),
 // which starpu_timing_now() reads once StarPU is up.
-void Recorder::start_clock() { origin_us_ = starpu_timing_now(); }
+void Recorder::start_clock() {
+  origin_us_ = starpu_timing_now();
+  classes_.clear();
+  for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
+    const std::string arch =
+        starpu_worker_get_type(static_cast<int>(w)) == STARPU_CUDA_WORKER ? "cuda" : "cpu";
+    bool known = false;
+    for (const auto& [a, id] : classes_) known = known || a == arch;
+    if (!known) classes_.push_back({arch, static_cast<int>(w)});
+  }
+}
 
-void Recorder::watch(starpu_task* task, const TaskTag& tag) {
+// What the models predict for `task` on the classes other than its worker's (the area bound
+// may place its kind there); nothing with one class. Under mutex_.
+void Recorder::predict_elsewhere(starpu_task* task, int worker, const char* kind) {
+  if (classes_.size() < 2) return;
+  const bool on_cuda = starpu_worker_get_type(worker) == STARPU_CUDA_WORKER;
+  for (const auto& [arch, id] : classes_) {
+    if ((arch == "cuda") == on_cuda) continue;
+    starpu_perfmodel_arch* perf = starpu_worker_get_perf_archtype(id, STARPU_NMAX_SCHED_CTXS);
+    const double us = starpu_task_expected_length(task, perf, 0);
+    if (!std::isfinite(us) || us <= 0) continue;  // no model, or no implementation there
+    trace::ModelTime& m = model_times_[{kind, arch}];
+    m.kind = kind;
+    m.arch = arch;
+    ++m.tasks;
+    m.predicted_us += us;
+  }
+}
+
+void Recorder::watch(starpu_task* task, const TaskTag& tag, bool distributed) {
+  std::vector<trace::DataAccess> data(task->nbuffers);
+  for (unsigned i = 0; i < task->nbuffers; ++i) {
+    starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+    const starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
+    data[i].data = data_id(h, distributed);
+    data[i].bytes = starpu_data_get_size(h);
+    data[i].mode = static_cast<std::uint8_t>(((mode & STARPU_R) ? trace::DataAccess::kRead : 0) |
+                                             ((mode & STARPU_W) ? trace::DataAccess::kWrite : 0));
+  }
   task->callback_func = &Recorder::task_done;
-  task->callback_arg = new Watched{this, task, tag};
+  task->callback_arg = new Watched{this, task, tag, watched_++, std::move(data)};
   // starpu_mpi_task_build marks the callback argument as StarPU's to free; it is ours.
   task->callback_arg_free = 0;
 }
@@ -41,8 +89,12 @@ void Recorder::watch(starpu_task* task, const TaskTag& tag) {
 void Recorder::task_done(void* arg) {
   std::unique_ptr<Watched> w(static_cast<Watched*>(arg));
   const starpu_profiling_task_info* info = w->task->profiling_info;
-  if (info == nullptr) return;
   Recorder& self = *w->recorder;
+  if (info == nullptr) {  // not profiled: later tasks' chains still need it folded
+    std::lock_guard<std::mutex> lock(self.mutex_);
+    if (!self.keep_events_) self.fold(w->order, std::move(w->data), 0);
+    return;
+  }
   const double start_us = to_us(info->start_time) - self.origin_us_;
   const double end_us = to_us(info->end_time) - self.origin_us_;
   // Model-based schedulers set `predicted` (us); others leave 0, uncalibrated models NaN.
@@ -65,6 +117,8 @@ void Recorder::task_done(void* arg) {
       t.predicted_us += w->task->predicted;
       t.measured_with_prediction_us += end_us - start_us;
     }
+    self.fold(w->order, std::move(w->data), end_us - start_us);
+    self.predict_elsewhere(w->task, info->workerid, w->tag.kind);
     return;
   }
   trace::TaskEvent e;
@@ -78,8 +132,22 @@ void Recorder::task_done(void* arg) {
   e.start_us = start_us;
   e.end_us = end_us;
   if (predicted) e.predicted_us = w->task->predicted;
+  e.seq = w->tag.seq;
+  e.data = std::move(w->data);
   std::lock_guard<std::mutex> lock(self.mutex_);
   self.events_.push_back(std::move(e));
+  self.predict_elsewhere(w->task, info->workerid, w->tag.kind);
+}
+
+void Recorder::fold(std::uint64_t order, std::vector<trace::DataAccess> data, double duration_us) {
+  ended_.emplace(order, std::make_pair(std::move(data), duration_us));
+  for (auto next = ended_.begin(); next != ended_.end() && next->first == folded_;
+       next = ended_.erase(next), ++folded_) {
+    const auto& [accesses, duration] = next->second;
+    const double path = tracker_.before(accesses).path_us + duration;
+    tracker_.add(accesses, static_cast<long>(folded_), path, 0);
+    critical_path_us_ = std::max(critical_path_us_, path);
+  }
 }
 
 trace::RankTrace Recorder::rank_trace() const {
@@ -108,6 +176,7 @@ trace::RankTrace Recorder::rank_trace() const {
   for (const auto& [bus, total] : bus_totals_) r.transfers.push_back(total);
   r.tasks = events_;
   for (const auto& [key, t] : totals_) r.totals.push_back(t);
+  for (const auto& [key, m] : model_times_) r.model_times.push_back(m);
   std::sort(
       r.tasks.begin(), r.tasks.end(),
       [](const trace::TaskEvent& a, const trace::TaskEvent& b) { return a.start_us < b.start_us; });
@@ -116,6 +185,7 @@ trace::RankTrace Recorder::rank_trace() const {
   if (!totals_.empty()) {
     r.begin_us = first_start_us_;
     r.end_us = last_end_us_;
+    r.critical_path_us = critical_path_us_;
   }
   return r;
 }
@@ -125,6 +195,12 @@ void Recorder::clear() {
   events_.clear();
   totals_.clear();
   bus_totals_.clear();
+  model_times_.clear();
+  // Every task watched so far has ended (clear follows a wait): the next chain starts afresh.
+  ended_.clear();
+  folded_ = watched_;
+  tracker_ = trace::DependencyTracker();
+  critical_path_us_ = 0;
   starpu_profiling_bus_info discarded{};  // reading StarPU's bus totals resets them
   for (int bus = 0; bus < starpu_bus_get_count(); ++bus)
     starpu_bus_get_profiling_info(bus, &discarded);

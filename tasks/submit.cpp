@@ -77,7 +77,7 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
                            void* arg, std::size_t arg_size, bool owned, TaskTag tag,
                            Placement place) {
   idle_.wake();  // the one way into StarPU for tasks: paused workers would never run it
-  ++submissions_;
+  tag.seq = submissions_++;
   tag.stencil = c.stencil.c_str();
   tag.kind = c.kind.c_str();
   starpu_task* task = nullptr;
@@ -125,7 +125,7 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
       names_.push_back(name_of(tag));
       task->name = names_.back().c_str();
     }
-    if (recorder_ != nullptr) recorder_->watch(task, tag);
+    if (recorder_ != nullptr) recorder_->watch(task, tag, policy_.distributed);
     // Every footprint is kept (perfmodels::coverage lists the ones this run used).
     const std::uint32_t footprint =
         c.model.footprint != nullptr ? c.model.footprint(task) : starpu_task_data_footprint(task);

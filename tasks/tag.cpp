@@ -1,5 +1,6 @@
 #include "tasks/tag.hpp"
 
+#include "tasks/starpu.hpp"
 #include "tessera/trace.hpp"
 
 namespace tessera::tasks {
@@ -13,5 +14,7 @@ std::string name_of(const TaskTag& tag) {
   e.step = static_cast<int>(tag.step);
   return trace::task_name(e);
 }
+
+const char* stencil_of(const Codelet& c) { return c.stencil.c_str(); }
 
 }  // namespace tessera::tasks

@@ -1,6 +1,7 @@
 // The identity of a task, typed: it travels with the task from submission to the recorder.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace tessera::tasks {
@@ -14,7 +15,14 @@ struct TaskTag {
   int tile = -1;
   long step = -1;
   int rank = 0;  ///< the rank that runs it: the owner of its tile
+  /// Its place in submission order, set by the Submitter (every rank counts every task of a
+  /// multi-rank run, so the same on every rank).
+  std::uint64_t seq = 0;
 };
 std::string name_of(const TaskTag& tag);
+
+struct Codelet;
+/// The stencil (or loop, or "reduce") of a codelet's tasks' tags, as an interned name.
+const char* stencil_of(const Codelet& c);
 
 }  // namespace tessera::tasks

@@ -51,6 +51,7 @@ void fields(Io& io, Record& r) {
   io.field(r.rank);
   io.field(r.begin_us);
   io.field(r.end_us);
+  io.field(r.critical_path_us);
   io.count(r.workers);
   for (auto& w : r.workers) {
     io.field(w.id);
@@ -70,6 +71,13 @@ void fields(Io& io, Record& r) {
     io.field(t.start_us);
     io.field(t.end_us);
     io.field(t.predicted_us);
+    io.field(t.seq);
+    io.count(t.data);
+    for (auto& a : t.data) {
+      io.field(a.data);
+      io.field(a.bytes);
+      io.field(a.mode);
+    }
   }
   io.count(r.totals);
   for (auto& t : r.totals) {
@@ -80,6 +88,13 @@ void fields(Io& io, Record& r) {
     io.field(t.predicted_tasks);
     io.field(t.predicted_us);
     io.field(t.measured_with_prediction_us);
+  }
+  io.count(r.model_times);
+  for (auto& m : r.model_times) {
+    io.field(m.kind);
+    io.field(m.arch);
+    io.field(m.tasks);
+    io.field(m.predicted_us);
   }
   io.count(r.transfers);
   for (auto& t : r.transfers) {

@@ -3,11 +3,13 @@
 // list, so the page stays small and the chart can show a tooltip per task.
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
+#include <algorithm>
 #include <map>
 
-#include "tessera/trace.hpp"
+#include "trace/analysis.hpp"
 
 namespace tessera::trace {
 
@@ -40,13 +42,36 @@ std::string bar(double fraction, const char* cls) {
          num("%.1f", w) + "\" height=\"12\" class=\"" + cls + "\"/></svg>";
 }
 
+// A stacked horizontal bar: busy, starved, waiting shares of `total`.
+std::string split_bar(double total, const std::array<double, 3>& parts) {
+  static const char* cls[] = {"busy", "starved", "waiting"};
+  std::string out =
+      "<svg class=\"bar\" width=\"200\" height=\"12\"><rect width=\"200\" "
+      "height=\"12\" class=\"idle\"/>";
+  double x = 0;
+  for (int i = 0; i < 3; ++i) {
+    const double w = total > 0 ? 200 * parts[static_cast<std::size_t>(i)] / total : 0;
+    out += "<rect x=\"" + num("%.1f", x) + "\" width=\"" + num("%.1f", w) +
+           "\" height=\"12\" class=\"" + cls[i] + "\"/>";
+    x += w;
+  }
+  return out + "</svg>";
+}
+
+constexpr int kReadyBins = 500;       // points of the ready-task curve per rank
+constexpr long kGanttTasks = 100000;  // more tasks than this: the Gantt chart draws time bins
+constexpr long kGanttBins = 1000;     // bins per worker then
+
 constexpr const char* kStyle = R"(
 body{font:14px/1.4 sans-serif;margin:1.5em;color:#222}
 h1{font-size:1.3em}h2{font-size:1.1em;margin-top:1.5em}
 table{border-collapse:collapse}td,th{padding:2px 10px;text-align:right}
 td:first-child,th:first-child{text-align:left}tr:nth-child(even){background:#f4f4f4}
+#bounds td:last-child,#idle td:last-child{text-align:left}
 .idle{fill:#e6e6e6}.busy{fill:#4a7fb5}.gpu{fill:#6aa84f}
 #gantt text{font-size:11px}#gantt .lane{fill:#f7f7f7}
+.starved{fill:#cc4125}.waiting{fill:#e69138}
+.ready-curve path{fill:#e6913855;stroke:#e69138}.ready-curve text{font-size:11px}
 #tip{position:fixed;background:#fff;border:1px solid #999;padding:3px 6px;display:none;font-size:12px}
 )";
 
@@ -56,7 +81,7 @@ constexpr const char* kScript = R"(
 const data = JSON.parse(document.getElementById('trace-data').textContent);
 const svgNS = 'http://www.w3.org/2000/svg';
 const palette = ['#4a7fb5','#e69138','#6aa84f','#a64d79','#cc4125','#45818e','#bf9000','#674ea7'];
-const kinds = [...new Set(data.ranks.flatMap(r => r.tasks.map(t => t.kind)))];
+const kinds = data.kinds;
 const colour = k => palette[kinds.indexOf(k) % palette.length];
 const begin = Math.min(...data.ranks.map(r => r.begin_us));
 const end = Math.max(begin + 1, ...data.ranks.map(r => r.end_us));
@@ -82,6 +107,17 @@ rows.forEach((row, i) => {
   lane.setAttribute('x', label); lane.setAttribute('width', width);
   lane.setAttribute('y', 1); lane.setAttribute('height', rowH - 2);
   g.appendChild(lane);
+  // Binned (large runs): the worker's busy share of each bin, coloured by its main kind.
+  const binW = width * (row.rank.end_us - row.rank.begin_us) / (end - begin) / 1000;
+  const x0 = label + width * (row.rank.begin_us - begin) / (end - begin);
+  for (const [b, k, share] of (row.rank.bins[row.worker.id] || [])) {
+    const r = document.createElementNS(svgNS, 'rect');
+    r.setAttribute('class', 'task-bin');
+    r.setAttribute('x', x0 + b * binW); r.setAttribute('width', Math.max(0.5, binW));
+    r.setAttribute('y', 2 + (rowH - 4) * (1 - share)); r.setAttribute('height', (rowH - 4) * share);
+    r.setAttribute('fill', colour(kinds[k]));
+    g.appendChild(r);
+  }
   for (const t of row.rank.tasks) {
     if (t.worker !== row.worker.id) continue;
     const r = document.createElementNS(svgNS, 'rect');
@@ -90,6 +126,10 @@ rows.forEach((row, i) => {
     r.setAttribute('width', Math.max(0.5, width * (t.end_us - t.start_us) / (end - begin)));
     r.setAttribute('y', 2); r.setAttribute('height', rowH - 4);
     r.setAttribute('fill', colour(t.kind));
+    if (t.crit) {  // on the critical path: outlined
+      r.setAttribute('data-critical', '1');
+      r.setAttribute('stroke', '#000'); r.setAttribute('stroke-width', '1.5');
+    }
     r.addEventListener('mousemove', e => {
       tip.style.display = 'block';
       tip.style.left = (e.clientX + 12) + 'px'; tip.style.top = (e.clientY + 12) + 'px';
@@ -105,32 +145,262 @@ axis.setAttribute('x', label); axis.setAttribute('y', rows.length * rowH + 16);
 axis.textContent = `${(begin / 1000).toFixed(2)} .. ${(end / 1000).toFixed(2)} ms`;
 svg.appendChild(axis);
 document.getElementById('gantt-box').appendChild(svg);
+// The count of tasks ready but not started, per rank, on the Gantt chart's time axis.
+for (const r of data.ranks) {
+  if (!r.ready.length) continue;
+  const h = 60, top = Math.max(1, ...r.ready);
+  const c = document.createElementNS(svgNS, 'svg');
+  c.setAttribute('class', 'ready-curve');
+  c.setAttribute('data-rank', r.rank);
+  c.setAttribute('width', label + width + 10); c.setAttribute('height', h + 4);
+  const x0 = label + width * (r.begin_us - begin) / (end - begin);
+  const w = width * (r.end_us - r.begin_us) / (end - begin);
+  let d = `M${x0},${h}`;
+  r.ready.forEach((v, k) => {
+    d += ` L${x0 + w * k / r.ready.length},${h - h * v / top}` +
+         ` L${x0 + w * (k + 1) / r.ready.length},${h - h * v / top}`;
+  });
+  const p = document.createElementNS(svgNS, 'path');
+  p.setAttribute('d', d + ` L${x0 + w},${h} Z`);
+  c.appendChild(p);
+  const t = document.createElementNS(svgNS, 'text');
+  t.setAttribute('y', 12);
+  t.textContent = (data.ranks.length > 1 ? `r${r.rank} ` : '') + `ready: max ${top.toFixed(1)}`;
+  c.appendChild(t);
+  document.getElementById('ready-box').appendChild(c);
+}
+// Tile maps: one SVG per grid (2-D, 1-D) or per layer of tiles along z (3-D).
+const cpuShades = ['#4a7fb5','#8fb3da','#2b5987','#6f96c4','#b7cde6','#1c3f63'];
+const gpuShades = ['#6aa84f','#a4cf8f','#38761d','#88bf6e','#c9e3bc','#274e13'];
+const workerColour = new Map(), seen = {cpu: 0, cuda: 0};
+data.ranks.forEach((r, ri) => r.workers.forEach(w => {
+  const gpu = w.arch !== 'cpu', shades = gpu ? gpuShades : cpuShades;
+  workerColour.set(`${ri}/${w.id}`, {colour: shades[seen[gpu ? 'cuda' : 'cpu']++ % shades.length],
+    name: (data.ranks.length > 1 ? `r${r.rank} ` : '') + w.name});
+}));
+if (data.tile_maps.length) document.getElementById('tile-legend').innerHTML =
+  [...workerColour.values()].map(w => `<span style="color:${w.colour}">&#9632;</span> ${w.name}`)
+    .join(' &nbsp; ');
+for (const m of data.tile_maps) {
+  const box = document.createElement('div');
+  box.className = 'tile-map';
+  const head = document.createElement('p');
+  head.textContent = `${m.stencils.join(', ')}: ${m.extent.slice(0, m.dims).join(' x ')} points, ` +
+    `${m.tiles.length} tiles`;
+  box.appendChild(head);
+  const layers = m.dims === 3 ? [...new Set(m.tiles.map(t => t[2]))].sort((a, b) => a - b) : [0];
+  const ex = m.extent[0], ey = m.dims >= 2 ? m.extent[1] : 1;
+  const side = m.dims === 3 ? 180 : 480, scale = side / Math.max(ex, m.dims >= 2 ? ey : 1);
+  const height = m.dims >= 2 ? ey * scale : 40;
+  let prevAt = new Map();
+  for (const z of layers.slice(0, 24)) {
+    const layer = m.tiles.map((t, i) => ({t, i})).filter(x => m.dims < 3 || x.t[2] === z);
+    const at = new Map(layer.map(x => [`${x.t[0]},${x.t[1]}`, x.t]));
+    const svg = document.createElementNS(svgNS, 'svg');
+    svg.setAttribute('width', ex * scale + 4); svg.setAttribute('height', height + 18);
+    svg.style.marginRight = '8px';
+    const ys = t => m.dims >= 2 ? t[1] * scale : 0, hs = t => m.dims >= 2 ? t[4] * scale : 40;
+    for (const {t, i} of layer) {
+      const r = document.createElementNS(svgNS, 'rect');
+      r.setAttribute('class', 'tile');
+      r.setAttribute('x', 2 + t[0] * scale); r.setAttribute('y', 2 + ys(t));
+      r.setAttribute('width', t[3] * scale); r.setAttribute('height', hs(t));
+      const w = workerColour.get(`${t[7]}/${t[8]}`);
+      r.setAttribute('fill', t[9] > 0 && w ? w.colour : '#ddd');
+      r.setAttribute('stroke', '#fff'); r.setAttribute('stroke-width', '0.5');
+      r.setAttribute('data-rank', t[6]);
+      const title = document.createElementNS(svgNS, 'title');
+      title.textContent = `tile ${i} at (${t.slice(0, m.dims).join(', ')}), rank ${t[6]}: ` +
+        (t[9] > 0 ? `${t[9]} of its ${t[10]} tasks on ${w.name}` : 'no task recorded');
+      r.appendChild(title);
+      svg.appendChild(r);
+    }
+    // A thick line where a tile's right or lower neighbour belongs to another rank.
+    for (const {t} of layer) {
+      const sides = [[t[0] + t[3], t[1], 'x'], [t[0], t[1] + t[4], 'y']];
+      for (const [nx, ny, axis] of sides) {
+        const n = at.get(`${nx},${ny}`);
+        if (!n || n[6] === t[6] || (axis === 'y' && m.dims < 2)) continue;
+        const l = document.createElementNS(svgNS, 'line');
+        l.setAttribute('class', 'rank-border');
+        const x1 = 2 + nx * scale, y1 = 2 + (m.dims >= 2 ? ny * scale : 0);
+        l.setAttribute('x1', x1); l.setAttribute('y1', y1);
+        l.setAttribute('x2', axis === 'x' ? x1 : x1 + t[3] * scale);
+        l.setAttribute('y2', axis === 'x' ? y1 + hs(t) : y1);
+        l.setAttribute('stroke', '#000'); l.setAttribute('stroke-width', '3');
+        svg.appendChild(l);
+      }
+    }
+    // 3-D: a thick line at the left of a layer beside each tile whose tile in the previous
+    // layer belongs to another rank (the border between ranks runs between the two layers).
+    for (const {t} of layer) {
+      const below = prevAt.get(`${t[0]},${t[1]}`);
+      if (!below || below[6] === t[6]) continue;
+      const l = document.createElementNS(svgNS, 'line');
+      l.setAttribute('class', 'rank-border');
+      l.setAttribute('x1', 1); l.setAttribute('x2', 1);
+      l.setAttribute('y1', 2 + ys(t)); l.setAttribute('y2', 2 + ys(t) + hs(t));
+      l.setAttribute('stroke', '#000'); l.setAttribute('stroke-width', '3');
+      svg.appendChild(l);
+    }
+    prevAt = at;
+    if (m.dims === 3) {
+      const label = document.createElementNS(svgNS, 'text');
+      label.setAttribute('x', 2); label.setAttribute('y', height + 15);
+      label.setAttribute('font-size', '11');
+      label.textContent = `z from ${z}, rank ${[...new Set(layer.map(x => x.t[6]))].join(',')}`;
+      svg.appendChild(label);
+    }
+    box.appendChild(svg);
+  }
+  document.getElementById('tile-maps').appendChild(box);
+}
 document.getElementById('legend').innerHTML = kinds.map(k =>
   `<span style="color:${colour(k)}">&#9632;</span> ${k}`).join(' &nbsp; ');
 )";
 }  // namespace
 
+namespace {
+// The maps of `maps` with their tiles and, per tile, the worker that ran most of its tasks
+// (position of its rank in `ranks`, worker id, tasks there, tasks in all); maps of the same
+// geometry (several stencils on one grid) are drawn once.
+nlohmann::json tile_maps(const std::vector<RankTrace>& ranks, const std::vector<TileMap>& maps) {
+  using nlohmann::json;
+  std::vector<std::pair<const TileMap*, std::vector<std::string>>> unique;
+  const auto same = [](const TileMap& a, const TileMap& b) {
+    if (a.dims != b.dims || a.tiles.size() != b.tiles.size()) return false;
+    for (int k = 0; k < 3; ++k)
+      if (a.extent[k] != b.extent[k]) return false;
+    for (std::size_t t = 0; t < a.tiles.size(); ++t)
+      for (int k = 0; k < 3; ++k)
+        if (a.tiles[t].origin[k] != b.tiles[t].origin[k] ||
+            a.tiles[t].extent[k] != b.tiles[t].extent[k] || a.tiles[t].rank != b.tiles[t].rank)
+          return false;
+    return true;
+  };
+  for (const TileMap& m : maps) {
+    bool found = false;
+    for (auto& [u, names] : unique)
+      if (same(*u, m)) {
+        names.push_back(m.stencil);
+        found = true;
+      }
+    if (!found) unique.push_back({&m, {m.stencil}});
+  }
+  json out = json::array();
+  for (const auto& [m, names] : unique) {
+    // tile -> (rank position, worker) -> tasks
+    std::vector<std::map<std::pair<std::size_t, int>, long>> runs(m->tiles.size());
+    for (std::size_t ri = 0; ri < ranks.size(); ++ri)
+      for (const TaskEvent& t : ranks[ri].tasks)
+        if (t.tile >= 0 && static_cast<std::size_t>(t.tile) < m->tiles.size() &&
+            std::find(names.begin(), names.end(), t.stencil) != names.end())
+          ++runs[static_cast<std::size_t>(t.tile)][{ri, t.worker}];
+    json tiles = json::array();
+    for (std::size_t t = 0; t < m->tiles.size(); ++t) {
+      const TileMap::Box& b = m->tiles[t];
+      std::pair<std::size_t, int> most{0, -1};
+      long most_tasks = 0, all = 0;
+      for (const auto& [where, n] : runs[t]) {
+        all += n;
+        if (n > most_tasks) {
+          most = where;
+          most_tasks = n;
+        }
+      }
+      tiles.push_back({b.origin[0], b.origin[1], b.origin[2], b.extent[0], b.extent[1], b.extent[2],
+                       b.rank, most.first, most.second, most_tasks, all});
+    }
+    out.push_back({{"stencils", names},
+                   {"dims", m->dims},
+                   {"extent", {m->extent[0], m->extent[1], m->extent[2]}},
+                   {"tiles", tiles}});
+  }
+  return out;
+}
+}  // namespace
+
 void write_html_report(const std::vector<RankTrace>& ranks, const std::string& about,
-                       std::ostream& out) {
+                       std::ostream& out, const std::vector<TileMap>& maps) {
   using nlohmann::json;
   json data = {{"ranks", json::array()}};
   long task_count = 0;
-  for (const RankTrace& r : ranks) {
-    json workers = json::array(), tasks = json::array();
-    for (const Worker& w : r.workers) workers.push_back({{"id", w.id}, {"name", w.name}});
-    for (const TaskEvent& t : r.tasks)
+  for (const RankTrace& r : ranks) task_count += static_cast<long>(r.tasks.size());
+  // Above kGanttTasks the chart draws time bins (each worker's busy share per bin, coloured by
+  // the kind that took most of it) and only the critical path's tasks one by one.
+  const bool binned = task_count > kGanttTasks;
+  const Graph graph = rebuild_graph(ranks);
+  std::vector<std::vector<bool>> critical;
+  for (const RankTrace& r : ranks) critical.emplace_back(r.tasks.size(), false);
+  for (const TaskRef& t : graph.critical) critical[t.rank][t.index] = true;
+  std::map<std::string, int> kind_index;
+  for (const RankTrace& r : ranks)
+    for (const TaskEvent& t : r.tasks) kind_index.emplace(t.kind, 0);
+  json kinds = json::array();
+  for (auto& [kind, index] : kind_index) {
+    index = static_cast<int>(kinds.size());
+    kinds.push_back(kind);
+  }
+  data["kinds"] = kinds;
+  data["binned"] = binned;
+  for (std::size_t ri = 0; ri < ranks.size(); ++ri) {
+    const RankTrace& r = ranks[ri];
+    json workers = json::array(), tasks = json::array(), bins = json::object();
+    for (const Worker& w : r.workers)
+      workers.push_back({{"id", w.id}, {"name", w.name}, {"arch", w.arch}});
+    for (std::size_t i = 0; i < r.tasks.size(); ++i) {
+      const TaskEvent& t = r.tasks[i];
+      if (binned && !critical[ri][i]) continue;
       tasks.push_back({{"name", task_name(t)},
                        {"kind", t.kind},
                        {"worker", t.worker},
                        {"start_us", t.start_us},
                        {"end_us", t.end_us}});
-    task_count += static_cast<long>(r.tasks.size());
+      if (critical[ri][i]) tasks.back()["crit"] = 1;
+    }
+    if (binned) {
+      // worker -> bin -> kind -> busy us
+      std::map<int, std::map<long, std::map<int, double>>> busy;
+      const double width = std::max(1e-9, r.wall_us() / kGanttBins);
+      for (const TaskEvent& t : r.tasks) {
+        const int k = kind_index[t.kind];
+        for (long b = static_cast<long>((t.start_us - r.begin_us) / width);
+             b < kGanttBins && r.begin_us + width * static_cast<double>(b) < t.end_us; ++b) {
+          const double lo = r.begin_us + width * static_cast<double>(b);
+          busy[t.worker][b][k] += std::min(t.end_us, lo + width) - std::max(t.start_us, lo);
+        }
+      }
+      for (const auto& [worker, by_bin] : busy) {
+        json row = json::array();
+        for (const auto& [b, by_kind] : by_bin) {
+          double sum = 0, most = 0;
+          int top = 0;
+          for (const auto& [k, us] : by_kind) {
+            sum += us;
+            if (us > most) {
+              most = us;
+              top = k;
+            }
+          }
+          row.push_back({b, top, std::round(100 * std::min(1.0, sum / width)) / 100});
+        }
+        bins[std::to_string(worker)] = row;
+      }
+    }
+    const std::vector<double> ready = graph.critical_path_us >= 0
+                                          ? ready_curve(r, graph.ready_us[ri], kReadyBins)
+                                          : std::vector<double>{};
+    json curve = json::array();
+    for (double v : ready) curve.push_back(std::round(v * 100) / 100);
     data["ranks"].push_back({{"rank", r.rank},
+                             {"ready", curve},
                              {"begin_us", r.begin_us},
                              {"end_us", r.end_us},
                              {"workers", workers},
-                             {"tasks", tasks}});
+                             {"tasks", tasks},
+                             {"bins", bins}});
   }
+  data["tile_maps"] = tile_maps(ranks, maps);
   std::string payload = data.dump();
   // "</" inside a <script> element would end it early.
   for (std::size_t at = payload.find("</"); at != std::string::npos; at = payload.find("</", at))
@@ -140,10 +410,112 @@ void write_html_report(const std::vector<RankTrace>& ranks, const std::string& a
       << "</title><style>" << kStyle << "</style></head><body>\n<h1>Tessera run report</h1>\n<p>"
       << html_escaped(about) << "</p>\n<p id=\"overview\" data-tasks=\"" << task_count << "\">"
       << task_count << " tasks on " << ranks.size() << (ranks.size() == 1 ? " rank" : " ranks")
+      << (binned ? " (more than " + std::to_string(kGanttTasks) +
+                       ": the chart shows each worker's busy share per time bin, and the "
+                       "critical path's tasks)"
+                 : "")
       << "</p>\n";
+
+  const Bounds b = bounds(ranks, graph);
+  out << "<h2>How far from the best possible</h2>\n<table id=\"bounds\" data-makespan-us=\""
+      << num("%.3f", b.makespan_us) << "\" data-critical-path-us=\""
+      << num("%.3f", b.critical_path_us) << "\" data-area-bound-us=\""
+      << num("%.3f", b.area_bound_us) << "\" data-efficiency=\"" << num("%.4f", b.efficiency())
+      << "\"><tr><th></th><th>ms</th><th>of makespan %</th><th></th></tr>\n";
+  const auto bound_row = [&](const char* name, double us, const std::string& note) {
+    const double f = b.makespan_us > 0 && us >= 0 ? us / b.makespan_us : 0;
+    out << "<tr><td>" << name << "</td><td>" << (us < 0 ? "-" : num("%.3f", us / 1e3))
+        << "</td><td>" << (us < 0 ? "-" : num("%.1f", 100 * f)) << "</td><td>" << bar(f, "busy")
+        << " " << note << "</td></tr>\n";
+  };
+  bound_row("makespan", b.makespan_us, "first task start to last task end");
+  bound_row("critical path", b.critical_path_us,
+            std::to_string(b.critical_path_tasks) +
+                " dependent tasks, outlined in black below (measured task times only)");
+  bound_row("area bound", b.area_bound_us,
+            "every task on the workers, dependencies ignored (mean time per kind and class)");
+  out << "<tr><td>efficiency</td><td></td><td>" << num("%.1f", 100 * b.efficiency()) << "</td><td>"
+      << bar(b.efficiency(), "gpu")
+      << " max(critical path, area bound) / makespan</td></tr>\n</table>\n";
 
   out << "<h2>Tasks per worker over time</h2>\n<div id=\"legend\"></div><div id=\"gantt-box\">"
          "</div><div id=\"tip\"></div>\n";
+
+  out << "<h2>Tasks ready but not started</h2>\n<p>How many tasks had their predecessors "
+         "ended and were submitted, but had not started (mean per time bin, on the time axis of "
+         "the chart above). Near zero while workers idle: the graph or the submission starved "
+         "them.</p><div id=\"ready-box\"></div>\n";
+
+  const std::vector<WorkerStep> idle_rows = graph.critical_path_us >= 0
+                                                ? idle_by_worker_and_step(ranks, graph)
+                                                : std::vector<WorkerStep>{};
+  if (!idle_rows.empty()) {
+    out << "<h2>Why workers idle</h2>\n<table id=\"idle\"><tr><th>worker</th><th>idle s</th>"
+           "<th>no task ready s</th><th>ready, not started here s</th><th></th></tr>\n";
+    for (const WorkerStep& w : idle_by_worker(idle_rows)) {
+      std::string name = std::to_string(w.worker);
+      for (const Worker& k : ranks[w.rank].workers)
+        if (k.id == w.worker) name = k.name;
+      const double span = w.busy_us + w.idle.idle_us;
+      out << "<tr class=\"idle-row\"><td>"
+          << (ranks.size() > 1 ? "rank " + std::to_string(ranks[w.rank].rank) + " " : "")
+          << html_escaped(name) << "</td><td>" << num("%.4f", w.idle.idle_us / 1e6) << "</td><td>"
+          << num("%.4f", w.idle.starved_us / 1e6) << "</td><td>"
+          << num("%.4f", w.idle.ready_us / 1e6) << "</td><td>"
+          << split_bar(span, {w.busy_us, w.idle.starved_us, w.idle.ready_us}) << "</td></tr>\n";
+    }
+    out << "</table>\n<p>Idle time of each worker over its rank's window, split: <span "
+           "class=\"legend-starved\">no task ready</span> (no task of a kind its worker class "
+           "ran in this run was ready on its rank: the graph or the submission starved it), "
+           "<span class=\"legend-waiting\">ready, not started here</span> (one was: placement or "
+           "scheduling kept this worker idle). Bars: busy, no task ready, ready.</p>\n";
+  }
+
+  const std::vector<StepTimes> steps = step_times(ranks);
+  if (!steps.empty()) {
+    std::map<int, IdleSplit> step_idle;
+    for (const WorkerStep& s : idle_rows) {
+      IdleSplit& i = step_idle[s.step];
+      i.idle_us += s.idle.idle_us;
+      i.starved_us += s.idle.starved_us;
+      i.ready_us += s.idle.ready_us;
+    }
+    out << "<h2>Per step</h2>\n<table id=\"steps\"><tr><th>step</th>";
+    for (const RankTrace& r : ranks) out << "<th>rank " << r.rank << " ms</th>";
+    // MPI messages by the step of the task that read them.
+    std::map<int, std::pair<long, std::uint64_t>> messages;
+    for (const Graph::Message& m : graph.messages) {
+      auto& [count, bytes] = messages[ranks[m.to.rank].tasks[m.to.index].step];
+      ++count;
+      bytes += m.bytes;
+    }
+    out << "<th>imbalance (max/mean busy)</th><th>idle: no task ready ms</th>"
+           "<th>idle: ready, not started ms</th>"
+        << (ranks.size() > 1 ? "<th>MPI messages</th><th>MPI KiB</th>" : "") << "</tr>\n";
+    for (const StepTimes& st : steps) {
+      out << "<tr class=\"step-row\"><td>" << st.step << "</td>";
+      for (double us : st.rank_span_us) out << "<td>" << num("%.3f", us / 1e3) << "</td>";
+      const IdleSplit& i = step_idle[st.step];
+      out << "<td>" << num("%.2f", st.imbalance()) << "</td><td>" << num("%.3f", i.starved_us / 1e3)
+          << "</td><td>" << num("%.3f", i.ready_us / 1e3) << "</td>";
+      if (ranks.size() > 1)
+        out << "<td>" << messages[st.step].first << "</td><td>"
+            << num("%.1f", static_cast<double>(messages[st.step].second) / 1024) << "</td>";
+      out << "</tr>\n";
+    }
+    out << "</table>\n<p>Per rank: first start to last end of the step's tasks (steps overlap "
+           "when they are submitted ahead). Imbalance: the busiest worker's time in the step "
+           "over the mean of every worker of every rank. Idle time before a task counts in that "
+           "task's step. MPI messages (several ranks): data written on one rank and read on "
+           "another (from the rebuilt graph), by the step of the task that read them.</p>\n";
+  }
+
+  if (!maps.empty())
+    out << "<h2>Tile map</h2>\n<p>Every tile at its place, coloured by the worker that ran most "
+           "of its tasks (blues: CPU workers, greens: CUDA workers; grey: no task recorded); "
+           "thick lines: borders between ranks. 3-D grids: one map per layer of tiles along z "
+           "(at most 24 shown). Hover a tile for its numbers.</p>\n<div id=\"tile-legend\">"
+           "</div><div id=\"tile-maps\"></div>\n";
 
   out << "<h2>Busy and idle per worker</h2>\n<table id=\"workers\"><tr><th>worker</th>"
          "<th>arch</th><th>tasks</th><th>busy s</th><th>busy %</th><th></th></tr>\n";

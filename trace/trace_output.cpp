@@ -7,7 +7,7 @@
 #include <limits>
 #include <map>
 
-#include "tessera/trace.hpp"
+#include "trace/analysis.hpp"
 
 namespace tessera::trace {
 
@@ -46,10 +46,36 @@ std::string task_name(const TaskEvent& e) {
   return name;
 }
 
+namespace {
+std::string bounds_text(const Bounds& b) {
+  const auto line = [](const char* name, const std::string& value, const std::string& note) {
+    char buf[256];
+    std::snprintf(buf, sizeof(buf), "  %-14s %10s  %s\n", name, value.c_str(), note.c_str());
+    return std::string(buf);
+  };
+  const auto seconds = [](double us) {
+    return us < 0 ? std::string("-") : format("%.3f ms", us / 1e3);
+  };
+  const std::string path_note = b.critical_path_per_rank
+                                    ? "per rank: chains through other ranks not followed"
+                                    : "the longest chain of dependent tasks";
+  return line("makespan", seconds(b.makespan_us), "first task start to last task end") +
+         line("critical path", seconds(b.critical_path_us), path_note) +
+         line("area bound", seconds(b.area_bound_us), "all tasks on all workers, no dependencies") +
+         line("efficiency", format("%.1f %%", 100 * b.efficiency()),
+              "max(critical path, area bound) / makespan");
+}
+}  // namespace
+
 void write_chrome_json(const std::vector<RankTrace>& ranks, std::ostream& out) {
   using nlohmann::json;
   json events = json::array();
-  for (const RankTrace& r : ranks) {
+  const Graph graph = rebuild_graph(ranks);
+  std::vector<std::vector<bool>> critical;
+  for (const RankTrace& r : ranks) critical.emplace_back(r.tasks.size(), false);
+  for (const TaskRef& t : graph.critical) critical[t.rank][t.index] = true;
+  for (std::size_t ri = 0; ri < ranks.size(); ++ri) {
+    const RankTrace& r = ranks[ri];
     events.push_back({{"ph", "M"},
                       {"name", "process_name"},
                       {"pid", r.rank},
@@ -61,11 +87,16 @@ void write_chrome_json(const std::vector<RankTrace>& ranks, std::ostream& out) {
                         {"pid", r.rank},
                         {"tid", w.id},
                         {"args", {{"name", w.name}}}});
-    for (const TaskEvent& t : r.tasks) {
-      json args = {{"task", task_name(t)},    {"stencil", t.stencil}, {"tile", t.tile},
-                   {"step", t.step},          {"worker", t.worker},   {"rank", r.rank},
-                   {"submit_us", t.submit_us}};
+    for (std::size_t i = 0; i < r.tasks.size(); ++i) {
+      const TaskEvent& t = r.tasks[i];
+      json args = {{"task", task_name(t)},     {"stencil", t.stencil}, {"tile", t.tile},
+                   {"step", t.step},           {"worker", t.worker},   {"rank", r.rank},
+                   {"submit_us", t.submit_us}, {"seq", t.seq}};
       if (!t.field.empty()) args["field"] = t.field;
+      if (graph.critical_path_us >= 0) {
+        args["ready_us"] = graph.ready_us[ri][i];
+        if (critical[ri][i]) args["critical"] = true;
+      }
       if (t.predicted_us >= 0) args["predicted_us"] = t.predicted_us;
       // Named "<stencil>:<kind>" so that tracks of two stencils stay apart.
       const std::string name = t.stencil.empty() ? t.kind : t.stencil + ":" + t.kind;
@@ -86,6 +117,32 @@ void write_chrome_json(const std::vector<RankTrace>& ranks, std::ostream& out) {
                         {"ts", r.end_us},
                         {"args", {{"bytes", x.bytes}, {"transfers", x.count}}}});
   }
+  // Each StarPU-MPI message as a flow arrow from its writer's end to its reader's start.
+  long id = 0;
+  for (const Graph::Message& m : graph.messages) {
+    const TaskEvent& from = ranks[m.from.rank].tasks[m.from.index];
+    const TaskEvent& to = ranks[m.to.rank].tasks[m.to.index];
+    const json args = {{"bytes", m.bytes}};
+    // Inside the slices, so that Perfetto binds each end to its task.
+    events.push_back({{"ph", "s"},
+                      {"cat", "mpi"},
+                      {"name", "mpi message"},
+                      {"id", id},
+                      {"pid", ranks[m.from.rank].rank},
+                      {"tid", from.worker},
+                      {"ts", std::max(from.start_us, from.end_us - 0.01)},
+                      {"args", args}});
+    events.push_back({{"ph", "f"},
+                      {"bp", "e"},
+                      {"cat", "mpi"},
+                      {"name", "mpi message"},
+                      {"id", id},
+                      {"pid", ranks[m.to.rank].rank},
+                      {"tid", to.worker},
+                      {"ts", to.start_us},
+                      {"args", args}});
+    ++id;
+  }
   json doc = {{"displayTimeUnit", "ms"}, {"traceEvents", events}};
   json meta = json::array();
   for (const RankTrace& r : ranks) {
@@ -96,7 +153,14 @@ void write_chrome_json(const std::vector<RankTrace>& ranks, std::ostream& out) {
     meta.push_back(
         {{"rank", r.rank}, {"begin_us", r.begin_us}, {"end_us", r.end_us}, {"workers", workers}});
   }
-  doc["otherData"] = {{"tessera_ranks", meta}};
+  const Bounds b = bounds(ranks, graph);
+  doc["otherData"] = {{"tessera_ranks", meta},
+                      {"tessera_bounds",
+                       {{"makespan_us", b.makespan_us},
+                        {"critical_path_us", b.critical_path_us},
+                        {"critical_path_tasks", b.critical_path_tasks},
+                        {"area_bound_us", b.area_bound_us},
+                        {"efficiency", b.efficiency()}}}};
   out << doc.dump(1) << "\n";
 }
 
@@ -203,6 +267,7 @@ std::string summary_table(const std::vector<RankTrace>& ranks) {
                      std::isnan(err) ? "-" : format("%+.1f", 100 * err)});
   }
   out += "per task kind:\n" + table(kinds);
+  out += "how far from the best possible:\n" + bounds_text(bounds(ranks));
   return out;
 }
 

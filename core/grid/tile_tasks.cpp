@@ -28,6 +28,8 @@ void submit_tile_tasks(const TileTaskCall& call) {
   std::vector<FieldStorage*> fields = call.reads;
   fields.insert(fields.end(), call.writes.begin(), call.writes.end());
   const int tiles = first.tiles();
+  Recording& recording = first.context().recording;  // the report's tile map
+  if (recording.maps_tiles()) recording.map_tiles(tasks::stencil_of(*call.codelet), first);
   std::vector<tasks::Handle> read, write, handles;
   std::vector<Access> modes;
   std::vector<std::int64_t> frame(static_cast<std::size_t>(6 + 3 * call.args.frame_fields));

@@ -4,6 +4,7 @@
 
 #include "core/runtime/comm.hpp"
 #include "core/runtime/files.hpp"
+#include "tessera/detail/field_storage.hpp"
 #include "tessera/error.hpp"
 #include "trace/encoding.hpp"
 
@@ -37,8 +38,27 @@ void Recording::write(const std::vector<trace::RankTrace>& ranks, const std::str
   }
   if (!html_path_.empty()) {
     std::ostringstream out;
-    trace::write_html_report(ranks, title, out);
+    std::vector<trace::TileMap> maps;
+    for (const auto& [name, map] : maps_) maps.push_back(map);
+    trace::write_html_report(ranks, title, out, maps);
     files::write_atomically(html_path_, out.str(), "--report");
+  }
+}
+
+void Recording::map_tiles(const char* stencil, const FieldStorage& field) {
+  if (!mapped_.insert(stencil).second || maps_.count(stencil)) return;
+  trace::TileMap& m = maps_[stencil];
+  m.stencil = stencil;
+  m.dims = field.grid().dims;
+  for (int a = 0; a < 3; ++a) m.extent[a] = field.grid().extent[a];
+  for (int t = 0; t < field.tiles(); ++t) {
+    const TileGeometry g = field.geometry(t);
+    trace::TileMap::Box& b = m.tiles.emplace_back();
+    for (int a = 0; a < 3; ++a) {
+      b.origin[a] = g.origin[a];
+      b.extent[a] = g.extent[a];
+    }
+    b.rank = field.owner(t);
   }
 }
 

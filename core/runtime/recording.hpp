@@ -3,12 +3,16 @@
 // temporary file renamed when complete, every write checked).
 #pragma once
 
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "tessera/trace.hpp"
 
 namespace tessera::detail {
+
+class FieldStorage;
 
 class Recording {
  public:
@@ -21,9 +25,16 @@ class Recording {
   /// Writes the files asked for from the records of every rank, each whole or not at all;
   /// throws tessera::Error when one cannot be written.
   void write(const std::vector<trace::RankTrace>& ranks, const std::string& title) const;
+  /// Whether the outputs draw tile maps (a report was asked for).
+  bool maps_tiles() const { return !html_path_.empty(); }
+  /// Notes where the tiles of `stencil` (an interned name) lie: those of `field`'s grid, with
+  /// their owners; once per name.
+  void map_tiles(const char* stencil, const FieldStorage& field);
 
  private:
   std::string json_path_, html_path_;
+  std::set<const char*> mapped_;  // interned names seen
+  std::map<std::string, trace::TileMap> maps_;
 };
 
 }  // namespace tessera::detail
