@@ -30,7 +30,8 @@ std::uint64_t bits(double v) {
 // merged accumulators: all must give the same bits.
 double front_sum(const std::vector<double>& v, int parts = 1) {
   ExactSum total{};
-  const std::size_t per = (v.size() + static_cast<std::size_t>(parts) - 1) / static_cast<std::size_t>(parts);
+  const std::size_t per =
+      (v.size() + static_cast<std::size_t>(parts) - 1) / static_cast<std::size_t>(parts);
   for (std::size_t start = 0; start < v.size() || start == 0; start += per) {
     ExactSum part{};
     SumFront front;
@@ -51,8 +52,8 @@ void expect_exact(std::vector<double> v, const char* what) {
   const double want = reference::fsum(v);
   std::mt19937_64 rng(7);
   for (int round = 0; round < 4; ++round) {
-    EXPECT_EQ(bits(front_sum(v)), bits(want)) << what << ": front, order " << round << " gives "
-                                              << front_sum(v) << ", want " << want;
+    EXPECT_EQ(bits(front_sum(v)), bits(want))
+        << what << ": front, order " << round << " gives " << front_sum(v) << ", want " << want;
     EXPECT_EQ(bits(front_sum(v, 3)), bits(want)) << what << ": three merged parts";
     EXPECT_EQ(bits(direct_sum(v)), bits(want)) << what << ": direct";
     std::shuffle(v.begin(), v.end(), rng);
@@ -115,7 +116,8 @@ TEST(ExactSum, RandomValuesOverTheWholeRange) {
   std::uniform_real_distribution<double> mantissa(-1.0, 1.0);
   for (int trial = 0; trial < 50; ++trial) {
     std::vector<double> v(1000);
-    for (double& x : v) x = std::ldexp(mantissa(rng), trial % 2 ? exponent(rng) : exponent(rng) / 20);
+    for (double& x : v)
+      x = std::ldexp(mantissa(rng), trial % 2 ? exponent(rng) : exponent(rng) / 20);
     expect_exact(v, "random exponents");
   }
 }

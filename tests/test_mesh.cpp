@@ -224,23 +224,27 @@ TEST_P(MeshLoops, IndirectWriteAndReadWriteThroughAMapReachingEachElementOnce) {
 }
 
 // The serial loop of Norms over the cells, `reps` times: each element reduces into its own
-// value (from the identity), folded in element order into the running values.
+// value (from the identity); per loop the sum is the exact sum of the running value and the
+// elements' (reference::fsum), min, max and the integer count fold in element order.
 struct NormsResult {
   double sum, lo, hi;
   std::int32_t count;
 };
 NormsResult serial_norms(const std::vector<double>& v, std::int32_t ncell, int reps,
                          NormsResult r) {
-  for (int rep = 0; rep < reps; ++rep)
+  for (int rep = 0; rep < reps; ++rep) {
+    std::vector<double> sums{r.sum};
     for (std::int32_t c = 0; c < ncell; ++c) {
       double e_sum = -0.0, e_lo = std::numeric_limits<double>::infinity(), e_hi = -e_lo;
       std::int32_t e_count = 0;
       Norms{}(&v[2 * static_cast<std::size_t>(c)], &e_sum, &e_lo, &e_hi, &e_count);
-      r.sum += e_sum;
+      sums.push_back(e_sum);
       r.lo = e_lo < r.lo ? e_lo : r.lo;
       r.hi = e_hi > r.hi ? e_hi : r.hi;
       r.count += e_count;
     }
+    r.sum = reference::fsum(sums);
+  }
   return r;
 }
 

@@ -193,8 +193,9 @@ struct SumFront {
   /// Sends the expansion to `exact` and starts again.
   TESSERA_HD void flush(ExactSum& exact) {
     if (!any) return;
-    exact.set_flags(bits_of(hi) == (std::uint64_t{1} << 63) ? ExactSum::kAny
-                                                            : ExactSum::kAny | ExactSum::kNotNegZero);
+    exact.set_flags(bits_of(hi) == (std::uint64_t{1} << 63)
+                        ? ExactSum::kAny
+                        : ExactSum::kAny | ExactSum::kNotNegZero);
     exact.deposit(hi);
     exact.deposit(lo);
     *this = SumFront{};
