@@ -266,7 +266,8 @@ TEST_P(MeshLoops, GlobalSumMinMaxFoldInElementOrder) {
 }
 
 // Globals of up to 32 bytes reach the kernel as task locals; larger ones run element by
-// element with their contributions in memory. Both give the serial loop's bits.
+// element with their contributions in memory. Both give the exact sum of the start value and
+// the serial loop's contributions.
 template <int N>
 void expect_moments(const SmallMesh& s, const std::vector<double>& v,
                     const tessera::Dat<double>& dv) {
@@ -274,12 +275,15 @@ void expect_moments(const SmallMesh& s, const std::vector<double>& v,
   tessera::Global<double> gw("w", w), gm("m", m0);
   tessera::par_loop(Moments<N>{}, "moments" + std::to_string(N), s.cells, arg(dv, 2, Access::Read),
                     arg(gw, 4, Access::Read), arg(gm, N, Access::Inc));
-  std::vector<double> want = m0;
+  std::vector<std::vector<double>> terms(N, {0.125});  // per value: the start, every element's
   for (std::int32_t c = 0; c < s.m.ncell; ++c) {
     std::vector<double> e(N, -0.0);
     Moments<N>{}(&v[2 * static_cast<std::size_t>(c)], w.data(), e.data());
-    for (int k = 0; k < N; ++k) want[static_cast<std::size_t>(k)] += e[static_cast<std::size_t>(k)];
+    for (int k = 0; k < N; ++k)
+      terms[static_cast<std::size_t>(k)].push_back(e[static_cast<std::size_t>(k)]);
   }
+  std::vector<double> want;
+  for (const auto& t : terms) want.push_back(reference::fsum(t));  // exact, rounded once
   expect_bits(gm.values(), want);
 }
 

@@ -132,6 +132,19 @@ double exact_sum(const std::vector<T>& values) {
   return fsum(std::vector<double>(values.begin(), values.end()));
 }
 
+// One value into a Min's or Max's partial result (value, any), written independently of the
+// library.
+inline void fold(tessera::detail::ReduceOp op, double* slot, double v) {
+  using tessera::detail::ReduceOp;
+  if (slot[1] == 0)
+    slot[0] = v;
+  else if (op == ReduceOp::Min)
+    slot[0] = v < slot[0] ? v : slot[0];
+  else
+    slot[0] = v > slot[0] ? v : slot[0];
+  slot[1] = 1;
+}
+
 // The partial results a reference loop's functor writes into: one per reduction, made into
 // Reducers as Reducer<Tag>{parts + k}.
 using Partial = tessera::detail::ReducePartial;
