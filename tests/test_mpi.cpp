@@ -13,6 +13,7 @@
 #include "tests/app_cases.hpp"
 #include "tests/boundary_cases.hpp"
 #include "tests/mpi/mpi_main.hpp"
+#include "tests/reduce_cases.hpp"
 #include "tests/stencil_cases.hpp"
 
 namespace {
@@ -87,6 +88,11 @@ TEST(Distributed, ApplicationsMatchReference) {
   }
   SCOPED_TRACE("jacobi2d, two inputs");
   test::expect_jacobi_matches_reference(tessera::Grid<2>({19, 17}, {6, 5}), 4);
+}
+
+// The property under 1 to 4 ranks: 20 random tilings, the exact sum's bits for each.
+TEST(Distributed, SumIsTheExactSumForEveryTilingAndRankCount) {
+  test::expect_exact_sums_for_random_tilings(20);
 }
 
 // Sums are exact, rounded once: the reference's exact sum, whatever the rank count.

@@ -3,14 +3,11 @@
 // Min and max are the extreme values.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <numeric>
-#include <random>
 
 #include <tessera/reduce.hpp>
 
-#include "tests/reference/reference.hpp"
-#include "tests/test_support.hpp"
+#include "tests/reduce_cases.hpp"
 
 namespace {
 
@@ -18,49 +15,12 @@ struct Energy {
   TESSERA_HD double operator()(double v) const { return v * v + 0.5; }
 };
 
-// Values whose plain sum depends on the order: magnitudes over 16 decades, both signs, and a
-// few large values that cancel.
-struct Wild {
-  TESSERA_HD double operator()(tessera::Index<3> p) const {
-    const double n = test::noise<3>(p);
-    const double scale = std::pow(10.0, std::floor(16 * test::noise<3>({p[2], p[0], p[1]})) - 8);
-    const double big = (p[0] + p[1] + p[2]) % 37 == 0 ? ((p[0] % 2) ? 1e15 : -1e15) : 0.0;
-    return (n - 0.45) * scale + big;
-  }
-};
-
-std::uint64_t bits(double v) {
-  std::uint64_t b;
-  std::memcpy(&b, &v, sizeof b);
-  return b;
-}
-
 class ReduceMatchesReference : public testing::TestWithParam<test::Config> {};
 
 // The property: 20 random tilings (uneven last tiles mostly), one bit pattern, the exact sum.
 TEST_P(ReduceMatchesReference, SumIsTheExactSumForEveryTiling) {
   tessera::Runtime rt(test::options(GetParam()));
-  const tessera::Index<3> n{23, 17, 11};
-  std::mt19937 rng(2026);
-  std::vector<double> values;
-  for (int trial = 0; trial < 20; ++trial) {
-    tessera::Index<3> tile;
-    for (int a = 0; a < 3; ++a) tile[a] = std::uniform_int_distribution<std::int64_t>(1, n[a])(rng);
-    const tessera::Grid<3> grid(n, tile);
-    SCOPED_TRACE(grid.describe());
-    tessera::Field<double, 3> u(grid, 0, {}, "u");
-    u.fill(Wild{});
-    if (values.empty()) values = u.gather();
-    const double want = reference::exact_sum(values);
-    EXPECT_EQ(bits(tessera::sum(u)), bits(want)) << tessera::sum(u) << " vs " << want;
-    std::vector<double> energy(values.size());
-    std::transform(values.begin(), values.end(), energy.begin(), Energy{});
-    EXPECT_EQ(bits(tessera::sum(u, Energy{})), bits(reference::exact_sum(energy)));
-  }
-  // The values are chosen so that the tile order would show: a plain fold in reverse order
-  // differs from one in order.
-  EXPECT_NE(std::accumulate(values.begin(), values.end(), 0.0),
-            std::accumulate(values.rbegin(), values.rend(), 0.0));
+  test::expect_exact_sums_for_random_tilings(20);
 }
 
 TEST_P(ReduceMatchesReference, SumMinMaxAndSumOfFunction) {
