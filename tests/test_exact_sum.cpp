@@ -42,6 +42,14 @@ double front_sum(const std::vector<double>& v, int parts = 1) {
   }
   return total.round();
 }
+// Through the CPU's vectorised batches (several batches and a partial one for long inputs).
+double batch_sum(const std::vector<double>& v) {
+  ExactSum total{};
+  tessera::detail::SumBatch batch;
+  for (double x : v) batch.add(x, total);
+  batch.flush(total);
+  return total.round();
+}
 double direct_sum(const std::vector<double>& v) {
   ExactSum s{};
   for (double x : v) s.add(x);
@@ -56,6 +64,7 @@ void expect_exact(std::vector<double> v, const char* what) {
         << what << ": front, order " << round << " gives " << front_sum(v) << ", want " << want;
     EXPECT_EQ(bits(front_sum(v, 3)), bits(want)) << what << ": three merged parts";
     EXPECT_EQ(bits(direct_sum(v)), bits(want)) << what << ": direct";
+    EXPECT_EQ(bits(batch_sum(v)), bits(want)) << what << ": batches";
     std::shuffle(v.begin(), v.end(), rng);
   }
 }
@@ -82,6 +91,12 @@ TEST(ExactSum, OverflowingPartialSumsAndResults) {
     EXPECT_EQ(direct_sum(v), big);
   }
   EXPECT_EQ(front_sum({big, big, 1.0, -big, -big}), 1.0);
+  std::vector<double> lots(400, big);  // partial sums far past the largest double, in batches
+  lots.insert(lots.end(), 400, -big);
+  lots.push_back(0.5);
+  EXPECT_EQ(batch_sum(lots), 0.5);
+  EXPECT_EQ(front_sum(lots, 3), 0.5);
+  EXPECT_EQ(direct_sum(lots), 0.5);
   // The exact sum exceeds the largest double: inf, as IEEE rounding gives.
   const double two = direct_sum({big, big});
   EXPECT_EQ(two, std::numeric_limits<double>::infinity());
@@ -130,6 +145,8 @@ TEST(ExactSum, SignsAndZeros) {
   EXPECT_EQ(bits(front_sum({-0.0, 0.0})), bits(0.0));
   EXPECT_EQ(bits(front_sum({1.5, -1.5})), bits(0.0));
   EXPECT_EQ(bits(front_sum({-0.0, -0.0}, 2)), bits(-0.0));
+  EXPECT_EQ(bits(batch_sum(std::vector<double>(300, -0.0))), bits(-0.0));
+  EXPECT_EQ(bits(batch_sum({})), bits(0.0));
   expect_exact({-1.0, -2.0, -1e-30}, "negative");
   expect_exact({-1e300, -1e300, 3e300, -1e-300}, "mixed signs");
 }
@@ -142,6 +159,11 @@ TEST(ExactSum, InfAndNanAsIeee) {
   EXPECT_TRUE(std::isnan(front_sum({nan, 1.0})));
   EXPECT_TRUE(std::isnan(front_sum({1.0, 2.0, nan}, 3)));
   EXPECT_TRUE(std::isnan(direct_sum({inf, nan})));
+  std::vector<double> many(1000, 1.0);
+  many[517] = -inf;
+  EXPECT_EQ(batch_sum(many), -inf);
+  many[900] = nan;
+  EXPECT_TRUE(std::isnan(batch_sum(many)));
 }
 
 // The superaccumulator normalises its words before they could overflow: 2^40 - 1 copies of a

@@ -166,7 +166,8 @@ struct ReduceSlot {
 /// One reduction's partial result while a row of points runs, kept in registers: a Sum's exact
 /// expansion (what it cannot hold goes to the tile's accumulator), a Min's or Max's value.
 struct ReducePartial {
-  SumFront sum;
+  SumFront sum;               // Sum on a GPU (and where no batch is given)
+  SumBatch* batch = nullptr;  // Sum on a CPU: the row's buffer, added in vectorised batches
   double value = 0.0;
   bool any = false;
   ExactSum* exact = nullptr;  // Sum: the tile's accumulator
@@ -175,6 +176,9 @@ struct ReducePartial {
 template <class Tag>
 TESSERA_HD void accumulate(ReducePartial& p, double v) {
   if constexpr (std::is_same_v<Tag, Sum>) {
+#if !defined(__CUDA_ARCH__)
+    if (p.batch != nullptr) return p.batch->add(v, *p.exact);
+#endif
     p.sum.add(v, *p.exact);
   } else {
     p.value = p.any ? extremum(op_of<Tag>(), p.value, v) : v;

@@ -246,4 +246,60 @@ struct SumFront {
   }
 };
 
+/// The CPU's front: values are buffered and added kLanes at a time, in lanes of two-term
+/// expansions that the compiler vectorises (SumFront's TwoSums, lane by lane: any order gives
+/// the same exact sum). A batch the lanes cannot hold exactly is added again through SumFront,
+/// which spills what it must. Host only; start with `SumBatch{}`, flush() at the end.
+struct SumBatch {
+  static constexpr int kLanes = 8, kSize = 128;
+  int n = 0;
+  SumFront lane[kLanes];
+  double buf[kSize];
+
+  void add(double v, ExactSum& exact) {
+    buf[n++] = v;
+    if (n == kSize) run(exact);
+  }
+  void flush(ExactSum& exact) {
+    run(exact);
+    for (SumFront& f : lane) f.flush(exact);
+  }
+
+#if defined(__GNUC__)
+  __attribute__((noinline))
+#endif
+  void
+  run(ExactSum& exact) {
+    const int whole = n - n % kLanes;
+    double hi[kLanes], lo[kLanes], err[kLanes];
+    for (int j = 0; j < kLanes; ++j) {
+      hi[j] = lane[j].hi;
+      lo[j] = lane[j].lo;
+      err[j] = 0.0;
+    }
+    for (int i = 0; i < whole; i += kLanes)
+      for (int j = 0; j < kLanes; ++j) {
+        const double v = buf[i + j];
+        const double s = hi[j] + v, bv = s - hi[j], e = (hi[j] - (s - bv)) + (v - bv);
+        const double s2 = lo[j] + e, bv2 = s2 - lo[j], e2 = (lo[j] - (s2 - bv2)) + (e - bv2);
+        hi[j] = s;
+        lo[j] = s2;
+        err[j] += std::fabs(e2);  // stays 0 only while every lane was exact (nan: not 0)
+      }
+    double missed = 0.0;
+    for (int j = 0; j < kLanes; ++j) missed += err[j];
+    if (missed == 0.0) {
+      for (int j = 0; j < kLanes && whole > 0; ++j) {
+        lane[j].hi = hi[j];
+        lane[j].lo = lo[j];
+        lane[j].any = true;
+      }
+    } else {  // rare: the batch again, value by value, with spills
+      for (int i = 0; i < whole; ++i) lane[i % kLanes].add(buf[i], exact);
+    }
+    for (int i = whole; i < n; ++i) lane[i % kLanes].add(buf[i], exact);
+    n = 0;
+  }
+};
+
 }  // namespace tessera::detail

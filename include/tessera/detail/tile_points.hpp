@@ -159,6 +159,9 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
     for (int k = 0; k < kReduce; ++k) {
       const ReducePartial& p = parts[k];
       if (op(k) == ReduceOp::Sum) {
+#if !defined(__CUDA_ARCH__)
+        if (p.batch != nullptr) p.batch->flush(tile[k].sum);
+#endif
         parts[k].sum.flush(tile[k].sum);
       } else if (row_out != nullptr) {
         row_out[2 * k] = p.value;
@@ -269,7 +272,10 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
       }
     } else {
       ReducePartial parts[kReduce];
+      SumBatch batch[kReduce];
       start_row(base, parts);
+      for (int k = 0; k < kReduce; ++k)
+        if (op(k) == ReduceOp::Sum) parts[k].batch = &batch[k];
       for (std::int64_t x = 0; x < nx; ++x) {
         Index<D> i = idx;
         i[0] = x0 + x;
