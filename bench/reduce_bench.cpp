@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   const std::vector<double> dv = d.gather();
   const float h = 1.0f / static_cast<float>(nx + 1);
 
-  Range step_only, step_sum, sum_only, serial, openmp;
+  Range step_only, step_sum, sum_only, sum_float, serial, openmp;
   double checksum = 0, total = 0, hand = 0;
   for (int r = 0; r < reps; ++r) {
     u.fill([](tessera::Index<2>) { return 0.0f; });
@@ -84,6 +84,10 @@ int main(int argc, char** argv) {
     t0 = now();
     for (int s = 0; s < steps; ++s) total = tessera::sum(d);
     sum_only.add((now() - t0) / steps);
+
+    t0 = now();
+    for (int s = 0; s < steps; ++s) checksum = tessera::sum(u);
+    sum_float.add((now() - t0) / steps);
 
     t0 = now();
     for (int s = 0; s < steps; ++s) {
@@ -113,11 +117,12 @@ int main(int argc, char** argv) {
       "  step          %.3f ms (best; worst %.3f)\n"
       "  step+sum      %.3f ms (best; worst %.3f)  sum's share %.3f ms\n"
       "  sum (double)  %.3f ms (best; worst %.3f)\n"
+      "  sum (float)   %.3f ms (best; worst %.3f)\n"
       "  hand serial   %.3f ms (best; worst %.3f)\n"
       "  hand omp x%d   %.3f ms (best; worst %.3f)\n"
       "reduce checksum=%.17g total=%.17g hand=%.17g\n",
       nx, ny, grid.tiles(), steps, reps, ms(step_only), hi(step_only), ms(step_sum), hi(step_sum),
-      ms(step_sum) - ms(step_only), ms(sum_only), hi(sum_only), ms(serial), hi(serial), threads,
-      ms(openmp), hi(openmp), checksum, total, hand);
+      ms(step_sum) - ms(step_only), ms(sum_only), hi(sum_only), ms(sum_float), hi(sum_float),
+      ms(serial), hi(serial), threads, ms(openmp), hi(openmp), checksum, total, hand);
   rt.finish();
 }

@@ -409,6 +409,7 @@ void fold(GlobalStorage& g, const PendingReduction& p,
   auto* value = reinterpret_cast<T*>(g.value.data());
   const bool exact = p.access == tessera::Access::Inc && !std::is_integral_v<T>;
   std::vector<ExactSum> sums(exact ? at(g.dim) : 0);
+  std::vector<SumBatch> batches(sums.size());
   for (int k = 0; k < g.dim && exact; ++k) sums[at(k)].add(static_cast<double>(value[k]));
   for (std::int64_t e = 0; e < p.set->size; ++e) {
     const T* c =
@@ -417,7 +418,7 @@ void fold(GlobalStorage& g, const PendingReduction& p,
     for (int k = 0; k < g.dim; ++k) {
       T& v = value[k];
       if (exact)
-        sums[at(k)].add(static_cast<double>(c[k]));
+        batches[at(k)].add(static_cast<double>(c[k]), sums[at(k)]);
       else if (p.access == tessera::Access::Inc)
         v += c[k];
       else if (p.access == tessera::Access::Min)
@@ -426,7 +427,10 @@ void fold(GlobalStorage& g, const PendingReduction& p,
         v = c[k] > v ? c[k] : v;
     }
   }
-  for (int k = 0; k < g.dim && exact; ++k) value[k] = static_cast<T>(sums[at(k)].round());
+  for (int k = 0; k < g.dim && exact; ++k) {
+    batches[at(k)].flush(sums[at(k)]);
+    value[k] = static_cast<T>(sums[at(k)].round());
+  }
 }
 }  // namespace
 
