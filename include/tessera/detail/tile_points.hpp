@@ -153,15 +153,14 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
       parts[k].exact = &tile_slots(base)[k].sum;
     }
   }
-  /// A Min's or Max's row result into the tile's slot, or into `row_out` when given.
+  /// A row's results into the tile: a Sum's expansion into its accumulator (a CPU's batch goes
+  /// there at the window's end), a Min's or Max's into the tile's slot, or into `row_out` when
+  /// given (CUDA).
   TESSERA_HD static void finish_row(void* const* base, ReducePartial* parts, double* row_out) {
     ReduceSlot* tile = tile_slots(base);
     for (int k = 0; k < kReduce; ++k) {
       const ReducePartial& p = parts[k];
       if (op(k) == ReduceOp::Sum) {
-#if !defined(__CUDA_ARCH__)
-        if (p.batch != nullptr) p.batch->flush(tile[k].sum);
-#endif
         parts[k].sum.flush(tile[k].sum);
       } else if (row_out != nullptr) {
         row_out[2 * k] = p.value;
@@ -241,8 +240,8 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
   }
 
   template <std::size_t... J, std::size_t... K>
-  static void cpu_row(const Args& a, const F& f, void* const* base, std::int64_t y, std::int64_t z,
-                      std::index_sequence<J...> fields, std::index_sequence<K...>) {
+  static void cpu_row(const Args& a, const F& f, void* const* base, SumBatch* batch, std::int64_t y,
+                      std::int64_t z, std::index_sequence<J...> fields, std::index_sequence<K...>) {
     const TileFrame<kFields>& t = a.frame;
     const std::int64_t nx = t.extent(0), x0 = t.origin(0);
     const std::tuple<decltype(row_start<J>(a, base, y, z))...> rows{row_start<J>(a, base, y, z)...};
@@ -272,7 +271,6 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
       }
     } else {
       ReducePartial parts[kReduce];
-      SumBatch batch[kReduce];
       start_row(base, parts);
       for (int k = 0; k < kReduce; ++k)
         if (op(k) == ReduceOp::Sum) parts[k].batch = &batch[k];
@@ -302,12 +300,23 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
   static constexpr std::int64_t kPlaneBytes = 256 * 1024;  // per input plane (of 3 re-read)
 
   /// Every row of the frame's window on the CPU (temporal blocks call it for each box of
-  /// their widened windows).
+  /// their widened windows). Sums: one batch per reduction for the whole window (the rows run
+  /// one after another in this thread), into the tile's accumulator at the end.
   static void cpu_window(const Args& a, void* const* base) {
+    if constexpr (kReduce == 0) {
+      cpu_rows(a, base, nullptr);
+    } else {
+      SumBatch batch[kReduce];
+      cpu_rows(a, base, batch);
+      for (int k = 0; k < kReduce; ++k)
+        if (op(k) == ReduceOp::Sum) batch[k].flush(tile_slots(base)[k].sum);
+    }
+  }
+  static void cpu_rows(const Args& a, void* const* base, SumBatch* batch) {
     parallel_rows(a.frame.extent(1), a.frame.extent(2), y_block(a),
                   [&](std::int64_t y, std::int64_t z) {
                     const F f = a.f.f;  // a local the loop may keep in registers
-                    cpu_row(a, f, base, y, z, std::index_sequence_for<A...>{},
+                    cpu_row(a, f, base, batch, y, z, std::index_sequence_for<A...>{},
                             std::index_sequence_for<R...>{});
                   });
   }
