@@ -77,7 +77,7 @@ TEST_P(LoopMatchesReference, SeveralTypedInputsAndOutputs) {
     std::vector<double> want_sum(av.size());
     std::vector<std::int32_t> want_sign(av.size());
     reference::loop<3, 0>(test::domain(grid), ext3(grid, true), {0, 0, 0}, ext3(grid, false), {},
-                          [&](Index<3> p, std::size_t g, double*) {
+                          [&](Index<3> p, std::size_t g, reference::Partial*) {
                             Mixed{}(p, In<double>{&av[g], 0, 0}, In<float>{&bv[g], 0, 0},
                                     Out<double>{&want_sum[g]}, Out<std::int32_t>{&want_sign[g]});
                           });
@@ -99,7 +99,7 @@ TEST_P(LoopMatchesReference, InPlaceUpdateOverSeveralSteps) {
   for (int s = 0; s < 4; ++s)
     reference::loop<2, 0>(
         test::domain(grid), ext3(grid, true), {0, 0, 0}, ext3(grid, false), {},
-        [&](Index<2> p, std::size_t g, double*) {
+        [&](Index<2> p, std::size_t g, reference::Partial*) {
           Relax{0.05}(p, In<double>{&sv[g], 0, 0}, InOut<double>{&ev[g]}, InOut<double>{&rv[g]});
         });
   test::expect_bitwise_equal(e.gather(), ev);
@@ -121,9 +121,11 @@ TEST_P(LoopMatchesReference, SubBoxesLeaveOtherPointsAlone) {
   double v = 1;
   for (const auto& [name, box] : boxes) {
     tessera::Loop<2>(name, box).apply(Mark{v}, tessera::inout(u));
-    reference::loop<2, 0>(
-        test::domain(grid), ext3(grid, true), {box.lo[0], box.lo[1], 0}, {box.hi[0], box.hi[1], 1},
-        {}, [&](Index<2> p, std::size_t g, double*) { Mark{v}(p, InOut<double>{&want[g]}); });
+    reference::loop<2, 0>(test::domain(grid), ext3(grid, true), {box.lo[0], box.lo[1], 0},
+                          {box.hi[0], box.hi[1], 1}, {},
+                          [&](Index<2> p, std::size_t g, reference::Partial*) {
+                            Mark{v}(p, InOut<double>{&want[g]});
+                          });
     v += 1;
   }
   test::expect_bitwise_equal(u.gather(), want);
@@ -193,9 +195,10 @@ TEST_P(LoopMatchesReference, FusedReductionsMatchTheTiledFold) {
   const auto uv = u.gather();
   const auto want = reference::loop<3, 4>(
       test::domain(grid), ext3(grid, true), {0, 0, 0}, ext3(grid, false),
-      {ROp::Sum, ROp::Min, ROp::Max, ROp::Sum}, [&](Index<3> p, std::size_t g, double* s) {
-        Stats{}(p, In<double>{&uv[g], 0, 0}, Reducer<tessera::Sum>{s}, Reducer<tessera::Min>{s + 2},
-                Reducer<tessera::Max>{s + 4}, Reducer<tessera::Sum>{s + 6});
+      {ROp::Sum, ROp::Min, ROp::Max, ROp::Sum},
+      [&](Index<3> p, std::size_t g, reference::Partial* s) {
+        Stats{}(p, In<double>{&uv[g], 0, 0}, Reducer<tessera::Sum>{s}, Reducer<tessera::Min>{s + 1},
+                Reducer<tessera::Max>{s + 2}, Reducer<tessera::Sum>{s + 3});
       });
   const auto got = stats.get();
   for (int k = 0; k < 4; ++k) EXPECT_EQ(got[k], want[k]) << "reduction " << k;
@@ -222,13 +225,14 @@ TEST_P(LoopMatchesReference, NonBlockingReductionsOfSeveralFields) {
   auto ref = [&](const std::vector<double>& x) {
     return reference::loop<2, 1>(
         test::domain(grid), ext3(grid, true), {0, 0, 0}, ext3(grid, false), {ROp::Max},
-        [&](Index<2> p, std::size_t g, double* s) {
+        [&](Index<2> p, std::size_t g, reference::Partial* s) {
           MaxDiff{}(p, In<double>{&x[g], 0, 0}, In<double>{&bv[g], 0, 0}, Reducer<tessera::Max>{s});
         })[0];
   };
-  reference::loop<2, 0>(
-      test::domain(grid), ext3(grid, true), {0, 0, 0}, ext3(grid, false), {},
-      [&](Index<2> p, std::size_t g, double*) { Mark{0.5}(p, InOut<double>{&bumped[g]}); });
+  reference::loop<2, 0>(test::domain(grid), ext3(grid, true), {0, 0, 0}, ext3(grid, false), {},
+                        [&](Index<2> p, std::size_t g, reference::Partial*) {
+                          Mark{0.5}(p, InOut<double>{&bumped[g]});
+                        });
   EXPECT_EQ(second.get(0), ref(bumped));
   EXPECT_EQ(first.get(0), ref(av));
   EXPECT_EQ(first.get(0), first.get()[0]);  // collected once, then the same
@@ -259,9 +263,9 @@ TEST_P(LoopMatchesReference, ReductionsAsALoopByProductOverABox) {
                         tessera::reductions(tessera::Min{}, tessera::Max{}, tessera::Max{}));
   const auto ref = reference::loop<2, 3>(
       test::domain(grid), ext3(grid, true), {2, 2, 0}, {14, 13, 1}, {ROp::Min, ROp::Max, ROp::Max},
-      [&](Index<2> p, std::size_t g, double* s) {
+      [&](Index<2> p, std::size_t g, reference::Partial* s) {
         StepAndWatch{0.1}(p, InOut<double>{&want[g]}, Reducer<tessera::Min>{s},
-                          Reducer<tessera::Max>{s + 2}, Reducer<tessera::Max>{s + 4});
+                          Reducer<tessera::Max>{s + 1}, Reducer<tessera::Max>{s + 2});
       });
   const auto r = got.get();
   EXPECT_EQ(r[0], ref[0]);

@@ -224,23 +224,27 @@ TEST_P(MeshLoops, IndirectWriteAndReadWriteThroughAMapReachingEachElementOnce) {
 }
 
 // The serial loop of Norms over the cells, `reps` times: each element reduces into its own
-// value (from the identity), folded in element order into the running values.
+// value (from the identity); per loop the sum is the exact sum of the running value and the
+// elements' (reference::fsum), min, max and the integer count fold in element order.
 struct NormsResult {
   double sum, lo, hi;
   std::int32_t count;
 };
 NormsResult serial_norms(const std::vector<double>& v, std::int32_t ncell, int reps,
                          NormsResult r) {
-  for (int rep = 0; rep < reps; ++rep)
+  for (int rep = 0; rep < reps; ++rep) {
+    std::vector<double> sums{r.sum};
     for (std::int32_t c = 0; c < ncell; ++c) {
       double e_sum = -0.0, e_lo = std::numeric_limits<double>::infinity(), e_hi = -e_lo;
       std::int32_t e_count = 0;
       Norms{}(&v[2 * static_cast<std::size_t>(c)], &e_sum, &e_lo, &e_hi, &e_count);
-      r.sum += e_sum;
+      sums.push_back(e_sum);
       r.lo = e_lo < r.lo ? e_lo : r.lo;
       r.hi = e_hi > r.hi ? e_hi : r.hi;
       r.count += e_count;
     }
+    r.sum = reference::fsum(sums);
+  }
   return r;
 }
 
@@ -262,7 +266,8 @@ TEST_P(MeshLoops, GlobalSumMinMaxFoldInElementOrder) {
 }
 
 // Globals of up to 32 bytes reach the kernel as task locals; larger ones run element by
-// element with their contributions in memory. Both give the serial loop's bits.
+// element with their contributions in memory. Both give the exact sum of the start value and
+// the serial loop's contributions.
 template <int N>
 void expect_moments(const SmallMesh& s, const std::vector<double>& v,
                     const tessera::Dat<double>& dv) {
@@ -270,12 +275,15 @@ void expect_moments(const SmallMesh& s, const std::vector<double>& v,
   tessera::Global<double> gw("w", w), gm("m", m0);
   tessera::par_loop(Moments<N>{}, "moments" + std::to_string(N), s.cells, arg(dv, 2, Access::Read),
                     arg(gw, 4, Access::Read), arg(gm, N, Access::Inc));
-  std::vector<double> want = m0;
+  std::vector<std::vector<double>> terms(N, {0.125});  // per value: the start, every element's
   for (std::int32_t c = 0; c < s.m.ncell; ++c) {
     std::vector<double> e(N, -0.0);
     Moments<N>{}(&v[2 * static_cast<std::size_t>(c)], w.data(), e.data());
-    for (int k = 0; k < N; ++k) want[static_cast<std::size_t>(k)] += e[static_cast<std::size_t>(k)];
+    for (int k = 0; k < N; ++k)
+      terms[static_cast<std::size_t>(k)].push_back(e[static_cast<std::size_t>(k)]);
   }
+  std::vector<double> want;
+  for (const auto& t : terms) want.push_back(reference::fsum(t));  // exact, rounded once
   expect_bits(gm.values(), want);
 }
 

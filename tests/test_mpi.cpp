@@ -13,6 +13,7 @@
 #include "tests/app_cases.hpp"
 #include "tests/boundary_cases.hpp"
 #include "tests/mpi/mpi_main.hpp"
+#include "tests/reduce_cases.hpp"
 #include "tests/stencil_cases.hpp"
 
 namespace {
@@ -89,7 +90,12 @@ TEST(Distributed, ApplicationsMatchReference) {
   test::expect_jacobi_matches_reference(tessera::Grid<2>({19, 17}, {6, 5}), 4);
 }
 
-// The reference folds in the same tile order; its value does not depend on the rank count.
+// The property under 1 to 4 ranks: 20 random tilings, the exact sum's bits for each.
+TEST(Distributed, SumIsTheExactSumForEveryTilingAndRankCount) {
+  test::expect_exact_sums_for_random_tilings(20);
+}
+
+// Sums are exact, rounded once: the reference's exact sum, whatever the rank count.
 TEST(Distributed, ReductionsAreTheSameForAnyRankCount) {
   const tessera::Grid<3> grid({23, 17, 11}, {6, 5, 4});
   tessera::Field<double, 3> u(grid, 1, {}, "u");
@@ -97,8 +103,7 @@ TEST(Distributed, ReductionsAreTheSameForAnyRankCount) {
   const std::vector<double> values = test::initial_values<double>(grid);
   std::vector<double> shifted(values.size());
   std::transform(values.begin(), values.end(), shifted.begin(), [](double v) { return v - 0.3; });
-  auto add = [](double a, double b) { return a + b; };
-  EXPECT_EQ(tessera::sum(u), reference::tiled_fold(shifted, {23, 17, 11}, {6, 5, 4}, add));
+  EXPECT_EQ(tessera::sum(u), reference::exact_sum(shifted));
   EXPECT_EQ(tessera::min(u), *std::min_element(shifted.begin(), shifted.end()));
   EXPECT_EQ(tessera::max(u), *std::max_element(shifted.begin(), shifted.end()));
 }

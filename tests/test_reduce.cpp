@@ -1,13 +1,13 @@
-// Reductions fold rows and tiles in a fixed order: identical for every scheduler and worker
-// count, and equal to the reference fold in the same order.
+// Sums are exact and rounded once: the same bits for any tiling, scheduler and worker count,
+// equal to the exact sum of the values computed independently (reference::exact_sum, an fsum).
+// Min and max are the extreme values.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
 #include <tessera/reduce.hpp>
 
-#include "tests/reference/reference.hpp"
-#include "tests/test_support.hpp"
+#include "tests/reduce_cases.hpp"
 
 namespace {
 
@@ -17,25 +17,24 @@ struct Energy {
 
 class ReduceMatchesReference : public testing::TestWithParam<test::Config> {};
 
-TEST_P(ReduceMatchesReference, SumMinMaxAndSumOfFunctionInTileOrder) {
+// The property: 20 random tilings (uneven last tiles mostly), one bit pattern, the exact sum.
+TEST_P(ReduceMatchesReference, SumIsTheExactSumForEveryTiling) {
+  tessera::Runtime rt(test::options(GetParam()));
+  test::expect_exact_sums_for_random_tilings(20);
+}
+
+TEST_P(ReduceMatchesReference, SumMinMaxAndSumOfFunction) {
   tessera::Runtime rt(test::options(GetParam()));
   const tessera::Grid<3> grid({23, 17, 11}, {6, 5, 4});
   tessera::Field<double, 3> u(grid, 1, {}, "u");
   u.fill([](tessera::Index<3> p) { return test::noise<3>(p) - 0.3; });
   const std::vector<double> values = u.gather();
-  const std::array<std::int64_t, 3> n{23, 17, 11}, tile{6, 5, 4};
-  auto add = [](double a, double b) { return a + b; };
-
-  EXPECT_EQ(tessera::sum(u), reference::tiled_fold(values, n, tile, add));
+  EXPECT_EQ(tessera::sum(u), reference::exact_sum(values));
   EXPECT_EQ(tessera::min(u), *std::min_element(values.begin(), values.end()));
   EXPECT_EQ(tessera::max(u), *std::max_element(values.begin(), values.end()));
   std::vector<double> energy(values.size());
   std::transform(values.begin(), values.end(), energy.begin(), Energy{});
-  EXPECT_EQ(tessera::sum(u, Energy{}), reference::tiled_fold(energy, n, tile, add));
-  // The fixed order changes rounding, not the value: close to a plain whole-grid sum.
-  double plain = 0;
-  for (double v : values) plain += v;
-  EXPECT_NEAR(tessera::sum(u), plain, 1e-9 * values.size());
+  EXPECT_EQ(tessera::sum(u, Energy{}), reference::exact_sum(energy));
 }
 
 TEST_P(ReduceMatchesReference, IntegerAndByteFieldsIn2D) {
@@ -53,6 +52,21 @@ TEST_P(ReduceMatchesReference, IntegerAndByteFieldsIn2D) {
   EXPECT_EQ(tessera::sum(b), static_cast<double>(std::accumulate(bv.begin(), bv.end(), 0LL)));
   EXPECT_EQ(tessera::min(k), *std::min_element(kv.begin(), kv.end()));
   EXPECT_EQ(tessera::max(b), *std::max_element(bv.begin(), bv.end()));
+}
+
+// inf and nan reach a sum as IEEE addition would give them, whatever the tiling.
+TEST_P(ReduceMatchesReference, InfinityAndNanPropagate) {
+  tessera::Runtime rt(test::options(GetParam()));
+  const tessera::Grid<2> grid({9, 7}, {4, 3});
+  tessera::Field<double, 2> u(grid, 0, {}, "u");
+  const double inf = std::numeric_limits<double>::infinity();
+  u.fill([&](tessera::Index<2> p) { return p[0] == 8 && p[1] == 6 ? inf : 1e308; });
+  EXPECT_EQ(tessera::sum(u), inf);
+  u.fill([&](tessera::Index<2> p) { return p[0] == 0 ? -inf : p[0] == 8 ? inf : 1.0; });
+  EXPECT_TRUE(std::isnan(tessera::sum(u)));
+  // Partial sums past the largest double, an exact total within it.
+  u.fill([](tessera::Index<2> p) { return p[1] < 3 ? 1e307 : p[1] < 6 ? -1e307 : 1.0; });
+  EXPECT_EQ(tessera::sum(u), 9.0);
 }
 
 // At namespace scope: nvcc cannot instantiate a kernel template on a function-local type.
@@ -78,8 +92,7 @@ TEST_P(ReduceMatchesReference, ReductionWaitsForPendingSteps) {
   // Periodic averaging conserves the total (up to rounding) but changes the values.
   EXPECT_NEAR(tessera::sum(u), before, 1e-9);
   EXPECT_LT(tessera::max(u) - tessera::min(u), 1.0);
-  EXPECT_EQ(tessera::sum(u), reference::tiled_fold(u.gather(), {40, 30, 1}, {10, 10, 1},
-                                                   [](double a, double b) { return a + b; }));
+  EXPECT_EQ(tessera::sum(u), reference::exact_sum(u.gather()));
 }
 
 INSTANTIATE_TEST_SUITE_P(Config, ReduceMatchesReference, testing::ValuesIn(test::configs()),

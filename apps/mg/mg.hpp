@@ -127,36 +127,40 @@ struct Interp {
 };
 
 // NPB's norm2u3 (the sum of squares and the largest magnitude of the top residual) with bits
-// that do not depend on the top tiling: per z plane a sum in a fixed order (8 lanes along x, in
-// rows, then the lanes pairwise), written into `planes` (2 x 1 x n: sum, max per plane), one
-// task per top tile (z slab); MgNorms adds the planes in z order. So --tile-z, and the default
-// tiling, can differ between one rank and several without changing rnm2.
+// that do not depend on the tiling: per z plane the exact sum of the squares (tessera::ExactSum,
+// fed by four SumFronts along x, so that the additions overlap) and the largest |r|, written
+// into `planes` (kPlaneWords x 1 x n: the accumulator's bytes, then the max), one task per top
+// tile (z slab); MgNorms merges the planes' accumulators and rounds once. So --tile-z, and the
+// default tiling, can differ between one rank and several without changing rnm2.
+constexpr int kPlaneWords = sizeof(tessera::ExactSum) / sizeof(double) + 1;
+
 template <class R, class P>
 void plane_norms(const R& r, const P& planes, std::int64_t z0, std::int64_t z1) {
-  constexpr int kLanes = 8;
+  constexpr int kLanes = 4;
   const std::int64_t nx = r.extent[0];
   for (std::int64_t z = z0; z < z1; ++z) {
-    double sum[kLanes] = {}, max[kLanes] = {};
+    tessera::ExactSum sum{};
+    tessera::SumFront front[kLanes];
+    double max[kLanes] = {};
     for (std::int64_t y = 0; y < r.extent[1]; ++y) {
       const double* p = &r(0, y, z);
       std::int64_t x = 0;
       for (; x + kLanes <= nx; x += kLanes)
         for (int j = 0; j < kLanes; ++j) {
-          sum[j] += p[x + j] * p[x + j];
+          front[j].add(p[x + j] * p[x + j], sum);
           max[j] = std::max(max[j], std::fabs(p[x + j]));
         }
       for (int j = 0; x < nx; ++x, ++j) {
-        sum[j] += p[x] * p[x];
+        front[j].add(p[x] * p[x], sum);
         max[j] = std::max(max[j], std::fabs(p[x]));
       }
     }
-    for (int w = kLanes / 2; w >= 1; w /= 2)
-      for (int j = 0; j < w; ++j) {
-        sum[j] += sum[j + w];
-        max[j] = std::max(max[j], max[j + w]);
-      }
-    planes(0, 0, z) = sum[0];
-    planes(1, 0, z) = max[0];
+    for (int j = 0; j < kLanes; ++j) {
+      front[j].flush(sum);
+      max[0] = std::max(max[0], max[j]);
+    }
+    std::memcpy(&planes(0, 0, z), &sum, sizeof sum);
+    planes(kPlaneWords - 1, 0, z) = max[0];
   }
 }
 
@@ -166,19 +170,23 @@ struct PlaneNorms {
   }
 };
 
-// The planes' sums added in z order and their largest maximum: {sum of squares, max |r|}.
-// get() waits (collective under mpirun: every rank calls it).
+// The planes' sums merged (exact) and rounded once, and their largest maximum: {sum of squares,
+// max |r|}. get() waits (collective under mpirun: every rank calls it).
 class MgNorms {
  public:
   explicit MgNorms(tessera::Field<double, 3> planes) : planes_(std::move(planes)) {}
   const std::array<double, 2>& get() {
     if (!done_) {
       const std::vector<double> v = planes_.gather();
+      tessera::ExactSum sum{};
       values_ = {0.0, 0.0};
-      for (std::size_t z = 0; 2 * z < v.size(); ++z) {
-        values_[0] += v[2 * z];
-        values_[1] = std::max(values_[1], v[2 * z + 1]);
+      for (std::size_t z = 0; z * kPlaneWords < v.size(); ++z) {
+        tessera::ExactSum plane;
+        std::memcpy(&plane, &v[z * kPlaneWords], sizeof plane);
+        sum.merge(plane);
+        values_[1] = std::max(values_[1], v[z * kPlaneWords + kPlaneWords - 1]);
       }
+      values_[0] = sum.round();
       done_ = true;
     }
     return values_;
@@ -614,7 +622,8 @@ class Mg {
     }
     v = std::make_unique<tessera::Field<double, 3>>(grids.back(), 0, tessera::Boundaries<3>{}, "v");
     planes = std::make_unique<tessera::Field<double, 3>>(
-        tessera::Grid<3>({2, 1, n}, {2, 1, tile_z}), 0, tessera::Boundaries<3>{}, "norm-planes");
+        tessera::Grid<3>({kPlaneWords, 1, n}, {kPlaneWords, 1, tile_z}), 0,
+        tessera::Boundaries<3>{}, "norm-planes");
     while (coarse_task && one_task_levels < std::min(lt, kMaxOneTaskLevels) &&
            grid(one_task_levels + 1).tiles() == 1)
       ++one_task_levels;
@@ -819,7 +828,8 @@ class Mg {
       psinv{"mg-psinv", tessera::Shape::Box, 1};
   tessera::Restriction<3> rprj3{"mg-rprj3"};
   tessera::Prolongation<3> interp{"mg-interp"};
-  std::unique_ptr<tessera::Field<double, 3>> planes;  // PlaneNorms' sum and max per top z plane
+  std::unique_ptr<tessera::Field<double, 3>>
+      planes;  // PlaneNorms' exact sum and max per top z plane
   tessera::Loop<3> set{"mg-set"};
   tessera::Task norm{"mg-norm"};
   tessera::Task coarse{"mg-coarse"}, resid_slab{"mg-resid-slab"}, psinv_slab{"mg-psinv-slab"};

@@ -1,16 +1,18 @@
 // Mesh loops: sets, maps, dats and globals, partition_mesh (partition/ cuts the sets, this
 // registers the tiles), and one loop's tasks: import halos (halo-gather, halo-import), one loop
 // task per tile, the tasks that bring increments home (inc-combine, write-back), and the
-// globals' reductions folded in element order.
+// globals' reductions (increments exact, min and max in element order).
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #include "core/runtime/comm.hpp"
 #include "core/mesh/mesh_impl.hpp"
 #include "kernels/cpu/mesh.hpp"
 #include "tasks/halo.hpp"
 #include "tasks/mesh_kinds.hpp"
+#include "tessera/detail/exact_sum.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera::detail {
@@ -396,24 +398,38 @@ void set_global(GlobalStorage& g, const void* values, int dim) {
 }
 
 namespace {
+// The contributions of every element, in the order of the set's elements, into the value: an
+// increment exactly (detail/exact_sum.hpp: the value and the contributions summed exactly and
+// rounded once, to double then, for a float global, to float; int32 adds exactly as it is), a
+// min or max in element order.
 template <class T>
 void fold(GlobalStorage& g, const PendingReduction& p,
           const std::vector<std::vector<unsigned char>>& tiles) {
   const partition::SetTiles& st = p.set->mesh->part.sets[at(p.set->number)];
   auto* value = reinterpret_cast<T*>(g.value.data());
+  const bool exact = p.access == tessera::Access::Inc && !std::is_integral_v<T>;
+  std::vector<ExactSum> sums(exact ? at(g.dim) : 0);
+  std::vector<SumBatch> batches(sums.size());
+  for (int k = 0; k < g.dim && exact; ++k) sums[at(k)].add(static_cast<double>(value[k]));
   for (std::int64_t e = 0; e < p.set->size; ++e) {
     const T* c =
         reinterpret_cast<const T*>(tiles[at(st.tile[static_cast<std::size_t>(e)])].data()) +
         static_cast<std::int64_t>(st.local[static_cast<std::size_t>(e)]) * g.dim;
     for (int k = 0; k < g.dim; ++k) {
       T& v = value[k];
-      if (p.access == tessera::Access::Inc)
+      if (exact)
+        batches[at(k)].add(static_cast<double>(c[k]), sums[at(k)]);
+      else if (p.access == tessera::Access::Inc)
         v += c[k];
       else if (p.access == tessera::Access::Min)
         v = c[k] < v ? c[k] : v;
       else
         v = c[k] > v ? c[k] : v;
     }
+  }
+  for (int k = 0; k < g.dim && exact; ++k) {
+    batches[at(k)].flush(sums[at(k)]);
+    value[k] = static_cast<T>(sums[at(k)].round());
   }
 }
 }  // namespace

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <type_traits>
 
+#include "tessera/detail/exact_sum.hpp"
 #include "tessera/macros.hpp"
 
 #if !defined(TESSERA_CHECKED_ACCESS)
@@ -128,9 +129,10 @@ struct InOut {
   }
 };
 
-/// The reductions a loop can produce (tessera::reductions(Sum{}, Min{}, ...)). Every result is
-/// accumulated in double. A reduction that received no value is 0 (Sum), +infinity (Min) or
-/// -infinity (Max).
+/// The reductions a loop can produce (tessera::reductions(Sum{}, Min{}, ...)). Every result is a
+/// double. Sums are exact and rounded once (detail/exact_sum.hpp), so no order of points, rows,
+/// tiles, workers or ranks changes their bits. A reduction that received no value is 0 (Sum),
+/// +infinity (Min) or -infinity (Max).
 struct Sum {};
 struct Min {};
 struct Max {};
@@ -148,31 +150,50 @@ TESSERA_HD constexpr ReduceOp op_of() {
   return ReduceOp::Sum;
 }
 
-// How two partial results combine; the kernels and the library's fold over tiles share it.
-TESSERA_HD double combine(ReduceOp op, double a, double b) {
-  switch (op) {
-    case ReduceOp::Sum: return a + b;
-    case ReduceOp::Min: return b < a ? b : a;
-    case ReduceOp::Max: return b > a ? b : a;
-  }
-  return a;
+// How two values of a Min or Max combine; the kernels and the library's fold over tiles share
+// it.
+TESSERA_HD double extremum(ReduceOp op, double a, double b) {
+  return op == ReduceOp::Min ? (b < a ? b : a) : (b > a ? b : a);
 }
 
-// One partial result: its value and whether any value reached it. The first value is taken
-// as it is, so the fold order alone decides the bits (as the serial reference folds).
-TESSERA_HD void accumulate(ReduceOp op, double* slot, double v) {
-  slot[0] = slot[1] == 0.0 ? v : combine(op, slot[0], v);
-  slot[1] = 1.0;
+/// A tile's result of one reduction, as its task leaves it: a Sum's accumulator, or a Min's or
+/// Max's value and whether any value arrived (0 or 1). Zero bytes: nothing arrived.
+struct ReduceSlot {
+  ExactSum sum;
+  double value, any;
+};
+
+/// One reduction's partial result while a row of points runs, kept in registers: a Sum's exact
+/// expansion (what it cannot hold goes to the tile's accumulator), a Min's or Max's value.
+struct ReducePartial {
+  SumFront sum;               // Sum on a GPU (and where no batch is given)
+  SumBatch* batch = nullptr;  // Sum on a CPU: the row's buffer, added in vectorised batches
+  double value = 0.0;
+  bool any = false;
+  ExactSum* exact = nullptr;  // Sum: the tile's accumulator
+};
+
+template <class Tag>
+TESSERA_HD void accumulate(ReducePartial& p, double v) {
+  if constexpr (std::is_same_v<Tag, Sum>) {
+#if !defined(__CUDA_ARCH__)
+    if (p.batch != nullptr) return p.batch->add(v, *p.exact);
+#endif
+    p.sum.add(v, *p.exact);
+  } else {
+    p.value = p.any ? extremum(op_of<Tag>(), p.value, v) : v;
+    p.any = true;
+  }
 }
 
 }  // namespace detail
 
 /// A point functor's share of one reduction: r(v) contributes v (any number of times per point,
-/// or none). Points are folded in x order within a row, rows in order, tiles in tile order.
+/// or none). A Sum is exact whatever the order; Min and Max fold in x order within a row.
 template <class Tag>
 struct Reducer {
-  double* slot;  // [value, whether any value arrived]
-  TESSERA_HD void operator()(double v) const { detail::accumulate(detail::op_of<Tag>(), slot, v); }
+  detail::ReducePartial* partial;
+  TESSERA_HD void operator()(double v) const { detail::accumulate<Tag>(*partial, v); }
 };
 
 }  // namespace tessera

@@ -61,8 +61,8 @@ Reductions<Tags...> reductions(Tags...) {
 namespace detail {
 
 struct PendingReduction;  // the partial results of submitted tasks (core/grid/reduce.cpp)
-/// Waits for the tasks, folds the tile results in tile order on every rank (collective), and
-/// returns one value per reduction. Once only.
+/// Waits for the tasks, merges every tile's results on every rank (collective; sums exactly,
+/// rounded once), and returns one value per reduction. Once only.
 std::vector<double> finish_reduction(PendingReduction& pending);
 
 /// The points a loop visits: the whole grid, or [lo, hi).

@@ -1,13 +1,22 @@
 // Reductions over a field's interior: sum, min, max and the sum of a point function, each one
 // task per tile through the loop machinery (tessera/loop.hpp has the general form: several
 // reductions of a function of several fields, fused in one pass, non-blocking).
-// Deterministic: each tile folds its rows in order (x, then y, then z), and the tiles are
-// combined in tile order, so the result does not depend on scheduling, workers or backend.
+// Sums are exact and rounded once (tessera/detail/exact_sum.hpp): the result is the same bits
+// for any tiling, scheduling, worker count, rank count or backend. Min and max are the extreme
+// values.
 #pragma once
 
 #include "tessera/loop.hpp"
 
 namespace tessera {
+
+/// The exact sum of any doubles, rounded once by round(), for sums in user tasks that must give
+/// Tessera's bits: add(v), merge(other); a SumFront in front of it makes adding cheap:
+///   tessera::ExactSum total{};  tessera::SumFront f;
+///   for (double v : values) f.add(v, total);
+///   f.flush(total);  double s = total.round();
+using detail::ExactSum;
+using detail::SumFront;
 
 namespace detail {
 
@@ -40,12 +49,13 @@ double reduce(const Field<T, D>& field, const G& g, const char* what) {
 
 }  // namespace detail
 
-/// Sum of the interior values, accumulated in double: double total = tessera::sum(u);
+/// Sum of the interior values, exact and rounded once: double total = tessera::sum(u);
 template <class T, int D>
 double sum(const Field<T, D>& f) {
   return detail::reduce<Sum>(f, detail::AsDouble<T>{}, "sum");
 }
-/// Sum of g(value) over the interior; g is a trivially copyable TESSERA_HD functor T -> double.
+/// Sum of g(value) over the interior (exact, rounded once); g is a trivially copyable TESSERA_HD
+/// functor T -> double.
 template <class T, int D, class G>
 double sum(const Field<T, D>& f, const G& g) {
   return detail::reduce<Sum>(f, g, "sum-of");

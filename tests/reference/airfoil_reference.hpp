@@ -2,7 +2,8 @@
 // application's kernels with pointers into the arrays (increments straight into the cells'
 // residuals, in element order), never optimised. Global reductions follow Tessera's rule:
 // each element's kernel call reduces into its own value, started at the identity (-0.0 for a
-// sum, -inf for a maximum), and those values are combined in element order.
+// sum, -inf for a maximum); a maximum combines them in element order, a sum exactly (fsum:
+// the exact sum rounded once).
 #pragma once
 
 #include <cmath>
@@ -11,6 +12,7 @@
 
 #include "apps/airfoil/airfoil.hpp"
 #include "apps/airfoil/mesh.hpp"
+#include "tests/reference/fsum.hpp"
 
 namespace reference {
 
@@ -52,15 +54,16 @@ class Airfoil {
         BresCalc{c_}(x(n[0]), x(n[1]), at4(q_, c), &adt_[static_cast<std::size_t>(c)], at4(res_, c),
                      &m_.bound[static_cast<std::size_t>(e)]);
       }
-      rms_ = 0.0;
+      std::vector<double> rms{0.0};  // the global's start value, then every cell's
       maxerr_ = 0.0;
       for (std::int32_t c = 0; c < m_.ncell; ++c) {
-        double rms = -0.0, maxerr = -std::numeric_limits<double>::infinity();
-        Update{}(at4(qold_, c), at4(q_, c), at4(res_, c), &adt_[static_cast<std::size_t>(c)], &rms,
+        double cell = -0.0, maxerr = -std::numeric_limits<double>::infinity();
+        Update{}(at4(qold_, c), at4(q_, c), at4(res_, c), &adt_[static_cast<std::size_t>(c)], &cell,
                  &maxerr);
-        rms_ += rms;
+        rms.push_back(cell);
         if (maxerr > maxerr_) maxerr_ = maxerr;
       }
+      rms_ = fsum(rms);  // exact, rounded once: as Tessera's increment of a global
     }
   }
   double rms() const { return std::sqrt(rms_ / static_cast<double>(m_.ncell)); }

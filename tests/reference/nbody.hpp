@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "apps/nbody/nbody.hpp"
+#include "tests/reference/fsum.hpp"
 
 namespace reference {
 
@@ -57,9 +58,9 @@ inline NBodyState nbody(const apps::Bodies& start, int steps, double dt, double 
   return s;
 }
 
-// {kinetic, potential}, each folded as Tessera's sums are: bodies in order within a tile of
-// `tile` bodies, then the tiles' sums in order.
-inline std::vector<double> nbody_energies(const apps::Bodies& b, double eps, std::size_t tile) {
+// {kinetic, potential}, each the exact sum of the bodies' energies rounded once (fsum), as
+// Tessera's sums are for any tiling.
+inline std::vector<double> nbody_energies(const apps::Bodies& b, double eps) {
   const std::size_t n = b.x.size();
   std::vector<double> kinetic(n), potential(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -72,16 +73,7 @@ inline std::vector<double> nbody_energies(const apps::Bodies& b, double eps, std
     kinetic[i] = 0.5 * b.m[i] * (b.vx[i] * b.vx[i] + b.vy[i] * b.vy[i] + b.vz[i] * b.vz[i]);
     potential[i] = 0.5 * b.m[i] * phi;
   }
-  auto fold = [&](const std::vector<double>& v) {
-    double total = 0;
-    for (std::size_t t = 0; t * tile < n; ++t) {
-      double part = v[t * tile];
-      for (std::size_t i = t * tile + 1; i < std::min(n, (t + 1) * tile); ++i) part += v[i];
-      total = t == 0 ? part : total + part;
-    }
-    return total;
-  };
-  return {fold(kinetic), fold(potential)};
+  return {fsum(kinetic), fsum(potential)};
 }
 
 }  // namespace reference

@@ -15,6 +15,8 @@
 #include <tessera/boundary.hpp>
 #include <tessera/stencil.hpp>
 
+#include "tests/reference/fsum.hpp"
+
 namespace reference {
 
 template <int D>
@@ -123,46 +125,19 @@ void apply(const Domain<D>& dom, int r, const F& f, std::tuple<RefField<Ts, D>*.
              std::index_sequence_for<Us...>{});
 }
 
-// Folds values the way Tessera's reductions do: each tile's rows in order, x fastest, then
-// the tiles in tile order (x fastest). Op(acc, v) combines two doubles.
-template <class T, class Op>
-double tiled_fold(const std::vector<T>& values, std::array<std::int64_t, 3> n,
-                  std::array<std::int64_t, 3> tile, Op op) {
-  std::array<std::int64_t, 3> count{};
-  for (int a = 0; a < 3; ++a) count[a] = (n[a] + tile[a] - 1) / tile[a];
-  double total = 0;
-  bool first_tile = true;
-  for (std::int64_t tz = 0; tz < count[2]; ++tz)
-    for (std::int64_t ty = 0; ty < count[1]; ++ty)
-      for (std::int64_t tx = 0; tx < count[0]; ++tx) {
-        const std::int64_t x0 = tx * tile[0], y0 = ty * tile[1], z0 = tz * tile[2];
-        const std::int64_t x1 = std::min(n[0], x0 + tile[0]), y1 = std::min(n[1], y0 + tile[1]),
-                           z1 = std::min(n[2], z0 + tile[2]);
-        double tile_acc = 0;
-        bool first_row = true;
-        for (std::int64_t z = z0; z < z1; ++z)
-          for (std::int64_t y = y0; y < y1; ++y) {
-            double row =
-                static_cast<double>(values[static_cast<std::size_t>(x0 + n[0] * (y + n[1] * z))]);
-            for (std::int64_t x = x0 + 1; x < x1; ++x)
-              row = op(row, static_cast<double>(
-                                values[static_cast<std::size_t>(x + n[0] * (y + n[1] * z))]));
-            tile_acc = first_row ? row : op(tile_acc, row);
-            first_row = false;
-          }
-        total = first_tile ? tile_acc : op(total, tile_acc);
-        first_tile = false;
-      }
-  return total;
+// The exact sum of the values rounded once (reference::fsum, independent of the library's
+// accumulator): what tessera::sum gives for any tiling.
+template <class T>
+double exact_sum(const std::vector<T>& values) {
+  return fsum(std::vector<double>(values.begin(), values.end()));
 }
 
-// One contribution to a partial result (value, any), written independently of the library.
+// One value into a Min's or Max's partial result (value, any), written independently of the
+// library.
 inline void fold(tessera::detail::ReduceOp op, double* slot, double v) {
   using tessera::detail::ReduceOp;
   if (slot[1] == 0)
     slot[0] = v;
-  else if (op == ReduceOp::Sum)
-    slot[0] = slot[0] + v;
   else if (op == ReduceOp::Min)
     slot[0] = v < slot[0] ? v : slot[0];
   else
@@ -170,19 +145,27 @@ inline void fold(tessera::detail::ReduceOp op, double* slot, double v) {
   slot[1] = 1;
 }
 
+// The partial results a reference loop's functor writes into: one per reduction, made into
+// Reducers as Reducer<Tag>{parts + k}.
+using Partial = tessera::detail::ReducePartial;
+
 // A pointwise loop over the box [lo, hi) (global indices, unused axes 0..1) of a grid cut in
-// tiles of `tile`, with K reductions of ops `ops`: call(idx, flat, slots) applies the user's
-// functor at one point (flat: its x-fastest index), its Reducers writing into `slots`
-// (2 doubles per reduction). Points are visited, and contributions folded, the way Tessera
-// defines it: each tile's window row by row in x order, rows in order, tiles in tile order.
-// Returns the reductions (0, +inf, -inf when nothing was contributed).
+// tiles of `tile`, with K reductions of ops `ops`: call(idx, flat, parts) applies the user's
+// functor at one point (flat: its x-fastest index), its Reducers writing into `parts` (one per
+// reduction). Points are visited the way Tessera visits them: each tile's window row by row in
+// x order, rows in order, tiles in tile order. A Sum is the exact sum of every point's
+// contribution (reference::fsum; a point's contributions, if several, are added first), a Min
+// or Max folds in that order. Returns the reductions (0, +inf, -inf when nothing was
+// contributed).
 template <int D, std::size_t K, class Call>
 std::array<double, K> loop(const Domain<D>& dom, std::array<std::int64_t, 3> tile,
                            std::array<std::int64_t, 3> lo, std::array<std::int64_t, 3> hi,
                            std::array<tessera::detail::ReduceOp, K> ops, Call call) {
+  using tessera::detail::ReduceOp;
   std::array<std::int64_t, 3> count{};
   for (int a = 0; a < 3; ++a) count[a] = (dom.n[a] + tile[a] - 1) / tile[a];
-  std::array<double, 2 * K + 1> total{}, tile_acc{}, row{};
+  std::array<double, 2 * K + 1> total{};
+  std::array<std::vector<double>, K + 1> contributions;
   for (std::int64_t tz = 0; tz < count[2]; ++tz)
     for (std::int64_t ty = 0; ty < count[1]; ++ty)
       for (std::int64_t tx = 0; tx < count[0]; ++tx) {
@@ -192,30 +175,34 @@ std::array<double, K> loop(const Domain<D>& dom, std::array<std::int64_t, 3> til
           a0[a] = std::max(t[a] * tile[a], lo[a]);
           a1[a] = std::min(std::min(dom.n[a], (t[a] + 1) * tile[a]), hi[a]);
         }
-        if (a0[0] >= a1[0] || a0[1] >= a1[1] || a0[2] >= a1[2]) continue;
-        for (std::size_t k = 0; k < K; ++k) tile_acc[2 * k + 1] = 0;
         for (std::int64_t z = a0[2]; z < a1[2]; ++z)
-          for (std::int64_t y = a0[1]; y < a1[1]; ++y) {
-            for (std::size_t k = 0; k < K; ++k) row[2 * k + 1] = 0;
+          for (std::int64_t y = a0[1]; y < a1[1]; ++y)
             for (std::int64_t x = a0[0]; x < a1[0]; ++x) {
               tessera::Index<D> idx;
               idx[0] = x;
               idx[1] = y;
               if constexpr (D == 3) idx[2] = z;
-              call(idx, static_cast<std::size_t>(x + dom.n[0] * (y + dom.n[1] * z)), row.data());
+              std::array<tessera::detail::ExactSum, K + 1> point_sum{};
+              std::array<Partial, K + 1> parts{};
+              for (std::size_t k = 0; k < K; ++k) parts[k].exact = &point_sum[k];
+              call(idx, static_cast<std::size_t>(x + dom.n[0] * (y + dom.n[1] * z)), parts.data());
+              for (std::size_t k = 0; k < K; ++k) {
+                if (ops[k] == ReduceOp::Sum) {
+                  if (!parts[k].sum.any) continue;
+                  parts[k].sum.flush(point_sum[k]);
+                  contributions[k].push_back(point_sum[k].round());
+                } else if (parts[k].any) {
+                  fold(ops[k], &total[2 * k], parts[k].value);
+                }
+              }
             }
-            for (std::size_t k = 0; k < K; ++k)
-              if (row[2 * k + 1] != 0) fold(ops[k], &tile_acc[2 * k], row[2 * k]);
-          }
-        for (std::size_t k = 0; k < K; ++k)
-          if (tile_acc[2 * k + 1] != 0) fold(ops[k], &total[2 * k], tile_acc[2 * k]);
       }
   std::array<double, K> out{};
   for (std::size_t k = 0; k < K; ++k)
-    out[k] = total[2 * k + 1] != 0                      ? total[2 * k]
-             : ops[k] == tessera::detail::ReduceOp::Sum ? 0.0
-             : ops[k] == tessera::detail::ReduceOp::Min ? std::numeric_limits<double>::infinity()
-                                                        : -std::numeric_limits<double>::infinity();
+    out[k] = ops[k] == ReduceOp::Sum   ? fsum(contributions[k])
+             : total[2 * k + 1] != 0   ? total[2 * k]
+             : ops[k] == ReduceOp::Min ? std::numeric_limits<double>::infinity()
+                                       : -std::numeric_limits<double>::infinity();
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "tessera/access.hpp"
 #include "tessera/detail/task.hpp"
 #include "tessera/index.hpp"
 
@@ -64,25 +65,64 @@ void launch_points(const typename K::Args& a, const Pointers<K::kFields>& base) 
   point_kernel<K><<<grid, block, 0, static_cast<cudaStream_t>(cuda_stream())>>>(a, base);
 }
 
-// With reductions: one thread per row, each visiting its row in x order as the CPU does, then
-// one thread folding the rows in order (slow, but the same bits as the CPU).
+// With reductions: one thread per row, each visiting its row in x order as the CPU does. A
+// row's sums go into the tile's accumulators by integer atomics (exact, so their order does not
+// matter: the CPU's bits); its Min and Max values into the row's slots, which one block then
+// folds in parallel (a tree of pairs in shared memory).
 template <class K>
 __global__ void row_kernel(typename K::Args a, Pointers<K::kBuffers> base) {
   const std::int64_t r = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   if (r < a.frame.extent(1) * a.frame.extent(2))
     K::row(a, base.p, r % a.frame.extent(1), r / a.frame.extent(1));
 }
+
+constexpr int kFoldThreads = 256;
+
 template <class K>
-__global__ void fold_rows_kernel(typename K::Args a, double* partial) {
-  K::fold_rows(a, partial);
+__global__ void fold_extrema_kernel(typename K::Args a, Pointers<K::kBuffers> base) {
+  __shared__ double value[kFoldThreads];
+  __shared__ bool any[kFoldThreads];
+  const int t = static_cast<int>(threadIdx.x);
+  const std::int64_t rows = a.frame.extent(1) * a.frame.extent(2);
+  for (int k = 0; k < K::kReduce; ++k) {
+    const ReduceOp op = K::op(k);
+    if (op == ReduceOp::Sum) continue;  // complete: the rows added into the tile's accumulator
+    double v = 0.0;
+    bool got = false;
+    for (std::int64_t r = t; r < rows; r += kFoldThreads) {
+      const double* s = K::row_extrema(a, base.p, r) + 2 * k;
+      if (s[1] != 0.0) {
+        v = got ? extremum(op, v, s[0]) : s[0];
+        got = true;
+      }
+    }
+    value[t] = v;
+    any[t] = got;
+    __syncthreads();
+    for (int w = kFoldThreads / 2; w > 0; w /= 2) {
+      if (t < w && any[t + w]) {
+        value[t] = any[t] ? extremum(op, value[t], value[t + w]) : value[t + w];
+        any[t] = true;
+      }
+      __syncthreads();
+    }
+    if (t == 0) {
+      ReduceSlot& tile = K::tile_slots(base.p)[k];
+      tile.value = value[0];
+      tile.any = any[0] ? 1.0 : 0.0;
+    }
+    __syncthreads();
+  }
 }
 
 template <class K>
 void launch_rows(const typename K::Args& a, const Pointers<K::kBuffers>& base) {
   const std::int64_t rows = a.frame.extent(1) * a.frame.extent(2);
   cudaStream_t stream = static_cast<cudaStream_t>(cuda_stream());
+  // Empty accumulators and slots: zero bytes.
+  cudaMemsetAsync(base.p[K::kFields], 0, sizeof(ReduceSlot) * K::kReduce, stream);
   row_kernel<K><<<static_cast<unsigned>((rows + 127) / 128), 128, 0, stream>>>(a, base);
-  fold_rows_kernel<K><<<1, 1, 0, stream>>>(a, static_cast<double*>(base.p[K::kFields]));
+  if constexpr (K::kExtrema > 0) fold_extrema_kernel<K><<<1, kFoldThreads, 0, stream>>>(a, base);
 }
 #endif
 

@@ -24,7 +24,7 @@ enum class ArgPath : std::int64_t {
   IndirectRead,     ///< through a map: own elements, then the import halo
   IndirectWritten,  ///< through a map, incremented or written: in place or an increment slot
   GlobalRead,       ///< a global's value, carried in the frame
-  GlobalReduce      ///< one contribution per element, folded in element order by the library
+  GlobalReduce      ///< one contribution per element, combined by the library (sums exactly)
 };
 
 /// The words a frame holds per argument.

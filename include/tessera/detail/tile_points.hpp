@@ -1,7 +1,8 @@
 // The one per-tile point loop behind stencils, loops and reductions: the user's functor at every
 // point of a tile's window, called with its accessors in the user's order and its reducers.
 // Buffers: the fields read (In), then the fields written (Out, InOut), then, with reductions,
-// one buffer of partial results.
+// one buffer of partial results: one ReduceSlot per reduction (the tile's), then 2 doubles per
+// reduction per row of the window (a CUDA task's rows' Min and Max values).
 #pragma once
 
 #include <algorithm>
@@ -75,6 +76,7 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
   static constexpr int kFields = static_cast<int>(sizeof...(A));
   static constexpr int kIn = (0 + ... + (AccessOf<A>::reads ? 1 : 0));
   static constexpr int kReduce = static_cast<int>(sizeof...(R));
+  static constexpr int kExtrema = (0 + ... + (std::is_same_v<R, Sum> ? 0 : 1));
   static constexpr int kBuffers = kFields + (kReduce > 0 ? 1 : 0);
   using Args = TileArgs<Payload<F, kIn>, kFields>;
 
@@ -107,35 +109,75 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
 
   template <std::size_t... J, std::size_t... K>
   TESSERA_HD static void call(const Args& a, void* const* base, std::int64_t x, std::int64_t y,
-                              std::int64_t z, double* slots, std::index_sequence<J...>,
+                              std::int64_t z, ReducePartial* parts, std::index_sequence<J...>,
                               std::index_sequence<K...>) {
     const TileFrame<kFields>& t = a.frame;
     Index<D> idx;
     idx[0] = t.origin(0) + x;
     idx[1] = t.origin(1) + y;
     if constexpr (D == 3) idx[2] = t.origin(2) + z;
-    a.f.f(idx, accessor<J>(a, base, x, y, z)..., Reducer<R>{slots + 2 * K}...);
+    a.f.f(idx, accessor<J>(a, base, x, y, z)..., Reducer<R>{parts + K}...);
   }
 
-  /// The one place the user's functor is called, by both backends. `slots`: this row's
-  /// partial results (2 doubles per reduction), unused without reductions.
+  /// The one place the user's functor is called, by both backends. `parts`: this row's
+  /// partial results (one per reduction), unused without reductions.
   TESSERA_HD static void point(const Args& a, void* const* base, std::int64_t x, std::int64_t y,
-                               std::int64_t z, double* slots = nullptr) {
-    call(a, base, x, y, z, slots, std::index_sequence_for<A...>{}, std::index_sequence_for<R...>{});
+                               std::int64_t z, ReducePartial* parts = nullptr) {
+    call(a, base, x, y, z, parts, std::index_sequence_for<A...>{}, std::index_sequence_for<R...>{});
   }
 
-  // Partial results: [the tile's, then one set per row], 2 doubles (value, any) per reduction.
-  TESSERA_HD static double* row_slots(const Args& a, void* const* base, std::int64_t y,
-                                      std::int64_t z) {
-    if constexpr (kReduce == 0) return nullptr;
-    return static_cast<double*>(base[kFields]) + 2 * kReduce * (1 + y + z * a.frame.extent(1));
+  // ---- Reductions ----------------------------------------------------------------------------
+  // A row's partial results live in registers (ReducePartial); at the row's end a Sum's goes
+  // into the tile's accumulator (exact, in any order: on a GPU by integer atomics from every
+  // row's thread), a Min's or Max's into the tile's slot (CPU) or the row's (CUDA, folded after).
+
+  /// Reduction k's operation.
+  TESSERA_HD static constexpr ReduceOp op(int k) {
+    constexpr ReduceOp ops[] = {op_of<R>()..., ReduceOp::Sum};
+    return ops[k];
   }
 
-  /// One row in x order: the order reductions fold in on either backend (the CUDA row kernel).
+  /// The tile's results, one ReduceSlot per reduction.
+  TESSERA_HD static ReduceSlot* tile_slots(void* const* base) {
+    return static_cast<ReduceSlot*>(base[kFields]);
+  }
+  /// Row r's (r = y + z * ny) Min and Max results (value, any) after the tile's slots.
+  TESSERA_HD static double* row_extrema(const Args& a, void* const* base, std::int64_t r) {
+    (void)a;
+    return reinterpret_cast<double*>(tile_slots(base) + kReduce) + 2 * kReduce * r;
+  }
+
+  TESSERA_HD static void start_row(void* const* base, ReducePartial* parts) {
+    for (int k = 0; k < kReduce; ++k) {
+      parts[k] = ReducePartial{};
+      parts[k].exact = &tile_slots(base)[k].sum;
+    }
+  }
+  /// A row's results into the tile: a Sum's expansion into its accumulator (a CPU's batch goes
+  /// there at the window's end), a Min's or Max's into the tile's slot, or into `row_out` when
+  /// given (CUDA).
+  TESSERA_HD static void finish_row(void* const* base, ReducePartial* parts, double* row_out) {
+    ReduceSlot* tile = tile_slots(base);
+    for (int k = 0; k < kReduce; ++k) {
+      const ReducePartial& p = parts[k];
+      if (op(k) == ReduceOp::Sum) {
+        parts[k].sum.flush(tile[k].sum);
+      } else if (row_out != nullptr) {
+        row_out[2 * k] = p.value;
+        row_out[2 * k + 1] = p.any ? 1.0 : 0.0;
+      } else if (p.any) {
+        tile[k].value = tile[k].any != 0.0 ? extremum(op(k), tile[k].value, p.value) : p.value;
+        tile[k].any = 1.0;
+      }
+    }
+  }
+
+  /// One row in x order (the CUDA row kernel: one thread per row).
   TESSERA_HD static void row(const Args& a, void* const* base, std::int64_t y, std::int64_t z) {
-    double* slots = row_slots(a, base, y, z);
-    for (int k = 0; k < kReduce; ++k) slots[2 * k + 1] = 0.0;
-    for (std::int64_t x = 0; x < a.frame.extent(0); ++x) point(a, base, x, y, z, slots);
+    ReducePartial parts[kReduce > 0 ? kReduce : 1];
+    start_row(base, parts);
+    for (std::int64_t x = 0; x < a.frame.extent(0); ++x) point(a, base, x, y, z, parts);
+    finish_row(base, parts, row_extrema(a, base, y + z * a.frame.extent(1)));
   }
 
   // ---- The CPU row loop ----------------------------------------------------------------------
@@ -146,7 +188,7 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
   // is `omp simd`: points are independent (no input is also written, checked before
   // submission; each point writes only itself and reads an in-place field only at itself), so
   // any vector order gives the same bits.
-  // With reductions the loop stays sequential: partial results fold in x order.
+  // With reductions the loop stays sequential (a row's partial results are one chain).
 
   template <std::size_t J>
   using ElementOf = typename AccessOf<std::tuple_element_t<J, std::tuple<A...>>>::type;
@@ -198,8 +240,8 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
   }
 
   template <std::size_t... J, std::size_t... K>
-  static void cpu_row(const Args& a, const F& f, void* const* base, std::int64_t y, std::int64_t z,
-                      std::index_sequence<J...> fields, std::index_sequence<K...>) {
+  static void cpu_row(const Args& a, const F& f, void* const* base, SumBatch* batch, std::int64_t y,
+                      std::int64_t z, std::index_sequence<J...> fields, std::index_sequence<K...>) {
     const TileFrame<kFields>& t = a.frame;
     const std::int64_t nx = t.extent(0), x0 = t.origin(0);
     const std::tuple<decltype(row_start<J>(a, base, y, z))...> rows{row_start<J>(a, base, y, z)...};
@@ -228,19 +270,23 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
         cpu_points<false>(a, f, idx, x0, 0, nx, rows, sy, sz, fields);
       }
     } else {
-      double* slots = row_slots(a, base, y, z);
-      for (int k = 0; k < kReduce; ++k) slots[2 * k + 1] = 0.0;
+      ReducePartial parts[kReduce];
+      start_row(base, parts);
+      for (int k = 0; k < kReduce; ++k)
+        if (op(k) == ReduceOp::Sum) parts[k].batch = &batch[k];
       for (std::int64_t x = 0; x < nx; ++x) {
         Index<D> i = idx;
         i[0] = x0 + x;
-        f(i, at_point<J>(a, std::get<J>(rows) + x, sy[J], sz[J])..., Reducer<R>{slots + 2 * K}...);
+        f(i, at_point<J>(a, std::get<J>(rows) + x, sy[J], sz[J])..., Reducer<R>{parts + K}...);
       }
+      finish_row(base, parts, nullptr);
     }
   }
 
   /// Rows of one y-block of the window visited for every z before the next block: a 3-D stencil
   /// then finds the planes it re-reads (z - 1, z + 1) in cache when whole planes would not fit.
-  /// Row order does not change any result (rows are independent, reductions fold by row index).
+  /// Row order does not change any result (rows are independent, sums are exact; Min and Max
+  /// differ by order only between -0 and +0, or with a nan).
   static std::int64_t y_block(const Args& a) {
     std::size_t bytes_per_point = 0;
     ((bytes_per_point += AccessOf<A>::reads ? sizeof(typename AccessOf<A>::type) : 0), ...);
@@ -253,28 +299,24 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
   }
   static constexpr std::int64_t kPlaneBytes = 256 * 1024;  // per input plane (of 3 re-read)
 
-  /// Folds the rows' partial results in row order into the tile's.
-  TESSERA_HD static void fold_rows(const Args& a, double* partial) {
-    if constexpr (kReduce > 0) {
-      constexpr ReduceOp ops[] = {op_of<R>()...};
-      const std::int64_t rows = a.frame.extent(1) * a.frame.extent(2);
-      for (int k = 0; k < kReduce; ++k) {
-        partial[2 * k + 1] = 0.0;
-        for (std::int64_t r = 0; r < rows; ++r) {
-          const double* s = partial + 2 * kReduce * (1 + r) + 2 * k;
-          if (s[1] != 0.0) accumulate(ops[k], partial + 2 * k, s[0]);
-        }
-      }
+  /// Every row of the frame's window on the CPU (temporal blocks call it for each box of
+  /// their widened windows). Sums: one batch per reduction for the whole window (the rows run
+  /// one after another in this thread), into the tile's accumulator at the end.
+  static void cpu_window(const Args& a, void* const* base) {
+    if constexpr (kReduce == 0) {
+      cpu_rows(a, base, nullptr);
+    } else {
+      SumBatch batch[kReduce];
+      cpu_rows(a, base, batch);
+      for (int k = 0; k < kReduce; ++k)
+        if (op(k) == ReduceOp::Sum) batch[k].flush(tile_slots(base)[k].sum);
     }
   }
-
-  /// Every row of the frame's window on the CPU (temporal blocks call it for each box of
-  /// their widened windows).
-  static void cpu_window(const Args& a, void* const* base) {
+  static void cpu_rows(const Args& a, void* const* base, SumBatch* batch) {
     parallel_rows(a.frame.extent(1), a.frame.extent(2), y_block(a),
                   [&](std::int64_t y, std::int64_t z) {
                     const F f = a.f.f;  // a local the loop may keep in registers
-                    cpu_row(a, f, base, y, z, std::index_sequence_for<A...>{},
+                    cpu_row(a, f, base, batch, y, z, std::index_sequence_for<A...>{},
                             std::index_sequence_for<R...>{});
                   });
   }
@@ -283,8 +325,8 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
     const Args a = *static_cast<const Args*>(arg);  // a local copy: no aliasing with outputs
     void* base[kBuffers];
     for (int k = 0; k < kBuffers; ++k) base[k] = buffer_data(buffers, k);
+    for (int k = 0; k < kReduce; ++k) tile_slots(base)[k] = ReduceSlot{};
     cpu_window(a, base);
-    if constexpr (kReduce > 0) fold_rows(a, static_cast<double*>(base[kFields]));
   }
 
 #if defined(__CUDACC__)
