@@ -13,26 +13,17 @@ namespace tessera {
 namespace {
 // CLI11 checks with messages that name the rule (its own print ranges as doubles, and let nan
 // through a Range).
-CLI::Validator count() {
+// A whole number >= `least` (a count of workers: 0; of ranks along an axis: 1).
+CLI::Validator count(long least = 0) {
+  const std::string rule = "a whole number >= " + std::to_string(least);
   return CLI::Validator(
-      [](std::string& text) -> std::string {
+      [least, rule](std::string& text) -> std::string {
         long v = 0;
-        if (!CLI::detail::lexical_cast(text, v) || v < 0)
-          return "'" + text + "' is not a whole number >= 0";
+        if (!CLI::detail::lexical_cast(text, v) || v < least)
+          return "'" + text + "' is not " + rule;
         return {};
       },
-      "COUNT >= 0");
-}
-
-CLI::Validator positive_count() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        long v = 0;
-        if (!CLI::detail::lexical_cast(text, v) || v < 1)
-          return "'" + text + "' is not a whole number >= 1";
-        return {};
-      },
-      "COUNT >= 1");
+      "COUNT >= " + std::to_string(least));
 }
 
 CLI::Validator share() {
@@ -101,7 +92,7 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--rank-grid", o.rank_grid, "ranks per axis of the tile distribution (X Y [Z])")
       ->group(group)
       ->expected(2, 3)
-      ->check(positive_count());
+      ->check(count(1));
   app.add_flag("--separate-exchange-tasks{false}", o.fused_exchange,
                "exchange ghost layers in halo-pack and boundary tasks of their own, as the "
                "simulation models assume (default: inside the tasks that read and write the tiles)")
