@@ -16,7 +16,7 @@ command -v "$tidy" > /dev/null || { echo "tidy: $tidy not found (apt-get install
 # configured without them (before CMAKE_EXPORT_COMPILE_COMMANDS was on by default) gets them
 # by one more configure step (nothing is rebuilt).
 if [ ! -f "$build/compile_commands.json" ]; then
-  cmake -B "$build" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON > /dev/null
+  cmake -S "$root" -B "$build" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON > /dev/null
 fi
 if [ $# -gt 0 ]; then
   files=("$@")
