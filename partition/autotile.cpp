@@ -61,9 +61,9 @@ std::vector<int> free_axes(const Extent3& fixed, int dims) {
 
 // The best lattice of `extent` for `workers` CPU workers: the fixed axes as given, the two
 // slowest free axes cut into 1.. tiles at least kMinThickness thick, the others whole; whole
-// rounds of the workers (fewer tiles only where the axes cannot make as many). Slabs of the slowest axis first: a second axis
-// is cut only where that predicts a step kSecondAxisGain shorter (its cuts multiply the tiles
-// of a GPU part too). Ties within 1 % go to fewer tiles.
+// rounds of the workers (fewer tiles only where the axes cannot make as many). Slabs of the slowest
+// axis first: a second axis is cut only where that predicts a step kSecondAxisGain shorter (its
+// cuts multiply the tiles of a GPU part too). Ties within 1 % go to fewer tiles.
 constexpr double kSecondAxisGain = 0.1;
 Counts best_cpu_counts(const Extent3& extent, int dims, const Extent3& fixed, const Machine& m,
                        int max_second, double* seconds) {
@@ -96,8 +96,7 @@ Counts best_cpu_counts(const Extent3& extent, int dims, const Extent3& fixed, co
         if (axes.size() > 1) c.n[axes[1]] = second;
         const int n = c.tiles();
         if (n > std::max(most, base.tiles())) break;
-        if (base.tiles() == 1 && (n > workers ? n % workers != 0 : n < workers && enough))
-          continue;
+        if (base.tiles() == 1 && (n > workers ? n % workers != 0 : n < workers && enough)) continue;
         const double s = step_seconds(extent, dims, c, workers, point, task);
         if (best.s < 0 || s < best.s * 0.99 || (s <= best.s * 1.01 && n < best.c.tiles()))
           best = {c, s};
@@ -127,8 +126,7 @@ std::int64_t rebalanced_split(std::int64_t extent, std::int64_t split, double gp
     return split;
   const double gpu_rate = static_cast<double>(split) / gpu_seconds;
   const double cpu_rate = static_cast<double>(extent - split) / cpu_seconds;
-  const auto moved =
-      std::llround(static_cast<double>(extent) * gpu_rate / (gpu_rate + cpu_rate));
+  const auto moved = std::llround(static_cast<double>(extent) * gpu_rate / (gpu_rate + cpu_rate));
   return std::min<std::int64_t>(extent - 1, std::max<std::int64_t>(1, moved));
 }
 
@@ -155,8 +153,7 @@ double gpu_part_seconds(const Extent3& extent, int dims, int axis, std::int64_t 
 
 }  // namespace
 
-TileChoice choose_tiles(const Extent3& extent, int dims, const Extent3& fixed,
-                        const Machine& m) {
+TileChoice choose_tiles(const Extent3& extent, int dims, const Extent3& fixed, const Machine& m) {
   TileChoice out;
   const int cpus = std::max(0, m.cpu_workers), gpus = std::max(0, m.cuda_workers);
   const std::vector<int> axes = free_axes(fixed, dims);
@@ -233,13 +230,17 @@ TileChoice choose_tiles(const Extent3& extent, int dims, const Extent3& fixed,
                   : "GPU part " + std::string(axis_name(axis)) + " < " + std::to_string(best) +
                         ": " + gpu_text + "; CPU part: " + std::to_string(out.cpu_tiles) +
                         " tiles for " + std::to_string(cpus) + " CPU workers, " +
-                        seconds_text(cpu_seconds) + " per step (modelled)";
+                        seconds_text(cpu_seconds) + " per step (modelled" +
+                        (m.gpu_point_seconds > 0
+                             ? ")"
+                             : ", a GPU assumed " + std::to_string(static_cast<int>(kGpuSpeedup)) +
+                                   " times a core)");
     return out;
   }
 
   double seconds = 0;
-  const Counts c = best_cpu_counts(extent, dims, fixed, m, kMostTilesPerWorker * std::max(1, cpus),
-                                   &seconds);
+  const Counts c =
+      best_cpu_counts(extent, dims, fixed, m, kMostTilesPerWorker * std::max(1, cpus), &seconds);
   for (int a : axes) out.cuts[a] = even_cuts(extent[a], c.n[a]);
   out.cpu_tiles = c.tiles();
   out.step_seconds = seconds;

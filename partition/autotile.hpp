@@ -16,10 +16,10 @@ namespace tessera::partition {
 struct Machine {
   int cpu_workers = 1;
   int cuda_workers = 0;
-  double cpu_point_seconds = 0;       // one point of one step on one CPU worker
-  double gpu_point_seconds = 0;       // one point of one step on one CUDA worker
-  double task_seconds = 0;            // what a task costs beyond its points (submission,
-                                      // dependencies, scheduling)
+  double cpu_point_seconds = 0;  // one point of one step on one CPU worker
+  double gpu_point_seconds = 0;  // one point of one step on one CUDA worker
+  double task_seconds = 0;       // what a task costs beyond its points (submission,
+                                 // dependencies, scheduling)
 };
 
 // Assumed when unknown: a memory-bound stencil point on one core of a current CPU, a GPU 20

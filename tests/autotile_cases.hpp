@@ -54,7 +54,8 @@ inline void expect_uneven_tilings_match_reference() {
     Boundaries<2> bc;
     bc.set(0, 0, Boundary::periodic()).set(0, 1, Boundary::periodic());
     bc.set(1, 0, Boundary::neumann()).set(1, 1, Boundary::dirichlet(-1.5));
-    expect_matches_reference<double, 2, 1, true>(G2::cut({10, 23}, {{{6}, {10, 18, 20, 21}}}, {true, false}), bc);
+    expect_matches_reference<double, 2, 1, true>(
+        G2::cut({10, 23}, {{{6}, {10, 18, 20, 21}}}, {true, false}), bc);
   }
   {
     SCOPED_TRACE("2-D box r2 in float, Neumann, uneven x and y");
@@ -63,8 +64,7 @@ inline void expect_uneven_tilings_match_reference() {
   }
   {
     SCOPED_TRACE("heat3d, temporal blocks of 3 steps on slabs 3 to 14 thick");
-    expect_heat3d_advance_matches_reference(G3::cut({12, 10, 32}, {{{}, {4}, {14, 26, 29}}}), 7,
-                                            3);
+    expect_heat3d_advance_matches_reference(G3::cut({12, 10, 32}, {{{}, {4}, {14, 26, 29}}}), 7, 3);
   }
   {
     SCOPED_TRACE("heat3d, automatic depth on thick and thin slabs");
@@ -105,8 +105,8 @@ inline void expect_retiled_run_matches_reference(int depth) {
     u.retile(split_at(split));
     next.retile(split_at(split));
     EXPECT_EQ(u.grid(), split_at(split));
-    SCOPED_TRACE("after " + std::to_string(run) + " steps, split moved to z = " +
-                 std::to_string(split));
+    SCOPED_TRACE("after " + std::to_string(run) +
+                 " steps, split moved to z = " + std::to_string(split));
     expect_bitwise_equal(u.gather(), before);
     expect_bitwise_equal(before, ref.values);
   }

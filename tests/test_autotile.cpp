@@ -76,7 +76,9 @@ TEST(UnevenTiling, GridOfCuts) {
   EXPECT_EQ(g.cuts()[2], (std::vector<std::int64_t>{9, 18, 19}));
   EXPECT_EQ(g.describe(), "16x8x20 in tiles of 16x8x(9 9 1 1)");
   EXPECT_NE(g, G({16, 8, 20}, {16, 8, 9}));
-  EXPECT_THAT(error_of([] { G::cut({16, 8, 20}, {{{}, {9}, {}}}); }),
+  EXPECT_THAT(error_of([] {
+                G::cut({16, 8, 20}, {{{}, {9}, {}}});
+              }),
               AllOf(HasSubstr("tile cuts along y: cut 0 at 9 is not inside the extent of 8"),
                     HasSubstr("increasing")));
   EXPECT_THAT(error_of([] { G({16, 8, 20}, {16, -1, 4}); }), HasSubstr("must be positive"));
@@ -88,14 +90,14 @@ TEST(UnevenTiling, GridOfCuts) {
 TEST(TileChooser, CpuWorkers) {
   Machine m;
   m.cpu_workers = 2;
-  for (const tessera::detail::Extent3& e : {tessera::detail::Extent3{64, 64, 64},
-                                            tessera::detail::Extent3{256, 256, 256},
-                                            tessera::detail::Extent3{4096, 4096, 1}}) {
+  for (const tessera::detail::Extent3& e :
+       {tessera::detail::Extent3{64, 64, 64}, tessera::detail::Extent3{256, 256, 256},
+        tessera::detail::Extent3{4096, 4096, 1}}) {
     const int dims = e[2] == 1 ? 2 : 3;
     const TileChoice c = choose_tiles(e, dims, {0, 0, 0}, m);
     SCOPED_TRACE(c.summary);
     EXPECT_GE(c.cpu_tiles, 2);
-    EXPECT_EQ(c.cpu_tiles % 2, 0);  // whole rounds of the workers
+    EXPECT_EQ(c.cpu_tiles % 2, 0);           // whole rounds of the workers
     EXPECT_FALSE(c.cuts[dims - 1].empty());  // the slowest axis is cut
     EXPECT_TRUE(c.cuts[0].empty());          // rows stay whole
     for (int a = 0; a < dims; ++a)
@@ -211,7 +213,9 @@ TEST_P(UnevenTiles, RetilingMidRunChangesNoValue) {
   test::expect_retiled_run_matches_reference(1);
   test::expect_retiled_run_matches_reference(tessera::kAutoDepth);
   tessera::Field<double, 3> u(tessera::Grid<3>({8, 8, 8}, {8, 8, 4}), 1);
-  EXPECT_THAT(error_of([&] { u.retile(tessera::Grid<3>({8, 8, 9}, {8, 8, 4})); }),
+  EXPECT_THAT(error_of([&] {
+                u.retile(tessera::Grid<3>({8, 8, 9}, {8, 8, 4}));
+              }),
               AllOf(HasSubstr("cannot move onto a grid of 8 x 8 x 9"), HasSubstr("same extent")));
 }
 
