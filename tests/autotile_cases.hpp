@@ -77,10 +77,10 @@ inline void expect_uneven_tilings_match_reference() {
 // mid-run (u and next retiled together at a step boundary, as a rebalance does), blocks of
 // `depth` steps: the reference's bits, and each retile leaves every value as it was.
 inline void expect_retiled_run_matches_reference(int depth) {
-  auto split_at = [](std::int64_t split) {
+  auto split_at = [](std::int64_t split) {  // GPU part below z = split, in two slabs
     std::vector<std::int64_t> z{split / 2, split};
     for (std::int64_t c = split + 6; c < 40; c += 6) z.push_back(c);
-    return tessera::Grid<3>::cut({12, 10, 40}, {{{}, {5}, z}});
+    return tessera::Grid<3>::cut({12, 10, 40}, {{{}, {5}, z}}, {}, 2, split);
   };
   const auto bc = apps::heat3d_boundaries();
   const int halo = depth == tessera::kAutoDepth ? tessera::kMaxAutoDepth : depth;
@@ -105,6 +105,8 @@ inline void expect_retiled_run_matches_reference(int depth) {
     u.retile(split_at(split));
     next.retile(split_at(split));
     EXPECT_EQ(u.grid(), split_at(split));
+    for (int t = 0; t < u.storage().tiles(); ++t)  // 2: CUDA workers (CPU-only here: 1 runs)
+      EXPECT_EQ(u.storage().device_class(t), u.storage().geometry(t).origin[2] < split ? 2 : 1);
     SCOPED_TRACE("after " + std::to_string(run) +
                  " steps, split moved to z = " + std::to_string(split));
     expect_bitwise_equal(u.gather(), before);

@@ -82,6 +82,11 @@ TEST(UnevenTiling, GridOfCuts) {
               AllOf(HasSubstr("tile cuts along y: cut 0 at 9 is not inside the extent of 8"),
                     HasSubstr("increasing")));
   EXPECT_THAT(error_of([] { G({16, 8, 20}, {16, -1, 4}); }), HasSubstr("must be positive"));
+  EXPECT_EQ(G::cut({16, 8, 20}, {{{}, {}, {9, 18, 19}}}, {}, 2, 18).split(), 18);
+  EXPECT_THAT(error_of([] {
+                G::cut({16, 8, 20}, {{{}, {}, {9, 18, 19}}}, {}, 2, 10);
+              }),
+              HasSubstr("split at 10 along axis 2 is not where a tile starts"));
   EXPECT_THAT(error_of([] { G({16, 8, 20}); }), HasSubstr("needs a live tessera::Runtime"));
 }
 

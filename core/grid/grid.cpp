@@ -1,5 +1,6 @@
 // The tiling of a Grid, by partition/'s rules, with the checks of its arguments; tiles the
 // library chooses (partition/autotile.hpp) from the live runtime's workers.
+#include <algorithm>
 #include <climits>
 #include <iostream>
 
@@ -97,7 +98,7 @@ Lattice tile_lattice(const Extent3& extent, const Extent3& tile, int dims) {
 }
 
 Lattice cut_lattice(const Extent3& extent, const std::array<std::vector<std::int64_t>, 3>& cuts,
-                    int dims) {
+                    int dims, int split_axis, std::int64_t split) {
   check_extent(extent, dims);
   for (int a = dims; a < 3; ++a)
     if (!cuts[a].empty())
@@ -122,6 +123,20 @@ Lattice cut_lattice(const Extent3& extent, const std::array<std::vector<std::int
     if (uniform == 0) l.cuts[a] = cuts[a];
     l.tile[a] = partition::largest_tile(extent[a], uniform, l.cuts[a]);
     l.tiles[a] = static_cast<int>(counts[a]);
+  }
+  if (split_axis >= 0) {
+    const std::vector<std::int64_t> starts =
+        split_axis < dims
+            ? partition::tile_starts(extent[split_axis], l.tile[split_axis], l.cuts[split_axis])
+            : std::vector<std::int64_t>{};
+    const bool at_start = std::find(starts.begin(), starts.end(), split) != starts.end();
+    if (split_axis >= dims || !(at_start || split == extent[split_axis]))
+      throw Error("a CPU/GPU split at " + std::to_string(split) + " along axis " +
+                  std::to_string(split_axis) +
+                  " is not where a tile starts; split a grid axis at one of its cut positions "
+                  "(or at its extent: every tile on CUDA workers)");
+    l.split_axis = split_axis;
+    l.split = split;
   }
   return l;
 }

@@ -32,9 +32,11 @@ struct Lattice {
 /// distributed run).
 Lattice tile_lattice(const Extent3& extent, const Extent3& tile, int dims);
 /// Tiles cut at `cuts` along each axis (an empty list: one tile along it). A list that is a
-/// uniform lattice is stored as one (same tiles, same numbering, same Grid).
+/// uniform lattice is stored as one (same tiles, same numbering, same Grid). With `split_axis`
+/// >= 0, the split between CUDA and CPU workers at `split` (a tile start along that axis, or
+/// its extent).
 Lattice cut_lattice(const Extent3& extent, const std::array<std::vector<std::int64_t>, 3>& cuts,
-                    int dims);
+                    int dims, int split_axis = -1, std::int64_t split = -1);
 }  // namespace detail
 
 /// Global extent, its tiling and per-axis periodicity.
@@ -63,12 +65,16 @@ class Grid {
   }
   /// Tiles chosen by the library: Grid(extent, {0, 0, 0}) (and periodic axes with it).
   explicit Grid(Index<D> extent) : Grid(extent, Index<D>{}) {}
-  /// Tiles of different extents: the grid cut at `cuts` along each axis.
-  static Grid cut(Index<D> extent, const Cuts& cuts, std::array<bool, D> periodic = {}) {
+  /// Tiles of different extents: the grid cut at `cuts` along each axis. With `split_axis` >=
+  /// 0, a CPU/GPU split (split()): the tiles starting before `split` along that axis run on
+  /// CUDA workers, the others on CPU workers; `split` must be a tile start there (or the
+  /// extent: every tile on CUDA workers). Moving it (Field::retile) rebalances a run.
+  static Grid cut(Index<D> extent, const Cuts& cuts, std::array<bool, D> periodic = {},
+                  int split_axis = -1, std::int64_t split = -1) {
     Grid g(extent, periodic, 0);
     std::array<std::vector<std::int64_t>, 3> c;
     for (int a = 0; a < D; ++a) c[a] = cuts[a];
-    g.set(detail::cut_lattice(g.extent3(), c, D));
+    g.set(detail::cut_lattice(g.extent3(), c, D, split_axis, split));
     return g;
   }
 
