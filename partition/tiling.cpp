@@ -1,6 +1,8 @@
 #include "partition/tiling.hpp"
 
 #include <algorithm>
+#include <tuple>
+#include <utility>
 
 namespace tessera::partition {
 
@@ -20,31 +22,97 @@ std::int64_t thinnest_tile(std::int64_t extent, std::int64_t tile) {
   return std::min(tile, extent - (tile_count_along(extent, tile) - 1) * tile);
 }
 
-Tiling::Tiling(Extent3 extent, Extent3 tile, std::array<bool, 3> periodic)
-    : extent_(extent), tile_(tile), periodic_(periodic) {
-  for (int a = 0; a < 3; ++a) {
-    tile_[a] = clamped_tile(extent_[a], tile_[a]);
-    counts_[a] = tiles_along(extent_[a], tile_[a]);
+std::string cuts_error(std::int64_t extent, const Cuts& cuts) {
+  std::int64_t previous = 0;
+  for (std::size_t k = 0; k < cuts.size(); ++k) {
+    const std::int64_t c = cuts[k];
+    if (c <= previous || c >= extent)
+      return "cut " + std::to_string(k) + " at " + std::to_string(c) +
+             (c >= extent ? " is not inside the extent of " + std::to_string(extent)
+                          : " does not follow the previous tile start " + std::to_string(previous));
+    previous = c;
   }
+  return {};
+}
+
+std::int64_t uniform_tile_of(std::int64_t extent, const Cuts& cuts) {
+  if (cuts.empty()) return extent;
+  const std::int64_t tile = cuts.front();
+  for (std::size_t k = 0; k < cuts.size(); ++k)
+    if (cuts[k] != static_cast<std::int64_t>(k + 1) * tile) return 0;
+  return extent - cuts.back() <= tile ? tile : 0;
+}
+
+std::vector<std::int64_t> tile_starts(std::int64_t extent, std::int64_t tile, const Cuts& cuts) {
+  std::vector<std::int64_t> starts{0};
+  if (!cuts.empty()) {
+    starts.insert(starts.end(), cuts.begin(), cuts.end());
+    return starts;
+  }
+  tile = clamped_tile(extent, tile);
+  for (std::int64_t s = tile; s < extent; s += tile) starts.push_back(s);
+  return starts;
+}
+
+std::int64_t largest_tile(std::int64_t extent, std::int64_t tile, const Cuts& cuts) {
+  if (cuts.empty()) return clamped_tile(extent, tile);
+  std::int64_t largest = extent - cuts.back(), previous = 0;
+  for (std::int64_t c : cuts) largest = std::max(largest, c - previous), previous = c;
+  return largest;
+}
+
+std::int64_t thinnest_tile(std::int64_t extent, std::int64_t tile, const Cuts& cuts) {
+  if (cuts.empty()) return thinnest_tile(extent, tile);
+  std::int64_t thinnest = extent - cuts.back(), previous = 0;
+  for (std::int64_t c : cuts) thinnest = std::min(thinnest, c - previous), previous = c;
+  return thinnest;
+}
+
+std::int64_t tile_count_along(std::int64_t extent, std::int64_t tile, const Cuts& cuts) {
+  return cuts.empty() ? tile_count_along(extent, tile) : static_cast<std::int64_t>(cuts.size()) + 1;
+}
+
+Tiling::Tiling(Extent3 extent, Extent3 tile, std::array<bool, 3> periodic)
+    : Tiling(extent,
+             {tile_starts(extent[0], tile[0], {}), tile_starts(extent[1], tile[1], {}),
+              tile_starts(extent[2], tile[2], {})},
+             periodic) {}
+
+Tiling::Tiling(Extent3 extent, std::array<std::vector<std::int64_t>, 3> starts,
+               std::array<bool, 3> periodic)
+    : extent_(extent), starts_(std::move(starts)), periodic_(periodic) {
+  for (int a = 0; a < 3; ++a) counts_[a] = static_cast<int>(starts_[a].size());
+  auto along = [&](int a, int c) {  // origin and extent of the c-th tile along axis a
+    const auto& s = starts_[static_cast<std::size_t>(a)];
+    const std::int64_t lo = s[static_cast<std::size_t>(c)];
+    const std::int64_t hi = c + 1 < counts_[a] ? s[static_cast<std::size_t>(c) + 1] : extent_[a];
+    return std::make_pair(lo, hi - lo);
+  };
   for (int z = 0; z < counts_[2]; ++z)
     for (int y = 0; y < counts_[1]; ++y)
       for (int x = 0; x < counts_[0]; ++x) {
         Tile t;
         t.id = static_cast<int>(tiles_.size());
         t.coord = {x, y, z};
-        for (int a = 0; a < 3; ++a) {
-          t.origin[a] = t.coord[a] * tile_[a];
-          t.extent[a] = std::min(tile_[a], extent_[a] - t.origin[a]);
-        }
+        for (int a = 0; a < 3; ++a) std::tie(t.origin[a], t.extent[a]) = along(a, t.coord[a]);
         tiles_.push_back(t);
       }
 }
 
-std::int64_t Tiling::thinnest(int axis) const { return thinnest_tile(extent_[axis], tile_[axis]); }
+std::int64_t Tiling::thinnest(int axis) const {
+  const auto& s = starts_[static_cast<std::size_t>(axis)];
+  std::int64_t thinnest = extent_[axis] - s.back();
+  for (std::size_t k = 1; k < s.size(); ++k) thinnest = std::min(thinnest, s[k] - s[k - 1]);
+  return thinnest;
+}
 
 int Tiling::tile_at(const Extent3& p) const {
   int id = 0;
-  for (int a = 2; a >= 0; --a) id = id * counts_[a] + static_cast<int>(p[a] / tile_[a]);
+  for (int a = 2; a >= 0; --a) {
+    const auto& s = starts_[static_cast<std::size_t>(a)];
+    const auto c = std::upper_bound(s.begin(), s.end(), p[a]) - s.begin() - 1;
+    id = id * counts_[a] + static_cast<int>(c);
+  }
   return id;
 }
 

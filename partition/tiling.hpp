@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "partition/region_copy.hpp"
@@ -33,20 +34,46 @@ int tiles_along(std::int64_t extent, std::int64_t tile);
 // The thinnest tile along such an axis: the last one when `tile` does not divide `extent`.
 std::int64_t thinnest_tile(std::int64_t extent, std::int64_t tile);
 
-// Cuts `extent` into tiles of `tile` points (the last tile of an axis may be smaller).
-// Tiles are numbered x fastest, then y, then z; that order is the fixed combination order of
-// reductions.
+// An axis cut at explicit positions: `cuts` lists the first index of every tile but the first
+// (the uniform lattice of `tile` is {tile, 2 tile, ...}). An empty list on an axis means the
+// uniform lattice of the axis' tile extent, so a grid cut uniformly stores no list.
+using Cuts = std::vector<std::int64_t>;
+// What is wrong with `cuts` as the cuts of an axis of `extent` points (empty: nothing): each
+// position inside (0, extent), increasing.
+std::string cuts_error(std::int64_t extent, const Cuts& cuts);
+// The tile extent whose uniform lattice is exactly `cuts` (every tile that extent, the last at
+// most), or 0 when there is none. An empty list is one tile of the whole extent.
+std::int64_t uniform_tile_of(std::int64_t extent, const Cuts& cuts);
+// The first index of every tile along an axis: {0, cuts...}, or with `cuts` empty the uniform
+// lattice of `tile` points.
+std::vector<std::int64_t> tile_starts(std::int64_t extent, std::int64_t tile, const Cuts& cuts);
+// The largest and the thinnest tile along an axis cut by `cuts` (empty: uniform by `tile`).
+std::int64_t largest_tile(std::int64_t extent, std::int64_t tile, const Cuts& cuts);
+std::int64_t thinnest_tile(std::int64_t extent, std::int64_t tile, const Cuts& cuts);
+// Tiles along such an axis.
+std::int64_t tile_count_along(std::int64_t extent, std::int64_t tile, const Cuts& cuts);
+
+// Cuts `extent` into tiles: along each axis at the given tile starts (a lattice: every tile of
+// a row along x has the same y and z extents), or uniformly in tiles of `tile` points (the last
+// tile of an axis may be smaller). Tiles are numbered x fastest, then y, then z; that order is
+// the fixed combination order of reductions.
 class Tiling {
  public:
   Tiling(Extent3 extent, Extent3 tile, std::array<bool, 3> periodic);
+  // starts[a]: the first index of every tile along axis a (tile_starts), {0} for one tile.
+  Tiling(Extent3 extent, std::array<std::vector<std::int64_t>, 3> starts,
+         std::array<bool, 3> periodic);
 
   int size() const { return static_cast<int>(tiles_.size()); }
   const Tile& tile(int id) const { return tiles_[static_cast<std::size_t>(id)]; }
   const std::array<int, 3>& tiles_per_axis() const { return counts_; }
   const Extent3& extent() const { return extent_; }
-  const Extent3& tile_extent() const { return tile_; }
+  // The first index of every tile along `axis`.
+  const std::vector<std::int64_t>& starts(int axis) const {
+    return starts_[static_cast<std::size_t>(axis)];
+  }
   bool periodic(int axis) const { return periodic_[static_cast<std::size_t>(axis)]; }
-  // Smallest tile extent along `axis` (the last tile when the tile size does not divide).
+  // Smallest tile extent along `axis` (the last tile when a uniform tile size does not divide).
   std::int64_t thinnest(int axis) const;
   // The tile holding global point `p` (which must lie inside the extent).
   int tile_at(const Extent3& p) const;
@@ -54,7 +81,8 @@ class Tiling {
   int neighbour(int id, Dir3 dir) const;
 
  private:
-  Extent3 extent_, tile_;
+  Extent3 extent_;
+  std::array<std::vector<std::int64_t>, 3> starts_;
   std::array<bool, 3> periodic_;
   std::array<int, 3> counts_{};
   std::vector<Tile> tiles_;

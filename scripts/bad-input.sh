@@ -42,7 +42,7 @@ check() {
 
 echo "== grid sizes"
 check "size 0" fail "grid extent 0" "$heat3d" --size 0 8 8 --steps 1
-check "tile 0" fail "tile extent 0" "$heat3d" --size 8 8 8 --tile 0 8 8 --steps 1
+check "tile -1" fail "tile extent -1" "$heat3d" --size 8 8 8 --tile -1 8 8 --steps 1  # 0: automatic
 check "negative size" fail "grid extent -8" "$jacobi2d" --size -8 8 --steps 1
 check "size 2^63-1 (overflow)" fail "tiles, more than|64-bit count" "$heat3d" --size 9223372036854775807 8 8 --steps 1
 check "size 3e9^3 tile 1 (tile count)" fail "more than the 2147483647" "$heat3d" --size 3000000000 3000000000 3000000000 --tile 1 1 1 --steps 1

@@ -22,11 +22,14 @@ struct Codelet;
 class IdleWorkers;
 class Recorder;
 
-/// How a task is placed: its priority (higher first, for priority-aware schedulers) and, under
-/// a hand-set GPU fraction, how many tiles its tile is one of.
+/// How a task is placed: its priority (higher first, for priority-aware schedulers), under a
+/// hand-set GPU fraction how many tiles its tile is one of, and the workers of its tile's part
+/// of a CPU/GPU split (FieldStorage::device_class: 0 any, 1 CPU, 2 CUDA where the codelet has
+/// a CUDA implementation).
 struct Placement {
   int tiles = 0;
   int priority = 0;
+  int device = 0;
 };
 
 /// The handles of one task group, as submit() takes them without copying: a vector, an

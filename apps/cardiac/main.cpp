@@ -9,8 +9,9 @@ int main(int argc, char** argv) {
   constexpr int D = CARDIAC_DIMS;
   CLI::App cli{D == 2 ? "cardiac2d: Aliev-Panfilov, 2-D, spiral-wave start"
                       : "cardiac3d: Aliev-Panfilov, 3-D, spiral-wave start"};
-  apps::RunOptions o = D == 2 ? apps::RunOptions{{1024, 1024}, {1024, 256}, 100, {}}
-                              : apps::RunOptions{{128, 128, 128}, {128, 128, 32}, 50, {}};
+  // Tiles: the library chooses.
+  apps::RunOptions o = D == 2 ? apps::RunOptions{{1024, 1024}, {0, 0}, 100, {}}
+                              : apps::RunOptions{{128, 128, 128}, {0, 0, 0}, 50, {}};
   o.add_to(cli);
   o.add_time_block_option(cli);
   CLI11_PARSE(cli, argc, argv);

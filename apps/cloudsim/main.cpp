@@ -6,7 +6,7 @@
 
 int main(int argc, char** argv) {
   CLI::App cli{"cloudsim: PSkel's cloud-dynamics cellular automaton, float"};
-  apps::RunOptions o{{2048, 2048}, {2048, 256}, 100, {}};
+  apps::RunOptions o{{2048, 2048}, {0, 0}, 100, {}};  // tiles: the library chooses
   o.add_to(cli);
   o.add_time_block_option(cli);
   apps::CloudParams params;

@@ -49,7 +49,9 @@ struct RunOptions {
     add_version_flag(cli);
     const auto n = static_cast<int>(size.size());
     cli.add_option("--size", size, "grid points per axis")->expected(n);
-    cli.add_option("--tile", tile, "tile points per axis (the last tile may be smaller)")
+    cli.add_option("--tile", tile,
+                   "tile points per axis (the last tile may be smaller; 0 on an axis: the library "
+                   "chooses along it; default: the library chooses, or the application's tiles)")
         ->expected(n);
     cli.add_option("--steps", steps, "time steps")->check(at_least(1));
     cli.add_flag("--calibrate-models", calibrate_models,

@@ -4,7 +4,7 @@
 
 int main(int argc, char** argv) {
   CLI::App cli{"jacobi2d: Jacobi iteration for -lap(u) = f (PSkel)"};
-  apps::RunOptions o{{4096, 4096}, {4096, 512}, 100, {}};
+  apps::RunOptions o{{4096, 4096}, {0, 0}, 100, {}};  // tiles: the library chooses
   o.add_to(cli);
   o.add_io_options(cli);
   o.add_time_block_option(cli);

@@ -83,6 +83,17 @@ std::string extent_text(const Extent3& v, int dims) {
   return s;
 }
 
+const std::vector<std::int64_t> kNoCuts;
+
+// "cut in tiles of 16", or for an axis cut at positions of its own "cut at 24, 48, 52".
+std::string axis_tiles_text(const GridSpec& grid, int a) {
+  if (grid.cuts[a].empty()) return "cut in tiles of " + std::to_string(grid.tile[a]);
+  std::string s = "cut at ";
+  for (std::size_t k = 0; k < grid.cuts[a].size(); ++k)
+    s += (k ? ", " : "") + std::to_string(grid.cuts[a][k]);
+  return s;
+}
+
 struct FieldSize {
   double tiles = 1;    // tiles of the grid
   double data = 1;     // bytes of every tile with its ghost layers
@@ -96,11 +107,14 @@ FieldSize field_size(const GridSpec& grid, const Extent3& tile, int halo,
   FieldSize f;
   f.data = static_cast<double>(element_size);
   for (int a = 0; a < grid.dims; ++a) {
-    const double n = static_cast<double>(partition::tile_count_along(grid.extent[a], tile[a]));
+    const std::vector<std::int64_t>& cuts = tile[a] == grid.tile[a] ? grid.cuts[a] : kNoCuts;
+    const double n =
+        static_cast<double>(partition::tile_count_along(grid.extent[a], tile[a], cuts));
     const double h = (grid.dims == 3 || a < 2) ? halo : 0;
     f.tiles *= n;
     f.data *= static_cast<double>(grid.extent[a]) + 2 * h * n;
-    f.largest *= static_cast<double>(partition::clamped_tile(grid.extent[a], tile[a])) + 2 * h;
+    f.largest *=
+        static_cast<double>(partition::largest_tile(grid.extent[a], tile[a], cuts)) + 2 * h;
   }
   return f;
 }
@@ -226,6 +240,14 @@ void check_swap(const FieldStorage& a, const FieldStorage& b) {
                 "' on different grids; swap fields of one grid");
 }
 
+void check_retile(const GridSpec& from, const GridSpec& to, const std::string& name) {
+  if (from.dims != to.dims || from.extent != to.extent || from.periodic != to.periodic)
+    throw Error("field '" + name + "' on " + extent_text(from.extent, from.dims) +
+                " points cannot move onto a grid of " + extent_text(to.extent, to.dims) +
+                " points or of other periodic axes; retile onto another tiling of the same "
+                "extent and periodicity (Grid::cut, or tiles of other extents)");
+}
+
 void check_stencil_radius(const std::string& name, int radius) {
   if (radius < 1)
     throw Error("stencil '" + name + "' has radius " + std::to_string(radius) +
@@ -281,11 +303,11 @@ void check_stencil_fields(const std::string& stencil, int radius,
     if (thinnest < radius)
       throw Error("stencil '" + stencil + "' has radius " + std::to_string(radius) +
                   " but a tile is only " + std::to_string(thinnest) + " point(s) thick along " +
-                  axis_name(a) + " (extent " + std::to_string(grid.extent[a]) +
-                  " cut in tiles of " + std::to_string(grid.tile[a]) +
+                  axis_name(a) + " (extent " + std::to_string(grid.extent[a]) + " " +
+                  axis_tiles_text(grid, a) +
                   "); every tile must be at least as thick as the "
                   "radius: choose a tile size whose last tile is >= " +
-                  std::to_string(radius));
+                  std::to_string(radius) + " (or cuts at least that far apart)");
   }
 }
 
@@ -400,8 +422,7 @@ void check_time_block(const std::string& name, int radius, const FieldStorage& u
       throw Error(what + " reads ghost layers depth x radius = " + std::to_string(width) +
                   " deep, but a tile is only " + std::to_string(thinnest) +
                   " point(s) thick along " + axis_name(ax) + " (extent " +
-                  std::to_string(u.grid().extent[ax]) + " cut in tiles of " +
-                  std::to_string(u.grid().tile[ax]) +
+                  std::to_string(u.grid().extent[ax]) + " " + axis_tiles_text(u.grid(), ax) +
                   "); choose tiles (the last one included) at least " + std::to_string(width) +
                   " thick, or lower the depth to " + std::to_string(thinnest / radius));
   }
@@ -415,7 +436,7 @@ int deepest_block_for_tiles(int radius, const GridSpec& grid, int most) {
   long width = static_cast<long>(most) * radius;
   std::int64_t thinnest[3] = {1, 1, 1};
   for (int ax = 0; ax < grid.dims; ++ax) {
-    thinnest[ax] = partition::thinnest_tile(grid.extent[ax], grid.tile[ax]);
+    thinnest[ax] = partition::thinnest_tile(grid.extent[ax], grid.tile[ax], grid.cuts[ax]);
     width = std::min<long>(width, thinnest[ax]);
   }
   int depth = std::max(1, static_cast<int>(width / radius));

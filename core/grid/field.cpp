@@ -14,6 +14,17 @@ namespace tessera::detail {
 
 namespace {
 
+// Visits the rows of a tile's interior in order: (element offset in the tile buffer, global
+// element index of the row's first point, points in the row).
+template <class Visit>
+void interior_rows(const TileGeometry& g, const GridSpec& grid, Visit visit) {
+  for (std::int64_t z = 0; z < g.extent[2]; ++z)
+    for (std::int64_t y = 0; y < g.extent[1]; ++y)
+      visit(g.offset0 + y * g.stride_y + z * g.stride_z,
+            g.origin[0] + grid.extent[0] * (g.origin[1] + y + grid.extent[1] * (g.origin[2] + z)),
+            g.extent[0]);
+}
+
 std::string grid_text(const std::array<int, 3>& g, int dims) {
   std::string s = std::to_string(g[0]) + " x " + std::to_string(g[1]);
   return dims == 3 ? s + " x " + std::to_string(g[2]) : s;
@@ -67,11 +78,20 @@ FieldStorage::FieldStorage(const GridSpec& grid, int halo, const FaceSpecs& face
   faces_ = checked_faces(grid, faces, type_name);
   Context& rt = live_context("creating a Field");
   context_ = &rt;
+  build(rt);
+}
+
+void FieldStorage::build(Context& rt) {
+  const GridSpec& grid = grid_;
   // Sizes and memory before anything is built: a tile count in the millions would otherwise
   // spend minutes registering handles and then fail inside StarPU. Available memory differs
   // between ranks, so they agree on the outcome.
-  comm::agree([&] { check_field_memory(grid, halo, element_size, name_, rt.ranks, rt.simulated); });
-  partition::Tiling tiling_of_grid(grid.extent, grid.tile, grid.periodic);
+  comm::agree(
+      [&] { check_field_memory(grid, halo_, element_size_, name_, rt.ranks, rt.simulated); });
+  std::array<std::vector<std::int64_t>, 3> starts;
+  for (int a = 0; a < 3; ++a)
+    starts[a] = partition::tile_starts(grid.extent[a], grid.tile[a], grid.cuts[a]);
+  partition::Tiling tiling_of_grid(grid.extent, std::move(starts), grid.periodic);
   partition::Distribution distribution = distribute(tiling_of_grid, rt, grid.dims, name_);
   impl_ = std::make_unique<Impl>(Impl{std::move(tiling_of_grid), std::move(distribution), rt.rank});
   tasks::Engine& engine = *rt.engine;
@@ -124,6 +144,33 @@ FieldStorage::FieldStorage(const GridSpec& grid, int halo, const FaceSpecs& face
   rt.fields.insert(this);
 }
 
+void FieldStorage::retile(const GridSpec& grid) {
+  Context& rt = context();
+  check_retile(grid_, grid, name_);
+  if (grid == grid_) return;
+  // Every value, on every rank (the new tiles may belong to other ranks than the old ones);
+  // waits for the tasks that write the field.
+  std::vector<unsigned char> values;
+  if (!rt.simulated)
+    values.resize(static_cast<std::size_t>(grid_.extent[0] * grid_.extent[1] * grid_.extent[2]) *
+                  element_size_);
+  gather(values.data());
+  release_handles();  // waits for the tasks that still read the old tiles or their faces
+  grid_ = grid;
+  build(rt);
+  ++version_;  // no ghost layer of the new tiles is current: the next exchange makes them
+  if (rt.simulated) return;
+  for (int t = 0; t < tiles(); ++t) {
+    if (!mine(t)) continue;
+    auto* p = static_cast<unsigned char*>(acquire(t, true));
+    interior_rows(geometry(t), grid_, [&](std::int64_t off, std::int64_t global, std::int64_t n) {
+      std::memcpy(p + off * element_size_, values.data() + global * element_size_,
+                  static_cast<std::size_t>(n) * element_size_);
+    });
+    release(t);
+  }
+}
+
 FieldStorage::~FieldStorage() { release_handles(); }
 
 Context& FieldStorage::context() const {
@@ -172,6 +219,11 @@ TileGeometry FieldStorage::geometry(int tile) const {
 int FieldStorage::tile_at(const Extent3& p) const { return impl_->tiling.tile_at(p); }
 
 std::int64_t FieldStorage::thinnest_tile(int axis) const { return impl_->tiling.thinnest(axis); }
+
+int FieldStorage::device_class(int tile) const {
+  if (grid_.split_axis < 0) return 0;
+  return impl_->tiling.tile(tile).origin[grid_.split_axis] < grid_.split ? 2 : 1;
+}
 
 // Counts the face buffers StarPU-MPI posted receives for in this exchange: those in its
 // receive cache now. Writing a buffer (the owner's next halo-pack) drops it from every rank's
@@ -265,7 +317,7 @@ void FieldStorage::fill_constant_ghosts(const std::string& stencil, int width, b
     auto& constants = set.constants[static_cast<std::size_t>(t)];
     if (constants.count > 0)
       engine.submitter().submit(fill, {impl_->handles[t]}, {}, &constants, sizeof(constants), false,
-                                exchange_tag(*this, t, -1), {n, 0});
+                                exchange_tag(*this, t, -1), {n, 0, device_class(t)});
   }
 }
 
@@ -280,9 +332,10 @@ static void submit_packs(FieldStorage& f, HaloSet& set, const std::string& stenc
   for (int t = 0; t < n; ++t) {
     auto& plan = set.plans[static_cast<std::size_t>(t)];
     if (plan.packs.count > 0)
-      engine.submitter().submit(
-          pack, {f.impl().handles[t]}, set.buffers[static_cast<std::size_t>(t)], &plan.packs,
-          sizeof(plan.packs), false, exchange_tag(f, t, rt.steps), {n, f.on_rank_edge(t) ? 1 : 0});
+      engine.submitter().submit(pack, {f.impl().handles[t]},
+                                set.buffers[static_cast<std::size_t>(t)], &plan.packs,
+                                sizeof(plan.packs), false, exchange_tag(f, t, rt.steps),
+                                {n, f.on_rank_edge(t) ? 1 : 0, f.device_class(t)});
   }
   set.packed = version;
 }
@@ -321,15 +374,15 @@ void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
   for (int t = 0; t < n; ++t) {
     auto& plan = set.plans[static_cast<std::size_t>(t)];
     if (plan.ghosts.count > 0)
-      engine.submitter().submit(boundary, {impl_->handles[t]},
-                                set.sources[static_cast<std::size_t>(t)], &plan.ghosts,
-                                sizeof(plan.ghosts), false, tag(t, rt.steps), {n, 0});
+      engine.submitter().submit(
+          boundary, {impl_->handles[t]}, set.sources[static_cast<std::size_t>(t)], &plan.ghosts,
+          sizeof(plan.ghosts), false, tag(t, rt.steps), {n, 0, device_class(t)});
   }
   // Boundary functions last: they transform the mirrored values the boundary tasks wrote.
   for (int t = 0; t < n; ++t)
     for (auto& task : set.functions[static_cast<std::size_t>(t)])
       engine.submitter().submit(*task.codelet, {impl_->handles[t]}, {}, task.args.data(),
-                                task.args.size(), false, tag(t, rt.steps), {n, 0});
+                                task.args.size(), false, tag(t, rt.steps), {n, 0, device_class(t)});
   set.version = version_;
   count_received(set);
 }
@@ -392,20 +445,6 @@ void* FieldStorage::acquire(int tile, bool write) {
 void FieldStorage::release(int tile) {
   context().engine->data().release(impl_->handles[static_cast<std::size_t>(tile)]);
 }
-
-namespace {
-// Visits the rows of a tile's interior in order: (element offset in the tile buffer, global
-// element index of the row's first point, points in the row).
-template <class Visit>
-void interior_rows(const TileGeometry& g, const GridSpec& grid, Visit visit) {
-  for (std::int64_t z = 0; z < g.extent[2]; ++z)
-    for (std::int64_t y = 0; y < g.extent[1]; ++y)
-      visit(g.offset0 + y * g.stride_y + z * g.stride_z,
-            g.origin[0] + grid.extent[0] * (g.origin[1] + y + grid.extent[1] * (g.origin[2] + z)),
-            g.extent[0]);
-}
-
-}  // namespace
 
 void FieldStorage::gather(void* out) const {
   auto* self = const_cast<FieldStorage*>(this);

@@ -1,6 +1,12 @@
-// The tile lattice of a Grid, by partition/'s rule, with the checks of its arguments.
+// The tiling of a Grid, by partition/'s rules, with the checks of its arguments; tiles the
+// library chooses (partition/autotile.hpp) from the live runtime's workers.
+#include <algorithm>
 #include <climits>
+#include <iostream>
 
+#include "core/runtime/comm.hpp"
+#include "core/runtime/context.hpp"
+#include "partition/autotile.hpp"
 #include "partition/tiling.hpp"
 #include "tessera/error.hpp"
 #include "tessera/grid.hpp"
@@ -13,40 +19,124 @@ std::string lattice_text(const Extent3& v, int dims) {
   for (int a = 0; a < dims; ++a) s += (a ? " x " : "") + std::to_string(v[a]);
   return s;
 }
-}  // namespace
 
-Lattice tile_lattice(const Extent3& extent, const Extent3& tile, int dims) {
-  Lattice l;
-  for (int a = 0; a < dims; ++a) {
+void check_extent(const Extent3& extent, int dims) {
+  for (int a = 0; a < dims; ++a)
     if (extent[a] <= 0)
       throw Error("grid extent " + std::to_string(extent[a]) + " on axis " + axis_name(a) +
                   " must be positive; give at least 1 point per axis");
-    if (tile[a] <= 0)
-      throw Error("tile extent " + std::to_string(tile[a]) + " on axis " + axis_name(a) +
-                  " must be positive; use the grid extent for a single tile");
-  }
-  // Points are counted in 64 bits and tiles in int (task tags, StarPU-MPI tags): a product
-  // that does not fit would wrap silently into another grid.
+}
+
+// Points are counted in 64 bits and tiles in int (task tags, StarPU-MPI tags): a product
+// that does not fit would wrap silently into another grid. `counts`: tiles per axis.
+void check_counts(const Extent3& extent, const Extent3& counts, const std::string& tiles_text,
+                  int dims) {
   std::int64_t points = 1, tiles = 1;
-  Extent3 counts{1, 1, 1};
   for (int a = 0; a < dims; ++a) {
-    counts[a] = partition::tile_count_along(extent[a], tile[a]);
     if (__builtin_mul_overflow(points, extent[a], &points))
       throw Error("grid of " + lattice_text(extent, dims) +
                   " points has more points than a 64-bit count holds; give a smaller grid");
-    if (counts[a] > INT_MAX || __builtin_mul_overflow(tiles, counts[a], &tiles) ||
-        tiles > INT_MAX) {
-      Extent3 shown = counts;
-      for (int b = a + 1; b < dims; ++b) shown[b] = partition::tile_count_along(extent[b], tile[b]);
-      throw Error("grid of " + lattice_text(extent, dims) + " points in tiles of " +
-                  lattice_text(tile, dims) + " makes " + lattice_text(shown, dims) +
-                  " tiles, more than the " + std::to_string(INT_MAX) +
-                  " a grid may have; use larger tiles");
-    }
+    if (counts[a] > INT_MAX || __builtin_mul_overflow(tiles, counts[a], &tiles) || tiles > INT_MAX)
+      throw Error("grid of " + lattice_text(extent, dims) + " points in tiles of " + tiles_text +
+                  " makes " + lattice_text(counts, dims) + " tiles, more than the " +
+                  std::to_string(INT_MAX) + " a grid may have; use larger tiles");
   }
+}
+
+// Tiles chosen by the library along the axes whose tile is 0, from the live runtime's workers.
+Lattice automatic_lattice(const Extent3& extent, const Extent3& tile, int dims) {
+  Context& rt = live_context("a Grid whose tiles the library chooses (a tile extent of 0)");
+  // The tiles are distributed over the ranks in blocks, so every rank's workers count; every
+  // rank makes the same choice from the sums of the workers (a collective: every rank creates
+  // the same grids, as it creates the same fields).
+  partition::Machine m;
+  m.cpu_workers = static_cast<int>(comm::sum(rt.engine->cpu_workers()));
+  m.cuda_workers = static_cast<int>(comm::sum(rt.engine->cuda_workers()));
+  const partition::TileChoice choice = partition::choose_tiles(extent, dims, tile, m);
+  Lattice l = cut_lattice(extent, choice.cuts, dims);
+  l.split_axis = choice.split_axis;
+  l.split = choice.split;
+  l.chosen = choice.summary;
+  // Said once per grid and extent, after the configuration line, which the trace and the
+  // report carry too.
+  const std::string line = "tessera: tiles of " + lattice_text(extent, dims) + ": " + l.chosen;
+  if (rt.configuration.find(line) == std::string::npos) {
+    rt.configuration += "\n" + line;
+    if (!rt.options.quiet && rt.rank == 0) std::cout << line << std::endl;
+  }
+  return l;
+}
+}  // namespace
+
+Lattice tile_lattice(const Extent3& extent, const Extent3& tile, int dims) {
+  check_extent(extent, dims);
+  bool automatic = false;
+  for (int a = 0; a < dims; ++a) {
+    if (tile[a] < 0)
+      throw Error("tile extent " + std::to_string(tile[a]) + " on axis " + axis_name(a) +
+                  " must be positive (or 0: the library chooses); use the grid extent for a "
+                  "single tile");
+    automatic = automatic || tile[a] == 0;
+  }
+  if (automatic) {
+    // The overflow checks of the fixed axes first: the chooser counts in tiles.
+    Extent3 counts{1, 1, 1};
+    for (int a = 0; a < dims; ++a)
+      if (tile[a] > 0) counts[a] = partition::tile_count_along(extent[a], tile[a]);
+    check_counts(extent, counts, lattice_text(tile, dims), dims);
+    return automatic_lattice(extent, tile, dims);
+  }
+  Extent3 counts{1, 1, 1};
+  for (int a = 0; a < dims; ++a) counts[a] = partition::tile_count_along(extent[a], tile[a]);
+  check_counts(extent, counts, lattice_text(tile, dims), dims);
+  Lattice l;
   for (int a = 0; a < dims; ++a) {
     l.tile[a] = partition::clamped_tile(extent[a], tile[a]);
     l.tiles[a] = static_cast<int>(counts[a]);
+  }
+  return l;
+}
+
+Lattice cut_lattice(const Extent3& extent, const std::array<std::vector<std::int64_t>, 3>& cuts,
+                    int dims, int split_axis, std::int64_t split) {
+  check_extent(extent, dims);
+  for (int a = dims; a < 3; ++a)
+    if (!cuts[a].empty())
+      throw Error("tile cuts given along " + std::string(axis_name(a)) + " of a " +
+                  std::to_string(dims) + "-D grid; give cuts for its " + std::to_string(dims) +
+                  " axes only");
+  Extent3 counts{1, 1, 1};
+  for (int a = 0; a < dims; ++a) {
+    const std::string wrong = partition::cuts_error(extent[a], cuts[a]);
+    if (!wrong.empty())
+      throw Error("tile cuts along " + std::string(axis_name(a)) + ": " + wrong +
+                  "; give the first index of every tile but the first, increasing, each inside "
+                  "(0, " +
+                  std::to_string(extent[a]) + ")");
+    counts[a] = static_cast<std::int64_t>(cuts[a].size()) + 1;
+  }
+  check_counts(extent, counts, "the cuts given", dims);
+  Lattice l;
+  for (int a = 0; a < dims; ++a) {
+    // A list that is a uniform lattice is one: the same Grid as its tile extent makes.
+    const std::int64_t uniform = partition::uniform_tile_of(extent[a], cuts[a]);
+    if (uniform == 0) l.cuts[a] = cuts[a];
+    l.tile[a] = partition::largest_tile(extent[a], uniform, l.cuts[a]);
+    l.tiles[a] = static_cast<int>(counts[a]);
+  }
+  if (split_axis >= 0) {
+    const std::vector<std::int64_t> starts =
+        split_axis < dims
+            ? partition::tile_starts(extent[split_axis], l.tile[split_axis], l.cuts[split_axis])
+            : std::vector<std::int64_t>{};
+    const bool at_start = std::find(starts.begin(), starts.end(), split) != starts.end();
+    if (split_axis >= dims || !(at_start || split == extent[split_axis]))
+      throw Error("a CPU/GPU split at " + std::to_string(split) + " along axis " +
+                  std::to_string(split_axis) +
+                  " is not where a tile starts; split a grid axis at one of its cut positions "
+                  "(or at its extent: every tile on CUDA workers)");
+    l.split_axis = split_axis;
+    l.split = split;
   }
   return l;
 }

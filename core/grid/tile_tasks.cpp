@@ -72,7 +72,7 @@ void submit_tile_tasks(const TileTaskCall& call) {
     tag.tile = t;
     tag.step = call.step;
     tag.rank = first.owner(t);
-    const tasks::Placement place{tiles, first.on_rank_edge(t) ? 1 : 0};
+    const tasks::Placement place{tiles, first.on_rank_edge(t) ? 1 : 0, first.device_class(t)};
     if (call.with_halo == nullptr) {
       engine.submitter().submit(*call.codelet, read, write, block, call.args.size, true, tag,
                                 place);

@@ -41,8 +41,11 @@ GridSpec grid_spec(const Grid<D>& g) {
   for (int a = 0; a < D; ++a) {
     s.extent[a] = g.extent()[a];
     s.tile[a] = g.tile()[a];
+    s.cuts[a] = g.cuts()[a];
     s.periodic[a] = g.periodic()[a];
   }
+  s.split_axis = g.split_axis();
+  s.split = g.split();
   return s;
 }
 
@@ -84,12 +87,12 @@ class Field {
   static constexpr int dims = D;
 
   Field(const Grid<D>& grid, int halo, const Boundaries<D>& bc = {}, std::string name = "field")
-      : grid_(grid),
+      : grid_(std::make_shared<Grid<D>>(grid)),
         storage_(std::make_shared<detail::FieldStorage>(
             detail::grid_spec(grid), halo, detail::face_specs<T>(bc), sizeof(T),
             detail::element_name<T>(), std::move(name))) {}
 
-  const Grid<D>& grid() const { return grid_; }
+  const Grid<D>& grid() const { return *grid_; }
   int halo() const { return storage_->halo(); }
   const std::string& name() const { return storage_->name(); }
   detail::FieldStorage& storage() const { return *storage_; }
@@ -113,7 +116,7 @@ class Field {
   /// writes. In a distributed run it is an explicit gather: call it on every rank. Zeros in a
   /// simulated run (Runtime::simulated), as at().
   std::vector<T> gather() const {
-    std::vector<T> out(static_cast<std::size_t>(grid_.points()));
+    std::vector<T> out(static_cast<std::size_t>(grid_->points()));
     storage_->gather(out.data());
     return out;
   }
@@ -126,6 +129,15 @@ class Field {
     T v;
     storage_->read_point(point, &v);
     return v;
+  }
+
+  /// Moves the field onto another tiling of its grid (the same extent and periodicity: e.g. a
+  /// Grid::cut with a CPU/GPU split moved, at a step boundary), every value unchanged: waits
+  /// for the tasks that write it and registers the new tiles. Fields read or written together
+  /// (u and next) must move together. Collective in a distributed run.
+  void retile(const Grid<D>& grid) {
+    storage_->retile(detail::grid_spec(grid));
+    *grid_ = grid;
   }
 
   /// Exchanges the data of two fields on the same grid (double buffering).
@@ -148,7 +160,7 @@ class Field {
         }
   }
 
-  Grid<D> grid_;
+  std::shared_ptr<Grid<D>> grid_;  // shared by copies, as the storage: retile moves both
   std::shared_ptr<detail::FieldStorage> storage_;
 };
 

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tessera/error.hpp"  // Grid throws tessera::Error
 #include "tessera/index.hpp"
@@ -10,40 +12,87 @@
 namespace tessera {
 
 namespace detail {
-/// The tile lattice of a grid, by partition/'s rule (library): the tile extent used per axis
-/// (at most the grid's) and the number of tiles per axis; axes from `dims` on are 1. Throws
-/// tessera::Error on a non-positive extent or tile.
+/// The tiling of a grid, by partition/'s rules (library): per axis the largest tile extent, the
+/// number of tiles and, where the tiles differ in extent, the cut positions (the first index of
+/// every tile but the first; empty on an axis cut uniformly, the last tile at most the others);
+/// axes from `dims` on are 1. `chosen`: what the library chose, for tiles it chose; with CUDA
+/// workers, the tiles before `split` along `split_axis` form the GPU part (-1: none). Throws
+/// tessera::Error on a non-positive extent, a negative tile or cuts that are not increasing
+/// positions inside the extent.
 struct Lattice {
   Extent3 tile{1, 1, 1};
   std::array<int, 3> tiles{1, 1, 1};
+  std::array<std::vector<std::int64_t>, 3> cuts;
+  std::string chosen;
+  int split_axis = -1;
+  std::int64_t split = -1;
 };
+/// Uniform tiles of `tile` points; a tile of 0 along an axis: the library chooses the tiles
+/// along it from the live runtime's workers (throws without a live runtime; collective in a
+/// distributed run).
 Lattice tile_lattice(const Extent3& extent, const Extent3& tile, int dims);
+/// Tiles cut at `cuts` along each axis (an empty list: one tile along it). A list that is a
+/// uniform lattice is stored as one (same tiles, same numbering, same Grid). With `split_axis`
+/// >= 0, the split between CUDA and CPU workers at `split` (a tile start along that axis, or
+/// its extent).
+Lattice cut_lattice(const Extent3& extent, const std::array<std::vector<std::int64_t>, 3>& cuts,
+                    int dims, int split_axis = -1, std::int64_t split = -1);
 }  // namespace detail
 
-/// Global extent, tile extent (the last tile of an axis may be smaller) and per-axis
-/// periodicity. Example: tessera::Grid<3> grid({256, 256, 256}, {256, 256, 32});
+/// Global extent, its tiling and per-axis periodicity.
+///   tessera::Grid<3> grid({256, 256, 256}, {256, 256, 32});  // tiles of 256x256x32 (the last
+///                                                            // tile of an axis may be smaller)
+///   tessera::Grid<3> grid({256, 256, 256});         // tiles chosen by the library (needs a
+///                                                   // live Runtime: its workers; collective);
+///                                                   // periodic: Grid<3>(n, {0, 0, 0}, {...})
+///   auto grid = tessera::Grid<3>::cut({64, 64, 64}, {{{}, {}, {24, 48, 52, 56, 60}}});
+///                                                   // z cut at 24, 48, ...: tiles 24, 24, 4...
+/// A tile extent of 0 along an axis leaves that axis to the library.
 template <int D>
 class Grid {
   static_assert(D == 2 || D == 3, "tessera::Grid<D>: D must be 2 or 3");
 
  public:
+  /// Per axis, the positions where the grid is cut into tiles: the first index of every tile
+  /// but the first, increasing (an empty list: one tile along that axis).
+  using Cuts = std::array<std::vector<std::int64_t>, D>;
+
   Grid(Index<D> extent, Index<D> tile, std::array<bool, D> periodic = {})
-      : extent_(extent), tile_(tile), periodic_(periodic) {
-    detail::Extent3 e{1, 1, 1}, t{1, 1, 1};
-    for (int a = 0; a < D; ++a) {
-      e[a] = extent_[a];
-      t[a] = tile_[a];
-    }
-    const detail::Lattice lattice = detail::tile_lattice(e, t, D);
-    tiles_ = 1;
-    for (int a = 0; a < D; ++a) {
-      tile_[a] = lattice.tile[a];
-      tiles_ *= lattice.tiles[a];
-    }
+      : extent_(extent), periodic_(periodic) {
+    detail::Extent3 t{1, 1, 1};
+    for (int a = 0; a < D; ++a) t[a] = tile[a];
+    set(detail::tile_lattice(extent3(), t, D));
+  }
+  /// Tiles chosen by the library: Grid(extent, {0, 0, 0}) (and periodic axes with it).
+  explicit Grid(Index<D> extent) : Grid(extent, Index<D>{}) {}
+  /// Tiles of different extents: the grid cut at `cuts` along each axis. With `split_axis` >=
+  /// 0, a CPU/GPU split (split()): the tiles starting before `split` along that axis run on
+  /// CUDA workers, the others on CPU workers; `split` must be a tile start there (or the
+  /// extent: every tile on CUDA workers). Moving it (Field::retile) rebalances a run.
+  static Grid cut(Index<D> extent, const Cuts& cuts, std::array<bool, D> periodic = {},
+                  int split_axis = -1, std::int64_t split = -1) {
+    Grid g(extent, periodic, 0);
+    std::array<std::vector<std::int64_t>, 3> c;
+    for (int a = 0; a < D; ++a) c[a] = cuts[a];
+    g.set(detail::cut_lattice(g.extent3(), c, D, split_axis, split));
+    return g;
   }
 
   const Index<D>& extent() const { return extent_; }
+  /// The tile extent per axis: the largest tile along it (where tiles differ, see cuts()).
   const Index<D>& tile() const { return tile_; }
+  /// The axes cut at positions of their own (tiles of different extents): their cut
+  /// positions; empty on axes cut uniformly in tiles of tile() (the last may be smaller).
+  const Cuts& cuts() const { return cuts_; }
+  /// Tiles along `axis`.
+  int tiles_along(int axis) const { return along_[axis]; }
+  /// What the library chose, for tiles it chose (empty otherwise).
+  const std::string& chosen() const { return chosen_; }
+  /// A split between CUDA and CPU workers (tiles the library chose with CUDA workers): the
+  /// tiles that start before split() along split_axis() run on CUDA workers, the others on CPU
+  /// workers. split_axis() is -1 without one (the scheduler places every tile).
+  int split_axis() const { return split_axis_; }
+  std::int64_t split() const { return split_; }
   const std::array<bool, D>& periodic() const { return periodic_; }
   std::int64_t points() const {
     std::int64_t p = 1;
@@ -53,23 +102,60 @@ class Grid {
   int tiles() const { return tiles_; }
   bool operator==(const Grid& o) const {
     for (int a = 0; a < D; ++a)
-      if (extent_[a] != o.extent_[a] || tile_[a] != o.tile_[a] || periodic_[a] != o.periodic_[a])
+      if (extent_[a] != o.extent_[a] || tile_[a] != o.tile_[a] || periodic_[a] != o.periodic_[a] ||
+          cuts_[a] != o.cuts_[a])
         return false;
-    return true;
+    return split_axis_ == o.split_axis_ && split_ == o.split_;
   }
   bool operator!=(const Grid& o) const { return !(*this == o); }
+  /// "64x64x64 in tiles of 64x64x8", or with cut axes their tile extents:
+  /// "64x64x64 in tiles of 64x64x(24 24 4 4 4 4)".
   std::string describe() const {
     std::string s;
     for (int a = 0; a < D; ++a) s += (a ? "x" : "") + std::to_string(extent_[a]);
     s += " in tiles of ";
-    for (int a = 0; a < D; ++a) s += (a ? "x" : "") + std::to_string(tile_[a]);
+    for (int a = 0; a < D; ++a) {
+      s += a ? "x" : "";
+      if (cuts_[a].empty()) {
+        s += std::to_string(tile_[a]);
+        continue;
+      }
+      std::int64_t previous = 0;
+      s += "(";
+      for (std::int64_t c : cuts_[a]) s += std::to_string(c - previous) + " ", previous = c;
+      s += std::to_string(extent_[a] - previous) + ")";
+    }
     return s;
   }
 
  private:
-  Index<D> extent_, tile_;
+  Grid(Index<D> extent, std::array<bool, D> periodic, int) : extent_(extent), periodic_(periodic) {}
+  detail::Extent3 extent3() const {
+    detail::Extent3 e{1, 1, 1};
+    for (int a = 0; a < D; ++a) e[a] = extent_[a];
+    return e;
+  }
+  void set(const detail::Lattice& lattice) {
+    tiles_ = 1;
+    for (int a = 0; a < D; ++a) {
+      tile_[a] = lattice.tile[a];
+      along_[a] = lattice.tiles[a];
+      cuts_[a] = lattice.cuts[a];
+      tiles_ *= lattice.tiles[a];
+    }
+    chosen_ = lattice.chosen;
+    split_axis_ = lattice.split_axis;
+    split_ = lattice.split;
+  }
+
+  Index<D> extent_, tile_{};
   std::array<bool, D> periodic_;
+  Cuts cuts_;
+  std::array<int, D> along_{};
   int tiles_ = 1;
+  std::string chosen_;
+  int split_axis_ = -1;
+  std::int64_t split_ = -1;
 };
 
 }  // namespace tessera

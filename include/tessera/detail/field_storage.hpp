@@ -17,12 +17,19 @@ namespace tessera::detail {
 struct Context;
 struct HaloSet;  // the halo buffers and plans of one (width, shape) (core/grid/field_impl.hpp)
 
+/// A grid as the library takes it (tessera::Grid): `tile` the largest tile per axis, `cuts`
+/// the cut positions of the axes not cut uniformly in tiles of `tile` (empty on the others),
+/// and a split between CUDA and CPU workers (`split_axis` -1: none; Grid::split).
 struct GridSpec {
   int dims = 3;
   Extent3 extent{1, 1, 1}, tile{1, 1, 1};
+  std::array<std::vector<std::int64_t>, 3> cuts;
   std::array<bool, 3> periodic{};
+  int split_axis = -1;
+  std::int64_t split = -1;
   bool operator==(const GridSpec& o) const {
-    return dims == o.dims && extent == o.extent && tile == o.tile && periodic == o.periodic;
+    return dims == o.dims && extent == o.extent && tile == o.tile && cuts == o.cuts &&
+           periodic == o.periodic && split_axis == o.split_axis && split == o.split;
   }
 };
 
@@ -70,6 +77,9 @@ class FieldStorage {
   int tile_at(const Extent3& p) const;
   /// Smallest tile extent along `axis` (the last tile when the tile size does not divide).
   std::int64_t thinnest_tile(int axis) const;
+  /// Where `tile`'s tasks run: 0 any worker, 1 CPU workers only, 2 CUDA workers only (the
+  /// grid's split, Grid::split).
+  int device_class(int tile) const;
 
   /// The rank that owns (stores, computes) `tile`, and whether that is this rank.
   int owner(int tile) const;
@@ -127,6 +137,13 @@ class FieldStorage {
   bool simulated() const;
   void release(int tile);
 
+  /// Moves the field onto another tiling of its grid (`grid`: the same dimensions, extent and
+  /// periodicity): waits for the tasks that write it, gathers every value on every rank,
+  /// unregisters the old tiles (and face buffers) and registers the new ones, owned by the new
+  /// distribution, and copies the values in. No value changes; the halo plans are made again
+  /// by the next exchange. Collective.
+  void retile(const GridSpec& grid);
+
   /// Unregisters every handle and frees the tiles (at destruction, or by a Runtime shutting
   /// down before this field is destroyed). The field is unusable afterwards.
   void release_handles();
@@ -135,6 +152,7 @@ class FieldStorage {
   Impl& impl() const { return *impl_; }
 
  private:
+  void build(Context& rt);  // the tiling, distribution, memory and handles of grid_
   Context* context_;
   GridSpec grid_;
   int halo_;
@@ -147,5 +165,7 @@ class FieldStorage {
 
 /// Throws unless `a` and `b` are on the same grid (Field::swap).
 void check_swap(const FieldStorage& a, const FieldStorage& b);
+/// Throws unless `to` is a tiling of the grid of `from` (Field::retile).
+void check_retile(const GridSpec& from, const GridSpec& to, const std::string& name);
 
 }  // namespace tessera::detail

@@ -1,0 +1,261 @@
+#include "partition/autotile.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace tessera::partition {
+
+namespace {
+
+// The model's constants. A ghost point costs kGhostCost points (a copy out, a copy in, and the
+// temporal blocks' recomputed points around a thin tile), and a step ends on average a quarter
+// of a tile after its work would on perfectly shared workers (a worker that starts its last
+// tile late; other processes on the cores). Fitted to heat3d on 2 workers here (64^3 to 256^3:
+// docs/scheduling.md).
+constexpr double kGhostCost = 4;
+constexpr double kImbalance = 0.25;
+// The most tiles per CPU worker the chooser considers.
+constexpr int kMostTilesPerWorker = 64;
+// The most tiles across the slowest axis with a GPU part: they cut the GPU slabs too.
+constexpr int kMostGpuCuts = 4;
+
+std::string extents_text(const Extent3& e, int dims) {
+  std::string s;
+  for (int a = 0; a < dims; ++a) s += (a ? "x" : "") + std::to_string(e[a]);
+  return s;
+}
+
+std::string seconds_text(double s) {
+  char b[32];
+  std::snprintf(b, sizeof(b), s < 1e-3 ? "%.0f us" : "%.2f ms", s < 1e-3 ? s * 1e6 : s * 1e3);
+  return b;
+}
+
+// A candidate lattice: tiles per axis.
+struct Counts {
+  std::array<int, 3> n{1, 1, 1};
+  int tiles() const { return n[0] * n[1] * n[2]; }
+};
+
+// One step of `extent` cut as `c` on `workers` workers of `point_seconds` per point.
+double step_seconds(const Extent3& extent, int dims, const Counts& c, int workers,
+                    double point_seconds, double task_seconds) {
+  double points = 1, ghosts = 0;
+  for (int a = 0; a < dims; ++a) points *= static_cast<double>(extent[a]) / c.n[a];
+  for (int a = 0; a < dims; ++a)
+    if (c.n[a] > 1) ghosts += 2 * points / (static_cast<double>(extent[a]) / c.n[a]);
+  const double tile = point_seconds * (points + kGhostCost * ghosts);
+  const int rounds = (c.tiles() + workers - 1) / workers;
+  return rounds * (tile + task_seconds) + kImbalance * tile;
+}
+
+// The axes the chooser cuts, slowest first: the free ones but x (rows stay whole: long
+// contiguous loops, and ghost layers copied as rows, not one element per row).
+std::vector<int> free_axes(const Extent3& fixed, int dims) {
+  std::vector<int> axes;
+  for (int a = dims - 1; a >= 1; --a)
+    if (fixed[a] <= 0) axes.push_back(a);
+  return axes;
+}
+
+// The best lattice of `extent` for `workers` CPU workers: the fixed axes as given, the two
+// slowest free axes cut into 1.. tiles at least kMinThickness thick, the others whole; whole
+// rounds of the workers (fewer tiles only where the axes cannot make as many). Slabs of the slowest
+// axis first: a second axis is cut only where that predicts a step kSecondAxisGain shorter (its
+// cuts multiply the tiles of a GPU part too). Ties within 1 % go to fewer tiles.
+constexpr double kSecondAxisGain = 0.1;
+Counts best_cpu_counts(const Extent3& extent, int dims, const Extent3& fixed, const Machine& m,
+                       int max_second, double* seconds) {
+  Counts base;
+  for (int a = 0; a < dims; ++a)
+    if (fixed[a] > 0) base.n[a] = static_cast<int>(tile_count_along(extent[a], fixed[a]));
+  const std::vector<int> axes = free_axes(fixed, dims);
+  const int workers = std::max(1, m.cpu_workers);
+  const int most = std::max(1, kMostTilesPerWorker * workers);
+  auto limit = [&](std::size_t k) {
+    if (k >= axes.size()) return 1;
+    const std::int64_t e = extent[axes[k]];
+    return static_cast<int>(std::max<std::int64_t>(
+        1, std::min<std::int64_t>(e / kMinThickness, k == 0 ? most : max_second)));
+  };
+  const double point = m.cpu_point_seconds > 0 ? m.cpu_point_seconds : kCpuPointSeconds;
+  const double task = m.task_seconds > 0 ? m.task_seconds : kTaskSeconds;
+  struct Scored {
+    Counts c;
+    double s;
+  };
+  // Fewer tiles than workers only where the axes cannot be cut into as many.
+  bool enough = static_cast<std::int64_t>(limit(0)) * limit(1) >= workers;
+  auto best_of = [&](int first_second, int last_second) {
+    Scored best{base, -1};
+    for (int second = first_second; second <= last_second; ++second)
+      for (int first = 1; first <= limit(0); ++first) {
+        Counts c = base;
+        if (!axes.empty()) c.n[axes[0]] = first;
+        if (axes.size() > 1) c.n[axes[1]] = second;
+        const int n = c.tiles();
+        if (n > std::max(most, base.tiles())) break;
+        if (base.tiles() == 1 && (n > workers ? n % workers != 0 : n < workers && enough)) continue;
+        const double s = step_seconds(extent, dims, c, workers, point, task);
+        if (best.s < 0 || s < best.s * 0.99 || (s <= best.s * 1.01 && n < best.c.tiles()))
+          best = {c, s};
+      }
+    return best;
+  };
+  Scored best{base, -1};
+  for (int pass = 0; pass < 2 && best.s < 0; ++pass, enough = false) {
+    best = best_of(1, 1);
+    if (limit(1) > 1) {
+      const Scored crossed = best_of(2, limit(1));
+      // Slabs alone may not make whole rounds: then the crossed lattice, whatever it gains.
+      if (crossed.s >= 0 && (best.s < 0 || crossed.s < best.s * (1 - kSecondAxisGain)))
+        best = crossed;
+    }
+  }  // a second pass, without whole rounds, where no lattice makes them
+  *seconds = best.s;
+  return best.c;
+}
+
+}  // namespace
+
+std::int64_t rebalanced_split(std::int64_t extent, std::int64_t split, double gpu_seconds,
+                              double cpu_seconds, double threshold) {
+  if (gpu_seconds <= 0 || cpu_seconds <= 0 || split <= 0 || split >= extent) return split;
+  if (std::abs(gpu_seconds - cpu_seconds) <= threshold * std::max(gpu_seconds, cpu_seconds))
+    return split;
+  const double gpu_rate = static_cast<double>(split) / gpu_seconds;
+  const double cpu_rate = static_cast<double>(extent - split) / cpu_seconds;
+  const auto moved = std::llround(static_cast<double>(extent) * gpu_rate / (gpu_rate + cpu_rate));
+  return std::min<std::int64_t>(extent - 1, std::max<std::int64_t>(1, moved));
+}
+
+Cuts even_cuts(std::int64_t extent, int n) {
+  Cuts cuts;
+  const std::int64_t base = extent / n, thicker = extent % n;
+  std::int64_t at = 0;
+  for (int k = 0; k + 1 < n; ++k) {
+    at += base + (k < thicker ? 1 : 0);
+    cuts.push_back(at);
+  }
+  return cuts;
+}
+
+namespace {
+
+// The GPU part: one slab per CUDA worker of `planes` planes, times the other axes' tiles.
+double gpu_part_seconds(const Extent3& extent, int dims, int axis, std::int64_t planes, int gpus,
+                        double gpu_point, double task) {
+  double points = static_cast<double>(planes);
+  for (int a = 0; a < dims; ++a) points *= a == axis ? 1.0 : static_cast<double>(extent[a]);
+  return planes > 0 ? gpu_point * points / std::min<std::int64_t>(gpus, planes) + task : 0;
+}
+
+}  // namespace
+
+TileChoice choose_tiles(const Extent3& extent, int dims, const Extent3& fixed, const Machine& m) {
+  TileChoice out;
+  const int cpus = std::max(0, m.cpu_workers), gpus = std::max(0, m.cuda_workers);
+  const std::vector<int> axes = free_axes(fixed, dims);
+  for (int a = 0; a < dims; ++a)
+    if (fixed[a] > 0) {
+      const std::vector<std::int64_t> starts = tile_starts(extent[a], fixed[a], {});
+      out.cuts[a].assign(starts.begin() + 1, starts.end());
+    }
+  const double cpu_point = m.cpu_point_seconds > 0 ? m.cpu_point_seconds : kCpuPointSeconds;
+  const double gpu_point = m.gpu_point_seconds > 0 ? m.gpu_point_seconds : cpu_point / kGpuSpeedup;
+  const double task = m.task_seconds > 0 ? m.task_seconds : kTaskSeconds;
+  const int axis = axes.empty() ? -1 : axes[0];
+  auto fixed_tiles = [&] {
+    int n = 1;
+    for (int a = 0; a < dims; ++a)
+      if (fixed[a] > 0) n *= static_cast<int>(tile_count_along(extent[a], fixed[a]));
+    return n;
+  };
+
+  if (gpus > 0 && axis >= 0) {
+    // Split the slowest free axis where the GPU part (a slab per CUDA worker) and the CPU part
+    // (tiled for the CPU workers by the model) take a step in the shortest time; the GPU part
+    // is cut like the CPU part along the other axes (a lattice), at most kMostGpuCuts times.
+    const std::int64_t e = extent[axis];
+    Extent3 cpu_extent = extent;
+    auto step = [&](std::int64_t planes, Counts* c, double* cpu_seconds) {
+      *cpu_seconds = 0;
+      if (planes < e) {
+        cpu_extent[axis] = e - planes;
+        *c = best_cpu_counts(cpu_extent, dims, fixed, m, kMostGpuCuts, cpu_seconds);
+      }
+      if (planes < e && (cpus == 0 || e - planes < kMinThickness)) return -1.0;  // no CPU part
+      return std::max(gpu_part_seconds(extent, dims, axis, planes, gpus, gpu_point, task),
+                      *cpu_seconds);
+    };
+    // Every split on a coarse grid of planes, then every plane around the best.
+    const std::int64_t stride = std::max<std::int64_t>(1, e / 128);
+    std::int64_t best = e;
+    Counts c, c_best;
+    double cpu_seconds = 0, best_seconds = step(e, &c, &cpu_seconds);
+    auto consider = [&](std::int64_t planes) {
+      const double s = step(planes, &c, &cpu_seconds);
+      if (s >= 0 && s < best_seconds) best = planes, best_seconds = s;
+    };
+    for (std::int64_t planes = 0; planes < e; planes += stride) consider(planes);
+    for (std::int64_t planes = std::max<std::int64_t>(0, best - stride);
+         planes <= std::min(e - 1, best + stride); ++planes)
+      consider(planes);
+    double gpu_seconds = gpu_part_seconds(extent, dims, axis, best, gpus, gpu_point, task);
+    step(best, &c_best, &cpu_seconds);
+    const int slabs = static_cast<int>(std::min<std::int64_t>(gpus, best));
+    Cuts along = even_cuts(best, std::max(1, slabs));
+    if (best > 0 && best < e) along.push_back(best);
+    if (best < e)
+      for (std::int64_t k : even_cuts(e - best, c_best.n[axis])) along.push_back(best + k);
+    out.cuts[axis] = along;
+    int others = fixed_tiles();
+    if (best < e)
+      for (int a : axes)
+        if (a != axis) {
+          out.cuts[a] = even_cuts(extent[a], c_best.n[a]);
+          others *= c_best.n[a];
+        }
+    out.split_axis = axis;
+    out.split = best;
+    out.gpu_tiles = slabs * others;
+    out.cpu_tiles = best < e ? c_best.tiles() : 0;
+    out.step_seconds = best_seconds;
+    const std::string gpu_text = std::to_string(out.gpu_tiles) + " tiles for " +
+                                 std::to_string(gpus) + " CUDA worker(s), " +
+                                 seconds_text(gpu_seconds) + " per step";
+    out.summary =
+        best == e ? gpu_text + " (modelled); a CPU part would lengthen the step"
+                  : "GPU part " + std::string(axis_name(axis)) + " < " + std::to_string(best) +
+                        ": " + gpu_text + "; CPU part: " + std::to_string(out.cpu_tiles) +
+                        " tiles for " + std::to_string(cpus) + " CPU workers, " +
+                        seconds_text(cpu_seconds) + " per step (modelled" +
+                        (m.gpu_point_seconds > 0
+                             ? ")"
+                             : ", a GPU assumed " + std::to_string(static_cast<int>(kGpuSpeedup)) +
+                                   " times a core)");
+    return out;
+  }
+
+  double seconds = 0;
+  const Counts c =
+      best_cpu_counts(extent, dims, fixed, m, kMostTilesPerWorker * std::max(1, cpus), &seconds);
+  for (int a : axes) out.cuts[a] = even_cuts(extent[a], c.n[a]);
+  out.cpu_tiles = c.tiles();
+  out.step_seconds = seconds;
+  Extent3 largest{1, 1, 1};
+  for (int a = 0; a < dims; ++a)
+    largest[a] = out.cuts[a].empty() ? extent[a] : largest_tile(extent[a], 0, out.cuts[a]);
+  out.summary = std::to_string(out.cpu_tiles) + " tiles of " + extents_text(largest, dims) +
+                " for " + std::to_string(std::max(1, cpus)) + " CPU workers, " +
+                seconds_text(seconds) + " per step (modelled" +
+                (m.cpu_point_seconds > 0
+                     ? ""
+                     : ", at an assumed " + std::to_string(kCpuPointSeconds * 1e9).substr(0, 4) +
+                           " ns per point") +
+                ")";
+  return out;
+}
+
+}  // namespace tessera::partition

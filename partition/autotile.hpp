@@ -1,0 +1,70 @@
+// Choosing a grid's tiles from the machine: how many tiles, of what extents, along which axes,
+// and with CUDA workers the split of the grid into a GPU part and a CPU part. Pure code: the
+// library (core/grid/grid.cpp) describes the machine, the tests describe modelled ones.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "partition/tiling.hpp"
+
+namespace tessera::partition {
+
+// What the chooser knows of the machine. A time of 0 is unknown: the defaults below are used.
+struct Machine {
+  int cpu_workers = 1;
+  int cuda_workers = 0;
+  double cpu_point_seconds = 0;  // one point of one step on one CPU worker
+  double gpu_point_seconds = 0;  // one point of one step on one CUDA worker
+  double task_seconds = 0;       // what a task costs beyond its points (submission,
+                                 // dependencies, scheduling)
+};
+
+// Assumed when unknown: a memory-bound stencil point on one core of a current CPU, a GPU 20
+// times a core (a GPU step is bandwidth-bound: HBM against a core's share of DRAM), a task
+// of a dozen handles as measured here (docs/performance.md: 7-19 us).
+inline constexpr double kCpuPointSeconds = 2.5e-9;
+inline constexpr double kGpuSpeedup = 20;
+inline constexpr double kTaskSeconds = 15e-6;
+// The thinnest tile the chooser makes along an axis it cuts: thinner tiles copy more ghost
+// layers per point than they compute, and leave temporal blocking no depth.
+inline constexpr std::int64_t kMinThickness = 8;
+
+struct TileChoice {
+  std::array<Cuts, 3> cuts;  // per axis, where it is cut (empty: not cut)
+  // With CUDA workers: the axis of the split, and where the CPU part starts along it (the
+  // tiles before it form the GPU part); -1 without a split.
+  int split_axis = -1;
+  std::int64_t split = -1;
+  int gpu_tiles = 0, cpu_tiles = 0;
+  double step_seconds = 0;  // one step of the grid, as the model predicts it
+  std::string summary;      // what was chosen and why, in words
+};
+
+// Tiles for a grid of `extent` points (`dims` axes) on `machine`. `fixed[a]` > 0 keeps axis a
+// cut uniformly in tiles of that extent; the free axes are cut by the chooser, the slowest
+// first (z slabs, then y: long contiguous rows, the fewest ghost points). CPU workers only:
+// the tile count whose predicted step is shortest, a step being ceil(tiles / workers) rounds
+// of a tile's points and ghost copies plus a task's cost, and a quarter of a tile of imbalance.
+// With CUDA workers: the slowest free axis is split where the GPU part and the CPU part take
+// one step in the same time (by their speeds), the GPU part in one tile per CUDA worker, the
+// CPU part in tiles chosen as above for the CPU workers (each taking about a GPU step, or a
+// fraction of it), both cut alike along the other axes (a lattice).
+TileChoice choose_tiles(const Extent3& extent, int dims, const Extent3& fixed,
+                        const Machine& machine);
+
+// Where to move a CPU/GPU split of an axis of `extent` planes, now at `split` (GPU part below
+// it), given the measured seconds per step of each part: to the plane where both parts, at the
+// speeds measured (planes per second), take the same time. `split` itself while the two times
+// differ by at most `threshold` of the longer (a move costs a re-tiling: Field::retile), or a
+// part measured 0 or less (no sample yet).
+std::int64_t rebalanced_split(std::int64_t extent, std::int64_t split, double gpu_seconds,
+                              double cpu_seconds, double threshold);
+
+// `extent` cut into `n` tiles whose extents differ by at most one point (the thicker first): the
+// cut positions (empty for n <= 1).
+Cuts even_cuts(std::int64_t extent, int n);
+
+}  // namespace tessera::partition

@@ -1,0 +1,227 @@
+// Tiles of different extents along an axis, and tiles the library chooses: the geometry
+// (partition/), the chooser on measured and modelled machines, and stencil steps on such grids
+// bitwise against the serial reference for every scheduler and worker count.
+#include <gmock/gmock.h>
+
+#include "partition/autotile.hpp"
+#include "partition/tiling.hpp"
+#include "tests/autotile_cases.hpp"
+
+namespace {
+
+using tessera::partition::choose_tiles;
+using tessera::partition::Cuts;
+using tessera::partition::Machine;
+using tessera::partition::TileChoice;
+using tessera::partition::Tiling;
+using testing::HasSubstr;
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const tessera::Error& e) { return e.what(); }
+  return "(no error)";
+}
+
+// An axis cut at its own positions: origins, extents, numbering, neighbours, lookups.
+TEST(UnevenTiling, LatticeOfCutPositions) {
+  const Tiling t({10, 6, 20}, {std::vector<std::int64_t>{0, 7}, {0}, {0, 12, 16, 18}},
+                 {false, false, true});
+  ASSERT_EQ(t.size(), 8);
+  EXPECT_EQ(t.tiles_per_axis(), (std::array<int, 3>{2, 1, 4}));
+  EXPECT_EQ(t.tile(1).origin, (tessera::detail::Extent3{7, 0, 0}));
+  EXPECT_EQ(t.tile(1).extent, (tessera::detail::Extent3{3, 6, 12}));
+  EXPECT_EQ(t.tile(6).origin, (tessera::detail::Extent3{0, 0, 18}));
+  EXPECT_EQ(t.tile(6).extent, (tessera::detail::Extent3{7, 6, 2}));
+  EXPECT_EQ(t.thinnest(0), 3);
+  EXPECT_EQ(t.thinnest(2), 2);
+  EXPECT_EQ(t.tile_at({6, 5, 15}), 2);
+  EXPECT_EQ(t.tile_at({7, 0, 19}), 7);
+  EXPECT_EQ(t.neighbour(0, {0, 0, -1}), 6);  // periodic z wraps to the thin last slab
+  EXPECT_EQ(t.neighbour(1, {1, 0, 0}), -1);
+  // The uniform lattice as cut positions: the same tiles as the tile extent gives.
+  const Tiling u({10, 6, 20}, {5, 6, 7}, {false, false, false});
+  const Tiling c({10, 6, 20}, {std::vector<std::int64_t>{0, 5}, {0}, {0, 7, 14}},
+                 {false, false, false});
+  ASSERT_EQ(u.size(), c.size());
+  for (int id = 0; id < u.size(); ++id) {
+    EXPECT_EQ(u.tile(id).origin, c.tile(id).origin);
+    EXPECT_EQ(u.tile(id).extent, c.tile(id).extent);
+  }
+}
+
+TEST(UnevenTiling, CutListsAreChecked) {
+  using tessera::partition::cuts_error;
+  using tessera::partition::uniform_tile_of;
+  EXPECT_EQ(cuts_error(10, {3, 7}), "");
+  EXPECT_THAT(cuts_error(10, {3, 3}), HasSubstr("does not follow"));
+  EXPECT_THAT(cuts_error(10, {0}), HasSubstr("does not follow"));
+  EXPECT_THAT(cuts_error(10, {4, 10}), HasSubstr("not inside the extent of 10"));
+  EXPECT_EQ(uniform_tile_of(10, {4, 8}), 4);
+  EXPECT_EQ(uniform_tile_of(10, {}), 10);
+  EXPECT_EQ(uniform_tile_of(10, {4, 7}), 0);
+  EXPECT_EQ(uniform_tile_of(10, {3}), 0);  // a last tile of 7 is not at most 3
+  EXPECT_EQ(tessera::partition::even_cuts(10, 3), (Cuts{4, 7}));
+  EXPECT_EQ(tessera::partition::even_cuts(10, 1), Cuts{});
+}
+
+// A cut list that is a uniform lattice makes the same Grid as the tile extent; others keep
+// their positions; bad lists are refused with the rule.
+TEST(UnevenTiling, GridOfCuts) {
+  using G = tessera::Grid<3>;
+  EXPECT_EQ(G::cut({16, 8, 20}, {{{8}, {}, {6, 12, 18}}}), G({16, 8, 20}, {8, 8, 6}));
+  const G g = G::cut({16, 8, 20}, {{{}, {}, {9, 18, 19}}});
+  EXPECT_EQ(g.tiles(), 4);
+  EXPECT_EQ(g.tile()[2], 9);
+  EXPECT_EQ(g.cuts()[2], (std::vector<std::int64_t>{9, 18, 19}));
+  EXPECT_EQ(g.describe(), "16x8x20 in tiles of 16x8x(9 9 1 1)");
+  EXPECT_NE(g, G({16, 8, 20}, {16, 8, 9}));
+  EXPECT_THAT(error_of([] {
+                G::cut({16, 8, 20}, {{{}, {9}, {}}});
+              }),
+              AllOf(HasSubstr("tile cuts along y: cut 0 at 9 is not inside the extent of 8"),
+                    HasSubstr("increasing")));
+  EXPECT_THAT(error_of([] { G({16, 8, 20}, {16, -1, 4}); }), HasSubstr("must be positive"));
+  EXPECT_EQ(G::cut({16, 8, 20}, {{{}, {}, {9, 18, 19}}}, {}, 2, 18).split(), 18);
+  EXPECT_THAT(error_of([] {
+                G::cut({16, 8, 20}, {{{}, {}, {9, 18, 19}}}, {}, 2, 10);
+              }),
+              HasSubstr("split at 10 along axis 2 is not where a tile starts"));
+  EXPECT_THAT(error_of([] { G({16, 8, 20}); }), HasSubstr("needs a live tessera::Runtime"));
+}
+
+// The chooser on CPU workers: enough tiles for every worker, none thinner than the minimum,
+// the slowest axis cut first, fixed axes kept, a tiny grid left whole.
+TEST(TileChooser, CpuWorkers) {
+  Machine m;
+  m.cpu_workers = 2;
+  for (const tessera::detail::Extent3& e :
+       {tessera::detail::Extent3{64, 64, 64}, tessera::detail::Extent3{256, 256, 256},
+        tessera::detail::Extent3{4096, 4096, 1}}) {
+    const int dims = e[2] == 1 ? 2 : 3;
+    const TileChoice c = choose_tiles(e, dims, {0, 0, 0}, m);
+    SCOPED_TRACE(c.summary);
+    EXPECT_GE(c.cpu_tiles, 2);
+    EXPECT_EQ(c.cpu_tiles % 2, 0);           // whole rounds of the workers
+    EXPECT_FALSE(c.cuts[dims - 1].empty());  // the slowest axis is cut
+    EXPECT_TRUE(c.cuts[0].empty());          // rows stay whole
+    for (int a = 0; a < dims; ++a)
+      if (!c.cuts[a].empty())
+        EXPECT_GE(tessera::partition::thinnest_tile(e[a], 0, c.cuts[a]),
+                  tessera::partition::kMinThickness);
+    EXPECT_EQ(c.split_axis, -1);
+  }
+  EXPECT_EQ(choose_tiles({12, 12, 12}, 3, {0, 0, 0}, m).cpu_tiles, 1);  // thinner than the minimum
+  m.cpu_workers = 16;
+  const TileChoice many = choose_tiles({256, 256, 256}, 3, {0, 0, 0}, m);
+  EXPECT_GE(many.cpu_tiles, 16);
+  EXPECT_EQ(many.cpu_tiles % 16, 0);
+  // z fixed in tiles of 64: the chooser cuts y, not z.
+  const TileChoice fixed = choose_tiles({256, 256, 256}, 3, {0, 0, 64}, m);
+  EXPECT_EQ(fixed.cuts[2], (Cuts{64, 128, 192}));
+  EXPECT_FALSE(fixed.cuts[1].empty());
+}
+
+// The split on modelled CPU+GPU nodes: a GPU part of few large tiles and a CPU part of many
+// smaller ones along z, whose predicted step times meet.
+TEST(TileChooser, GpuAndCpuParts) {
+  Machine m;
+  m.cpu_workers = 14;
+  m.cuda_workers = 1;
+  m.cpu_point_seconds = 4e-9;
+  m.gpu_point_seconds = 1e-10;  // 40 times a core
+  const TileChoice c = choose_tiles({512, 512, 512}, 3, {0, 0, 0}, m);
+  SCOPED_TRACE(c.summary);
+  ASSERT_EQ(c.split_axis, 2);
+  // More than the GPU's share of the speed, 40 / (40 + 14) of the planes (379 of 512): the CPU
+  // part also pays for its ghost layers, its tasks and its imbalance.
+  EXPECT_GT(c.split, 379);
+  EXPECT_LT(c.split, 512);
+  EXPECT_LE(c.gpu_tiles, 4);
+  EXPECT_GE(c.cpu_tiles, 14);
+  EXPECT_EQ(c.cpu_tiles % 14, 0);
+  // The GPU part's tiles are thicker than the CPU part's along z.
+  const Cuts& z = c.cuts[2];
+  ASSERT_FALSE(z.empty());
+  EXPECT_EQ(std::count(z.begin(), z.end(), c.split), 1);
+  const std::int64_t gpu_thin = tessera::partition::thinnest_tile(
+      c.split, c.split, Cuts(z.begin(), std::find(z.begin(), z.end(), c.split)));
+  EXPECT_GT(gpu_thin, z.back() - z[z.size() - 2]);
+  // Within 30 % of a perfect split of the points by speed.
+  EXPECT_GT(c.step_seconds, 0);
+  EXPECT_LT(c.step_seconds, 1.3 * 512.0 * 512 * 512 / (14 / 4e-9 + 1 / 1e-10));
+  // A GPU far faster than the cores: GPU-only, one slab.
+  m.gpu_point_seconds = 1e-13;
+  const TileChoice gpu = choose_tiles({128, 128, 128}, 3, {0, 0, 0}, m);
+  EXPECT_EQ(gpu.split, 128);
+  EXPECT_EQ(gpu.cpu_tiles, 0);
+  EXPECT_EQ(gpu.gpu_tiles, 1);
+  // Two GPUs, 2-D: y is split.
+  m.cuda_workers = 2;
+  m.gpu_point_seconds = 1e-10;
+  const TileChoice two = choose_tiles({4096, 4096, 1}, 2, {0, 0, 0}, m);
+  EXPECT_EQ(two.split_axis, 1);
+  EXPECT_GE(two.gpu_tiles, 2);
+}
+
+// The rebalancing rule: planes move to where the measured speeds balance the parts, not for
+// a difference within the threshold.
+TEST(TileChooser, RebalancedSplit) {
+  using tessera::partition::rebalanced_split;
+  // The CPU part runs half as fast as planned: its 100 planes take 2 ms, the GPU's 400 1 ms.
+  // Speeds 400 and 50 planes/ms: 500 x 400 / 450 = 444 planes to the GPU.
+  EXPECT_EQ(rebalanced_split(500, 400, 1e-3, 2e-3, 0.1), 444);
+  EXPECT_EQ(rebalanced_split(500, 400, 1e-3, 1.05e-3, 0.1), 400);  // within the threshold
+  EXPECT_EQ(rebalanced_split(500, 400, 0, 2e-3, 0.1), 400);        // no GPU sample yet
+  EXPECT_EQ(rebalanced_split(500, 400, 1e-3, 1e-9, 0.1), 1);       // at least a plane each
+}
+
+class UnevenTiles : public testing::TestWithParam<test::Config> {};
+
+TEST_P(UnevenTiles, StencilsAndBlocksMatchReference) {
+  tessera::Runtime rt(test::options(GetParam()));
+  test::expect_uneven_tilings_match_reference();
+}
+
+// A grid without tile extents gets tiles from the runtime (and the configuration says which);
+// its results are the reference's.
+TEST_P(UnevenTiles, AutomaticTilesMatchReference) {
+  tessera::Runtime rt(test::options(GetParam()));
+  const tessera::Grid<3> grid({40, 24, 64});
+  EXPECT_GE(grid.tiles(), rt.cpu_workers());
+  EXPECT_THAT(rt.configuration(), HasSubstr("tiles of 40 x 24 x 64: "));
+  EXPECT_FALSE(grid.chosen().empty());
+  test::expect_heat3d_advance_matches_reference(grid, 5, tessera::kAutoDepth);
+  // A tile of 0 along z only: x and y as given.
+  const tessera::Grid<3> partly({40, 24, 64}, {20, 24, 0});
+  EXPECT_EQ(partly.tile()[0], 20);
+  EXPECT_TRUE(partly.cuts()[0].empty());
+  test::expect_heat3d_advance_matches_reference(partly, 3, 1);
+}
+
+TEST_P(UnevenTiles, TilesThinnerThanTheRadiusAreRefused) {
+  tessera::Runtime rt(test::options(GetParam()));
+  const auto grid = tessera::Grid<3>::cut({8, 8, 20}, {{{}, {}, {9, 10}}});
+  EXPECT_THAT(error_of([&] {
+                test::expect_matches_reference<double, 3, 2, false>(
+                    grid, test::Boundaries<3>::all(test::Boundary::neumann()));
+              }),
+              AllOf(HasSubstr("only 1 point(s) thick along z"), HasSubstr("cut at 9, 10")));
+}
+
+INSTANTIATE_TEST_SUITE_P(Config, UnevenTiles, testing::ValuesIn(test::configs()),
+                         test::config_name);
+
+// The split between the parts moved mid-run: fields unchanged, steps as the reference's.
+TEST_P(UnevenTiles, RetilingMidRunChangesNoValue) {
+  tessera::Runtime rt(test::options(GetParam()));
+  test::expect_retiled_run_matches_reference(1);
+  test::expect_retiled_run_matches_reference(tessera::kAutoDepth);
+  tessera::Field<double, 3> u(tessera::Grid<3>({8, 8, 8}, {8, 8, 4}), 1);
+  EXPECT_THAT(error_of([&] {
+                u.retile(tessera::Grid<3>({8, 8, 9}, {8, 8, 4}));
+              }),
+              AllOf(HasSubstr("cannot move onto a grid of 8 x 8 x 9"), HasSubstr("same extent")));
+}
+
+}  // namespace
