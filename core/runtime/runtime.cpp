@@ -50,13 +50,13 @@ const char* env(const char* name) {
 const char* const kStarpuHomeVariables[] = {"XDG_CACHE_HOME", "STARPU_HOME", "HOME",
                                             "TMPDIR",         "TEMP",        "TMP"};
 
-std::string starpu_home_source() {
+std::string model_home_source() {
   for (const char* name : kStarpuHomeVariables)
     if (env(name) != nullptr) return name;
   return "no HOME: /tmp";
 }
 
-std::string starpu_default_model_dir() {
+std::string default_model_dir() {
   for (const char* name : kStarpuHomeVariables)
     if (env(name) != nullptr) return std::string(env(name)) + "/.starpu/sampling";
   return "/tmp/.starpu/sampling";
@@ -262,9 +262,8 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
     detail::files::check_directory(env("STARPU_PERF_MODEL_DIR"), "STARPU_PERF_MODEL_DIR");
   else
     detail::files::check_directory(
-        starpu_default_model_dir(),
-        "StarPU's default model directory (from " + starpu_home_source() +
-            "; --perfmodel-dir or STARPU_PERF_MODEL_DIR choose another)");
+        default_model_dir(), "StarPU's default model directory (from " + model_home_source() +
+                                 "; --perfmodel-dir or STARPU_PERF_MODEL_DIR choose another)");
   if (!o.fxt.empty()) {
     if (!caps.fxt)
       throw Error("--fxt " + o.fxt + " needs a StarPU built with FxT, and this StarPU " +
