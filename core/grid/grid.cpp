@@ -78,17 +78,13 @@ Lattice tile_lattice(const Extent3& extent, const Extent3& tile, int dims) {
                   "single tile");
     automatic = automatic || tile[a] == 0;
   }
-  if (automatic) {
-    // The overflow checks of the fixed axes first: the chooser counts in tiles.
-    Extent3 counts{1, 1, 1};
-    for (int a = 0; a < dims; ++a)
-      if (tile[a] > 0) counts[a] = partition::tile_count_along(extent[a], tile[a]);
-    check_counts(extent, counts, lattice_text(tile, dims), dims);
-    return automatic_lattice(extent, tile, dims);
-  }
+  // The overflow checks of the fixed axes, before the chooser (which counts in tiles) is asked
+  // for the others.
   Extent3 counts{1, 1, 1};
-  for (int a = 0; a < dims; ++a) counts[a] = partition::tile_count_along(extent[a], tile[a]);
+  for (int a = 0; a < dims; ++a)
+    if (tile[a] > 0) counts[a] = partition::tile_count_along(extent[a], tile[a]);
   check_counts(extent, counts, lattice_text(tile, dims), dims);
+  if (automatic) return automatic_lattice(extent, tile, dims);
   Lattice l;
   for (int a = 0; a < dims; ++a) {
     l.tile[a] = partition::clamped_tile(extent[a], tile[a]);
