@@ -99,7 +99,19 @@ check "STARPU_PERF_MODEL_DIR is a file" fail "is not a directory" env STARPU_PER
 check "perfmodel-dir missing (created)" ok "checksum=" "$heat3d" "${small[@]}" --perfmodel-dir new/models --quiet
 check "HOME under a file (default models)" fail "StarPU's default model directory \\(from HOME" env -u XDG_CACHE_HOME -u STARPU_HOME HOME=afile/home "$heat3d" "${small[@]}"
 check "STARPU_HOME under a file" fail "default model directory \\(from STARPU_HOME" env -u XDG_CACHE_HOME STARPU_HOME=afile/home "$heat3d" "${small[@]}"
-check "HOME unusable, --perfmodel-dir given" ok "checksum=" env HOME=afile/home "$heat3d" "${small[@]}" --perfmodel-dir models --quiet
+check "HOME unusable, --perfmodel-dir given" ok "checksum=" env -u XDG_CACHE_HOME -u STARPU_HOME HOME=afile/home "$heat3d" "${small[@]}" --perfmodel-dir models --quiet
+# A named model directory is the only one StarPU uses (StarPU 1.4 has a second one under its
+# home): models saved there, nothing created under HOME. only_models HOME MODE APP ARGS...: a
+# run with HOME set, the models named by MODE (--flag or a variable), then where StarPU wrote;
+# a script, as `check` runs its command under timeout.
+only_models='home=$1 mode=$2; shift 2; mkdir -p "$home" || exit 1
+  if [ "$mode" = --flag ]; then set -- "$@" --perfmodel-dir "$home.models"; else export "$mode=$home.models"; fi
+  env -u XDG_CACHE_HOME -u STARPU_HOME HOME="$home" "$@" --quiet || exit 1
+  if [ -e "$home/.starpu" ]; then echo "StarPU wrote under HOME: $(find "$home" | head -3)"; exit 1; fi
+  ls "$home.models/codelets/"*/tessera.* > /dev/null || exit 1
+  echo "models only in the named directory"'
+check "--perfmodel-dir: nothing under HOME" ok "models only in the named directory" bash -c "$only_models" _ "$work/home1" --flag "$heat3d" "${small[@]}"
+check "STARPU_PERF_MODEL_DIR: nothing under HOME" ok "models only in the named directory" bash -c "$only_models" _ "$work/home2" STARPU_PERF_MODEL_DIR "$heat3d" "${small[@]}"
 echo "== outputs"
 check "trace to /dev/full" fail "could not write the --trace file '/dev/full'" "$heat3d" "${small[@]}" --quiet --trace /dev/full
 check "report to /dev/full" fail "could not write the --report file '/dev/full'" "$heat3d" "${small[@]}" --quiet --report /dev/full
