@@ -99,7 +99,21 @@ check "STARPU_PERF_MODEL_DIR is a file" fail "is not a directory" env STARPU_PER
 check "perfmodel-dir missing (created)" ok "checksum=" "$heat3d" "${small[@]}" --perfmodel-dir new/models --quiet
 check "HOME under a file (default models)" fail "StarPU's default model directory \\(from HOME" env -u XDG_CACHE_HOME -u STARPU_HOME HOME=afile/home "$heat3d" "${small[@]}"
 check "STARPU_HOME under a file" fail "default model directory \\(from STARPU_HOME" env -u XDG_CACHE_HOME STARPU_HOME=afile/home "$heat3d" "${small[@]}"
-check "HOME unusable, --perfmodel-dir given" ok "checksum=" env HOME=afile/home "$heat3d" "${small[@]}" --perfmodel-dir models --quiet
+check "HOME unusable, --perfmodel-dir given" ok "checksum=" env -u XDG_CACHE_HOME -u STARPU_HOME HOME=afile/home "$heat3d" "${small[@]}" --perfmodel-dir models --quiet
+# A named model directory is the only one StarPU uses (StarPU 1.4 also reads and updates models
+# under its home). only_models HOME MODE APP ARGS...: a first run saves models under HOME; a
+# second, calibrating, with the models named by MODE (--flag or a variable), must leave them
+# as they were and save its own in the named directory. A script: `check` runs it under timeout.
+only_models='home=$1 mode=$2; shift 2; mkdir -p "$home" || exit 1
+  run() { env -u XDG_CACHE_HOME -u STARPU_HOME -u STARPU_PERF_MODEL_DIR HOME="$home" STARPU_CALIBRATE=1 "$@" --quiet > /dev/null || exit 1; }
+  run "$@"
+  sums=$(cat "$home/.starpu/sampling/codelets/"*/tessera.* | md5sum) || exit 1
+  if [ "$mode" = --flag ]; then run "$@" --perfmodel-dir "$home.models"; else run env "$mode=$home.models" "$@"; fi
+  [ "$(cat "$home/.starpu/sampling/codelets/"*/tessera.* | md5sum)" = "$sums" ] || { echo "StarPU updated the models under HOME"; exit 1; }
+  ls "$home.models/codelets/"*/tessera.* > /dev/null || exit 1
+  echo "models only in the named directory"'
+check "--perfmodel-dir: HOME's models untouched" ok "models only in the named directory" bash -c "$only_models" _ "$work/home1" --flag "$heat3d" "${small[@]}"
+check "STARPU_PERF_MODEL_DIR: HOME's untouched" ok "models only in the named directory" bash -c "$only_models" _ "$work/home2" STARPU_PERF_MODEL_DIR "$heat3d" "${small[@]}"
 echo "== outputs"
 check "trace to /dev/full" fail "could not write the --trace file '/dev/full'" "$heat3d" "${small[@]}" --quiet --trace /dev/full
 check "report to /dev/full" fail "could not write the --report file '/dev/full'" "$heat3d" "${small[@]}" --quiet --report /dev/full

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "tasks/starpu.hpp"
 #include "tessera/error.hpp"
@@ -17,6 +18,40 @@ const char* env(const char* name) {
   const char* v = std::getenv(name);
   return (v != nullptr && *v != '\0') ? v : nullptr;
 }
+
+// StarPU 1.4 keeps a second model directory besides STARPU_PERF_MODEL_DIR, its home's
+// .starpu/sampling (home: XDG_CACHE_HOME, else STARPU_HOME, else HOME): it creates it at start-up
+// (aborting when it cannot) and reads and updates a model it finds there. A named model directory
+// is to be the only one (docs/reliability.md), so while StarPU starts and fixes its directories,
+// its home is a folder inside the named one; the user's XDG_CACHE_HOME is given back after
+// start-up. StarPU 1.3 has no second directory.
+class PrivateModelHome {
+ public:
+  PrivateModelHome() {
+#if STARPU_MAJOR_VERSION > 1 || STARPU_MINOR_VERSION >= 4
+    const char* dir = env("STARPU_PERF_MODEL_DIR");
+    if (dir == nullptr) return;
+    const char* before = std::getenv("XDG_CACHE_HOME");
+    had_value_ = before != nullptr;
+    if (had_value_) value_ = before;
+    setenv("XDG_CACHE_HOME", (std::string(dir) + "/.starpu-home").c_str(), 1);
+    set_ = true;
+#endif
+  }
+  ~PrivateModelHome() {
+    if (!set_) return;
+    if (had_value_)
+      setenv("XDG_CACHE_HOME", value_.c_str(), 1);
+    else
+      unsetenv("XDG_CACHE_HOME");
+  }
+  PrivateModelHome(const PrivateModelHome&) = delete;
+  PrivateModelHome& operator=(const PrivateModelHome&) = delete;
+
+ private:
+  bool set_ = false, had_value_ = false;
+  std::string value_;
+};
 
 void stop(bool distributed) {
 #ifdef TESSERA_WITH_MPI
@@ -110,6 +145,7 @@ Engine::Engine(const EngineConfig& config)
   // StarPU 1.3 and 1.4 read and save the models under STARPU_PERF_MODEL_DIR.
   if (!config.perfmodel_dir.empty())
     setenv("STARPU_PERF_MODEL_DIR", config.perfmodel_dir.c_str(), 1);
+  const PrivateModelHome private_home;  // until the end of start-up
   // StarPU's own traces (paje.trace for ViTE, tasks.rec) come from FxT; StarPU writes them into
   // STARPU_FXT_PREFIX at shutdown.
   if (!config.fxt_dir.empty()) {

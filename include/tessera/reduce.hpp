@@ -25,13 +25,19 @@ struct AsDouble {
   TESSERA_HD double operator()(T v) const { return static_cast<double>(v); }
 };
 
-// Contributes g(value) of every point to one reduction.
+// Contributes g(value) of every point to one reduction: exactly one value per point, which
+// `value` gives (CPU rows of a Sum then fill their batch without a branch per point).
 template <class G, class Tag>
 struct ReduceValue {
+  using OneValuePerPoint = void;
   G g;
   template <int D, class T>
-  TESSERA_HD void operator()(Index<D>, In<T> u, Reducer<Tag> r) const {
-    r(g(u()));
+  TESSERA_HD double value(Index<D>, In<T> u) const {
+    return g(u());
+  }
+  template <int D, class T>
+  TESSERA_HD void operator()(Index<D> i, In<T> u, Reducer<Tag> r) const {
+    r(value(i, u));
   }
 };
 

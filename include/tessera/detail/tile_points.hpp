@@ -51,6 +51,14 @@ struct HasInterior : std::false_type {};
 template <class F>
 struct HasInterior<F, std::void_t<decltype(&F::interior)>> : std::true_type {};
 
+/// Whether a reduction's functor contributes exactly one value per point, given by
+/// `double F::value(Index, accessors...)`: it says so with `using OneValuePerPoint = void;`
+/// (tessera::sum, min, max).
+template <class F, class = void>
+struct HasValue : std::false_type {};
+template <class F>
+struct HasValue<F, std::void_t<typename F::OneValuePerPoint>> : std::true_type {};
+
 /// The global index box [lo, hi) where a functor's `interior` runs on CPU workers (a stencil's
 /// points at least its radius from every non-periodic face); empty, as made, for loops.
 struct InnerBox {
@@ -78,6 +86,8 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
   static constexpr int kReduce = static_cast<int>(sizeof...(R));
   static constexpr int kExtrema = (0 + ... + (std::is_same_v<R, Sum> ? 0 : 1));
   static constexpr int kBuffers = kFields + (kReduce > 0 ? 1 : 0);
+  // One Sum of one value per point: CPU rows feed the batch directly.
+  static constexpr bool kSumOfValues = kReduce == 1 && kExtrema == 0 && HasValue<F>::value;
   using Args = TileArgs<Payload<F, kIn>, kFields>;
 
   /// The buffer (and frame field) of accessor j: reads first, then writes, each in order.
@@ -269,6 +279,15 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
       } else {
         cpu_points<false>(a, f, idx, x0, 0, nx, rows, sy, sz, fields);
       }
+    } else if constexpr (kSumOfValues) {
+      batch[0].add_each(
+          nx,
+          [&](std::int64_t x) {
+            Index<D> i = idx;
+            i[0] = x0 + x;
+            return f.value(i, at_point<J>(a, std::get<J>(rows) + x, sy[J], sz[J])...);
+          },
+          tile_slots(base)[0].sum);
     } else {
       ReducePartial parts[kReduce];
       start_row(base, parts);
