@@ -3,6 +3,9 @@
 // what it cannot do is refused before any task is submitted.
 #include <gmock/gmock.h>
 
+#include <map>
+#include <string>
+
 #include "apps/heat3d/heat3d.hpp"
 #include "apps/jacobi2d/jacobi2d.hpp"
 #include "apps/life/life.hpp"
@@ -312,6 +315,92 @@ TEST_P(TimeBlock, InPlaceFieldsMatchReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, TimeBlock, testing::ValuesIn(test::configs()), test::config_name);
+
+// The tasks of a blocked run per kind, recorded by a runtime of its own (task steps count from
+// 0): `run` creates the fields and submits. With fused exchanges, every halo-pack task must
+// serve the first exchange (step 0): after it, the block tasks pack the faces the next block
+// reads, whether a block's result ends in u (an even number of steps) or in next (odd).
+template <class Run>
+std::map<std::string, int> block_tasks_per_kind(bool fused_exchange, Run run) {
+  tessera::Options o = test::options({"dmda", 2});
+  o.trace = testing::TempDir() + "tessera_block_tasks.json";
+  o.fused_exchange = fused_exchange;
+  tessera::Runtime rt(o);
+  run();
+  rt.wait();
+  std::map<std::string, int> kinds;
+  for (const tessera::trace::TaskEvent& e : rt.recorded().tasks) {
+    ++kinds[e.kind];
+    if (fused_exchange && e.kind == "halo-pack")
+      EXPECT_EQ(e.step, 0) << "a separate halo-pack task of field '" << e.field << "', tile "
+                           << e.tile << ", after the first exchange";
+  }
+  return kinds;
+}
+
+using Kinds = std::map<std::string, int>;
+
+// heat3d, life and jacobi2d as their apps run them with --steps-per-exchange: in steady state
+// one task per tile and block, nothing else; --separate-exchange-tasks keeps one halo-pack and
+// one boundary task per tile and block, and gives the same bits.
+TEST(BlockTasks, OneTaskPerTileAndBlockAfterTheFirstExchange) {
+  const tessera::Grid<3> slabs({24, 20, 18}, {24, 20, 6});  // 3 tiles
+  std::vector<double> result[2];
+  auto heat3d = [&](int depth, long steps, std::vector<double>* out) {
+    return [=, &slabs] {
+      tessera::Field<double, 3> u(slabs, depth, apps::heat3d_boundaries(), "u"),
+          next(slabs, depth, apps::heat3d_boundaries(), "next");
+      u.fill(test::initial<double, 3>);
+      tessera::Stencil<3>("heat3d", tessera::Shape::Star, 1)
+          .advance(apps::Heat3d{0.1}, u, next, steps, depth);
+      if (out != nullptr) *out = u.gather();
+    };
+  };
+  // Depth 3, 10 steps: blocks of 3, 3, 3 and 1 step, each ending in next.
+  EXPECT_EQ(block_tasks_per_kind(true, heat3d(3, 10, &result[0])),
+            (Kinds{{"time-block+halo", 4 * 3}, {"halo-pack", 3}, {"constant-ghosts", 2 * 3}}));
+  EXPECT_EQ(block_tasks_per_kind(false, heat3d(3, 10, &result[1])),
+            (Kinds{{"time-block", 4 * 3},
+                   {"halo-pack", 4 * 3},
+                   {"boundary", 4 * 3},
+                   {"constant-ghosts", 2 * 3}}));
+  test::expect_bitwise_equal(result[0], result[1]);
+  // Depth 2: every block ends in u (its spare face buffers).
+  EXPECT_EQ(block_tasks_per_kind(true, heat3d(2, 10, nullptr)),
+            (Kinds{{"time-block+halo", 5 * 3}, {"halo-pack", 3}, {"constant-ghosts", 2 * 3}}));
+
+  // life on a torus, 3 x 2 tiles, 3 blocks of 3 steps: no constant ghosts.
+  EXPECT_EQ(block_tasks_per_kind(true,
+                                 [] {
+                                   const tessera::Grid<2> torus({30, 26}, {10, 13}, {true, true});
+                                   const auto periodic = Boundaries<2>::all(Boundary::periodic());
+                                   tessera::Field<std::uint8_t, 2> u(torus, 3, periodic, "u"),
+                                       next(torus, 3, periodic, "next");
+                                   u.fill(apps::life_seed);
+                                   tessera::Stencil<2>("life", tessera::Shape::Box, 1)
+                                       .advance(apps::Life{}, u, next, 9, 3);
+                                 }),
+            (Kinds{{"time-block+halo", 3 * 6}, {"halo-pack", 6}}));
+
+  // jacobi2d with its source term, 4 tiles, blocks of 3, 3 and 1 step: the source is exchanged
+  // once (a halo-pack and a boundary task per tile) and never written.
+  EXPECT_EQ(
+      block_tasks_per_kind(true,
+                           [] {
+                             const tessera::Grid<2> grid({48, 40}, {48, 10});
+                             const auto zero = Boundaries<2>::all(Boundary::dirichlet(0.0));
+                             tessera::Field<float, 2> u(grid, 3, zero, "u"),
+                                 next(grid, 3, zero, "next"), f(grid, 3, zero, "f");
+                             u.fill([](Index<2>) { return 0.0f; });
+                             f.fill([](Index<2> p) { return apps::jacobi2d_source(p, 48, 40); });
+                             tessera::Stencil<2>("jacobi2d", tessera::Shape::Star, 1)
+                                 .advance(apps::Jacobi2d{0.01f}, u, next, 7, 3, tessera::in(f));
+                           }),
+      (Kinds{{"time-block+halo", 3 * 4},
+             {"halo-pack", 2 * 4},
+             {"boundary", 4},
+             {"constant-ghosts", 3 * 4}}));
+}
 
 class TimeBlockErrors : public testing::Test {
  protected:
