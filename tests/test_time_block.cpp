@@ -550,6 +550,40 @@ TEST_F(TimeBlockErrors, AutoDepthIsTheDeepestTheFieldsAllow) {
   test::expect_bitwise_equal(u.gather(), a.gather());
 }
 
+// The depth chooser with costs (the known answers worked by hand): a step of a tile costs
+// its points times (1 + the recomputed share, (depth - 1) radius / thickness per cut axis) plus
+// 1/depth of a block's own cost.
+TEST(BlockDepth, DeeperWhereTheBlockCostDominatesWithinTheRedundantWorkLimit) {
+  using tessera::detail::BlockCosts;
+  using tessera::detail::deepest_block_for_tiles;
+  const auto spec = [](tessera::Grid<2> g) { return tessera::detail::grid_spec(g); };
+  // 1000 x 320 in rows of 80 (4 tiles, 80,000 points): at 1 ns a point and 100 us a block, a
+  // step costs 80 + (d - 1) + 100 / d us: shortest at d = 10 (99 us; 108 at d = 4).
+  const auto rows = spec(tessera::Grid<2>({1000, 320}, {1000, 80}));
+  EXPECT_EQ(deepest_block_for_tiles(1, rows, 16, BlockCosts{1e-9, 100e-6}), 10);
+  // Without costs, or with `most` at kMaxAutoDepth: the deepest of 1 to 4, as before.
+  EXPECT_EQ(deepest_block_for_tiles(1, rows, 16), tessera::kMaxAutoDepth);
+  EXPECT_EQ(deepest_block_for_tiles(1, rows, tessera::kMaxAutoDepth, BlockCosts{1e-9, 100e-6}),
+            tessera::kMaxAutoDepth);
+  // `most` (the halos) caps it: 80 + 5 + 16.7 at 6, against 108 at 4.
+  EXPECT_EQ(deepest_block_for_tiles(1, rows, 6, BlockCosts{1e-9, 100e-6}), 6);
+  // Points dominate (a block costs 10 us): 83 + 2.5 at 4, 84 + 2 at 5: within kDeeperGain.
+  EXPECT_EQ(deepest_block_for_tiles(1, rows, 16, BlockCosts{1e-9, 10e-6}), 4);
+  // The redundant-work limit: rows of 32 allow (d - 1) / 32 <= 1/8, d <= 5, however costly a
+  // block (32 + (d - 1) 1 + 1000 / d: 5 beats 4 by 10 %).
+  const auto thin = spec(tessera::Grid<2>({1000, 320}, {1000, 32}));
+  EXPECT_EQ(deepest_block_for_tiles(1, thin, 16, BlockCosts{1e-9, 1000e-6}), 5);
+  // Radius 2 on the rows of 80: (d - 1) 2 / 80 <= 1/8 gives d <= 6, and d x 2 <= 80; a step
+  // costs 80 + 2 (d - 1) + 200 / d: 6 (123.3) against 4 (136); with 100 us a block, 6 (106.7)
+  // is within kDeeperGain of 4 (111).
+  EXPECT_EQ(deepest_block_for_tiles(2, rows, 16, BlockCosts{1e-9, 200e-6}), 6);
+  EXPECT_EQ(deepest_block_for_tiles(2, rows, 16, BlockCosts{1e-9, 100e-6}), 4);
+  // Both axes cut, 8 x 8 tiles of 100 x 100 (10,000 points, 10 us at 1 ns): (d - 1) 2 / 100 <=
+  // 1/8 gives d <= 7; a step costs 10 (1 + (d - 1) / 50) + 200 / d us: 7 (39.8) against 4 (60.6).
+  const auto squares = spec(tessera::Grid<2>({800, 800}, {100, 100}));
+  EXPECT_EQ(deepest_block_for_tiles(1, squares, 16, BlockCosts{1e-9, 200e-6}), 7);
+}
+
 // The fields swap as the step-by-step loop would: after an odd number of steps the result is in
 // the Field object passed as u.
 TEST_F(TimeBlockErrors, ResultEndsInUForOddAndEvenStepCounts) {

@@ -119,14 +119,33 @@ void check_time_block(const std::string& name, int radius, const FieldStorage& u
                       const FieldStorage& next, const std::vector<FieldStorage*>& extras,
                       const std::vector<FieldStorage*>& state, long steps, int depth);
 
-/// The deepest block of 1..`most` steps that a grid's tiles allow (at least depth x radius
-/// thick) recomputing at most an eighth more points (Stencil::auto_depth).
-int deepest_block_for_tiles(int radius, const GridSpec& grid, int most);
+/// What a temporal block costs on one tile, for choosing its depth: one point of one step of
+/// its kernel on a worker, and what each block task costs beyond its points (its submission,
+/// its dependencies on the neighbour tiles' blocks, the wait for the slowest of them). 0:
+/// unknown.
+struct BlockCosts {
+  double point_seconds = 0;
+  double block_seconds = 0;
+};
+/// The redundant-work limit: a block recomputes at most this share more points than its steps.
+inline constexpr double kRedundantWorkLimit = 0.125;
+/// Deeper than kMaxAutoDepth only for a predicted step shorter by more than this share: less is
+/// within the models' error, and deeper blocks cost deeper ghost layers.
+inline constexpr double kDeeperGain = 0.05;
+
+/// The depth of a block on a grid's tiles (Stencil::auto_depth): of 1..`most` steps, tiles at
+/// least depth x radius thick, recomputing at most kRedundantWorkLimit more points; among
+/// those, the deepest up to kMaxAutoDepth, and deeper only with `costs` known, where a block's
+/// own cost dominates its points' (small tiles): the depth whose step, its points and those
+/// recomputed plus 1/depth of a block's cost, is shortest (by more than kDeeperGain).
+int deepest_block_for_tiles(int radius, const GridSpec& grid, int most,
+                            const BlockCosts& costs = {});
 /// The same for these fields, also within their halos (1 when u's or next's faces rule blocking
 /// out, or when the fields are not on one grid).
 int deepest_time_block(int radius, const FieldStorage& u, const FieldStorage& next,
                        const std::vector<FieldStorage*>& extras,
-                       const std::vector<FieldStorage*>& state, int most);
+                       const std::vector<FieldStorage*>& state, int most,
+                       const BlockCosts& costs = {});
 
 /// Submits one temporal block (library): checks, one exchange of u's and the in-place fields'
 /// ghost layers `depth` x `radius` deep (box-shaped when depth > 1: several steps of a star
