@@ -150,6 +150,21 @@ TEST_P(TimeBlock, PeriodicBoxWrapsWithTheWrappedIndex) {
   }
 }
 
+// Blocks deeper than kMaxAutoDepth (as auto_depth picks on thick tiles of few points): 16 steps
+// per exchange, 37 steps (a shorter, odd last block), Dirichlet and periodic rows.
+TEST_P(TimeBlock, DeepBlocksMatchReference) {
+  const tessera::Grid<2> rows({16, 96}, {16, 32});
+  const tessera::Grid<2> ring({16, 96}, {16, 32}, {false, true});
+  expect_advance_matches_reference<double, 2, 1, false>(
+      rows, test::Boundaries<2>::all(Boundary::dirichlet(0.5)), 37, tessera::kDeepestAutoDepth,
+      MixAt<double, 1, false>{});
+  Boundaries<2> faces;
+  faces.set(0, 0, Boundary::dirichlet(1.0)).set(0, 1, Boundary::dirichlet(-1.0));
+  faces.set(1, 0, Boundary::periodic()).set(1, 1, Boundary::periodic());
+  expect_advance_matches_reference<float, 2, 1, true>(ring, faces, 37, tessera::kDeepestAutoDepth,
+                                                      MixAt<float, 1, true>{});
+}
+
 // Life's uint8 cells on a periodic torus, one axis periodic and the other Dirichlet.
 TEST_P(TimeBlock, LifeAndMixedFacesMatchReference) {
   const tessera::Grid<2> torus({30, 26}, {10, 9}, {true, true});
@@ -582,6 +597,13 @@ TEST(BlockDepth, DeeperWhereTheBlockCostDominatesWithinTheRedundantWorkLimit) {
   // 1/8 gives d <= 7; a step costs 10 (1 + (d - 1) / 50) + 200 / d us: 7 (39.8) against 4 (60.6).
   const auto squares = spec(tessera::Grid<2>({800, 800}, {100, 100}));
   EXPECT_EQ(deepest_block_for_tiles(1, squares, 16, BlockCosts{1e-9, 200e-6}), 7);
+  // Stencil::auto_depth with the assumed costs (2.5 ns a point, 15 us a block): rows of 16
+  // points, 128 thick (2,048 points: 5.1 us a step) go to kDeepestAutoDepth (5.7 + 0.9 us a step
+  // against 5.2 + 3.75 at 4); rows of 1024 stay at 4 (328 us of points a step).
+  const tessera::Stencil<2> stencil("depth", tessera::Shape::Star, 1);
+  EXPECT_EQ(stencil.auto_depth(tessera::Grid<2>({16, 512}, {16, 128})), tessera::kDeepestAutoDepth);
+  EXPECT_EQ(stencil.auto_depth(tessera::Grid<2>({1024, 1024}, {1024, 128})),
+            tessera::kMaxAutoDepth);
 }
 
 // The fields swap as the step-by-step loop would: after an odd number of steps the result is in

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <utility>
 
+#include "partition/autotile.hpp"
 #include "partition/tiling.hpp"
 #include "tasks/halo.hpp"
 #include "tessera/detail/boundary_function.hpp"
@@ -431,6 +432,8 @@ void check_time_block(const std::string& name, int radius, const FieldStorage& u
 }  // namespace tessera::detail
 
 namespace tessera::detail {
+
+BlockCosts assumed_block_costs() { return {partition::kCpuPointSeconds, partition::kTaskSeconds}; }
 
 int deepest_block_for_tiles(int radius, const GridSpec& grid, int most, const BlockCosts& costs) {
   long width = static_cast<long>(most) * radius;
