@@ -3,6 +3,9 @@
 // what it cannot do is refused before any task is submitted.
 #include <gmock/gmock.h>
 
+#include <map>
+#include <string>
+
 #include "apps/heat3d/heat3d.hpp"
 #include "apps/jacobi2d/jacobi2d.hpp"
 #include "apps/life/life.hpp"
@@ -145,6 +148,21 @@ TEST_P(TimeBlock, PeriodicBoxWrapsWithTheWrappedIndex) {
                                                            MixAt<double, 2, true>{});
     }
   }
+}
+
+// Blocks deeper than kMaxAutoDepth (as auto_depth picks on thick tiles of few points): 16 steps
+// per exchange, 37 steps (a shorter, odd last block), Dirichlet and periodic rows.
+TEST_P(TimeBlock, DeepBlocksMatchReference) {
+  const tessera::Grid<2> rows({16, 96}, {16, 32});
+  const tessera::Grid<2> ring({16, 96}, {16, 32}, {false, true});
+  expect_advance_matches_reference<double, 2, 1, false>(
+      rows, test::Boundaries<2>::all(Boundary::dirichlet(0.5)), 37, tessera::kDeepestAutoDepth,
+      MixAt<double, 1, false>{});
+  Boundaries<2> faces;
+  faces.set(0, 0, Boundary::dirichlet(1.0)).set(0, 1, Boundary::dirichlet(-1.0));
+  faces.set(1, 0, Boundary::periodic()).set(1, 1, Boundary::periodic());
+  expect_advance_matches_reference<float, 2, 1, true>(ring, faces, 37, tessera::kDeepestAutoDepth,
+                                                      MixAt<float, 1, true>{});
 }
 
 // Life's uint8 cells on a periodic torus, one axis periodic and the other Dirichlet.
@@ -313,6 +331,92 @@ TEST_P(TimeBlock, InPlaceFieldsMatchReference) {
 
 INSTANTIATE_TEST_SUITE_P(Configs, TimeBlock, testing::ValuesIn(test::configs()), test::config_name);
 
+// The tasks of a blocked run per kind, recorded by a runtime of its own (task steps count from
+// 0): `run` creates the fields and submits. With fused exchanges, every halo-pack task must
+// serve the first exchange (step 0): after it, the block tasks pack the faces the next block
+// reads, whether a block's result ends in u (an even number of steps) or in next (odd).
+template <class Run>
+std::map<std::string, int> block_tasks_per_kind(bool fused_exchange, Run run) {
+  tessera::Options o = test::options({"dmda", 2});
+  o.trace = testing::TempDir() + "tessera_block_tasks.json";
+  o.fused_exchange = fused_exchange;
+  tessera::Runtime rt(o);
+  run();
+  rt.wait();
+  std::map<std::string, int> kinds;
+  for (const tessera::trace::TaskEvent& e : rt.recorded().tasks) {
+    ++kinds[e.kind];
+    if (fused_exchange && e.kind == "halo-pack")
+      EXPECT_EQ(e.step, 0) << "a separate halo-pack task of field '" << e.field << "', tile "
+                           << e.tile << ", after the first exchange";
+  }
+  return kinds;
+}
+
+using Kinds = std::map<std::string, int>;
+
+// heat3d, life and jacobi2d as their apps run them with --steps-per-exchange: in steady state
+// one task per tile and block, nothing else; --separate-exchange-tasks keeps one halo-pack and
+// one boundary task per tile and block, and gives the same bits.
+TEST(BlockTasks, OneTaskPerTileAndBlockAfterTheFirstExchange) {
+  const tessera::Grid<3> slabs({24, 20, 18}, {24, 20, 6});  // 3 tiles
+  std::vector<double> result[2];
+  auto heat3d = [&](int depth, long steps, std::vector<double>* out) {
+    return [=, &slabs] {
+      tessera::Field<double, 3> u(slabs, depth, apps::heat3d_boundaries(), "u"),
+          next(slabs, depth, apps::heat3d_boundaries(), "next");
+      u.fill(test::initial<double, 3>);
+      tessera::Stencil<3>("heat3d", tessera::Shape::Star, 1)
+          .advance(apps::Heat3d{0.1}, u, next, steps, depth);
+      if (out != nullptr) *out = u.gather();
+    };
+  };
+  // Depth 3, 10 steps: blocks of 3, 3, 3 and 1 step, each ending in next.
+  EXPECT_EQ(block_tasks_per_kind(true, heat3d(3, 10, &result[0])),
+            (Kinds{{"time-block+halo", 4 * 3}, {"halo-pack", 3}, {"constant-ghosts", 2 * 3}}));
+  EXPECT_EQ(block_tasks_per_kind(false, heat3d(3, 10, &result[1])),
+            (Kinds{{"time-block", 4 * 3},
+                   {"halo-pack", 4 * 3},
+                   {"boundary", 4 * 3},
+                   {"constant-ghosts", 2 * 3}}));
+  test::expect_bitwise_equal(result[0], result[1]);
+  // Depth 2: every block ends in u (its spare face buffers).
+  EXPECT_EQ(block_tasks_per_kind(true, heat3d(2, 10, nullptr)),
+            (Kinds{{"time-block+halo", 5 * 3}, {"halo-pack", 3}, {"constant-ghosts", 2 * 3}}));
+
+  // life on a torus, 3 x 2 tiles, 3 blocks of 3 steps: no constant ghosts.
+  EXPECT_EQ(block_tasks_per_kind(true,
+                                 [] {
+                                   const tessera::Grid<2> torus({30, 26}, {10, 13}, {true, true});
+                                   const auto periodic = Boundaries<2>::all(Boundary::periodic());
+                                   tessera::Field<std::uint8_t, 2> u(torus, 3, periodic, "u"),
+                                       next(torus, 3, periodic, "next");
+                                   u.fill(apps::life_seed);
+                                   tessera::Stencil<2>("life", tessera::Shape::Box, 1)
+                                       .advance(apps::Life{}, u, next, 9, 3);
+                                 }),
+            (Kinds{{"time-block+halo", 3 * 6}, {"halo-pack", 6}}));
+
+  // jacobi2d with its source term, 4 tiles, blocks of 3, 3 and 1 step: the source is exchanged
+  // once (a halo-pack and a boundary task per tile) and never written.
+  EXPECT_EQ(
+      block_tasks_per_kind(true,
+                           [] {
+                             const tessera::Grid<2> grid({48, 40}, {48, 10});
+                             const auto zero = Boundaries<2>::all(Boundary::dirichlet(0.0));
+                             tessera::Field<float, 2> u(grid, 3, zero, "u"),
+                                 next(grid, 3, zero, "next"), f(grid, 3, zero, "f");
+                             u.fill([](Index<2>) { return 0.0f; });
+                             f.fill([](Index<2> p) { return apps::jacobi2d_source(p, 48, 40); });
+                             tessera::Stencil<2>("jacobi2d", tessera::Shape::Star, 1)
+                                 .advance(apps::Jacobi2d{0.01f}, u, next, 7, 3, tessera::in(f));
+                           }),
+      (Kinds{{"time-block+halo", 3 * 4},
+             {"halo-pack", 2 * 4},
+             {"boundary", 4},
+             {"constant-ghosts", 3 * 4}}));
+}
+
 class TimeBlockErrors : public testing::Test {
  protected:
   void SetUp() override { rt = std::make_unique<tessera::Runtime>(test::options({"eager", 1})); }
@@ -459,6 +563,47 @@ TEST_F(TimeBlockErrors, AutoDepthIsTheDeepestTheFieldsAllow) {
   stencil.advance(test::Mix<double, 2, 1, false>{}, u, next, 7, tessera::kAutoDepth);
   stencil.advance(test::Mix<double, 2, 1, false>{}, a, b, 7, 1);
   test::expect_bitwise_equal(u.gather(), a.gather());
+}
+
+// The depth chooser with costs (the known answers worked by hand): a step of a tile costs
+// its points times (1 + the recomputed share, (depth - 1) radius / thickness per cut axis) plus
+// 1/depth of a block's own cost.
+TEST(BlockDepth, DeeperWhereTheBlockCostDominatesWithinTheRedundantWorkLimit) {
+  using tessera::detail::BlockCosts;
+  using tessera::detail::deepest_block_for_tiles;
+  const auto spec = [](tessera::Grid<2> g) { return tessera::detail::grid_spec(g); };
+  // 1000 x 320 in rows of 80 (4 tiles, 80,000 points): at 1 ns a point and 100 us a block, a
+  // step costs 80 + (d - 1) + 100 / d us: shortest at d = 10 (99 us; 108 at d = 4).
+  const auto rows = spec(tessera::Grid<2>({1000, 320}, {1000, 80}));
+  EXPECT_EQ(deepest_block_for_tiles(1, rows, 16, BlockCosts{1e-9, 100e-6}), 10);
+  // Without costs, or with `most` at kMaxAutoDepth: the deepest of 1 to 4, as before.
+  EXPECT_EQ(deepest_block_for_tiles(1, rows, 16), tessera::kMaxAutoDepth);
+  EXPECT_EQ(deepest_block_for_tiles(1, rows, tessera::kMaxAutoDepth, BlockCosts{1e-9, 100e-6}),
+            tessera::kMaxAutoDepth);
+  // `most` (the halos) caps it: 80 + 5 + 16.7 at 6, against 108 at 4.
+  EXPECT_EQ(deepest_block_for_tiles(1, rows, 6, BlockCosts{1e-9, 100e-6}), 6);
+  // Points dominate (a block costs 10 us): 83 + 2.5 at 4, 84 + 2 at 5: within kDeeperGain.
+  EXPECT_EQ(deepest_block_for_tiles(1, rows, 16, BlockCosts{1e-9, 10e-6}), 4);
+  // The redundant-work limit: rows of 32 allow (d - 1) / 32 <= 1/8, d <= 5, however costly a
+  // block (32 + (d - 1) 1 + 1000 / d: 5 beats 4 by 10 %).
+  const auto thin = spec(tessera::Grid<2>({1000, 320}, {1000, 32}));
+  EXPECT_EQ(deepest_block_for_tiles(1, thin, 16, BlockCosts{1e-9, 1000e-6}), 5);
+  // Radius 2 on the rows of 80: (d - 1) 2 / 80 <= 1/8 gives d <= 6, and d x 2 <= 80; a step
+  // costs 80 + 2 (d - 1) + 200 / d: 6 (123.3) against 4 (136); with 100 us a block, 6 (106.7)
+  // is within kDeeperGain of 4 (111).
+  EXPECT_EQ(deepest_block_for_tiles(2, rows, 16, BlockCosts{1e-9, 200e-6}), 6);
+  EXPECT_EQ(deepest_block_for_tiles(2, rows, 16, BlockCosts{1e-9, 100e-6}), 4);
+  // Both axes cut, 8 x 8 tiles of 100 x 100 (10,000 points, 10 us at 1 ns): (d - 1) 2 / 100 <=
+  // 1/8 gives d <= 7; a step costs 10 (1 + (d - 1) / 50) + 200 / d us: 7 (39.8) against 4 (60.6).
+  const auto squares = spec(tessera::Grid<2>({800, 800}, {100, 100}));
+  EXPECT_EQ(deepest_block_for_tiles(1, squares, 16, BlockCosts{1e-9, 200e-6}), 7);
+  // Stencil::auto_depth with the assumed costs (2.5 ns a point, 15 us a block): rows of 16
+  // points, 128 thick (2,048 points: 5.1 us a step) go to kDeepestAutoDepth (5.7 + 0.9 us a step
+  // against 5.2 + 3.75 at 4); rows of 1024 stay at 4 (328 us of points a step).
+  const tessera::Stencil<2> stencil("depth", tessera::Shape::Star, 1);
+  EXPECT_EQ(stencil.auto_depth(tessera::Grid<2>({16, 512}, {16, 128})), tessera::kDeepestAutoDepth);
+  EXPECT_EQ(stencil.auto_depth(tessera::Grid<2>({1024, 1024}, {1024, 128})),
+            tessera::kMaxAutoDepth);
 }
 
 // The fields swap as the step-by-step loop would: after an odd number of steps the result is in

@@ -14,14 +14,16 @@
 namespace apps {
 
 // N steps per halo exchange, or auto (the default, also 0): tessera::kAutoDepth, the deepest
-// block up to tessera::kMaxAutoDepth that the tiles allow. The result is the same for any value.
+// block up to tessera::kMaxAutoDepth that the tiles allow (Stencil::auto_depth: deeper on
+// thick tiles of few points). The result is the same for any value.
 inline CLI::Option* add_steps_per_exchange(CLI::App& cli, int& depth) {
   return cli
       .add_option("--steps-per-exchange", depth,
                   "temporal blocking: advance N steps per halo exchange, in one task per tile "
                   "(ghost layers N deep, tiles at least N thick; the same result for any N); "
                   "auto (default): the deepest of 1 to " +
-                      std::to_string(tessera::kMaxAutoDepth) + " the tiles allow")
+                      std::to_string(tessera::kMaxAutoDepth) + " the tiles allow (up to " +
+                      std::to_string(tessera::kDeepestAutoDepth) + " on thick tiles of few points)")
       ->transform(CLI::Transformer(std::map<std::string, std::string>{{"auto", "0"}}))
       ->check(whole_in(0, 4096))
       ->default_str("auto");
@@ -39,8 +41,10 @@ int steps_per_exchange(const tessera::Stencil<D>& stencil, const tessera::Grid<D
 inline void print_depth(const char* app, int depth, bool chosen_by_tessera, bool quiet, int rank) {
   if (quiet || rank != 0) return;
   if (chosen_by_tessera)
-    std::printf("%s: %d step(s) per halo exchange (auto: the deepest the tiles allow, up to %d)\n",
-                app, depth, tessera::kMaxAutoDepth);
+    std::printf(
+        "%s: %d step(s) per halo exchange (auto: the deepest the tiles allow, up to %d, "
+        "%d on thick tiles of few points)\n",
+        app, depth, tessera::kMaxAutoDepth, tessera::kDeepestAutoDepth);
   else
     std::printf("%s: %d step(s) per halo exchange (--steps-per-exchange)\n", app, depth);
 }

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <utility>
 
+#include "partition/autotile.hpp"
 #include "partition/tiling.hpp"
 #include "tasks/halo.hpp"
 #include "tessera/detail/boundary_function.hpp"
@@ -432,18 +433,23 @@ void check_time_block(const std::string& name, int radius, const FieldStorage& u
 
 namespace tessera::detail {
 
-int deepest_block_for_tiles(int radius, const GridSpec& grid, int most) {
+BlockCosts assumed_block_costs() { return {partition::kCpuPointSeconds, partition::kTaskSeconds}; }
+
+int deepest_block_for_tiles(int radius, const GridSpec& grid, int most, const BlockCosts& costs) {
   long width = static_cast<long>(most) * radius;
   std::int64_t thinnest[3] = {1, 1, 1};
+  double points = 1, tiles = 1;
   for (int ax = 0; ax < grid.dims; ++ax) {
     thinnest[ax] = partition::thinnest_tile(grid.extent[ax], grid.tile[ax], grid.cuts[ax]);
     width = std::min<long>(width, thinnest[ax]);
+    points *= static_cast<double>(grid.extent[ax]);
+    tiles *= static_cast<double>(
+        partition::tile_count_along(grid.extent[ax], grid.tile[ax], grid.cuts[ax]));
   }
-  int depth = std::max(1, static_cast<int>(width / radius));
   // The recomputed ghost points: step j of a block widens its window by (depth - 1 - j) radius
   // on both sides of every axis with a neighbour tile, about (depth - 1) radius / thickness more
   // points per such axis. Thin tiles (64^3 in slabs of 8: 3/8 more at depth 4) lose more to it
-  // than the exchanges saved bring; keep it to an eighth.
+  // than the exchanges saved bring; keep it to an eighth (the redundant-work limit).
   auto recomputed = [&](int d) {
     double more = 0;
     for (int ax = 0; ax < grid.dims; ++ax)
@@ -451,13 +457,28 @@ int deepest_block_for_tiles(int radius, const GridSpec& grid, int most) {
         more += static_cast<double>((d - 1) * radius) / static_cast<double>(thinnest[ax]);
     return more;
   };
-  while (depth > 1 && recomputed(depth) > 0.125) --depth;
-  return depth;
+  int limit = std::max(1, static_cast<int>(width / radius));
+  while (limit > 1 && recomputed(limit) > kRedundantWorkLimit) --limit;
+  // Up to kMaxAutoDepth, the deepest: a deeper block also brings each plane from memory fewer
+  // times, which the per-point cost below does not see.
+  const int base = std::min(limit, kMaxAutoDepth);
+  if (costs.point_seconds <= 0 || costs.block_seconds <= 0 || limit <= base) return base;
+  // Deeper only where the per-block cost dominates: a step of a tile then costs its points
+  // (and those recomputed) plus 1/depth of a block task's own cost; the depth with the
+  // shortest step, if it is shorter than the base depth's by more than kDeeperGain.
+  const double tile_points = points / tiles;
+  auto step = [&](int d) {
+    return tile_points * costs.point_seconds * (1 + recomputed(d)) + costs.block_seconds / d;
+  };
+  int best = base;
+  for (int d = base + 1; d <= limit; ++d)
+    if (step(d) < step(best)) best = d;
+  return step(best) < (1 - kDeeperGain) * step(base) ? best : base;
 }
 
 int deepest_time_block(int radius, const FieldStorage& u, const FieldStorage& next,
                        const std::vector<FieldStorage*>& extras,
-                       const std::vector<FieldStorage*>& state, int most) {
+                       const std::vector<FieldStorage*>& state, int most, const BlockCosts& costs) {
   std::vector<const FieldStorage*> all{&u, &next};
   all.insert(all.end(), extras.begin(), extras.end());
   all.insert(all.end(), state.begin(), state.end());
@@ -467,7 +488,7 @@ int deepest_time_block(int radius, const FieldStorage& u, const FieldStorage& ne
   if (face_against_blocking(u, next).first != nullptr) return 1;
   int deepest = most;
   for (const FieldStorage* f : all) deepest = std::min(deepest, f->halo() / radius);
-  return deepest_block_for_tiles(radius, u.grid(), std::max(1, deepest));
+  return deepest_block_for_tiles(radius, u.grid(), std::max(1, deepest), costs);
 }
 
 }  // namespace tessera::detail

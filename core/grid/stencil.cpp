@@ -102,11 +102,18 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
   std::vector<FieldStorage*> written{&u, &next};
   written.insert(written.end(), state.begin(), state.end());
   TileTaskCall call{&rt.engine->codelets().get(name, types, kind), extras, written, args};
+  // Steps 1, 3, ... read next at the faces: its Dirichlet ghosts must hold their values too.
+  // This also plans next's halo set of this (width, shape), which an odd block packs (below).
+  next.fill_constant_ghosts(name, width, deep_box);
   // The block tasks copy the ghost layers of u and of the in-place fields in and, the block
-  // done (the result ends in u), pack their faces for the next block: into the sets' spare
-  // face buffers, since these fields are read and written by this one call (a tile packing
-  // into the buffers it read from would overwrite faces a neighbour submitted after it has
-  // still to read).
+  // done, pack the faces of what the next block exchanges, so that no halo-pack task runs
+  // between blocks. The in-place fields, and u after an even number of steps (the result then
+  // ends in u), pack into their sets' spare face buffers, since this one call reads and writes
+  // them (a tile packing into the buffers it read from would overwrite faces a neighbour
+  // submitted after it has still to read). After an odd number of steps the result ends in
+  // next, which the caller swaps into u: the tasks pack next's faces instead, into its own
+  // face buffers of this (width, shape), which no task of this call reads.
+  const bool ends_in_next = steps % 2 != 0;
   std::vector<FieldStorage*> exchanged{&u};
   std::vector<int> exchanged_field{static_cast<int>(extras.size())};  // in the call's fields
   for (std::size_t k = 0; k < state.size(); ++k) {
@@ -117,13 +124,16 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
   for (std::size_t k = 0; k < exchanged.size(); ++k) {
     filled.push_back(exchanged[k]->exchange_in_tasks(name, width, deep_box));
     if (filled.back() != nullptr) call.fills.push_back({exchanged_field[k], filled.back()});
-    packed.push_back(exchanged[k]->pack_spare(filled.back()));
+    packed.push_back(k == 0 && ends_in_next ? nullptr : exchanged[k]->pack_spare(filled.back()));
     if (packed.back() != nullptr) call.packs.push_back({exchanged_field[k], packed.back(), true});
+  }
+  HaloSet* next_packed = nullptr;
+  if (ends_in_next && rt.options.fused_exchange) {
+    next_packed = &next.impl().halos.at({width, deep_box});
+    call.packs.push_back({static_cast<int>(extras.size()) + 1, next_packed});
   }
   // The extra inputs: exchanged once as deep, then skipped while nothing writes them.
   for (FieldStorage* e : extras) e->exchange(name, width, deep_box);
-  // Steps 1, 3, ... read next at the faces: its Dirichlet ghosts must hold their values too.
-  next.fill_constant_ghosts(name, width, deep_box);
   add_halo_work(call, name, types, kind);
   call.step = rt.steps;
   rt.steps += steps;
@@ -133,7 +143,7 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
       exchanged[k]->count_received(*filled[k]);  // before the spares become the buffers
     exchanged[k]->written_spare(packed[k]);
   }
-  next.written();
+  next.written(next_packed);
 }
 
 }  // namespace tessera::detail

@@ -119,14 +119,36 @@ void check_time_block(const std::string& name, int radius, const FieldStorage& u
                       const FieldStorage& next, const std::vector<FieldStorage*>& extras,
                       const std::vector<FieldStorage*>& state, long steps, int depth);
 
-/// The deepest block of 1..`most` steps that a grid's tiles allow (at least depth x radius
-/// thick) recomputing at most an eighth more points (Stencil::auto_depth).
-int deepest_block_for_tiles(int radius, const GridSpec& grid, int most);
+/// What a temporal block costs on one tile, for choosing its depth: one point of one step of
+/// its kernel on a worker, and what each block task costs beyond its points (its submission,
+/// its dependencies on the neighbour tiles' blocks, the wait for the slowest of them). 0:
+/// unknown.
+struct BlockCosts {
+  double point_seconds = 0;
+  double block_seconds = 0;
+};
+/// The costs the choosers assume where nothing is measured, the same as the tile chooser's
+/// (partition/autotile.hpp): a memory-bound point on one core, a task of a dozen handles.
+BlockCosts assumed_block_costs();
+/// The redundant-work limit: a block recomputes at most this share more points than its steps.
+inline constexpr double kRedundantWorkLimit = 0.125;
+/// Deeper than kMaxAutoDepth only for a predicted step shorter by more than this share: less is
+/// within the models' error, and deeper blocks cost deeper ghost layers.
+inline constexpr double kDeeperGain = 0.05;
+
+/// The depth of a block on a grid's tiles (Stencil::auto_depth): of 1..`most` steps, tiles at
+/// least depth x radius thick, recomputing at most kRedundantWorkLimit more points; among
+/// those, the deepest up to kMaxAutoDepth, and deeper only with `costs` known, where a block's
+/// own cost dominates its points' (small tiles): the depth whose step, its points and those
+/// recomputed plus 1/depth of a block's cost, is shortest (by more than kDeeperGain).
+int deepest_block_for_tiles(int radius, const GridSpec& grid, int most,
+                            const BlockCosts& costs = {});
 /// The same for these fields, also within their halos (1 when u's or next's faces rule blocking
 /// out, or when the fields are not on one grid).
 int deepest_time_block(int radius, const FieldStorage& u, const FieldStorage& next,
                        const std::vector<FieldStorage*>& extras,
-                       const std::vector<FieldStorage*>& state, int most);
+                       const std::vector<FieldStorage*>& state, int most,
+                       const BlockCosts& costs = {});
 
 /// Submits one temporal block (library): checks, one exchange of u's and the in-place fields'
 /// ghost layers `depth` x `radius` deep (box-shaped when depth > 1: several steps of a star
@@ -159,9 +181,12 @@ AccessRule access_rule(const std::string& owner, const FieldStorage& field, int 
 /// advance(f, u, next, steps, tessera::kAutoDepth): Tessera picks the steps per exchange,
 /// Stencil::auto_depth().
 inline constexpr int kAutoDepth = 0;
-/// The deepest block kAutoDepth picks; fields created with halos of kMaxAutoDepth x radius (and
-/// tiles that thick) allow it.
+/// The deepest block kAutoDepth picks where a block's own cost does not dominate its tile's
+/// points; fields created with halos of kMaxAutoDepth x radius (and tiles that thick) allow it.
 inline constexpr int kMaxAutoDepth = 4;
+/// The deepest block kAutoDepth picks at all: beyond kMaxAutoDepth only on tiles whose points
+/// cost little next to a block task (Stencil::auto_depth).
+inline constexpr int kDeepestAutoDepth = 16;
 
 /// A stencil: a name (used in task names and performance-model symbols), a shape and a radius.
 /// Its point functor is written once and called as f(index, In<T>..., Out<T>..., InOut<T>...):
@@ -244,13 +269,16 @@ class Stencil {
   /// read: about (depth - 1) x radius / thickness more per tiled axis), else 1. Measured on
   /// 2-D and 3-D stencils in and out of cache (docs/performance.md), 4 was the best depth or
   /// close to it: deeper blocks keep more planes in flight, and a block ends in a barrier with
-  /// the neighbour tiles. The same on every rank (it depends on the grid, halos and faces only);
-  /// the result is bitwise the same for any depth.
+  /// the neighbour tiles. Deeper, up to kDeepestAutoDepth within the same limits, only where a
+  /// block task's own cost dominates its tile's points (thick tiles of few points), by the cost
+  /// model of detail::deepest_block_for_tiles. The same on every rank (it depends on the grid,
+  /// halos and faces only); the result is bitwise the same for any depth.
   template <class T, class... Also, class... State>
   int auto_depth(const Field<T, D>& u, const Field<T, D>& next, const Inputs<Also...>& also = {},
                  const InOuts<State...>& state = {}) const {
     return detail::deepest_time_block(radius_, u.storage(), next.storage(), storages(also),
-                                      storages(state), kMaxAutoDepth);
+                                      storages(state), kDeepestAutoDepth,
+                                      detail::assumed_block_costs());
   }
 
   /// The same for a stencil that updates fields in place and reads no extra input.
@@ -266,7 +294,8 @@ class Stencil {
   ///   tessera::Field<double, 3> u(grid, depth, bc, "u"), next(grid, depth, bc, "next");
   ///   heat.advance(Heat{0.1}, u, next, steps, depth);
   int auto_depth(const Grid<D>& grid) const {
-    return detail::deepest_block_for_tiles(radius_, detail::grid_spec(grid), kMaxAutoDepth);
+    return detail::deepest_block_for_tiles(radius_, detail::grid_spec(grid), kDeepestAutoDepth,
+                                           detail::assumed_block_costs());
   }
 
   /// Advances `steps` steps of a one-field stencil, as
@@ -302,7 +331,7 @@ class Stencil {
     const std::vector<detail::FieldStorage*> extras = storages(also), in_place = storages(state);
     if (depth == kAutoDepth)
       depth = detail::deepest_time_block(radius_, u.storage(), next.storage(), extras, in_place,
-                                         kMaxAutoDepth);
+                                         kDeepestAutoDepth, detail::assumed_block_costs());
     detail::check_time_block(name_, radius_, u.storage(), next.storage(), extras, in_place, steps,
                              depth);
     if (depth == 1) {  // one exchange per step: the plain steps, with their interior tasks
