@@ -188,10 +188,11 @@ void launch_targets(const typename K::Args& a, const Pointers<K::N>& p) {
     tile.extent[axis] = t.extent[axis];
   }
   const auto gx = static_cast<unsigned>((t.extent[0] + 127) / 128);
-  in_pieces(t.extent[1], t.extent[2], [&](std::int64_t y0, std::int64_t z0, unsigned gy, unsigned gz) {
-    launch("target_kernel", &target_kernel<K>, dim3(gx, gy, gz), dim3(128),
-           static_cast<cudaStream_t>(cuda_stream()), tile, a, p, y0, z0);
-  });
+  in_pieces(t.extent[1], t.extent[2],
+            [&](std::int64_t y0, std::int64_t z0, unsigned gy, unsigned gz) {
+              launch("target_kernel", &target_kernel<K>, dim3(gx, gy, gz), dim3(128),
+                     static_cast<cudaStream_t>(cuda_stream()), tile, a, p, y0, z0);
+            });
 }
 #endif
 

@@ -80,8 +80,9 @@ void mesh_combine_cuda(void** buffers, void* arg) {
   const auto& a = *static_cast<const MeshCopyArgs*>(arg);
   Pointers slots{};
   for (int k = 2; k < a.buffers; ++k) slots.p[k - 2] = detail::buffer_data(buffers, k);
-  detail::launch("combine_kernel", &combine_kernel<T, Assign>, dim3(detail::blocks_for(a.targets, 128)),
-                 dim3(128), stream(), detail::LaunchTile::elements(a.targets),
+  detail::launch("combine_kernel", &combine_kernel<T, Assign>,
+                 dim3(detail::blocks_for(a.targets, 128)), dim3(128), stream(),
+                 detail::LaunchTile::elements(a.targets),
                  static_cast<T*>(detail::buffer_data(buffers, 0)),
                  static_cast<const std::int32_t*>(detail::buffer_data(buffers, 1)), slots,
                  std::int64_t{a.dim});

@@ -41,10 +41,25 @@ inline tessera::Options cuda_bodies_only(const char* scheduler) {
 
 /// Whether a task kind has a CUDA body (Tessera's kinds; user tasks' bodies are the user's).
 inline bool has_cuda_body(const std::string& kind) {
-  static const std::set<std::string> kinds = {
-      "interior", "interior+halo", "loop", "loop+halo", "time-block", "time-block+halo",
-      "halo-pack", "boundary", "constant-ghosts", "boundary-function", "sum", "sum-of", "min", "max",
-      "pairs", "halo-gather", "halo-import", "inc-combine", "write-back"};
+  static const std::set<std::string> kinds = {"interior",
+                                              "interior+halo",
+                                              "loop",
+                                              "loop+halo",
+                                              "time-block",
+                                              "time-block+halo",
+                                              "halo-pack",
+                                              "boundary",
+                                              "constant-ghosts",
+                                              "boundary-function",
+                                              "sum",
+                                              "sum-of",
+                                              "min",
+                                              "max",
+                                              "pairs",
+                                              "halo-gather",
+                                              "halo-import",
+                                              "inc-combine",
+                                              "write-back"};
   return kinds.count(kind) > 0;
 }
 

@@ -68,9 +68,9 @@ LoopResults run_loops(const tessera::Options& o) {
 TEST(EmulatedDevice, LoopReductionsGiveTheCpuBits) {
   const LoopResults cpu = run_loops(test::cpu_workers_only());
   LoopResults gpu;
-  EXPECT_GT(launches_by("fold_extrema_kernel",
-                        [&] { gpu = run_loops(test::cuda_bodies_only("dmda")); }),
-            0);
+  EXPECT_GT(
+      launches_by("fold_extrema_kernel", [&] { gpu = run_loops(test::cuda_bodies_only("dmda")); }),
+      0);
   test::expect_bitwise_equal(gpu.scaled, cpu.scaled);
   // The reference: the loop's values, summed exactly and folded serially.
   std::vector<double> squares(cpu.scaled.size());
@@ -94,7 +94,8 @@ TEST(EmulatedDevice, ExactSumsForRandomTilings) {
 
 TEST(EmulatedDevice, BoundaryFunctions) {
   tessera::Runtime rt(test::cuda_bodies_only("eager"));
-  EXPECT_GT(launches_by("ghost_function_kernel", [] { test::expect_function_boundaries_match_reference(); }),
+  EXPECT_GT(launches_by("ghost_function_kernel",
+                        [] { test::expect_function_boundaries_match_reference(); }),
             0);
 }
 
@@ -131,13 +132,14 @@ struct Weighted {
 std::vector<double> run_pairs(const tessera::Options& o, const tessera::Grid<2>& targets,
                               const tessera::Grid<2>& sources) {
   tessera::Runtime rt(o);
-  tessera::Field<double, 2> w(targets, 0, {}, "w"), a0(targets, 0, {}, "a0"), a1(targets, 1, {}, "a1");
+  tessera::Field<double, 2> w(targets, 0, {}, "w"), a0(targets, 0, {}, "a0"),
+      a1(targets, 1, {}, "a1");
   tessera::Field<double, 2> v(sources, 0, {}, "v");
   w.fill([](Index<2> p) { return std::pow(10.0, 8.0 * test::noise<2>(p)); });
   v.fill([](Index<2> p) { return test::noise<2>({{p[1], p[0]}}) - 0.5; });
   a0.fill([](Index<2> p) { return 1e-3 * test::noise<2>(p); });
-  tessera::Pairs<2>("weighted").apply(Weighted{}, tessera::targets(w), tessera::sources(v),
-                                      tessera::accumulate(a0, a1));
+  tessera::Pairs<2>("weighted")
+      .apply(Weighted{}, tessera::targets(w), tessera::sources(v), tessera::accumulate(a0, a1));
   std::vector<double> both = a0.gather(), second = a1.gather();
   both.insert(both.end(), second.begin(), second.end());
   return both;
@@ -147,10 +149,10 @@ TEST(EmulatedDevice, PairsGiveTheCpuBits) {
   const tessera::Grid<2> targets({7, 5}, {3, 2}), sources({6, 4}, {4, 3});
   const std::vector<double> cpu = run_pairs(test::cpu_workers_only(), targets, sources);
   std::vector<double> gpu;
-  EXPECT_GT(launches_by("target_kernel", [&] {
-              gpu = run_pairs(test::cuda_bodies_only("eager"), targets, sources);
-            }),
-            0);
+  EXPECT_GT(
+      launches_by("target_kernel",
+                  [&] { gpu = run_pairs(test::cuda_bodies_only("eager"), targets, sources); }),
+      0);
   test::expect_bitwise_equal(gpu, cpu);
 }
 

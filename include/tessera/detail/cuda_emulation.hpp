@@ -106,17 +106,18 @@ struct Fiber {
 struct Fibers {
   static constexpr std::size_t kStack = 256 * 1024;
   ucontext_t scheduler;
-  std::vector<Fiber> fiber;   // kept between launches (stacks allocated once per CPU thread)
+  std::vector<Fiber> fiber;       // kept between launches (stacks allocated once per CPU thread)
   void (*body)(void*) = nullptr;  // runs one CUDA thread: the kernel with its arguments
   void* closure = nullptr;
   std::size_t running = 0;
 };
 
 [[noreturn]] inline void divergent_barrier() {
-  throw Error("emulated CUDA: kernel " + std::string(state.kernel) + " reached __syncthreads in block (" +
-              std::to_string(state.block.x) + ", " + std::to_string(state.block.y) + ", " +
-              std::to_string(state.block.z) +
-              ") in some threads only; CUDA requires every thread of a block to reach each barrier");
+  throw Error(
+      "emulated CUDA: kernel " + std::string(state.kernel) + " reached __syncthreads in block (" +
+      std::to_string(state.block.x) + ", " + std::to_string(state.block.y) + ", " +
+      std::to_string(state.block.z) +
+      ") in some threads only; CUDA requires every thread of a block to reach each barrier");
 }
 
 /// __syncthreads(): the fiber waits until its block's other threads reach the barrier.
@@ -137,7 +138,8 @@ inline void fiber_entry() {
 }
 
 inline uint3 thread_of(std::size_t t, dim3 block) {
-  const auto x = static_cast<unsigned>(t % block.x), y = static_cast<unsigned>(t / block.x % block.y),
+  const auto x = static_cast<unsigned>(t % block.x),
+             y = static_cast<unsigned>(t / block.x % block.y),
              z = static_cast<unsigned>(t / (std::size_t(block.x) * block.y));
   return {x, y, z};
 }

@@ -58,8 +58,8 @@ struct LaunchTile {
 
   std::string describe() const {
     const auto triple = [](const std::int64_t* v) {
-      return "(" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) +
-             ")";
+      return "(" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " +
+             std::to_string(v[2]) + ")";
     };
     switch (kind) {
       case Kind::Points: return "the tile at " + triple(origin) + " of extent " + triple(extent);
@@ -83,11 +83,12 @@ inline bool within_limits(dim3 grid, dim3 block) {
 [[noreturn]] inline void launch_failed(const char* kernel, dim3 grid, dim3 block,
                                        const LaunchTile& tile, cudaError_t e) {
   const auto dims = [](dim3 d) {
-    return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
+    return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) +
+           ")";
   };
   throw Error("CUDA launch of " + std::string(kernel) + " with grid " + dims(grid) + " and block " +
-              dims(block) + " for " + tile.describe() + " failed: " + cudaGetErrorString(e) +
-              " (" + cudaGetErrorName(e) +
+              dims(block) + " for " + tile.describe() + " failed: " + cudaGetErrorString(e) + " (" +
+              cudaGetErrorName(e) +
               "); CUDA allows grid.x <= 2^31-1, grid.y and grid.z <= 65535, at most 1024 threads "
               "per block and block.z <= 64");
 }

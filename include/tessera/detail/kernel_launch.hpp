@@ -62,12 +62,12 @@ void launch_points(const typename K::Args& a, const Pointers<K::kFields>& base) 
   if (nx <= 0 || ny <= 0 || nz <= 0) return;  // an empty window: nothing to launch
   const dim3 block(64, 4, 1);
   const auto gx = static_cast<unsigned>((nx + block.x - 1) / block.x);
-  in_pieces((ny + block.y - 1) / block.y, nz, [&](std::int64_t by, std::int64_t z0, unsigned gy,
-                                                  unsigned gz) {
-    launch("point_kernel", &point_kernel<K>, dim3(gx, gy, gz), block,
-           static_cast<cudaStream_t>(cuda_stream()), LaunchTile::points(a.frame), a, base,
-           by * block.y, z0);
-  });
+  in_pieces((ny + block.y - 1) / block.y, nz,
+            [&](std::int64_t by, std::int64_t z0, unsigned gy, unsigned gz) {
+              launch("point_kernel", &point_kernel<K>, dim3(gx, gy, gz), block,
+                     static_cast<cudaStream_t>(cuda_stream()), LaunchTile::points(a.frame), a, base,
+                     by * block.y, z0);
+            });
 }
 
 // With reductions: one thread per row, each visiting its row in x order as the CPU does. A
@@ -131,8 +131,8 @@ void launch_rows(const typename K::Args& a, const Pointers<K::kBuffers>& base) {
   launch("row_kernel", &row_kernel<K>, dim3(static_cast<unsigned>((rows + 127) / 128)), dim3(128),
          stream, tile, a, base);
   if constexpr (K::kExtrema > 0)
-    launch("fold_extrema_kernel", &fold_extrema_kernel<K>, dim3(1), dim3(kFoldThreads), stream, tile,
-           a, base);
+    launch("fold_extrema_kernel", &fold_extrema_kernel<K>, dim3(1), dim3(kFoldThreads), stream,
+           tile, a, base);
 }
 #endif
 

@@ -516,8 +516,8 @@ void device_gather(const std::int64_t* d, const DeviceBuffers& base, cudaStream_
   launch("mesh_local_gather_kernel", &mesh_local_gather_kernel<T>,
          dim3(blocks_for(d[W::kLocalTargets], 128)), dim3(128), s, LaunchTile::elements(elements),
          static_cast<T*>(base.p[d[W::kOwned]]),
-      static_cast<const std::int32_t*>(base.p[d[W::kLocalGather]]),
-      static_cast<const T*>(base.p[d[W::kLocalSlots]]), d[W::kDim]);
+         static_cast<const std::int32_t*>(base.p[d[W::kLocalGather]]),
+         static_cast<const T*>(base.p[d[W::kLocalSlots]]), d[W::kDim]);
 }
 
 // Whether argument `i` shares its local gather with an earlier argument (both cells of an edge
