@@ -18,6 +18,8 @@
 #include <string>
 #include <type_traits>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "apps/heat3d/heat3d.hpp"
@@ -77,7 +79,9 @@ void expect_same_value(double got, double want, const char* what) {
 tessera::Options cpu_only() { return test::cpu_workers_only(); }
 
 const std::string& trace_path() {
-  static const std::string path = testing::TempDir() + "tessera_cuda_trace.json";
+  // One per process: CTest may run this program's tests side by side (test_cuda_emulated).
+  static const std::string path =
+      testing::TempDir() + "tessera_cuda_trace." + std::to_string(getpid()) + ".json";
   return path;
 }
 
