@@ -1,12 +1,20 @@
 // The options of the CUDA tests' runs: CPU workers only, or the CUDA bodies only. On a GPU
 // that is one CUDA worker and no CPU worker (StarPU cannot fall back); on the emulated device
 // (test_cuda_emulated, TESSERA_EMULATE_CUDA) one CPU worker whose kinds run their CUDA bodies
-// through the emulated launcher (TESSERA_EMULATED_CUDA=1, read when the Runtime starts).
+// through the emulated launcher (TESSERA_EMULATED_CUDA=1, read when the Runtime starts). With a
+// trace, the kinds that ran.
 #pragma once
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
 #include <cstdlib>
+#include <fstream>
+#include <map>
 #include <set>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "tessera/tessera.hpp"
 
@@ -61,6 +69,45 @@ inline bool has_cuda_body(const std::string& kind) {
                                               "inc-combine",
                                               "write-back"};
   return kinds.count(kind) > 0;
+}
+
+inline const std::string& trace_path() {
+  // One per process: CTest may run this program's tests side by side (test_cuda_emulated).
+  static const std::string path =
+      testing::TempDir() + "tessera_cuda_trace." + std::to_string(getpid()) + ".json";
+  return path;
+}
+
+// The CUDA bodies only (one CUDA worker, or the emulated device), with a trace of every task.
+inline tessera::Options cuda_only(const char* scheduler) {
+  tessera::Options o = cuda_bodies_only(scheduler);
+  o.trace = trace_path();
+  return o;
+}
+
+// Task counts per kind ("heat:interior" -> "interior") in the last CUDA run's trace; fails
+// the test if any task ran on a worker whose name does not say CUDA (on the emulated device:
+// if a kind that ran has no CUDA body, so its CPU body ran).
+inline std::map<std::string, int> kinds_on_cuda() {
+  std::ifstream in(trace_path());
+  const nlohmann::json trace = nlohmann::json::parse(in);
+  std::map<int, std::string> worker_name;
+  for (const auto& e : trace["traceEvents"])
+    if (e["ph"] == "M") worker_name[e["tid"].get<int>()] = e["args"]["name"].get<std::string>();
+  std::map<std::string, int> kinds;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    const std::string name = e["name"].get<std::string>();
+    const std::string worker = worker_name[e["tid"].get<int>()];
+    const std::string kind = name.substr(name.find(':') + 1);
+#if TESSERA_EMULATE_CUDA
+    EXPECT_TRUE(has_cuda_body(kind)) << name << " has no CUDA body";
+#else
+    EXPECT_NE(worker.find("CUDA"), std::string::npos) << name << " ran on " << worker;
+#endif
+    ++kinds[kind];
+  }
+  return kinds;
 }
 
 }  // namespace test

@@ -18,10 +18,6 @@
 #include <string>
 #include <type_traits>
 
-#include <unistd.h>
-
-#include <nlohmann/json.hpp>
-
 #include "apps/heat3d/heat3d.hpp"
 #include "apps/jacobi2d/jacobi2d.hpp"
 #include "apps/life/life.hpp"
@@ -78,44 +74,8 @@ void expect_same_value(double got, double want, const char* what) {
 
 tessera::Options cpu_only() { return test::cpu_workers_only(); }
 
-const std::string& trace_path() {
-  // One per process: CTest may run this program's tests side by side (test_cuda_emulated).
-  static const std::string path =
-      testing::TempDir() + "tessera_cuda_trace." + std::to_string(getpid()) + ".json";
-  return path;
-}
-
-// The CUDA bodies only (one CUDA worker, or the emulated device), with a trace of every task.
-tessera::Options cuda_only(const char* scheduler) {
-  tessera::Options o = test::cuda_bodies_only(scheduler);
-  o.trace = trace_path();
-  return o;
-}
-
-// Task counts per kind ("heat:interior" -> "interior") in the last CUDA run's trace; fails
-// the test if any task ran on a worker whose name does not say CUDA (on the emulated device:
-// if a kind that ran has no CUDA body, so its CPU body ran).
-std::map<std::string, int> kinds_on_cuda() {
-  std::ifstream in(trace_path());
-  const nlohmann::json trace = nlohmann::json::parse(in);
-  std::map<int, std::string> worker_name;
-  for (const auto& e : trace["traceEvents"])
-    if (e["ph"] == "M") worker_name[e["tid"].get<int>()] = e["args"]["name"].get<std::string>();
-  std::map<std::string, int> kinds;
-  for (const auto& e : trace["traceEvents"]) {
-    if (e["ph"] != "X") continue;
-    const std::string name = e["name"].get<std::string>();
-    const std::string worker = worker_name[e["tid"].get<int>()];
-    const std::string kind = name.substr(name.find(':') + 1);
-#if TESSERA_EMULATE_CUDA
-    EXPECT_TRUE(test::has_cuda_body(kind)) << name << " has no CUDA body";
-#else
-    EXPECT_NE(worker.find("CUDA"), std::string::npos) << name << " ran on " << worker;
-#endif
-    ++kinds[kind];
-  }
-  return kinds;
-}
+using test::cuda_only;
+using test::kinds_on_cuda;
 
 class OnCudaWorker : public testing::TestWithParam<const char*> {};
 

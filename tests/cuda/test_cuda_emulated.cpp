@@ -6,6 +6,8 @@
 #include <gmock/gmock.h>
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <string>
 
 #include <tessera/pairs.hpp>
@@ -48,30 +50,40 @@ struct Scale {
 };
 
 struct LoopResults {
-  std::vector<double> scaled;
+  std::vector<double> scaled, smoothed;
   std::array<double, 4> stats;
 };
 
+// A stencil reads `out` (its first exchange), a loop rewrites it (and packs its faces: a
+// loop+halo task), the stencil reads it again, and a loop reduces the result.
 LoopResults run_loops(const tessera::Options& o) {
   tessera::Runtime rt(o);
   const tessera::Grid<3> grid({23, 17, 11}, {6, 5, 4});
-  tessera::Field<double, 3> u(grid, 0, {}, "u"), out(grid, 0, {}, "out");
+  const tessera::Boundaries<3> bc = test::distinct_dirichlet3();
+  tessera::Field<double, 3> u(grid, 0, {}, "u"), out(grid, 1, bc, "out"), v(grid, 1, bc, "v");
   u.fill(test::Wild{});
+  out.fill(test::initial<double, 3>);
+  tessera::Stencil<3> smooth("smooth", tessera::Shape::Star, 1);
+  smooth.apply(test::Mix<double, 3, 1, false>{}, tessera::in(out), tessera::out(v));
   tessera::Loop<3>("scale").apply(Scale{}, tessera::in(u), tessera::out(out));
+  smooth.apply(test::Mix<double, 3, 1, false>{}, tessera::in(out), tessera::out(v));
   auto stats = tessera::Loop<3>("stats").apply(
       Stats{}, tessera::in(out),
       tessera::reductions(tessera::Sum{}, tessera::Min{}, tessera::Max{}, tessera::Sum{}));
   const auto got = stats.get();
-  return {out.gather(), {got[0], got[1], got[2], got[3]}};
+  return {out.gather(), v.gather(), {got[0], got[1], got[2], got[3]}};
 }
 
 TEST(EmulatedDevice, LoopReductionsGiveTheCpuBits) {
   const LoopResults cpu = run_loops(test::cpu_workers_only());
   LoopResults gpu;
-  EXPECT_GT(
-      launches_by("fold_extrema_kernel", [&] { gpu = run_loops(test::cuda_bodies_only("dmda")); }),
-      0);
+  EXPECT_GT(launches_by("fold_extrema_kernel", [&] { gpu = run_loops(test::cuda_only("dmda")); }),
+            0);
+  const auto kinds = test::kinds_on_cuda();
+  for (const char* kind : {"loop", "loop+halo", "interior+halo"})
+    EXPECT_GT(kinds.count(kind), 0u) << kind;
   test::expect_bitwise_equal(gpu.scaled, cpu.scaled);
+  test::expect_bitwise_equal(gpu.smoothed, cpu.smoothed);
   // The reference: the loop's values, summed exactly and folded serially.
   std::vector<double> squares(cpu.scaled.size());
   std::transform(cpu.scaled.begin(), cpu.scaled.end(), squares.begin(),
@@ -100,7 +112,7 @@ TEST(EmulatedDevice, BoundaryFunctions) {
 }
 
 TEST(EmulatedDevice, TemporalBlocks) {
-  tessera::Runtime rt(test::cuda_bodies_only("dmda"));
+  std::optional<tessera::Runtime> rt(std::in_place, test::cuda_only("dmda"));
   const tessera::Grid<3> grid({12, 10, 9}, {6, 5, 9});
   tessera::Boundaries<3> bc = test::distinct_dirichlet3();
   bc.set(1, 0, tessera::Boundary::neumann()).set(1, 1, tessera::Boundary::neumann());
@@ -119,6 +131,8 @@ TEST(EmulatedDevice, TemporalBlocks) {
     test::expect_bitwise_equal(u.gather(), ref.values);
   });
   EXPECT_GT(points, 0);
+  rt.reset();  // writes the trace
+  EXPECT_GT(test::kinds_on_cuda().count("time-block+halo"), 0u);
 }
 
 struct Weighted {
