@@ -58,11 +58,11 @@ bool emulating() {
 }  // namespace
 
 CodeletRegistry::CodeletRegistry() : emulate_(emulating()) {}
+CodeletRegistry::~CodeletRegistry() = default;
 
 detail::KernelFn CodeletRegistry::cpu_entry(const detail::TaskKind& kind) const {
   return emulate_ && kind.cuda != nullptr ? kind.cuda : kind.cpu;
 }
-CodeletRegistry::~CodeletRegistry() = default;
 
 Codelet& CodeletRegistry::get(const std::string& stencil, const std::string& types,
                               const detail::TaskKind& kind) {
@@ -103,7 +103,8 @@ Codelet& CodeletRegistry::get(const std::string& stencil, const std::string& typ
   c.cl.cpu_funcs_name[0] = c.name.c_str();
   // In simulation the implementation is never called: that the kind has one (it was compiled
   // by nvcc) is what lets the scheduler place it on a simulated GPU, timed by its model.
-#if defined(STARPU_USE_CUDA) || defined(STARPU_SIMGRID)
+  // With the emulated device the CUDA entries are host code: never on a CUDA worker.
+#if (defined(STARPU_USE_CUDA) || defined(STARPU_SIMGRID)) && !TESSERA_EMULATED_DEVICE
   if (kind.cuda != nullptr) {
     c.cl.where |= STARPU_CUDA;
     c.cl.cuda_funcs[0] = kind.cuda;

@@ -203,6 +203,12 @@ inline bool run_block(Fibers& f, dim3 block, bool as_fibers) {
   return true;
 }
 
+/// This CPU thread's fibers, shared by every kernel it runs (stacks allocated once).
+inline Fibers& thread_fibers() {
+  static thread_local Fibers fibers;
+  return fibers;
+}
+
 template <class Thread>
 void call(void* closure) {
   (*static_cast<Thread*>(closure))();
@@ -242,7 +248,7 @@ inline long launches(const std::string& kernel) { return Counts::get().of(kernel
 template <class... P, class... A>
 void run(const char* name, void (*kernel)(P...), dim3 grid, dim3 block, const A&... args) {
   Counts::get().add(name);
-  static thread_local Fibers fibers;
+  Fibers& fibers = thread_fibers();
   auto thread = [&] { kernel(args...); };
   fibers.body = &call<decltype(thread)>;
   fibers.closure = &thread;
