@@ -69,8 +69,11 @@ void mesh_import_cuda(void** buffers, void* arg) {
   for (int k = 1; k < a.buffers; ++k) {
     const std::size_t bytes =
         detail::buffer_elements(buffers, k) * static_cast<std::size_t>(a.element_bytes);
-    cudaMemcpyAsync(dst, detail::buffer_data(buffers, k), bytes, cudaMemcpyDeviceToDevice,
-                    stream());
+    detail::check_call(cudaMemcpyAsync(dst, detail::buffer_data(buffers, k), bytes,
+                                       cudaMemcpyDeviceToDevice, stream()),
+                       "cudaMemcpyAsync of a halo import",
+                       detail::LaunchTile::elements(
+                           static_cast<std::int64_t>(detail::buffer_elements(buffers, k))));
     dst += bytes;
   }
 }

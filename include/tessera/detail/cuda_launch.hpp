@@ -93,6 +93,14 @@ inline bool within_limits(dim3 grid, dim3 block) {
               "per block and block.z <= 64");
 }
 
+/// The check of a CUDA call besides launches (cudaMemsetAsync, cudaMemcpyAsync): an error
+/// throws tessera::Error naming the call and `tile`.
+inline void check_call(cudaError_t e, const char* call, const LaunchTile& tile) {
+  if (e != cudaSuccess)
+    throw Error(std::string(call) + " for " + tile.describe() +
+                " failed: " + cudaGetErrorString(e) + " (" + cudaGetErrorName(e) + ")");
+}
+
 /// kernel<<<grid, block, 0, stream>>>(args...), then the check: a launch error throws
 /// tessera::Error naming `name`, the grid and block, and `tile`. On the emulated device the
 /// launch is checked against CUDA's limits and run on the calling thread.

@@ -125,9 +125,10 @@ void launch_rows(const typename K::Args& a, const Pointers<K::kBuffers>& base) {
   const std::int64_t rows = a.frame.extent(1) * a.frame.extent(2);
   cudaStream_t stream = static_cast<cudaStream_t>(cuda_stream());
   // Empty accumulators and slots: zero bytes.
-  cudaMemsetAsync(base.p[K::kFields], 0, sizeof(ReduceSlot) * K::kReduce, stream);
-  if (rows <= 0 || a.frame.extent(0) <= 0) return;  // an empty window: empty results
   const LaunchTile tile = LaunchTile::points(a.frame);
+  check_call(cudaMemsetAsync(base.p[K::kFields], 0, sizeof(ReduceSlot) * K::kReduce, stream),
+             "cudaMemsetAsync of the reduction slots", tile);
+  if (rows <= 0 || a.frame.extent(0) <= 0) return;  // an empty window: empty results
   launch("row_kernel", &row_kernel<K>, dim3(static_cast<unsigned>((rows + 127) / 128)), dim3(128),
          stream, tile, a, base);
   if constexpr (K::kExtrema > 0)
