@@ -5,9 +5,12 @@
 #    when the machine lacks some of them, and uses them through deps/offline/env.sh;
 # 2. builds StarPU 1.4 with CUDA from the tarball (default: deps/starpu_1.4*.tar.gz) into
 #    deps/starpu-1.4-gpu with scripts/build-starpu.sh (skipped when already built there);
-# 3. builds Tessera against it in build-gpu/ (CUDA apps and tests, no benchmarks);
-# 4. checks that CUDA tasks can run here, then runs the full ctest (CUDA tests included);
-# 5. runs compute-sanitizer memcheck and racecheck on the CUDA test program and on heat3d.
+# 3. builds Tessera against it in build-gpu/: only what the check runs (the library, test_cuda,
+#    the CUDA probe, heat3d, jacobi2d, life, bench_heat3d_gpu), every program compiled by nvcc;
+# 4. checks that CUDA tasks can run here, then runs the cuda.* tests;
+# 5. runs compute-sanitizer memcheck and racecheck on the CUDA test program and on heat3d;
+# 6. runs bench_heat3d_gpu.
+# FULL=1 builds every target and runs the full ctest in step 4 (about 3 times the build).
 # Logs go to $OUT when set, else to build-gpu/gpu-check/. Exits non-zero on the first failure.
 # CUDA_ARCH (default 90: H100/H200) sets CMAKE_CUDA_ARCHITECTURES; TESSERA_OFFLINE_DEPS=1 uses the
 # carried packages even where the system has them.
@@ -19,7 +22,11 @@ build=$root/build-gpu
 logs=${OUT:-$build/gpu-check}
 mkdir -p "$logs"
 jobs=$(nproc)
-step() { echo "== gpu-check: $*" | tee -a "$logs/summary.txt"; }
+# Each step's line says how long the step before it took (docs/gpu.md lists the figures).
+started=$SECONDS
+step() {
+  echo "== gpu-check: $* (after $((SECONDS - started)) s)" | tee -a "$logs/summary.txt"
+}
 fail() { echo "gpu-check: FAILED: $*" | tee -a "$logs/summary.txt" >&2; exit 1; }
 
 cuda_bin=""
@@ -61,7 +68,12 @@ step "building Tessera in $build"
 {
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTESSERA_STARPU_PREFIX="$prefix" \
     -DTESSERA_BUILD_TESTS=ON -DTESSERA_BUILD_BENCH=ON -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" &&
-    cmake --build "$build" -j"$jobs"
+    if [ "${FULL:-0}" = 1 ]; then
+      cmake --build "$build" -j"$jobs"
+    else
+      cmake --build "$build" -j"$jobs" --target test_cuda tessera_cuda_probe heat3d jacobi2d life \
+        bench_heat3d_gpu
+    fi
 } > "$logs/build-tessera.log" 2>&1 || fail "Tessera build (see $logs/build-tessera.log)"
 grep -- '-- Tessera:' "$logs/build-tessera.log" | tee -a "$logs/summary.txt"
 grep -q 'CUDA apps ON' "$logs/build-tessera.log" || fail "Tessera was not built with CUDA apps"
@@ -72,8 +84,10 @@ mkdir -p "$STARPU_HOME"
 
 # 4. CUDA must really be usable here, else the CUDA tests would only be skipped.
 "$build/tests/tessera_cuda_probe" | tee -a "$logs/summary.txt" || fail "CUDA tasks cannot run on this machine"
-step "full ctest"
-ctest --test-dir "$build" -j"$(( jobs < 8 ? jobs : 8 ))" --output-on-failure --no-tests=error \
+tests=(-R '^cuda\.')
+if [ "${FULL:-0}" = 1 ]; then tests=(); fi
+step "ctest ${tests[*]:-(all)}"
+ctest --test-dir "$build" -j"$(( jobs < 8 ? jobs : 8 ))" --output-on-failure --no-tests=error "${tests[@]}" \
   > "$logs/ctest.log" 2>&1 || { tail -n 30 "$logs/ctest.log"; fail "ctest (see $logs/ctest.log)"; }
 tail -n 3 "$logs/ctest.log" | tee -a "$logs/summary.txt"
 if grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+: cuda\.' "$logs/ctest.log" | grep -q Skipped; then

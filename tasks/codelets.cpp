@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "tasks/halo.hpp"
@@ -41,12 +42,32 @@ std::uint32_t halo_work_footprint(starpu_task* task) {
 }
 }  // namespace
 
-CodeletRegistry::CodeletRegistry() = default;
+namespace {
+// The emulated device (builds with TESSERA_EMULATE_CUDA, docs/gpu.md): with
+// TESSERA_EMULATED_CUDA=1 in the environment when the run starts, a kind with a CUDA body runs
+// it on CPU workers, its launches run by the emulated launcher. The perfmodels get their own
+// symbols, so emulated timings never mix with the CPU bodies'.
+bool emulating() {
+#if TESSERA_EMULATED_DEVICE
+  const char* v = std::getenv("TESSERA_EMULATED_CUDA");
+  return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+#else
+  return false;
+#endif
+}
+}  // namespace
+
+CodeletRegistry::CodeletRegistry() : emulate_(emulating()) {}
 CodeletRegistry::~CodeletRegistry() = default;
+
+detail::KernelFn CodeletRegistry::cpu_entry(const detail::TaskKind& kind) const {
+  return emulate_ && kind.cuda != nullptr ? kind.cuda : kind.cpu;
+}
 
 Codelet& CodeletRegistry::get(const std::string& stencil, const std::string& types,
                               const detail::TaskKind& kind) {
-  const std::string symbol = "tessera." + stencil + "." + kind.kind + "." + types;
+  const std::string symbol = "tessera." + stencil + "." + kind.kind + "." + types +
+                             (emulate_ && kind.cuda != nullptr ? ".emulated-cuda" : "");
   // An untimed kind has no model file to share, so each implementation gets its own codelet
   // (e.g. sums of two different point functions).
   std::string key = symbol;
@@ -59,7 +80,7 @@ Codelet& CodeletRegistry::get(const std::string& stencil, const std::string& typ
   if (slot) {
     // One name, one implementation: otherwise tasks would run the wrong kernel and the
     // perfmodel would mix the timings of two different stencils.
-    if (slot->cl.cpu_funcs[0] != kind.cpu)
+    if (slot->cl.cpu_funcs[0] != cpu_entry(kind))
       throw Error("name '" + stencil + "' is already used by another functor (" + kind.kind +
                   " tasks on " + types +
                   "); give each stencil, loop, task and boundary function "
@@ -78,11 +99,12 @@ Codelet& CodeletRegistry::get(const std::string& stencil, const std::string& typ
   if (is_halo_work(kind)) c.model.footprint = &halo_work_footprint;
   starpu_codelet_init(&c.cl);
   c.cl.where = STARPU_CPU;
-  c.cl.cpu_funcs[0] = kind.cpu;
+  c.cl.cpu_funcs[0] = cpu_entry(kind);
   c.cl.cpu_funcs_name[0] = c.name.c_str();
   // In simulation the implementation is never called: that the kind has one (it was compiled
   // by nvcc) is what lets the scheduler place it on a simulated GPU, timed by its model.
-#if defined(STARPU_USE_CUDA) || defined(STARPU_SIMGRID)
+  // With the emulated device the CUDA entries are host code: never on a CUDA worker.
+#if (defined(STARPU_USE_CUDA) || defined(STARPU_SIMGRID)) && !TESSERA_EMULATED_DEVICE
   if (kind.cuda != nullptr) {
     c.cl.where |= STARPU_CUDA;
     c.cl.cuda_funcs[0] = kind.cuda;

@@ -32,6 +32,10 @@ class CodeletRegistry {
   /// path of user tasks. Null until `get` built it.
   Codelet* find(const std::string& stencil, const detail::TaskKind& kind) const;
 
+  /// The entry CPU workers run for `kind`: its CPU body, or on the emulated device
+  /// (TESSERA_EMULATED_CUDA=1 in a TESSERA_EMULATE_CUDA build) its CUDA body when it has one.
+  detail::KernelFn cpu_entry(const detail::TaskKind& kind) const;
+
   /// Every codelet built so far, by key.
   const std::map<std::string, std::unique_ptr<Codelet>>& all() const { return codelets_; }
 
@@ -40,6 +44,7 @@ class CodeletRegistry {
   // Engine that owns this registry shuts StarPU down first.
   std::map<std::string, std::unique_ptr<Codelet>> codelets_;
   std::unordered_map<detail::KernelFn, std::vector<Codelet*>> by_entry_;  // for find()
+  bool emulate_;  // CPU workers run the kinds' CUDA bodies (the emulated device)
 };
 
 }  // namespace tessera::tasks

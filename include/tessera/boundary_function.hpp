@@ -42,7 +42,7 @@ template <class F>
 struct GhostSignatureOf<F, std::void_t<decltype(&F::operator())>>
     : GhostSignature<decltype(&F::operator())> {};
 
-#if defined(__CUDACC__)
+#if TESSERA_CUDA_BODIES
 // blockIdx.y selects the region; threads stride over its points, x fastest.
 template <class K>
 __global__ void ghost_function_kernel(typename K::Args a, typename K::Value* tile) {
@@ -87,7 +87,7 @@ struct GhostFunctionTask {
     }
   }
 
-#if defined(__CUDACC__)
+#if TESSERA_CUDA_BODIES
   static void cuda(void** buffers, void* arg) {
     const Args& a = *static_cast<const Args*>(arg);
     std::int64_t largest = 1;
@@ -96,17 +96,19 @@ struct GhostFunctionTask {
       const std::int64_t points = g.dims[0] * g.dims[1] * g.dims[2];
       largest = largest > points ? largest : points;
     }
+    if (a.list.count == 0) return;
     const unsigned threads = 128;
     const unsigned blocks = static_cast<unsigned>(
         (largest + threads - 1) / threads < 1024 ? (largest + threads - 1) / threads : 1024);
-    ghost_function_kernel<GhostFunctionTask>
-        <<<dim3(blocks, static_cast<unsigned>(a.list.count)), threads, 0,
-           static_cast<cudaStream_t>(cuda_stream())>>>(a, static_cast<T*>(buffer_data(buffers, 0)));
+    launch("ghost_function_kernel", &ghost_function_kernel<GhostFunctionTask>,
+           dim3(blocks, static_cast<unsigned>(a.list.count)), dim3(threads),
+           static_cast<cudaStream_t>(cuda_stream()), LaunchTile::regions(a.list.count, largest), a,
+           static_cast<T*>(buffer_data(buffers, 0)));
   }
 #endif
 
   static TaskKind kind() {
-#if defined(__CUDACC__)
+#if TESSERA_CUDA_BODIES
     return {"boundary-function", Access::ReadWrite, Access::Read, &cpu, &cuda};
 #else
     return {"boundary-function", Access::ReadWrite, Access::Read, &cpu, nullptr};

@@ -66,7 +66,7 @@ void submit_pairs(const std::string& name, const TaskKind& kind,
                   const std::vector<FieldStorage*>& sources,
                   const std::vector<FieldStorage*>& accumulators, const SlotBlock& args);
 
-#if defined(__CUDACC__)
+#if TESSERA_CUDA_BODIES
 template <class K>
 void launch_targets(const typename K::Args& a, const Pointers<K::N>& p);
 #endif
@@ -150,7 +150,7 @@ struct PairTiles<D, F, TypeList<TT...>, TypeList<ST...>, K> {
       for (std::int64_t x = 0; x < t.extent[0]; ++x) point(a, p, x, y, z);
     });
   }
-#if defined(__CUDACC__)
+#if TESSERA_CUDA_BODIES
   static void cuda(void** buffers, void* arg) {
     const Args& a = *static_cast<const Args*>(arg);
     Pointers<N> p;
@@ -159,7 +159,7 @@ struct PairTiles<D, F, TypeList<TT...>, TypeList<ST...>, K> {
   }
 #endif
   static TaskKind kind() {
-#if defined(__CUDACC__)
+#if TESSERA_CUDA_BODIES
     return {"pairs", Access::Read, Access::ReadWrite, &cpu, &cuda};
 #else
     return {"pairs", Access::Read, Access::ReadWrite, &cpu, nullptr};
@@ -167,21 +167,32 @@ struct PairTiles<D, F, TypeList<TT...>, TypeList<ST...>, K> {
   }
 };
 
-#if defined(__CUDACC__)
-// One thread per target point, each adding the sources in order as the CPU does.
+#if TESSERA_CUDA_BODIES
+// One thread per target point, each adding the sources in order as the CPU does. A launch
+// covers the rows from y0 and the planes from z0 (pieces of a tile over the grid's limits).
 template <class K>
-__global__ void target_kernel(typename K::Args a, Pointers<K::N> p) {
+__global__ void target_kernel(typename K::Args a, Pointers<K::N> p, std::int64_t y0,
+                              std::int64_t z0) {
   const auto& t = a.slot[K::kT + K::kS];
   const std::int64_t x = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
-  const std::int64_t y = blockIdx.y, z = blockIdx.z;
+  const std::int64_t y = y0 + blockIdx.y, z = z0 + blockIdx.z;
   if (x < t.extent[0]) K::point(a, p.p, x, y, z);
 }
 template <class K>
 void launch_targets(const typename K::Args& a, const Pointers<K::N>& p) {
   const auto& t = a.slot[K::kT + K::kS];
-  const dim3 grid(static_cast<unsigned>((t.extent[0] + 127) / 128),
-                  static_cast<unsigned>(t.extent[1]), static_cast<unsigned>(t.extent[2]));
-  target_kernel<K><<<grid, 128, 0, static_cast<cudaStream_t>(cuda_stream())>>>(a, p);
+  if (t.extent[0] <= 0 || t.extent[1] <= 0 || t.extent[2] <= 0) return;
+  LaunchTile tile;
+  for (int axis = 0; axis < 3; ++axis) {
+    tile.origin[axis] = t.origin[axis];
+    tile.extent[axis] = t.extent[axis];
+  }
+  const auto gx = static_cast<unsigned>((t.extent[0] + 127) / 128);
+  in_pieces(t.extent[1], t.extent[2],
+            [&](std::int64_t y0, std::int64_t z0, unsigned gy, unsigned gz) {
+              launch("target_kernel", &target_kernel<K>, dim3(gx, gy, gz), dim3(128),
+                     static_cast<cudaStream_t>(cuda_stream()), tile, a, p, y0, z0);
+            });
 }
 #endif
 

@@ -1,9 +1,8 @@
-#include <cuda_runtime.h>
-
 #include <cstdint>
 
 #include "kernels/cpu/mesh.hpp"
 #include "kernels/cuda/mesh.hpp"
+#include "tessera/detail/cuda_launch.hpp"
 #include "tessera/detail/mesh_codes.hpp"
 #include "tessera/detail/mesh_loop.hpp"
 #include "tessera/detail/task.hpp"
@@ -56,9 +55,10 @@ void mesh_gather_cuda(void** buffers, void* arg) {
   const auto* index = static_cast<const std::int32_t*>(detail::buffer_data(buffers, 1));
   for (int k = 2; k < a.buffers; ++k) {
     const auto n = static_cast<std::int64_t>(detail::buffer_elements(buffers, k));
-    gather_kernel<<<detail::blocks_for(n, 128), 128, 0, stream()>>>(
-        static_cast<std::uint32_t*>(detail::buffer_data(buffers, k)), src, index, n,
-        a.element_bytes / 4);
+    detail::launch("gather_kernel", &gather_kernel, dim3(detail::blocks_for(n, 128)), dim3(128),
+                   stream(), detail::LaunchTile::elements(n),
+                   static_cast<std::uint32_t*>(detail::buffer_data(buffers, k)), src, index, n,
+                   std::int64_t{a.element_bytes / 4});
     index += n;
   }
 }
@@ -69,8 +69,11 @@ void mesh_import_cuda(void** buffers, void* arg) {
   for (int k = 1; k < a.buffers; ++k) {
     const std::size_t bytes =
         detail::buffer_elements(buffers, k) * static_cast<std::size_t>(a.element_bytes);
-    cudaMemcpyAsync(dst, detail::buffer_data(buffers, k), bytes, cudaMemcpyDeviceToDevice,
-                    stream());
+    detail::check_call(cudaMemcpyAsync(dst, detail::buffer_data(buffers, k), bytes,
+                                       cudaMemcpyDeviceToDevice, stream()),
+                       "cudaMemcpyAsync of a halo import",
+                       detail::LaunchTile::elements(
+                           static_cast<std::int64_t>(detail::buffer_elements(buffers, k))));
     dst += bytes;
   }
 }
@@ -80,9 +83,12 @@ void mesh_combine_cuda(void** buffers, void* arg) {
   const auto& a = *static_cast<const MeshCopyArgs*>(arg);
   Pointers slots{};
   for (int k = 2; k < a.buffers; ++k) slots.p[k - 2] = detail::buffer_data(buffers, k);
-  combine_kernel<T, Assign><<<detail::blocks_for(a.targets, 128), 128, 0, stream()>>>(
-      static_cast<T*>(detail::buffer_data(buffers, 0)),
-      static_cast<const std::int32_t*>(detail::buffer_data(buffers, 1)), slots, a.dim);
+  detail::launch("combine_kernel", &combine_kernel<T, Assign>,
+                 dim3(detail::blocks_for(a.targets, 128)), dim3(128), stream(),
+                 detail::LaunchTile::elements(a.targets),
+                 static_cast<T*>(detail::buffer_data(buffers, 0)),
+                 static_cast<const std::int32_t*>(detail::buffer_data(buffers, 1)), slots,
+                 std::int64_t{a.dim});
 }
 
 template void mesh_combine_cuda<double, false>(void**, void*);

@@ -1,9 +1,8 @@
-#include <cuda_runtime.h>
-
 #include <cstdint>
 
 #include "kernels/common/region_copy.hpp"
 #include "kernels/cuda/region_copy.hpp"
+#include "tessera/detail/cuda_launch.hpp"
 #include "tessera/detail/task.hpp"
 
 namespace tessera::kernels {
@@ -40,11 +39,14 @@ void region_copy_cuda(void** buffers, void* arg) {
   }
   for (int s = 0; s < slot_count(list); ++s)
     slots.p[s] = static_cast<Word*>(detail::buffer_data(buffers, s));
+  if (list.count == 0) return;
   const unsigned threads = 256;
   const unsigned blocks = static_cast<unsigned>(
       (largest + threads - 1) / threads < 1024 ? (largest + threads - 1) / threads : 1024);
-  region_copy_kernel<Word><<<dim3(blocks, static_cast<unsigned>(list.count)), threads, 0,
-                             static_cast<cudaStream_t>(detail::cuda_stream())>>>(list, slots);
+  detail::launch("region_copy_kernel", &region_copy_kernel<Word>,
+                 dim3(blocks, static_cast<unsigned>(list.count)), dim3(threads),
+                 static_cast<cudaStream_t>(detail::cuda_stream()),
+                 detail::LaunchTile::regions(list.count, largest), list, slots);
 }
 
 template void region_copy_cuda<std::uint8_t>(void**, void*);

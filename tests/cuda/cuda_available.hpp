@@ -13,7 +13,9 @@
 namespace test {
 
 inline std::string cuda_unavailable_reason() {
-#if !defined(STARPU_USE_CUDA)
+#if TESSERA_EMULATE_CUDA
+  return "";  // the emulated device: CPU workers run the CUDA bodies (tests/cuda/cuda_options.hpp)
+#elif !defined(STARPU_USE_CUDA)
   return "this StarPU was built without CUDA (build one with scripts/build-starpu.sh, see "
          "docs/gpu.md)";
 #elif !defined(__CUDACC__)

@@ -18,12 +18,11 @@
 #include <string>
 #include <type_traits>
 
-#include <nlohmann/json.hpp>
-
 #include "apps/heat3d/heat3d.hpp"
 #include "apps/jacobi2d/jacobi2d.hpp"
 #include "apps/life/life.hpp"
 #include "tests/cuda/cuda_available.hpp"
+#include "tests/cuda/cuda_options.hpp"
 #include "tests/reference/reference.hpp"
 #include "tests/stencil_cases.hpp"
 #include "tests/test_support.hpp"
@@ -73,49 +72,10 @@ void expect_same_value(double got, double want, const char* what) {
 #endif
 }
 
-tessera::Options cpu_only() {
-  tessera::Options o;
-  o.scheduler = "eager";
-  o.cpu_workers = 1;
-  o.cuda_workers = 0;
-  o.quiet = true;
-  return o;
-}
+tessera::Options cpu_only() { return test::cpu_workers_only(); }
 
-const std::string& trace_path() {
-  static const std::string path = testing::TempDir() + "tessera_cuda_trace.json";
-  return path;
-}
-
-// One CUDA worker and no CPU worker, with a trace of every task.
-tessera::Options cuda_only(const char* scheduler) {
-  tessera::Options o;
-  o.scheduler = scheduler;
-  o.cpu_workers = 0;
-  o.cuda_workers = 1;
-  o.quiet = true;
-  o.trace = trace_path();
-  return o;
-}
-
-// Task counts per kind ("heat:interior" -> "interior") in the last CUDA run's trace; fails
-// the test if any task ran on a worker whose name does not say CUDA.
-std::map<std::string, int> kinds_on_cuda() {
-  std::ifstream in(trace_path());
-  const nlohmann::json trace = nlohmann::json::parse(in);
-  std::map<int, std::string> worker_name;
-  for (const auto& e : trace["traceEvents"])
-    if (e["ph"] == "M") worker_name[e["tid"].get<int>()] = e["args"]["name"].get<std::string>();
-  std::map<std::string, int> kinds;
-  for (const auto& e : trace["traceEvents"]) {
-    if (e["ph"] != "X") continue;
-    const std::string name = e["name"].get<std::string>();
-    const std::string worker = worker_name[e["tid"].get<int>()];
-    EXPECT_NE(worker.find("CUDA"), std::string::npos) << name << " ran on " << worker;
-    ++kinds[name.substr(name.find(':') + 1)];
-  }
-  return kinds;
-}
+using test::cuda_only;
+using test::kinds_on_cuda;
 
 class OnCudaWorker : public testing::TestWithParam<const char*> {};
 

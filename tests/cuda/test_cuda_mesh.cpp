@@ -1,10 +1,12 @@
-// Mesh loops on one CUDA worker and no CPU worker (so StarPU cannot fall back): Airfoil's five
+// Mesh loops on one CUDA worker and no CPU worker (so StarPU cannot fall back), or on the
+// emulated device: Airfoil's five
 // loops, halo-gather/import and inc-combine on the GPU give the serial reference's bits (the
 // device adds each cell's increments in element order too: docs/mesh.md). Part of test_cuda,
 // whose main skips (77) without a CUDA StarPU or a device.
 #include <gtest/gtest.h>
 
 #include "apps/airfoil/solver.hpp"
+#include "tests/cuda/cuda_options.hpp"
 #include "tests/reference/airfoil_reference.hpp"
 #include "tests/test_support.hpp"
 
@@ -13,12 +15,7 @@ namespace {
 class CudaMesh : public testing::TestWithParam<int> {};
 
 TEST_P(CudaMesh, AirfoilOnTheGpuEqualsTheSerialReference) {
-  tessera::Options o;
-  o.scheduler = "eager";
-  o.cpu_workers = 0;
-  o.cuda_workers = 1;
-  o.quiet = true;
-  tessera::Runtime rt(o);
+  tessera::Runtime rt(test::cuda_bodies_only("eager"));
   const apps::airfoil::Mesh m = apps::airfoil::generate_mesh(8, 12);
   apps::airfoil::Solver solver(m, GetParam(), tessera::Partitioner::Metis);
   reference::Airfoil ref(m);

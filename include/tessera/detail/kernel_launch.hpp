@@ -7,12 +7,9 @@
 #include <Kokkos_Core.hpp>
 
 #include "tessera/access.hpp"
+#include "tessera/detail/cuda_launch.hpp"
 #include "tessera/detail/task.hpp"
 #include "tessera/index.hpp"
-
-#if defined(__CUDACC__)
-#include <cuda_runtime.h>
-#endif
 
 namespace tessera::detail {
 
@@ -46,23 +43,31 @@ struct Pointers {
   void* p[N];
 };
 
-#if defined(__CUDACC__)
+#if TESSERA_CUDA_BODIES
 // One thread per point; x along threadIdx.x so neighbouring threads touch neighbouring memory.
+// A launch covers the rows from y0 and the planes from z0 (a tile over the grid's y or z limit
+// is launched in pieces).
 template <class K>
-__global__ void point_kernel(typename K::Args a, Pointers<K::kFields> base) {
+__global__ void point_kernel(typename K::Args a, Pointers<K::kFields> base, std::int64_t y0,
+                             std::int64_t z0) {
   const std::int64_t x = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
-  const std::int64_t y = blockIdx.y * std::int64_t(blockDim.y) + threadIdx.y;
-  const std::int64_t z = blockIdx.z;
+  const std::int64_t y = y0 + blockIdx.y * std::int64_t(blockDim.y) + threadIdx.y;
+  const std::int64_t z = z0 + blockIdx.z;
   if (x < a.frame.extent(0) && y < a.frame.extent(1)) K::point(a, base.p, x, y, z);
 }
 
 template <class K>
 void launch_points(const typename K::Args& a, const Pointers<K::kFields>& base) {
+  const std::int64_t nx = a.frame.extent(0), ny = a.frame.extent(1), nz = a.frame.extent(2);
+  if (nx <= 0 || ny <= 0 || nz <= 0) return;  // an empty window: nothing to launch
   const dim3 block(64, 4, 1);
-  const dim3 grid(static_cast<unsigned>((a.frame.extent(0) + block.x - 1) / block.x),
-                  static_cast<unsigned>((a.frame.extent(1) + block.y - 1) / block.y),
-                  static_cast<unsigned>(a.frame.extent(2)));
-  point_kernel<K><<<grid, block, 0, static_cast<cudaStream_t>(cuda_stream())>>>(a, base);
+  const auto gx = static_cast<unsigned>((nx + block.x - 1) / block.x);
+  in_pieces((ny + block.y - 1) / block.y, nz,
+            [&](std::int64_t by, std::int64_t z0, unsigned gy, unsigned gz) {
+              launch("point_kernel", &point_kernel<K>, dim3(gx, gy, gz), block,
+                     static_cast<cudaStream_t>(cuda_stream()), LaunchTile::points(a.frame), a, base,
+                     by * block.y, z0);
+            });
 }
 
 // With reductions: one thread per row, each visiting its row in x order as the CPU does. A
@@ -120,9 +125,15 @@ void launch_rows(const typename K::Args& a, const Pointers<K::kBuffers>& base) {
   const std::int64_t rows = a.frame.extent(1) * a.frame.extent(2);
   cudaStream_t stream = static_cast<cudaStream_t>(cuda_stream());
   // Empty accumulators and slots: zero bytes.
-  cudaMemsetAsync(base.p[K::kFields], 0, sizeof(ReduceSlot) * K::kReduce, stream);
-  row_kernel<K><<<static_cast<unsigned>((rows + 127) / 128), 128, 0, stream>>>(a, base);
-  if constexpr (K::kExtrema > 0) fold_extrema_kernel<K><<<1, kFoldThreads, 0, stream>>>(a, base);
+  const LaunchTile tile = LaunchTile::points(a.frame);
+  check_call(cudaMemsetAsync(base.p[K::kFields], 0, sizeof(ReduceSlot) * K::kReduce, stream),
+             "cudaMemsetAsync of the reduction slots", tile);
+  if (rows <= 0 || a.frame.extent(0) <= 0) return;  // an empty window: empty results
+  launch("row_kernel", &row_kernel<K>, dim3(static_cast<unsigned>((rows + 127) / 128)), dim3(128),
+         stream, tile, a, base);
+  if constexpr (K::kExtrema > 0)
+    launch("fold_extrema_kernel", &fold_extrema_kernel<K>, dim3(1), dim3(kFoldThreads), stream,
+           tile, a, base);
 }
 #endif
 

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "tessera/detail/cuda_launch.hpp"
 #include "tessera/detail/mesh_codes.hpp"
 #include "tessera/detail/task.hpp"
 
@@ -410,13 +411,13 @@ struct MeshLoop {
     for (std::int64_t e = 0; e < a.frame.elements(); ++e) element<false>(a, base, e, Indices{});
   }
 
-#if defined(__CUDACC__)
+#if TESSERA_CUDA_BODIES
   static void cuda(void** buffers, void* arg);
 #endif
 
   static TaskKind kind() {
     // Modes come per buffer from the loop's access descriptors; these two are unused.
-#if defined(__CUDACC__)
+#if TESSERA_CUDA_BODIES
     return {"loop", Access::Read, Access::ReadWrite, &cpu, &cuda};
 #else
     return {"loop", Access::Read, Access::ReadWrite, &cpu, nullptr};
@@ -424,15 +425,10 @@ struct MeshLoop {
   }
 };
 
-#if defined(__CUDACC__)
+#if TESSERA_CUDA_BODIES
 struct DeviceBuffers {
   void* p[mesh_codes::kMaxDeviceBuffers];
 };
-
-inline unsigned blocks_for(std::int64_t n, unsigned threads) {
-  const std::int64_t b = (n + threads - 1) / threads;
-  return static_cast<unsigned>(b < 65535 ? (b < 1 ? 1 : b) : 65535);
-}
 
 template <class T>
 __global__ void mesh_fill_kernel(T* p, std::int64_t n, T value) {
@@ -495,8 +491,8 @@ void device_start(const typename L::Args& a, int arg, void** buffers, const Devi
   const auto fill = [&](std::int64_t buffer, T value) {
     const auto count =
         static_cast<std::int64_t>(buffer_elements(buffers, static_cast<int>(buffer))) * dim;
-    mesh_fill_kernel<T>
-        <<<blocks_for(count, 256), 256, 0, s>>>(static_cast<T*>(base.p[buffer]), count, value);
+    launch("mesh_fill_kernel", &mesh_fill_kernel<T>, dim3(blocks_for(count, 256)), dim3(256), s,
+           LaunchTile::elements(n), static_cast<T*>(base.p[buffer]), count, value);
   };
   if (path == ArgPath::GlobalReduce) {
     fill(d[W::kOwned], reduction_start<T>(access));
@@ -505,20 +501,23 @@ void device_start(const typename L::Args& a, int arg, void** buffers, const Devi
       fill(d[W::kSlotFirst] + k, increment_start<T>());
     fill(d[W::kLocalSlots], increment_start<T>());
   } else if (path == ArgPath::IndirectWritten) {
-    mesh_written_slots_kernel<T, L::K><<<blocks_for(n, 128), 128, 0, s>>>(a.frame, arg, base);
+    launch("mesh_written_slots_kernel", &mesh_written_slots_kernel<T, L::K>,
+           dim3(blocks_for(n, 128)), dim3(128), s, LaunchTile::elements(n), a.frame, arg, base);
   }
 }
 
 template <class T>
-void device_gather(const std::int64_t* d, const DeviceBuffers& base, cudaStream_t s) {
+void device_gather(const std::int64_t* d, const DeviceBuffers& base, cudaStream_t s,
+                   std::int64_t elements) {
   using W = ArgWords;
   if (static_cast<ArgPath>(d[W::kPath]) != ArgPath::IndirectWritten ||
       static_cast<ArgAccess>(d[W::kAccess]) != ArgAccess::Inc || d[W::kLocalTargets] == 0)
     return;
-  mesh_local_gather_kernel<T><<<blocks_for(d[W::kLocalTargets], 128), 128, 0, s>>>(
-      static_cast<T*>(base.p[d[W::kOwned]]),
-      static_cast<const std::int32_t*>(base.p[d[W::kLocalGather]]),
-      static_cast<const T*>(base.p[d[W::kLocalSlots]]), d[W::kDim]);
+  launch("mesh_local_gather_kernel", &mesh_local_gather_kernel<T>,
+         dim3(blocks_for(d[W::kLocalTargets], 128)), dim3(128), s, LaunchTile::elements(elements),
+         static_cast<T*>(base.p[d[W::kOwned]]),
+         static_cast<const std::int32_t*>(base.p[d[W::kLocalGather]]),
+         static_cast<const T*>(base.p[d[W::kLocalSlots]]), d[W::kDim]);
 }
 
 // Whether argument `i` shares its local gather with an earlier argument (both cells of an edge
@@ -547,10 +546,12 @@ void MeshLoop<F, T...>::cuda(void** buffers, void* arg) {
     base.p[k] = buffer_data(buffers, static_cast<int>(k));
   int i = 0;
   ((device_start<MeshLoop, value_t<T>>(a, i++, buffers, base, s)), ...);
-  mesh_element_kernel<MeshLoop><<<blocks_for(a.frame.elements(), 128), 128, 0, s>>>(a, base);
+  const std::int64_t n = a.frame.elements();
+  launch("mesh_element_kernel", &mesh_element_kernel<MeshLoop>, dim3(blocks_for(n, 128)), dim3(128),
+         s, LaunchTile::elements(n), a, base);
   i = 0;
   ((gathered_before(a.frame, i) ? void(i++)
-                                : (device_gather<value_t<T>>(a.frame.arg(i++), base, s))),
+                                : (device_gather<value_t<T>>(a.frame.arg(i++), base, s, n))),
    ...);
 }
 #endif

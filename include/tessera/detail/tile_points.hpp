@@ -348,7 +348,7 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
     cpu_window(a, base);
   }
 
-#if defined(__CUDACC__)
+#if TESSERA_CUDA_BODIES
   static void cuda(void** buffers, void* arg) {
     const Args& a = *static_cast<const Args*>(arg);
     Pointers<kBuffers> base;
@@ -362,7 +362,7 @@ struct TilePoints<D, F, TypeList<A...>, TypeList<R...>> {
 
   /// The task kind: inputs read, the rest (outputs, partial results) `rest`.
   static TaskKind kind(const char* name, Access rest, bool untimed = false) {
-#if defined(__CUDACC__)
+#if TESSERA_CUDA_BODIES
     return {name, Access::Read, rest, &cpu, &cuda, untimed};
 #else
     return {name, Access::Read, rest, &cpu, nullptr, untimed};

@@ -292,7 +292,7 @@ struct TimeBlock<D, F, T, TypeList<E...>, TypeList<S...>> {
       }
   }
 
-#if defined(__CUDACC__)
+#if TESSERA_CUDA_BODIES
   static void cuda(void** buffers, void* arg) {
     const Args& a = *static_cast<const Args*>(arg);
     for (std::int64_t j = 0; j < a.span.steps; ++j) {
@@ -314,7 +314,7 @@ struct TimeBlock<D, F, T, TypeList<E...>, TypeList<S...>> {
   /// and the in-place fields' ghost layers come from the exchange, and every step writes u or
   /// next and updates the in-place fields.
   static TaskKind kind() {
-#if defined(__CUDACC__)
+#if TESSERA_CUDA_BODIES
     return {"time-block", Access::Read, Access::ReadWrite, &cpu, &cuda};
 #else
     return {"time-block", Access::Read, Access::ReadWrite, &cpu, nullptr};
