@@ -117,14 +117,28 @@ struct TileMap {
   std::vector<Box> tiles;
 };
 
+/// Where the elements of a partitioned mesh lie, for the report's partition map: element e
+/// lies in tile tile[e] and is drawn as the polygon through the points corner[e * corners + k]
+/// (k < corners; one corner: a dot). The tasks of `loops` with tile index t worked on tile t.
+struct PartitionMap {
+  std::string set;                   ///< the set whose elements are drawn, e.g. "cells"
+  std::vector<std::string> loops;    ///< the loops over the mesh's sets
+  std::vector<int> owner;            ///< per tile: its rank
+  std::vector<std::int32_t> tile;    ///< per element: its tile
+  int corners = 1;                   ///< points per element
+  std::vector<std::int32_t> corner;  ///< per element, `corners` indices of points
+  std::vector<double> xy;            ///< the points: x, y of each
+};
+
 /// A self-contained HTML page (inline SVG, CSS and JS, no network): how far the run was from
 /// its bounds, a Gantt chart per worker with the critical path outlined, the tasks ready over
 /// time, why workers idled, the per-step view, busy/idle per worker, time per task kind,
-/// CPU/GPU split, predicted versus measured time, and a map of the tiles of `maps` coloured
-/// by the worker that ran most of each tile's tasks. `about` is a line under the heading (the
-/// runtime writes its configuration there).
+/// CPU/GPU split, predicted versus measured time, and a map of the tiles of `maps` (and of
+/// the mesh partitions of `meshes`) coloured by the worker that ran most of each tile's tasks.
+/// `about` is a line under the heading (the runtime writes its configuration there).
 void write_html_report(const std::vector<RankTrace>& ranks, const std::string& about,
-                       std::ostream& out, const std::vector<TileMap>& maps = {});
+                       std::ostream& out, const std::vector<TileMap>& maps = {},
+                       const std::vector<PartitionMap>& meshes = {});
 
 /// Per task kind: how many tasks, their total measured time and, over the tasks that had a
 /// prediction, predicted versus measured.
