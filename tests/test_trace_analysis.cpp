@@ -395,6 +395,47 @@ TEST(TraceAnalysis, LargeRunsDrawTimeBinsNotTasks) {
   EXPECT_LT(page.size(), 2u << 20);
 }
 
+TEST(TraceAnalysis, BusTransfersCountInTheStepTheyPrecede) {
+  // Steps 0, 1, 2 end at 10, 20, 30; step 3's only task ends at 4, so its boundary is 30.
+  Made run({"cpu", "cuda"});
+  run.task("k", 0, 0, 10, {{1, W}}, 0).task("k", 1, 2, 6, {{2, W}}, 0);
+  run.task("k", 0, 10, 10, {{1, W}}, 1).task("k", 1, 12, 18, {{2, W}}, 2);
+  run.task("k", 0, 3, 1, {{3, W}}, 3);
+  run.rank.transfers = {{"RAM", "CUDA 0", 1160, 5, false}};
+  run.rank.transfer_samples = {
+      {1, 0, 100, 1}, {10, 0, 50, 1}, {15, 0, 7, 1}, {25, 0, 3, 1}, {40, 0, 1000, 1}};
+  // Through the multi-rank encoding, as rank 0 receives it.
+  std::string bytes;
+  tt::encode(run.rank, bytes);
+  const auto ranks = tt::decode(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+  const auto steps = tt::step_times(ranks);
+  ASSERT_EQ(steps.size(), 4u);
+  EXPECT_EQ(steps[0].bus_bytes, 150u);
+  EXPECT_EQ(steps[0].bus_transfers, 2u);
+  EXPECT_EQ(steps[1].bus_bytes, 7u);
+  EXPECT_EQ(steps[2].bus_bytes, 3u);
+  EXPECT_EQ(steps[3].bus_bytes, 0u);  // 40 is after every step: in the totals only
+  std::stringstream html, json;
+  tt::write_html_report(ranks, "", html);
+  EXPECT_THAT(html.str(), HasSubstr("<th>bus KiB</th>"));
+  EXPECT_THAT(html.str(), HasSubstr("class=\"bus-bytes\" data-bytes=\"150\""));
+  EXPECT_THAT(html.str(), HasSubstr("<table id=\"bus\">"));
+  // In the JSON, the bus's counter track: bytes so far at each sample.
+  tt::write_chrome_json(ranks, json);
+  std::vector<std::uint64_t> so_far;
+  const auto trace = nlohmann::json::parse(json.str());
+  for (const auto& e : trace["traceEvents"])
+    if (e["ph"] == "C" && e["name"] == "bus RAM->CUDA 0") so_far.push_back(e["args"]["bytes"]);
+  EXPECT_EQ(so_far, (std::vector<std::uint64_t>{100, 150, 157, 160, 1160}));
+}
+
+TEST(TraceAnalysis, ReportSaysWhenNothingMovedOverTheBus) {
+  std::stringstream html;
+  tt::write_html_report({idle_run().rank}, "", html);
+  EXPECT_THAT(html.str(), HasSubstr("id=\"no-bus\""));
+  EXPECT_EQ(html.str().find("<th>bus KiB</th>"), std::string::npos);
+}
+
 // The report's data block, parsed.
 nlohmann::json page_data(const std::string& page) {
   const std::size_t at = page.find("id=\"trace-data\"");

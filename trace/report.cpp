@@ -711,9 +711,12 @@ void write_html_report(const std::vector<RankTrace>& ranks, const std::string& a
       ++count;
       bytes += m.bytes;
     }
+    bool sampled = false;  // bus transfers recorded over time (a CPU-only run has none)
+    for (const RankTrace& r : ranks) sampled = sampled || !r.transfer_samples.empty();
     out << "<th>imbalance (max/mean busy)</th><th>idle: no task ready ms</th>"
            "<th>idle: ready, not started ms</th>"
-        << (ranks.size() > 1 ? "<th>MPI messages</th><th>MPI KiB</th>" : "") << "</tr>\n";
+        << (ranks.size() > 1 ? "<th>MPI messages</th><th>MPI KiB</th>" : "")
+        << (sampled ? "<th>bus transfers</th><th>bus KiB</th>" : "") << "</tr>\n";
     for (const StepTimes& st : steps) {
       out << "<tr class=\"step-row\"><td>" << st.step << "</td>";
       for (double us : st.rank_span_us) out << "<td>" << num("%.3f", us / 1e3) << "</td>";
@@ -723,13 +726,38 @@ void write_html_report(const std::vector<RankTrace>& ranks, const std::string& a
       if (ranks.size() > 1)
         out << "<td>" << messages[st.step].first << "</td><td>"
             << num("%.1f", static_cast<double>(messages[st.step].second) / 1024) << "</td>";
+      if (sampled)
+        out << "<td>" << st.bus_transfers << "</td><td class=\"bus-bytes\" data-bytes=\""
+            << st.bus_bytes << "\">" << num("%.1f", static_cast<double>(st.bus_bytes) / 1024)
+            << "</td>";
       out << "</tr>\n";
     }
     out << "</table>\n<p>Per rank: first start to last end of the step's tasks (steps overlap "
            "when they are submitted ahead). Imbalance: the busiest worker's time in the step "
            "over the mean of every worker of every rank. Idle time before a task counts in that "
            "task's step. MPI messages (several ranks): data written on one rank and read on "
-           "another (from the rebuilt graph), by the step of the task that read them.</p>\n";
+           "another (from the rebuilt graph), by the step of the task that read them. Bus "
+           "(runs with GPUs): what StarPU moved between memory nodes, from its bus counters "
+           "read as each task ended; a transfer counts in the first step whose last task (or an "
+           "earlier step's) ended after it.</p>\n";
+  }
+
+  out << "<h2>Data moved over the bus</h2>\n";
+  bool buses = false;
+  for (const RankTrace& r : ranks)
+    for (const Transfer& x : r.transfers) buses = buses || !x.mpi;
+  if (!buses) {
+    out << "<p id=\"no-bus\">None: every worker of the run shares one memory node.</p>\n";
+  } else {
+    out << "<table id=\"bus\"><tr><th>bus</th><th>transfers</th><th>KiB</th></tr>\n";
+    for (const RankTrace& r : ranks)
+      for (const Transfer& x : r.transfers)
+        if (!x.mpi)
+          out << "<tr><td>" << (ranks.size() > 1 ? "rank " + std::to_string(r.rank) + " " : "")
+              << html_escaped(x.from + " \u2192 " + x.to) << "</td><td>" << x.count << "</td><td>"
+              << num("%.1f", static_cast<double>(x.bytes) / 1024) << "</td></tr>\n";
+    out << "</table>\n<p>StarPU's bus counters over the whole run (per step in the table "
+           "above).</p>\n";
   }
 
   if (!maps.empty() || !meshes.empty())

@@ -55,6 +55,15 @@ struct Transfer {
   bool mpi = false;
 };
 
+/// Bytes StarPU started moving over one bus since the previous sample, read from its bus
+/// counters as a task ended: without FxT, the finest record of transfers over time StarPU
+/// gives. `link` is the bus's place in RankTrace::transfers.
+struct TransferSample {
+  double at_us = 0;
+  int link = 0;
+  std::uint64_t bytes = 0, count = 0;
+};
+
 /// Running totals of one worker's tasks of one kind: what a rank keeps instead of every
 /// TaskEvent when only the end-of-run summary is asked for, so that its memory does not grow
 /// with the number of tasks. The summary tables count them as they count TaskEvents.
@@ -88,7 +97,8 @@ struct RankTrace {
   std::vector<TaskEvent> tasks;    ///< every task, when a trace or report was asked for
   std::vector<TaskTotals> totals;  ///< tasks counted but not kept (summary only)
   std::vector<Transfer> transfers;
-  std::vector<ModelTime> model_times;  ///< only with several worker classes
+  std::vector<TransferSample> transfer_samples;  ///< bus transfers over time (with events)
+  std::vector<ModelTime> model_times;            ///< only with several worker classes
   /// A summary-only rank keeps no events, so it folds the longest chain of dependent tasks
   /// as they end (DependencyTracker): the critical path of its own tasks, the dependencies
   /// through other ranks' tasks not followed. < 0: not computed (events are kept instead).
