@@ -87,12 +87,12 @@ grep -Eq "critical path +$critical ms" "$work/heat3d.txt" || fail "summary criti
 grep -Eq "area bound +$area ms" "$work/heat3d.txt" || fail "summary area bound is not $area ms"
 if [ ! -s "$work/heat3d.png" ]; then fail "no screenshot"; cat "$work/chromium.log"; fi
 
-# Two runs side by side: lws against dmda, one page (bench/trace_summary.py --compare).
+# Two runs side by side: lws against dmda, one page (tessera-trace --compare, the installed tool).
 for sched in lws dmda; do
   "$heat3d" --size 24 20 16 --tile 24 20 5 --steps 3 --ncpu 2 --sched "$sched" --quiet \
     --trace "$work/$sched.json"
 done
-python3 "$(dirname "$0")/../bench/trace_summary.py" --compare "$work/lws.json" "$work/dmda.json" \
+python3 "$(dirname "$0")/../trace/tessera-trace" --compare "$work/lws.json" "$work/dmda.json" \
   --names lws dmda --html "$work/compare.html"
 render compare
 dom="$work/compare.dom.html"
