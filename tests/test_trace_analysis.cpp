@@ -471,8 +471,11 @@ TEST(TraceAnalysis, PartitionMapDrawsElementsWithTileAndRankBorders) {
   run.task("loop", 1, 0, 5, {{1, W}}).task("loop", 0, 5, 5, {{2, W}});
   run.rank.tasks[0].tile = 2;  // tile 2: one task, on worker 1
   run.rank.tasks[1].tile = 0;
+  tt::PartitionMap bad = m, bad_corner = m;  // numbers that do not fit: left out
+  bad.tile[1] = 3;
+  bad_corner.corner[0] = 10;
   std::stringstream html;
-  tt::write_html_report({run.rank}, "", html, {}, {m});
+  tt::write_html_report({run.rank}, "", html, {}, {bad, m, bad_corner});
   const auto maps = page_data(html.str())["partition_maps"];
   ASSERT_EQ(maps.size(), 1u);
   EXPECT_EQ(maps[0]["elements"], 4);

@@ -423,7 +423,18 @@ nlohmann::json partition_maps(const std::vector<RankTrace>& ranks,
   json out = json::array();
   for (const PartitionMap& m : meshes) {
     const std::size_t n = m.tile.size(), points = m.xy.size() / 2;
-    if (n == 0 || points == 0 || m.corners < 1 || m.corner.size() != n * m.corners) continue;
+    // A map whose numbers do not fit together is left out rather than drawn wrong.
+    const auto valid = [&] {
+      if (n == 0 || points == 0 || m.corners < 1 ||
+          m.corner.size() != n * static_cast<std::size_t>(m.corners))
+        return false;
+      for (std::int32_t t : m.tile)
+        if (t < 0 || static_cast<std::size_t>(t) >= m.owner.size()) return false;
+      for (std::int32_t p : m.corner)
+        if (p < 0 || static_cast<std::size_t>(p) >= points) return false;
+      return true;
+    };
+    if (!valid()) continue;
     double lo[2] = {m.xy[0], m.xy[1]}, hi[2] = {m.xy[0], m.xy[1]};
     for (std::size_t p = 0; p < points; ++p)
       for (int a = 0; a < 2; ++a) {
@@ -439,8 +450,7 @@ nlohmann::json partition_maps(const std::vector<RankTrace>& ranks,
                                    (hi[1] - m.xy[2 * i + 1]) * scale};
     };
     const auto rank_of = [&](std::size_t e) {
-      const auto t = static_cast<std::size_t>(m.tile[e]);
-      return t < m.owner.size() ? m.owner[t] : 0;
+      return m.owner[static_cast<std::size_t>(m.tile[e])];
     };
     const std::size_t k = static_cast<std::size_t>(m.corners);
     json shapes = json::array(), borders = json::array();
