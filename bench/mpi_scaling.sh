@@ -24,4 +24,4 @@ for ranks in 1 2; do
   run "$ranks" "strong-np$ranks" "$n" "$n" "$n"
   run "$ranks" "weak-np$ranks" "$n" "$n" $((n / 2 * ranks))
 done
-python3 "$here/trace_summary.py" "$out"/*.json
+python3 "$here/../trace/tessera-trace" "$out"/*.json

@@ -137,6 +137,27 @@ void Recorder::task_done(void* arg) {
   std::lock_guard<std::mutex> lock(self.mutex_);
   self.events_.push_back(std::move(e));
   self.predict_elsewhere(w->task, info->workerid, w->tag.kind);
+  self.sample_buses(end_us);
+}
+
+// StarPU counts a transfer on its bus when the copy starts; its counters have no lock, so a
+// transfer counted at the very moment of a read (between StarPU's copy and its reset) may be
+// lost. Without a second memory node there is no bus and nothing to read.
+void Recorder::sample_buses(double at_us) const {
+  for (int bus = 0; bus < starpu_bus_get_count(); ++bus) {
+    starpu_profiling_bus_info info{};
+    if (starpu_bus_get_profiling_info(bus, &info) != 0 || info.transfer_count == 0) continue;
+    trace::Transfer& total = bus_totals_[bus];
+    if (total.from.empty()) {
+      total.from = memory_node_name(starpu_bus_get_src(bus));
+      total.to = memory_node_name(starpu_bus_get_dst(bus));
+    }
+    const auto bytes = static_cast<std::uint64_t>(info.transferred_bytes);
+    const auto count = static_cast<std::uint64_t>(info.transfer_count);
+    total.bytes += bytes;
+    total.count += count;
+    if (keep_events_) samples_.push_back({bus, {at_us, 0, bytes, count}});
+  }
 }
 
 void Recorder::fold(std::uint64_t order, std::vector<trace::DataAccess> data, double duration_us) {
@@ -162,18 +183,19 @@ trace::RankTrace Recorder::rank_trace() const {
                          static_cast<int>(starpu_worker_get_memory_node(w))});
   }
   // StarPU without FxT reports transfers as totals per bus, and reading them resets them:
-  // keep the running totals here so that every read sees the whole run.
+  // keep the running totals here so that every read sees the whole run. With events, the
+  // counters were also sampled as each task ended; what moved since is sampled now.
   std::lock_guard<std::mutex> lock(mutex_);
-  for (int bus = 0; bus < starpu_bus_get_count(); ++bus) {
-    starpu_profiling_bus_info info{};
-    if (starpu_bus_get_profiling_info(bus, &info) != 0 || info.transfer_count == 0) continue;
-    trace::Transfer& total = bus_totals_[bus];
-    total.from = memory_node_name(starpu_bus_get_src(bus));
-    total.to = memory_node_name(starpu_bus_get_dst(bus));
-    total.bytes += static_cast<std::uint64_t>(info.transferred_bytes);
-    total.count += static_cast<std::uint64_t>(info.transfer_count);
+  sample_buses(starpu_timing_now() - origin_us_);
+  std::map<int, int> link;  // bus id -> place in r.transfers
+  for (const auto& [bus, total] : bus_totals_) {
+    link[bus] = static_cast<int>(r.transfers.size());
+    r.transfers.push_back(total);
   }
-  for (const auto& [bus, total] : bus_totals_) r.transfers.push_back(total);
+  for (const auto& [bus, sample] : samples_) {
+    r.transfer_samples.push_back(sample);
+    r.transfer_samples.back().link = link[bus];
+  }
   r.tasks = events_;
   for (const auto& [key, t] : totals_) r.totals.push_back(t);
   for (const auto& [key, m] : model_times_) r.model_times.push_back(m);
@@ -195,6 +217,7 @@ void Recorder::clear() {
   events_.clear();
   totals_.clear();
   bus_totals_.clear();
+  samples_.clear();
   model_times_.clear();
   // Every task watched so far has ended (clear follows a wait): the next chain starts afresh.
   ended_.clear();

@@ -61,7 +61,11 @@ class Recorder {
   void predict_elsewhere(starpu_task* task, int worker, const char* kind);
   trace::DependencyTracker tracker_;
   double critical_path_us_ = 0;
-  mutable std::map<int, trace::Transfer> bus_totals_;  // by StarPU bus id
+  // Reads (and so resets) StarPU's bus counters: adds them to bus_totals_ and, where a bus
+  // moved data, a sample at `at_us` to samples_. Under mutex_.
+  void sample_buses(double at_us) const;
+  mutable std::map<int, trace::Transfer> bus_totals_;                   // by StarPU bus id
+  mutable std::vector<std::pair<int, trace::TransferSample>> samples_;  // (bus id, sample)
 };
 
 }  // namespace tessera::tasks

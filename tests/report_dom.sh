@@ -6,7 +6,8 @@
 #    one tile-map rectangle per tile; a screenshot must come out;
 #  - with an mpirun command: a 2-rank heat3d run, whose tile map has rank borders and a ready
 #    curve per rank;
-#  - with airfoil: a mesh run's report (bounds, ready curve, per-step table, idle split);
+#  - with airfoil: a mesh run's report (bounds, ready curve, per-step table, idle split) and its
+#    partition map (one polygon per cell, tile borders; rank borders on 2 ranks);
 #  - the page comparing a run with --sched lws and one with --sched dmda.
 # Exits 77 (skipped) only when no Chromium is installed.
 #   report_dom.sh HEAT3D_EXE WORK_DIR [AIRFOIL_EXE [MPIRUN...]]   (MPIRUN "-": none)
@@ -86,12 +87,12 @@ grep -Eq "critical path +$critical ms" "$work/heat3d.txt" || fail "summary criti
 grep -Eq "area bound +$area ms" "$work/heat3d.txt" || fail "summary area bound is not $area ms"
 if [ ! -s "$work/heat3d.png" ]; then fail "no screenshot"; cat "$work/chromium.log"; fi
 
-# Two runs side by side: lws against dmda, one page (bench/trace_summary.py --compare).
+# Two runs side by side: lws against dmda, one page (tessera-trace --compare, the installed tool).
 for sched in lws dmda; do
   "$heat3d" --size 24 20 16 --tile 24 20 5 --steps 3 --ncpu 2 --sched "$sched" --quiet \
     --trace "$work/$sched.json"
 done
-python3 "$(dirname "$0")/../bench/trace_summary.py" --compare "$work/lws.json" "$work/dmda.json" \
+python3 "$(dirname "$0")/../trace/tessera-trace" --compare "$work/lws.json" "$work/dmda.json" \
   --names lws dmda --html "$work/compare.html"
 render compare
 dom="$work/compare.dom.html"
@@ -127,9 +128,27 @@ fi
 
 if [ -n "$airfoil" ]; then
   "$airfoil" --mesh-size 8 12 --iterations 4 --ncpu 2 --quiet \
-    --trace "$work/airfoil.json" --report "$work/airfoil.html"
+    --trace "$work/airfoil.json" --report "$work/airfoil.html" > "$work/airfoil.txt"
   render airfoil
-  echo "airfoil: $(count 'class="task"' "$work/airfoil.dom.html") task rectangles"
+  dom="$work/airfoil.dom.html"
+  cells=$(grep -o 'cells=[0-9]*' "$work/airfoil.txt" | cut -d= -f2)
+  echo "airfoil: $(count 'class="task"' "$dom") task rectangles; partition map:" \
+    "$(count 'class="partition-element"' "$dom") cells of $cells, $(count 'class="tile-border"' "$dom") tile borders"
   check_analysis airfoil 1
+  # The partition map: one polygon per cell, borders between tiles, every tile's worker known.
+  [ "$(count 'class="partition-map"' "$dom")" -eq 1 ] || fail "airfoil: not one partition map"
+  [ "$(count 'class="partition-element"' "$dom")" -eq "$cells" ] || fail "airfoil: not one polygon per cell"
+  [ "$(count 'class="tile-border"' "$dom")" -gt 0 ] || fail "airfoil: no border between tiles"
+  grep -q 'class="partition-element"[^>]*fill="#ddd"' "$dom" && fail "airfoil: a tile without its worker"
+  if [ ${#mpirun[@]} -gt 0 ]; then
+    STARPU_NCPU=1 STARPU_SILENT=1 "${mpirun[@]}" -np 2 "$airfoil" --mesh-size 8 12 --iterations 2 \
+      --quiet --report "$work/airfoil2.html" > /dev/null
+    render airfoil2
+    dom="$work/airfoil2.dom.html"
+    echo "airfoil on 2 ranks: $(count 'class="rank-border"' "$dom") rank borders"
+    [ "$(count 'class="partition-element"' "$dom")" -eq "$cells" ] || fail "airfoil, 2 ranks: not one polygon per cell"
+    [ "$(count 'class="rank-border"' "$dom")" -gt 0 ] || fail "airfoil, 2 ranks: no rank border"
+    grep -q 'class="partition-element"[^>]*data-rank="1"' "$dom" || fail "airfoil, 2 ranks: no cell of rank 1"
+  fi
 fi
 exit $status

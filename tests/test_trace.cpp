@@ -272,6 +272,103 @@ TEST(Trace, SummaryOnlyKeepsTotalsNotEvents) {
   EXPECT_THAT(tessera::trace::summary_table({r}), HasSubstr("interior+halo"));
 }
 
+}  // namespace
+
+// At namespace scope: nvcc cannot instantiate kernels on function-local types.
+struct CornerSum {  // a cell's value from its 4 nodes
+  TESSERA_HD void operator()(const double* a, const double* b, const double* c, const double* d,
+                             double* out) const {
+    *out = a[0] + b[0] + c[0] + d[0];
+  }
+};
+
+namespace {
+
+// A mesh of 4 x 4 square cells on 5 x 5 nodes, cut into 4 tiles.
+struct Squares {
+  tessera::Set nodes{25, "nodes"}, cells{16, "cells"};
+  tessera::Map corners{cells, nodes, 4, quads(), "corners"};
+  tessera::Dat<double> x{nodes, 2, positions(), "x"}, level{nodes, 1, "level"};
+  tessera::Dat<double> value{cells, 1, "value"}, centre{cells, 2, "centre"};
+  static std::vector<std::int32_t> quads() {
+    std::vector<std::int32_t> q;
+    for (int j = 0; j < 4; ++j)
+      for (int i = 0; i < 4; ++i)
+        q.insert(q.end(), {i + 5 * j, i + 1 + 5 * j, i + 6 + 5 * j, i + 5 + 5 * j});
+    return q;
+  }
+  static std::vector<double> positions() {
+    std::vector<double> p;
+    for (int j = 0; j < 5; ++j)
+      for (int i = 0; i < 5; ++i) p.insert(p.end(), {double(i), double(j)});
+    return p;
+  }
+  void run() {
+    using tessera::Access;
+    using tessera::arg;
+    tessera::par_loop(CornerSum{}, "corner_sum", cells, arg(x, corners, 0, 2, Access::Read),
+                      arg(x, corners, 1, 2, Access::Read), arg(x, corners, 2, 2, Access::Read),
+                      arg(x, corners, 3, 2, Access::Read), arg(value, 1, Access::Write));
+  }
+};
+
+TEST(Trace, ReportDrawsTheMeshPartitions) {
+  const std::string path = testing::TempDir() + "tessera_partition_report.html";
+  tessera::Options o = test::options({"eager", 2});
+  o.report = path;
+  {
+    tessera::Runtime rt(o);
+    Squares m;
+    tessera::partition_mesh(m.cells, 4, tessera::Partitioner::Block);
+    tessera::show_partitions(m.x, m.corners);
+    m.run();
+    rt.wait();
+  }
+  const std::string html = slurp(path);
+  const nlohmann::json data =
+      nlohmann::json::parse(html.substr(html.find('>', html.find("id=\"trace-data\"")) + 1,
+                                        html.find("</script>", html.find("id=\"trace-data\"")) -
+                                            html.find('>', html.find("id=\"trace-data\"")) - 1));
+  ASSERT_EQ(data["partition_maps"].size(), 1u);
+  const auto& map = data["partition_maps"][0];
+  EXPECT_EQ(map["set"], "cells");
+  EXPECT_EQ(map["loops"], nlohmann::json({"corner_sum"}));
+  EXPECT_EQ(map["elements"], 16);
+  ASSERT_EQ(map["tiles"].size(), 4u);
+  for (const auto& t : map["tiles"]) {  // every tile ran its loop task on a worker
+    EXPECT_GE(t[2].get<int>(), 0) << t;
+    EXPECT_GE(t[3].get<int>(), 1) << t;
+  }
+  // Block cuts: 4 consecutive cells (a row of squares) per tile, each a square of 4 corners.
+  ASSERT_EQ(map["shapes"].size(), 16u);
+  for (int e = 0; e < 16; ++e) {
+    EXPECT_EQ(map["shapes"][e][0], e / 4) << e;
+    EXPECT_EQ(map["shapes"][e].size(), 9u) << e;
+  }
+  EXPECT_EQ(map["borders"].size(), 3u * 4);  // 3 lines of 4 sides between the rows
+}
+
+TEST(Trace, ShowPartitionsNamesWhatIsWrong) {
+  tessera::Options o = test::options({"eager", 1});
+  o.report = testing::TempDir() + "tessera_partition_errors.html";
+  tessera::Runtime rt(o);
+  Squares m;
+  const auto error_of = [](auto&& call) {
+    try {
+      call();
+    } catch (const tessera::Error& e) { return std::string(e.what()); }
+    return std::string("no error");
+  };
+  EXPECT_THAT(error_of([&] { tessera::show_partitions(m.x, m.corners); }),
+              HasSubstr("call show_partitions after partition_mesh"));
+  tessera::partition_mesh(m.cells, 2, tessera::Partitioner::Block);
+  EXPECT_THAT(error_of([&] { tessera::show_partitions(m.level, m.corners); }),
+              HasSubstr("dat 'level' has dim 1; positions need 2 or 3 values"));
+  EXPECT_THAT(error_of([&] { tessera::show_partitions(m.centre, m.corners); }),
+              HasSubstr("map 'corners' goes to set 'nodes' but dat 'centre' is on set 'cells'"));
+  tessera::show_partitions(m.x);  // nodes as dots: fine
+}
+
 #ifndef STARPU_USE_FXT
 TEST(Trace, FxtNeedsAStarpuWithFxt) {
   tessera::Options o = test::options({"eager", 1});

@@ -395,6 +395,129 @@ TEST(TraceAnalysis, LargeRunsDrawTimeBinsNotTasks) {
   EXPECT_LT(page.size(), 2u << 20);
 }
 
+TEST(TraceAnalysis, BusTransfersCountInTheStepTheyPrecede) {
+  // Steps 0, 1, 2 end at 10, 20, 30; step 3's only task ends at 4, so its boundary is 30.
+  Made run({"cpu", "cuda"});
+  run.task("k", 0, 0, 10, {{1, W}}, 0).task("k", 1, 2, 6, {{2, W}}, 0);
+  run.task("k", 0, 10, 10, {{1, W}}, 1).task("k", 1, 12, 18, {{2, W}}, 2);
+  run.task("k", 0, 3, 1, {{3, W}}, 3);
+  run.rank.transfers = {{"RAM", "CUDA 0", 1160, 5, false}};
+  run.rank.transfer_samples = {
+      {1, 0, 100, 1}, {10, 0, 50, 1}, {15, 0, 7, 1}, {25, 0, 3, 1}, {40, 0, 1000, 1}};
+  // Through the multi-rank encoding, as rank 0 receives it.
+  std::string bytes;
+  tt::encode(run.rank, bytes);
+  const auto ranks = tt::decode(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+  const auto steps = tt::step_times(ranks);
+  ASSERT_EQ(steps.size(), 4u);
+  EXPECT_EQ(steps[0].bus_bytes, 150u);
+  EXPECT_EQ(steps[0].bus_transfers, 2u);
+  EXPECT_EQ(steps[1].bus_bytes, 7u);
+  EXPECT_EQ(steps[2].bus_bytes, 3u);
+  EXPECT_EQ(steps[3].bus_bytes, 0u);  // 40 is after every step: in the totals only
+  std::stringstream html, json;
+  tt::write_html_report(ranks, "", html);
+  EXPECT_THAT(html.str(), HasSubstr("<th>bus KiB</th>"));
+  EXPECT_THAT(html.str(), HasSubstr("class=\"bus-bytes\" data-bytes=\"150\""));
+  EXPECT_THAT(html.str(), HasSubstr("<table id=\"bus\">"));
+  // In the JSON, the bus's counter track: bytes so far at each sample.
+  tt::write_chrome_json(ranks, json);
+  std::vector<std::uint64_t> so_far;
+  const auto trace = nlohmann::json::parse(json.str());
+  for (const auto& e : trace["traceEvents"])
+    if (e["ph"] == "C" && e["name"] == "bus RAM->CUDA 0") so_far.push_back(e["args"]["bytes"]);
+  EXPECT_EQ(so_far, (std::vector<std::uint64_t>{100, 150, 157, 160, 1160}));
+}
+
+TEST(TraceAnalysis, ReportSaysWhenNothingMovedOverTheBus) {
+  std::stringstream html;
+  tt::write_html_report({idle_run().rank}, "", html);
+  EXPECT_THAT(html.str(), HasSubstr("id=\"no-bus\""));
+  EXPECT_EQ(html.str().find("<th>bus KiB</th>"), std::string::npos);
+}
+
+// The report's data block, parsed.
+nlohmann::json page_data(const std::string& page) {
+  const std::size_t at = page.find("id=\"trace-data\"");
+  return nlohmann::json::parse(
+      page.substr(page.find('>', at) + 1, page.find("</script>", at) - page.find('>', at) - 1));
+}
+
+// A mesh of n x n unit squares (points (n+1) x (n+1)), element e = i + n j.
+tt::PartitionMap squares(int n) {
+  tt::PartitionMap m;
+  m.set = "cells";
+  m.loops = {"s"};
+  m.corners = 4;
+  for (int j = 0; j <= n; ++j)
+    for (int i = 0; i <= n; ++i) m.xy.insert(m.xy.end(), {double(i), double(j)});
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      const int p = i + (n + 1) * j;
+      m.corner.insert(m.corner.end(), {p, p + 1, p + n + 2, p + n + 1});
+    }
+  return m;
+}
+
+TEST(TraceAnalysis, PartitionMapDrawsElementsWithTileAndRankBorders) {
+  // 2 x 2 squares: e0 e1 below, e2 e3 above; tiles 0 1 / 0 2, tile 2 on rank 1.
+  tt::PartitionMap m = squares(2);
+  m.tile = {0, 1, 0, 2};
+  m.owner = {0, 0, 1};
+  // e3's lower left corner is a second point at the same place (a cut with duplicated nodes).
+  m.xy.insert(m.xy.end(), {1, 1});
+  m.corner[3 * 4] = 9;
+  Made run({"cpu", "cpu"});
+  run.task("loop", 1, 0, 5, {{1, W}}).task("loop", 0, 5, 5, {{2, W}});
+  run.rank.tasks[0].tile = 2;  // tile 2: one task, on worker 1
+  run.rank.tasks[1].tile = 0;
+  tt::PartitionMap bad = m, bad_corner = m;  // numbers that do not fit: left out
+  bad.tile[1] = 3;
+  bad_corner.corner[0] = 10;
+  std::stringstream html;
+  tt::write_html_report({run.rank}, "", html, {}, {bad, m, bad_corner});
+  const auto maps = page_data(html.str())["partition_maps"];
+  ASSERT_EQ(maps.size(), 1u);
+  EXPECT_EQ(maps[0]["elements"], 4);
+  EXPECT_EQ(maps[0]["raster"], 0);
+  ASSERT_EQ(maps[0]["shapes"].size(), 4u);
+  EXPECT_EQ(maps[0]["shapes"][3].size(), 9u);  // tile, then 4 corners
+  EXPECT_EQ(maps[0]["shapes"][3][0], 2);
+  // Tile t: {rank, rank position, worker, its tasks there, all its tasks}.
+  EXPECT_EQ(maps[0]["tiles"][2], nlohmann::json({1, 0, 1, 1, 1}));
+  EXPECT_EQ(maps[0]["tiles"][0], nlohmann::json({0, 0, 0, 1, 1}));
+  EXPECT_EQ(maps[0]["tiles"][1], nlohmann::json({0, 0, -1, 0, 0}));  // no task recorded
+  // Borders: e0|e1 between tiles of rank 0; e1|e3 and e2|e3 (the duplicated point) between
+  // ranks; e0|e2 none (one tile).
+  int tile_borders = 0, rank_borders = 0;
+  for (const auto& b : maps[0]["borders"]) (b[4] == 1 ? rank_borders : tile_borders)++;
+  EXPECT_EQ(tile_borders, 1);
+  EXPECT_EQ(rank_borders, 2);
+}
+
+TEST(TraceAnalysis, LargePartitionMapIsARaster) {
+  // 150 x 150 squares (above the report's 20000 polygons): left half tile 0 on rank 0, right
+  // half tile 1 on rank 1.
+  tt::PartitionMap m = squares(150);
+  for (int e = 0; e < 150 * 150; ++e) m.tile.push_back(e % 150 < 75 ? 0 : 1);
+  m.owner = {0, 1};
+  std::stringstream html;
+  tt::write_html_report({Made({"cpu"}).rank}, "", html, {}, {m});
+  const auto map = page_data(html.str())["partition_maps"].at(0);
+  EXPECT_GT(map["raster"].get<double>(), 0);
+  // Each row of cells: a run of tile 0, then one of tile 1, and one rank border between them.
+  const std::size_t rows = map["shapes"].size() / 2;
+  EXPECT_GT(rows, 100u);
+  for (std::size_t r = 0; r < rows; ++r) {
+    EXPECT_EQ(map["shapes"][2 * r][3], 0) << r;
+    EXPECT_EQ(map["shapes"][2 * r + 1][3], 1) << r;
+    EXPECT_EQ(map["shapes"][2 * r][2].get<int>() + 1, map["shapes"][2 * r + 1][1].get<int>()) << r;
+  }
+  EXPECT_EQ(map["borders"].size(), rows);
+  for (const auto& b : map["borders"]) EXPECT_EQ(b[4], 1);
+  EXPECT_LT(html.str().size(), 1u << 20);
+}
+
 // Measures what a million-task report costs (docs/tracing.md); run it by hand:
 //   test_trace_analysis --gtest_also_run_disabled_tests --gtest_filter='*MillionTask*'
 TEST(TraceAnalysis, DISABLED_MillionTaskReportCost) {

@@ -366,6 +366,20 @@ std::vector<StepTimes> step_times(const std::vector<RankTrace>& ranks) {
     st.busy_mean_us = workers > 0 ? sum / static_cast<double>(workers) : 0;
     out.push_back(st);
   }
+  // Bus transfers: per rank, each sample goes to the first step whose boundary (the latest
+  // end of its tasks and of earlier steps' tasks on that rank) it does not pass.
+  for (std::size_t ri = 0; ri < ranks.size(); ++ri) {
+    std::vector<double> boundary;
+    double last = -std::numeric_limits<double>::infinity();
+    for (const auto& [step, s] : spans) boundary.push_back(last = std::max(last, s[ri].last));
+    for (const TransferSample& x : ranks[ri].transfer_samples) {
+      const auto at = std::lower_bound(boundary.begin(), boundary.end(), x.at_us);
+      if (at == boundary.end()) continue;  // after the last step's tasks
+      StepTimes& st = out[static_cast<std::size_t>(at - boundary.begin())];
+      st.bus_bytes += x.bytes;
+      st.bus_transfers += x.count;
+    }
+  }
   return out;
 }
 

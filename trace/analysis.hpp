@@ -69,6 +69,10 @@ struct StepTimes {
   std::vector<double> rank_span_us;  ///< per rank: first start to last end of its step tasks
   double busy_max_us = 0, busy_mean_us = 0;  ///< over every worker of every rank
   double imbalance() const { return busy_mean_us > 0 ? busy_max_us / busy_mean_us : 1; }
+  /// Bus transfers (RankTrace::transfer_samples) of every rank in this step: on each rank, the
+  /// samples after the previous step's boundary up to this one's, a step's boundary being the
+  /// latest end of a task of it or of an earlier step.
+  std::uint64_t bus_bytes = 0, bus_transfers = 0;
 };
 std::vector<StepTimes> step_times(const std::vector<RankTrace>& ranks);
 

@@ -104,6 +104,13 @@ void fields(Io& io, Record& r) {
     io.field(t.count);
     io.field(t.mpi);
   }
+  io.count(r.transfer_samples);
+  for (auto& t : r.transfer_samples) {
+    io.field(t.at_us);
+    io.field(t.link);
+    io.field(t.bytes);
+    io.field(t.count);
+  }
 }
 
 }  // namespace

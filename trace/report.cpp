@@ -178,7 +178,8 @@ data.ranks.forEach((r, ri) => r.workers.forEach(w => {
   workerColour.set(`${ri}/${w.id}`, {colour: shades[seen[gpu ? 'cuda' : 'cpu']++ % shades.length],
     name: (data.ranks.length > 1 ? `r${r.rank} ` : '') + w.name});
 }));
-if (data.tile_maps.length) document.getElementById('tile-legend').innerHTML =
+if (data.tile_maps.length || data.partition_maps.length)
+  document.getElementById('tile-legend').innerHTML =
   [...workerColour.values()].map(w => `<span style="color:${w.colour}">&#9632;</span> ${w.name}`)
     .join(' &nbsp; ');
 for (const m of data.tile_maps) {
@@ -255,12 +256,97 @@ for (const m of data.tile_maps) {
   }
   document.getElementById('tile-maps').appendChild(box);
 }
+// Partition maps of meshes: each element (polygon or dot) or raster cell coloured by the worker
+// that ran most of its tile's tasks, rank borders as thick lines.
+for (const m of data.partition_maps) {
+  const box = document.createElement('div');
+  box.className = 'partition-map';
+  const head = document.createElement('p');
+  head.textContent = `${m.set} (loops ${m.loops.join(', ')}): ${m.elements} elements in ` +
+    `${m.tiles.length} tiles` + (m.raster ? `, drawn as cells of ${m.raster} px` : '');
+  box.appendChild(head);
+  const svg = document.createElementNS(svgNS, 'svg');
+  svg.setAttribute('width', m.width + 4); svg.setAttribute('height', m.height + 4);
+  const g = document.createElementNS(svgNS, 'g');
+  g.setAttribute('transform', 'translate(2,2)');
+  const about = t => {
+    const [rank, ri, worker, most, all] = m.tiles[t], w = workerColour.get(`${ri}/${worker}`);
+    return {rank, colour: most > 0 && w ? w.colour : '#ddd',
+      text: `tile ${t}, rank ${rank}: ` + (most > 0 ? `${most} of its ${all} tasks on ${w.name}` :
+        'no task recorded')};
+  };
+  for (const s of m.shapes) {
+    const t = m.raster ? s[3] : s[0], a = about(t);
+    let e;
+    if (m.raster) {
+      e = document.createElementNS(svgNS, 'rect');
+      e.setAttribute('class', 'partition-cell');
+      e.setAttribute('x', s[1] * m.raster); e.setAttribute('y', s[0] * m.raster);
+      e.setAttribute('width', (s[2] - s[1] + 1) * m.raster); e.setAttribute('height', m.raster);
+    } else if (s.length === 3) {
+      e = document.createElementNS(svgNS, 'circle');
+      e.setAttribute('class', 'partition-element');
+      e.setAttribute('cx', s[1]); e.setAttribute('cy', s[2]); e.setAttribute('r', 2);
+    } else {
+      e = document.createElementNS(svgNS, 'polygon');
+      e.setAttribute('class', 'partition-element');
+      e.setAttribute('points', s.slice(1).join(' '));
+      e.setAttribute('stroke', '#fff'); e.setAttribute('stroke-width', '0.3');
+    }
+    e.setAttribute('fill', a.colour);
+    e.setAttribute('data-tile', t); e.setAttribute('data-rank', a.rank);
+    const title = document.createElementNS(svgNS, 'title');
+    title.textContent = a.text;
+    e.appendChild(title);
+    g.appendChild(e);
+  }
+  // Thin lines between tiles, thick ones (drawn last) between ranks.
+  for (const [x1, y1, x2, y2, ranks] of [...m.borders].sort((a, b) => a[4] - b[4])) {
+    const l = document.createElementNS(svgNS, 'line');
+    l.setAttribute('class', ranks ? 'rank-border' : 'tile-border');
+    l.setAttribute('x1', x1); l.setAttribute('y1', y1); l.setAttribute('x2', x2); l.setAttribute('y2', y2);
+    l.setAttribute('stroke', '#000'); l.setAttribute('stroke-width', ranks ? '2.5' : '0.8');
+    l.setAttribute('stroke-linecap', 'round');
+    g.appendChild(l);
+  }
+  svg.appendChild(g);
+  box.appendChild(svg);
+  document.getElementById('tile-maps').appendChild(box);
+}
 document.getElementById('legend').innerHTML = kinds.map(k =>
   `<span style="color:${colour(k)}">&#9632;</span> ${k}`).join(' &nbsp; ');
 )";
 }  // namespace
 
 namespace {
+// Per tile t < tiles, of the tasks of `names`: the worker that ran most of them, as {position
+// of its rank in `ranks`, worker id (-1: none), its tasks there, the tile's tasks in all}.
+std::vector<std::array<long, 4>> tile_workers(const std::vector<RankTrace>& ranks,
+                                              const std::vector<std::string>& names,
+                                              std::size_t tiles) {
+  // tile -> (rank position, worker) -> tasks
+  std::vector<std::map<std::pair<std::size_t, int>, long>> runs(tiles);
+  for (std::size_t ri = 0; ri < ranks.size(); ++ri)
+    for (const TaskEvent& t : ranks[ri].tasks)
+      if (t.tile >= 0 && static_cast<std::size_t>(t.tile) < tiles &&
+          std::find(names.begin(), names.end(), t.stencil) != names.end())
+        ++runs[static_cast<std::size_t>(t.tile)][{ri, t.worker}];
+  std::vector<std::array<long, 4>> out;
+  for (const auto& by_worker : runs) {
+    std::array<long, 4> most{0, -1, 0, 0};
+    for (const auto& [where, n] : by_worker) {
+      most[3] += n;
+      if (n > most[2]) {
+        most[0] = static_cast<long>(where.first);
+        most[1] = where.second;
+        most[2] = n;
+      }
+    }
+    out.push_back(most);
+  }
+  return out;
+}
+
 // The maps of `maps` with their tiles and, per tile, the worker that ran most of its tasks
 // (position of its rank in `ranks`, worker id, tasks there, tasks in all); maps of the same
 // geometry (several stencils on one grid) are drawn once.
@@ -289,27 +375,12 @@ nlohmann::json tile_maps(const std::vector<RankTrace>& ranks, const std::vector<
   }
   json out = json::array();
   for (const auto& [m, names] : unique) {
-    // tile -> (rank position, worker) -> tasks
-    std::vector<std::map<std::pair<std::size_t, int>, long>> runs(m->tiles.size());
-    for (std::size_t ri = 0; ri < ranks.size(); ++ri)
-      for (const TaskEvent& t : ranks[ri].tasks)
-        if (t.tile >= 0 && static_cast<std::size_t>(t.tile) < m->tiles.size() &&
-            std::find(names.begin(), names.end(), t.stencil) != names.end())
-          ++runs[static_cast<std::size_t>(t.tile)][{ri, t.worker}];
+    const std::vector<std::array<long, 4>> most = tile_workers(ranks, names, m->tiles.size());
     json tiles = json::array();
     for (std::size_t t = 0; t < m->tiles.size(); ++t) {
       const TileMap::Box& b = m->tiles[t];
-      std::pair<std::size_t, int> most{0, -1};
-      long most_tasks = 0, all = 0;
-      for (const auto& [where, n] : runs[t]) {
-        all += n;
-        if (n > most_tasks) {
-          most = where;
-          most_tasks = n;
-        }
-      }
       tiles.push_back({b.origin[0], b.origin[1], b.origin[2], b.extent[0], b.extent[1], b.extent[2],
-                       b.rank, most.first, most.second, most_tasks, all});
+                       b.rank, most[t][0], most[t][1], most[t][2], most[t][3]});
     }
     out.push_back({{"stencils", names},
                    {"dims", m->dims},
@@ -320,8 +391,168 @@ nlohmann::json tile_maps(const std::vector<RankTrace>& ranks, const std::vector<
 }
 }  // namespace
 
+namespace {
+constexpr std::size_t kPolygons = 20000;  // more elements: the partition map is a raster
+constexpr double kMapSide = 560;          // px of a partition map's longer side
+constexpr double kRasterCell = 2;         // px of a raster cell
+
+double tenth(double v) { return std::round(v * 10) / 10; }
+
+// Whether (x, y) lies in the convex polygon p (either orientation).
+bool inside(const std::vector<std::array<double, 2>>& p, double x, double y) {
+  int sign = 0;
+  for (std::size_t k = 0; k < p.size(); ++k) {
+    const auto& a = p[k];
+    const auto& b = p[(k + 1) % p.size()];
+    const double cross = (b[0] - a[0]) * (y - a[1]) - (b[1] - a[1]) * (x - a[0]);
+    const int s = cross > 0 ? 1 : cross < 0 ? -1 : 0;
+    if (s != 0 && sign != 0 && s != sign) return false;
+    if (s != 0) sign = s;
+  }
+  return true;
+}
+
+// The partition maps in page coordinates (px, y up): per tile {rank, worker as tile_workers};
+// up to kPolygons elements each as its polygon (or dot), beyond as runs of raster cells
+// {row, first column, last column, tile} coloured by the tile that covers each cell last; and
+// the borders between tiles as segments {x1, y1, x2, y2, 1 between ranks else 0}: polygon
+// sides shared by elements of two tiles, or raster cell sides between two tiles' cells.
+nlohmann::json partition_maps(const std::vector<RankTrace>& ranks,
+                              const std::vector<PartitionMap>& meshes) {
+  using nlohmann::json;
+  json out = json::array();
+  for (const PartitionMap& m : meshes) {
+    const std::size_t n = m.tile.size(), points = m.xy.size() / 2;
+    // A map whose numbers do not fit together is left out rather than drawn wrong.
+    const auto valid = [&] {
+      if (n == 0 || points == 0 || m.corners < 1 ||
+          m.corner.size() != n * static_cast<std::size_t>(m.corners))
+        return false;
+      for (std::int32_t t : m.tile)
+        if (t < 0 || static_cast<std::size_t>(t) >= m.owner.size()) return false;
+      for (std::int32_t p : m.corner)
+        if (p < 0 || static_cast<std::size_t>(p) >= points) return false;
+      return true;
+    };
+    if (!valid()) continue;
+    double lo[2] = {m.xy[0], m.xy[1]}, hi[2] = {m.xy[0], m.xy[1]};
+    for (std::size_t p = 0; p < points; ++p)
+      for (int a = 0; a < 2; ++a) {
+        lo[a] = std::min(lo[a], m.xy[2 * p + a]);
+        hi[a] = std::max(hi[a], m.xy[2 * p + a]);
+      }
+    const double scale = kMapSide / std::max({hi[0] - lo[0], hi[1] - lo[1], 1e-300});
+    const double width = std::max(1.0, (hi[0] - lo[0]) * scale);
+    const double height = std::max(1.0, (hi[1] - lo[1]) * scale);
+    const auto px = [&](std::int32_t p) {
+      const auto i = static_cast<std::size_t>(p);
+      return std::array<double, 2>{(m.xy[2 * i] - lo[0]) * scale,
+                                   (hi[1] - m.xy[2 * i + 1]) * scale};
+    };
+    const auto rank_of = [&](std::size_t e) {
+      return m.owner[static_cast<std::size_t>(m.tile[e])];
+    };
+    const std::size_t k = static_cast<std::size_t>(m.corners);
+    json shapes = json::array(), borders = json::array();
+    const bool raster = n > kPolygons;
+    if (!raster) {
+      // A side shared by elements of two tiles: a border. Sides are matched by where their
+      // ends lie (to a tenth of a px), so that meshes with duplicated nodes along a cut (as
+      // Airfoil's wake) have their borders there too.
+      using End = std::pair<long long, long long>;
+      std::map<std::pair<End, End>, std::size_t> sides;
+      const auto end_at = [&](std::int32_t p) {
+        const auto [x, y] = px(p);
+        return End{std::llround(x * 10), std::llround(y * 10)};
+      };
+      for (std::size_t e = 0; e < n; ++e) {
+        json shape = json::array({m.tile[e]});
+        for (std::size_t c = 0; c < k; ++c) {
+          const auto [x, y] = px(m.corner[e * k + c]);
+          shape.push_back(tenth(x));
+          shape.push_back(tenth(y));
+          if (k < 3) continue;
+          const std::int32_t a = m.corner[e * k + c], b = m.corner[e * k + (c + 1) % k];
+          const auto [it, fresh] = sides.emplace(std::minmax(end_at(a), end_at(b)), e);
+          if (!fresh && m.tile[it->second] != m.tile[e]) {
+            const auto [x1, y1] = px(a);
+            const auto [x2, y2] = px(b);
+            borders.push_back({tenth(x1), tenth(y1), tenth(x2), tenth(y2),
+                               rank_of(it->second) != rank_of(e) ? 1 : 0});
+          }
+        }
+        shapes.push_back(shape);
+      }
+    } else {
+      const auto cols = static_cast<std::size_t>(std::ceil(width / kRasterCell));
+      const auto rows = static_cast<std::size_t>(std::ceil(height / kRasterCell));
+      std::vector<std::int32_t> cell(rows * cols, -1);
+      std::vector<std::array<double, 2>> poly(k);
+      for (std::size_t e = 0; e < n; ++e) {
+        double cx = 0, cy = 0, x0 = 1e300, x1 = -1e300, y0 = 1e300, y1 = -1e300;
+        for (std::size_t c = 0; c < k; ++c) {
+          poly[c] = px(m.corner[e * k + c]);
+          for (double& v : poly[c]) v /= kRasterCell;
+          cx += poly[c][0] / static_cast<double>(k);
+          cy += poly[c][1] / static_cast<double>(k);
+          x0 = std::min(x0, poly[c][0]), x1 = std::max(x1, poly[c][0]);
+          y0 = std::min(y0, poly[c][1]), y1 = std::max(y1, poly[c][1]);
+        }
+        const auto at = [&](double x, double y) -> std::int32_t& {
+          const auto c = std::min(cols - 1, static_cast<std::size_t>(std::max(0.0, x)));
+          const auto r = std::min(rows - 1, static_cast<std::size_t>(std::max(0.0, y)));
+          return cell[r * cols + c];
+        };
+        at(cx, cy) = m.tile[e];  // elements smaller than a cell: the cell of their centre
+        if (k >= 3)
+          for (double y = std::floor(y0) + 0.5; y < y1; ++y)
+            for (double x = std::floor(x0) + 0.5; x < x1; ++x)
+              if (inside(poly, x, y)) at(x, y) = m.tile[e];
+      }
+      // A side between cells of two tiles: {x1, y1, x2, y2, 1 if the tiles' ranks differ}.
+      const auto border = [&](std::int32_t t, std::int32_t u, double x1, double y1, double x2,
+                              double y2) {
+        if (u < 0 || u == t) return;
+        borders.push_back(
+            {x1, y1, x2, y2,
+             m.owner[static_cast<std::size_t>(t)] != m.owner[static_cast<std::size_t>(u)] ? 1 : 0});
+      };
+      for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c) {
+          const std::int32_t t = cell[r * cols + c];
+          if (t < 0) continue;
+          if (c == 0 || cell[r * cols + c - 1] != t) shapes.push_back({r, c, c, t});
+          shapes.back()[2] = c;
+          const double x = static_cast<double>(c) * kRasterCell;
+          const double y = static_cast<double>(r) * kRasterCell;
+          if (c + 1 < cols)
+            border(t, cell[r * cols + c + 1], x + kRasterCell, y, x + kRasterCell, y + kRasterCell);
+          if (r + 1 < rows)
+            border(t, cell[(r + 1) * cols + c], x, y + kRasterCell, x + kRasterCell,
+                   y + kRasterCell);
+        }
+    }
+    const std::vector<std::array<long, 4>> most = tile_workers(ranks, m.loops, m.owner.size());
+    json tiles = json::array();
+    for (std::size_t t = 0; t < m.owner.size(); ++t)
+      tiles.push_back({m.owner[t], most[t][0], most[t][1], most[t][2], most[t][3]});
+    out.push_back({{"set", m.set},
+                   {"loops", m.loops},
+                   {"elements", n},
+                   {"width", tenth(width)},
+                   {"height", tenth(height)},
+                   {"raster", raster ? kRasterCell : 0},
+                   {"tiles", tiles},
+                   {"shapes", shapes},
+                   {"borders", borders}});
+  }
+  return out;
+}
+}  // namespace
+
 void write_html_report(const std::vector<RankTrace>& ranks, const std::string& about,
-                       std::ostream& out, const std::vector<TileMap>& maps) {
+                       std::ostream& out, const std::vector<TileMap>& maps,
+                       const std::vector<PartitionMap>& meshes) {
   using nlohmann::json;
   json data = {{"ranks", json::array()}};
   long task_count = 0;
@@ -401,6 +632,7 @@ void write_html_report(const std::vector<RankTrace>& ranks, const std::string& a
                              {"bins", bins}});
   }
   data["tile_maps"] = tile_maps(ranks, maps);
+  data["partition_maps"] = partition_maps(ranks, meshes);
   std::string payload = data.dump();
   // "</" inside a <script> element would end it early.
   for (std::size_t at = payload.find("</"); at != std::string::npos; at = payload.find("</", at))
@@ -489,9 +721,12 @@ void write_html_report(const std::vector<RankTrace>& ranks, const std::string& a
       ++count;
       bytes += m.bytes;
     }
+    bool sampled = false;  // bus transfers recorded over time (a CPU-only run has none)
+    for (const RankTrace& r : ranks) sampled = sampled || !r.transfer_samples.empty();
     out << "<th>imbalance (max/mean busy)</th><th>idle: no task ready ms</th>"
            "<th>idle: ready, not started ms</th>"
-        << (ranks.size() > 1 ? "<th>MPI messages</th><th>MPI KiB</th>" : "") << "</tr>\n";
+        << (ranks.size() > 1 ? "<th>MPI messages</th><th>MPI KiB</th>" : "")
+        << (sampled ? "<th>bus transfers</th><th>bus KiB</th>" : "") << "</tr>\n";
     for (const StepTimes& st : steps) {
       out << "<tr class=\"step-row\"><td>" << st.step << "</td>";
       for (double us : st.rank_span_us) out << "<td>" << num("%.3f", us / 1e3) << "</td>";
@@ -501,21 +736,49 @@ void write_html_report(const std::vector<RankTrace>& ranks, const std::string& a
       if (ranks.size() > 1)
         out << "<td>" << messages[st.step].first << "</td><td>"
             << num("%.1f", static_cast<double>(messages[st.step].second) / 1024) << "</td>";
+      if (sampled)
+        out << "<td>" << st.bus_transfers << "</td><td class=\"bus-bytes\" data-bytes=\""
+            << st.bus_bytes << "\">" << num("%.1f", static_cast<double>(st.bus_bytes) / 1024)
+            << "</td>";
       out << "</tr>\n";
     }
     out << "</table>\n<p>Per rank: first start to last end of the step's tasks (steps overlap "
            "when they are submitted ahead). Imbalance: the busiest worker's time in the step "
            "over the mean of every worker of every rank. Idle time before a task counts in that "
            "task's step. MPI messages (several ranks): data written on one rank and read on "
-           "another (from the rebuilt graph), by the step of the task that read them.</p>\n";
+           "another (from the rebuilt graph), by the step of the task that read them. Bus "
+           "(runs with GPUs): what StarPU moved between memory nodes, from its bus counters "
+           "read as each task ended; a transfer counts in the first step whose last task (or an "
+           "earlier step's) ended after it.</p>\n";
   }
 
-  if (!maps.empty())
+  out << "<h2>Data moved over the bus</h2>\n";
+  bool buses = false;
+  for (const RankTrace& r : ranks)
+    for (const Transfer& x : r.transfers) buses = buses || !x.mpi;
+  if (!buses) {
+    out << "<p id=\"no-bus\">None: every worker of the run shares one memory node.</p>\n";
+  } else {
+    out << "<table id=\"bus\"><tr><th>bus</th><th>transfers</th><th>KiB</th></tr>\n";
+    for (const RankTrace& r : ranks)
+      for (const Transfer& x : r.transfers)
+        if (!x.mpi)
+          out << "<tr><td>" << (ranks.size() > 1 ? "rank " + std::to_string(r.rank) + " " : "")
+              << html_escaped(x.from + " \u2192 " + x.to) << "</td><td>" << x.count << "</td><td>"
+              << num("%.1f", static_cast<double>(x.bytes) / 1024) << "</td></tr>\n";
+    out << "</table>\n<p>StarPU's bus counters over the whole run (per step in the table "
+           "above).</p>\n";
+  }
+
+  if (!maps.empty() || !meshes.empty())
     out << "<h2>Tile map</h2>\n<p>Every tile at its place, coloured by the worker that ran most "
            "of its tasks (blues: CPU workers, greens: CUDA workers; grey: no task recorded); "
            "thick lines: borders between ranks. 3-D grids: one map per layer of tiles along z "
-           "(at most 24 shown). Hover a tile for its numbers.</p>\n<div id=\"tile-legend\">"
-           "</div><div id=\"tile-maps\"></div>\n";
+           "(at most 24 shown). Meshes: every element at its place, coloured by its tile's "
+           "worker, thin lines between tiles (above "
+        << kPolygons
+        << " elements, cells of a raster). Hover a tile or element for its numbers.</p>\n"
+           "<div id=\"tile-legend\"></div><div id=\"tile-maps\"></div>\n";
 
   out << "<h2>Busy and idle per worker</h2>\n<table id=\"workers\"><tr><th>worker</th>"
          "<th>arch</th><th>tasks</th><th>busy s</th><th>busy %</th><th></th></tr>\n";

@@ -109,13 +109,29 @@ void write_chrome_json(const std::vector<RankTrace>& ranks, std::ostream& out) {
                         {"dur", t.end_us - t.start_us},
                         {"args", args}});
     }
-    // Transfer totals as counters at the end of the rank's run.
-    for (const Transfer& x : r.transfers)
+    // Transfers as counters of bytes and transfers so far: a bus's at each sample of its
+    // counters (as tasks ended), otherwise (MPI, or no samples) its totals at the end.
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> so_far(r.transfers.size());
+    std::vector<bool> sampled(r.transfers.size(), false);
+    const auto counter = [&](const Transfer& x, double at, std::uint64_t bytes,
+                             std::uint64_t count) {
       events.push_back({{"ph", "C"},
                         {"name", (x.mpi ? "mpi " : "bus ") + x.from + "->" + x.to},
                         {"pid", r.rank},
-                        {"ts", r.end_us},
-                        {"args", {{"bytes", x.bytes}, {"transfers", x.count}}}});
+                        {"ts", at},
+                        {"args", {{"bytes", bytes}, {"transfers", count}}}});
+    };
+    for (const TransferSample& x : r.transfer_samples) {
+      const auto link = static_cast<std::size_t>(x.link);
+      if (link >= r.transfers.size()) continue;
+      sampled[link] = true;
+      so_far[link].first += x.bytes;
+      so_far[link].second += x.count;
+      counter(r.transfers[link], x.at_us, so_far[link].first, so_far[link].second);
+    }
+    for (std::size_t k = 0; k < r.transfers.size(); ++k)
+      if (!sampled[k])
+        counter(r.transfers[k], r.end_us, r.transfers[k].bytes, r.transfers[k].count);
   }
   // Each StarPU-MPI message as a flow arrow from its writer's end to its reader's start.
   long id = 0;

@@ -40,6 +40,7 @@ class Solver {
         rms_("rms", 0.0),
         maxerr_("maxerr", 0.0) {
     tessera::partition_mesh(cells_, tiles, method);
+    tessera::show_partitions(x_, pcell_);  // the report's partition map: cells as quadrilaterals
   }
 
   /// One iteration: save the solution, then the predictor and the corrector. The rms and

@@ -619,6 +619,7 @@ void run_loop(const std::string& name, SetStorage& set, const std::vector<LoopAr
   std::string types;
   for (const LoopArg& a : args) types += (types.empty() ? "" : "-") + std::string(a.type_name);
   tasks::Codelet& codelet = engine.codelets().get(name, types, kind);
+  if (rt.recording.maps_tiles()) rt.recording.map_loop(&mesh, name);  // the partition map's loops
 
   // Globals read: their value now, after the loops already reducing into them.
   std::vector<std::vector<unsigned char>> global_value(args.size());

@@ -1,5 +1,6 @@
 #include "core/runtime/recording.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "core/runtime/comm.hpp"
@@ -40,7 +41,10 @@ void Recording::write(const std::vector<trace::RankTrace>& ranks, const std::str
     std::ostringstream out;
     std::vector<trace::TileMap> maps;
     for (const auto& [name, map] : maps_) maps.push_back(map);
-    trace::write_html_report(ranks, title, out, maps);
+    std::vector<trace::PartitionMap> meshes;
+    for (const auto& [mesh, map] : meshes_)
+      if (!map.tile.empty()) meshes.push_back(map);
+    trace::write_html_report(ranks, title, out, maps, meshes);
     files::write_atomically(html_path_, out.str(), "--report");
   }
 }
@@ -60,6 +64,17 @@ void Recording::map_tiles(const char* stencil, const FieldStorage& field) {
     }
     b.rank = field.owner(t);
   }
+}
+
+void Recording::map_partitions(const void* mesh, trace::PartitionMap map) {
+  trace::PartitionMap& m = meshes_[mesh];
+  map.loops = std::move(m.loops);
+  m = std::move(map);
+}
+
+void Recording::map_loop(const void* mesh, const std::string& loop) {
+  std::vector<std::string>& loops = meshes_[mesh].loops;
+  if (std::find(loops.begin(), loops.end(), loop) == loops.end()) loops.push_back(loop);
 }
 
 }  // namespace tessera::detail

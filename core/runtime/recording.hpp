@@ -30,11 +30,17 @@ class Recording {
   /// Notes where the tiles of `stencil` (an interned name) lie: those of `field`'s grid, with
   /// their owners; once per name.
   void map_tiles(const char* stencil, const FieldStorage& field);
+  /// Notes where the elements of the mesh `mesh` (any key that names it) lie, replacing what
+  /// was noted for it before; `map.loops` is filled by map_loop.
+  void map_partitions(const void* mesh, trace::PartitionMap map);
+  /// Notes that the loop `loop` runs over the mesh `mesh`: its tasks' tiles are the mesh's.
+  void map_loop(const void* mesh, const std::string& loop);
 
  private:
   std::string json_path_, html_path_;
   std::set<const char*> mapped_;  // interned names seen
   std::map<std::string, trace::TileMap> maps_;
+  std::map<const void*, trace::PartitionMap> meshes_;  // a mesh's loops, and its map once noted
 };
 
 }  // namespace tessera::detail

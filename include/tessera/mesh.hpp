@@ -221,6 +221,23 @@ void par_loop(const F& kernel, const std::string& name, const Set& set, const Ar
 }
 
 namespace detail {
+void show_partitions(const DatStorage& positions, const MapStorage* corners);
+}  // namespace detail
+/// For the run report (--report): draws the mesh's partitions, each element of `corners`'s
+/// source set as the polygon through its targets' positions (x, y: the first two values of
+/// each element of `positions`), coloured by the worker that ran most of its tile's tasks,
+/// with the borders between ranks. Call it after partition_mesh, on every rank (collective
+/// under MPI); without --report it does nothing.
+///   tessera::show_partitions(x, pcell);  // cells as the quadrilaterals of their nodes
+inline void show_partitions(const Dat<double>& positions, const Map& corners) {
+  detail::show_partitions(positions.storage(), &corners.storage());
+}
+/// The same with each element of `positions`'s own set drawn as a dot at its position.
+inline void show_partitions(const Dat<double>& positions) {
+  detail::show_partitions(positions.storage(), nullptr);
+}
+
+namespace detail {
 int dat_dim(const DatStorage& d);
 std::int64_t dat_set_size(const DatStorage& d);
 }  // namespace detail

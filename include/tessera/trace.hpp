@@ -55,6 +55,15 @@ struct Transfer {
   bool mpi = false;
 };
 
+/// Bytes StarPU started moving over one bus since the previous sample, read from its bus
+/// counters as a task ended: without FxT, the finest record of transfers over time StarPU
+/// gives. `link` is the bus's place in RankTrace::transfers.
+struct TransferSample {
+  double at_us = 0;
+  int link = 0;
+  std::uint64_t bytes = 0, count = 0;
+};
+
 /// Running totals of one worker's tasks of one kind: what a rank keeps instead of every
 /// TaskEvent when only the end-of-run summary is asked for, so that its memory does not grow
 /// with the number of tasks. The summary tables count them as they count TaskEvents.
@@ -88,7 +97,8 @@ struct RankTrace {
   std::vector<TaskEvent> tasks;    ///< every task, when a trace or report was asked for
   std::vector<TaskTotals> totals;  ///< tasks counted but not kept (summary only)
   std::vector<Transfer> transfers;
-  std::vector<ModelTime> model_times;  ///< only with several worker classes
+  std::vector<TransferSample> transfer_samples;  ///< bus transfers over time (with events)
+  std::vector<ModelTime> model_times;            ///< only with several worker classes
   /// A summary-only rank keeps no events, so it folds the longest chain of dependent tasks
   /// as they end (DependencyTracker): the critical path of its own tasks, the dependencies
   /// through other ranks' tasks not followed. < 0: not computed (events are kept instead).
@@ -117,14 +127,28 @@ struct TileMap {
   std::vector<Box> tiles;
 };
 
+/// Where the elements of a partitioned mesh lie, for the report's partition map: element e
+/// lies in tile tile[e] and is drawn as the polygon through the points corner[e * corners + k]
+/// (k < corners; one corner: a dot). The tasks of `loops` with tile index t worked on tile t.
+struct PartitionMap {
+  std::string set;                   ///< the set whose elements are drawn, e.g. "cells"
+  std::vector<std::string> loops;    ///< the loops over the mesh's sets
+  std::vector<int> owner;            ///< per tile: its rank
+  std::vector<std::int32_t> tile;    ///< per element: its tile
+  int corners = 1;                   ///< points per element
+  std::vector<std::int32_t> corner;  ///< per element, `corners` indices of points
+  std::vector<double> xy;            ///< the points: x, y of each
+};
+
 /// A self-contained HTML page (inline SVG, CSS and JS, no network): how far the run was from
 /// its bounds, a Gantt chart per worker with the critical path outlined, the tasks ready over
 /// time, why workers idled, the per-step view, busy/idle per worker, time per task kind,
-/// CPU/GPU split, predicted versus measured time, and a map of the tiles of `maps` coloured
-/// by the worker that ran most of each tile's tasks. `about` is a line under the heading (the
-/// runtime writes its configuration there).
+/// CPU/GPU split, predicted versus measured time, and a map of the tiles of `maps` (and of
+/// the mesh partitions of `meshes`) coloured by the worker that ran most of each tile's tasks.
+/// `about` is a line under the heading (the runtime writes its configuration there).
 void write_html_report(const std::vector<RankTrace>& ranks, const std::string& about,
-                       std::ostream& out, const std::vector<TileMap>& maps = {});
+                       std::ostream& out, const std::vector<TileMap>& maps = {},
+                       const std::vector<PartitionMap>& meshes = {});
 
 /// Per task kind: how many tasks, their total measured time and, over the tasks that had a
 /// prediction, predicted versus measured.

@@ -44,4 +44,7 @@ echo "pkg-config --cflags --libs tessera: $flags"
 "${CXX:-c++}" -O2 "$src/tests/install/main.cpp" -o "$work/pkgconfig-consumer/consumer" $flags
 "$work/pkgconfig-consumer/consumer"
 
+echo "== tessera-trace (the trace tool) installed and runs"
+"$prefix/bin/tessera-trace" --help | grep -q -- "--compare"
+
 echo "install test: both consumers passed"
