@@ -111,8 +111,14 @@ TEST(EmulatedDevice, BoundaryFunctions) {
             0);
 }
 
-TEST(EmulatedDevice, TemporalBlocks) {
-  std::optional<tessera::Runtime> rt(std::in_place, test::cuda_only("dmda"));
+// Both task graphs: blocks that do their own exchanges (time-block+halo) and plain time-block
+// tasks beside halo-pack and boundary tasks (--separate-exchange-tasks).
+class EmulatedTemporalBlocks : public testing::TestWithParam<bool> {};
+
+TEST_P(EmulatedTemporalBlocks, MatchReference) {
+  tessera::Options o = test::cuda_only("dmda");
+  o.fused_exchange = GetParam();
+  std::optional<tessera::Runtime> rt(std::in_place, o);
   const tessera::Grid<3> grid({12, 10, 9}, {6, 5, 9});
   tessera::Boundaries<3> bc = test::distinct_dirichlet3();
   bc.set(1, 0, tessera::Boundary::neumann()).set(1, 1, tessera::Boundary::neumann());
@@ -132,8 +138,13 @@ TEST(EmulatedDevice, TemporalBlocks) {
   });
   EXPECT_GT(points, 0);
   rt.reset();  // writes the trace
-  EXPECT_GT(test::kinds_on_cuda().count("time-block+halo"), 0u);
+  EXPECT_GT(test::kinds_on_cuda().count(GetParam() ? "time-block+halo" : "time-block"), 0u);
 }
+
+INSTANTIATE_TEST_SUITE_P(EmulatedDevice, EmulatedTemporalBlocks, testing::Bool(),
+                         [](const testing::TestParamInfo<bool>& p) {
+                           return p.param ? "ExchangesInTheBlockTasks" : "SeparateExchangeTasks";
+                         });
 
 struct Weighted {
   TESSERA_HD void operator()(Index<2> i, Index<2> j, tessera::In<double> wi, tessera::In<double> vj,
