@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <tessera/balance.hpp>
 #include <tessera/checkpoint.hpp>
 #include <tessera/output.hpp>
 #include <tessera/perfmodels.hpp>
@@ -43,6 +44,8 @@ struct RunOptions {
   long steps;
   tessera::Options runtime;
   bool calibrate_models = false;
+  // Online rebalancing of a CPU/GPU split (tessera::Balance): measured every N steps, 0: off.
+  long rebalance_every = 10;
 
   void add_to(CLI::App& cli) {
     tessera::add_options(cli, runtime);
@@ -54,6 +57,11 @@ struct RunOptions {
                    "chooses along it; default: the library chooses, or the application's tiles)")
         ->expected(n);
     cli.add_option("--steps", steps, "time steps")->check(at_least(1));
+    cli.add_option("--rebalance-every", rebalance_every,
+                   "with a CPU/GPU split (automatic tiles with CUDA workers): measure both parts "
+                   "every N steps and move the split where they differ by more than 10 % and "
+                   "the move pays for itself (default 10; 0: never)")
+        ->check(CLI::NonNegativeNumber);
     cli.add_flag("--calibrate-models", calibrate_models,
                  "first run steps until every performance model used has enough samples "
                  "(saved in --perfmodel-dir), print them and the prediction error of the run");
@@ -201,7 +209,8 @@ void calibrate_models(tessera::Runtime& rt, long steps, Init init, Advance advan
 // --output-every and --checkpoint-every.
 template <class Init, class Advance>
 double timed_blocks(tessera::Runtime& rt, RunOptions& o, double points, Init init, Advance advance,
-                    long block, const State* state = nullptr) {
+                    long block, const State* state = nullptr,
+                    const std::function<void(long)>& after_block = {}) {
   init();
   if (o.calibrate_models) {
     calibrate_models(rt, o.steps, init, advance);
@@ -235,6 +244,7 @@ double timed_blocks(tessera::Runtime& rt, RunOptions& o, double points, Init ini
         n = std::min(n, o.checkpoint_every - done % o.checkpoint_every);
       advance(n);
       done += n;
+      if (after_block) after_block(done);  // a step boundary: e.g. a rebalance
       if (output && done % o.output_every == 0) state->write(*output, done);
       if (state != nullptr && o.checkpoint_every > 0 && done % o.checkpoint_every == 0) {
         if (checkpoint) checkpoint->commit();
@@ -253,6 +263,31 @@ double timed_blocks(tessera::Runtime& rt, RunOptions& o, double points, Init ini
                 tessera::trace::summary_table({rt.recorded()}).c_str());
   return seconds;
 }
+
+// The fields of `grid` balanced by --rebalance-every (tessera::Balance; nothing without a
+// CPU/GPU split), and what the run ended with: the split, the parts' measured seconds per
+// step and the moves (rank 0, unless quiet).
+template <int D>
+struct Rebalancing {
+  tessera::Balance<D> balance;
+  explicit Rebalancing(const RunOptions& o) : balance(0.1, o.rebalance_every) {}
+  std::function<void(long)> hook(long steps) {
+    return [this, steps](long done) { balance.at_step(done, steps); };
+  }
+  void print(const tessera::Grid<D>& grid, const tessera::Runtime& rt, bool quiet) const {
+    if (quiet || rt.rank() != 0 || grid.split_axis() < 0) return;
+    const auto& m = balance.measured();
+    std::printf(
+        "balance: GPU part %s < %lld of %lld; measured per step: GPU part %.3f ms, CPU "
+        "part %.3f ms; %zu rebalance(s)\n",
+        grid.split_axis() == 2   ? "z"
+        : grid.split_axis() == 1 ? "y"
+                                 : "x",
+        static_cast<long long>(grid.split()),
+        static_cast<long long>(grid.extent()[grid.split_axis()]), m[0] * 1e3, m[1] * 1e3,
+        balance.moves().size());
+  }
+};
 
 // timed_blocks one step at a time: `step()` submits one step.
 template <class Init, class Step>
