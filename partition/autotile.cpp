@@ -17,8 +17,10 @@ constexpr double kGhostCost = 4;
 constexpr double kImbalance = 0.25;
 // The most tiles per CPU worker the chooser considers.
 constexpr int kMostTilesPerWorker = 64;
-// The most tiles across the slowest axis with a GPU part: they cut the GPU slabs too.
-constexpr int kMostGpuCuts = 4;
+// The most tiles across the split axis with a GPU part: they cut the GPU slabs too (a lattice),
+// each GPU tile a task more (gpu_part_seconds), so that many CPU workers get tiles of about a
+// GPU step from a thin CPU part.
+constexpr int kMostCrossCuts = 64;
 
 std::string extents_text(const Extent3& e, int dims) {
   std::string s;
@@ -143,12 +145,13 @@ Cuts even_cuts(std::int64_t extent, int n) {
 
 namespace {
 
-// The GPU part: one slab per CUDA worker of `planes` planes, times the other axes' tiles.
+// The GPU part: one slab per CUDA worker of `planes` planes, cut into `across` tiles along the
+// other axes (the CPU part's cuts there), a task each.
 double gpu_part_seconds(const Extent3& extent, int dims, int axis, std::int64_t planes, int gpus,
-                        double gpu_point, double task) {
+                        double gpu_point, double task, int across) {
   double points = static_cast<double>(planes);
   for (int a = 0; a < dims; ++a) points *= a == axis ? 1.0 : static_cast<double>(extent[a]);
-  return planes > 0 ? gpu_point * points / std::min<std::int64_t>(gpus, planes) + task : 0;
+  return planes > 0 ? gpu_point * points / std::min<std::int64_t>(gpus, planes) + task * across : 0;
 }
 
 }  // namespace
@@ -181,14 +184,16 @@ double split_step(const Extent3& extent, int dims, const Extent3& fixed, const M
   const Speeds v = speeds_of(m);
   const std::int64_t e = extent[axis];
   *cpu_seconds = 0;
+  int across = 1;
   if (planes < e) {
     Extent3 cpu_extent = extent;
     cpu_extent[axis] = e - planes;
-    *c = best_cpu_counts(cpu_extent, dims, fixed, m, kMostGpuCuts, cpu_seconds);
+    *c = best_cpu_counts(cpu_extent, dims, fixed, m, kMostCrossCuts, cpu_seconds);
+    across = c->tiles() / c->n[axis];
   }
   if (planes < e && (m.cpu_workers <= 0 || e - planes < kMinThickness)) return -1.0;
   return std::max(gpu_part_seconds(extent, dims, axis, planes, std::max(1, m.cuda_workers),
-                                   v.gpu_point, v.task),
+                                   v.gpu_point, v.task, across),
                   *cpu_seconds);
 }
 
@@ -205,7 +210,8 @@ TileChoice split_tiles(const Extent3& extent, int dims, const Extent3& fixed, co
   Counts c_best;
   double cpu_seconds = 0;
   const double step = split_step(extent, dims, fixed, m, axis, best, &c_best, &cpu_seconds);
-  const double gpu_seconds = gpu_part_seconds(extent, dims, axis, best, gpus, v.gpu_point, v.task);
+  const double gpu_seconds = gpu_part_seconds(extent, dims, axis, best, gpus, v.gpu_point, v.task,
+                                              best < e ? c_best.tiles() / c_best.n[axis] : 1);
   const int slabs = static_cast<int>(std::min<std::int64_t>(gpus, best));
   Cuts along = even_cuts(best, std::max(1, slabs));
   if (best > 0 && best < e) along.push_back(best);
@@ -261,7 +267,7 @@ TileChoice choose_tiles(const Extent3& extent, int dims, const Extent3& fixed, c
   if (gpus > 0 && axis >= 0) {
     // Split the slowest free axis where the GPU part (a slab per CUDA worker) and the CPU part
     // (tiled for the CPU workers by the model) take a step in the shortest time; the GPU part
-    // is cut like the CPU part along the other axes (a lattice), at most kMostGpuCuts times.
+    // is cut like the CPU part along the other axes (a lattice), at most kMostCrossCuts times.
     // A hand-set share (Machine::gpu_share) puts it there instead.
     const std::int64_t e = extent[axis];
     Counts c;

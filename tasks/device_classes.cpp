@@ -67,7 +67,11 @@ ClassSpeeds model_class_speeds() {
   std::vector<std::string> symbols;
   for (const auto& entry : std::filesystem::directory_iterator(codelet_model_dir(), error)) {
     const std::string name = entry.path().filename().string();
-    if (name.rfind("tessera.", 0) == 0 && name.find(".interior.") != std::string::npos)
+    // tessera.<stencil>.<kind>.<types>: the tile tasks (interior, interior+halo, time-block,
+    // time-block+halo), not the exchanges, boundaries or reductions.
+    const std::size_t kind = name.find('.', name.find('.') + 1) + 1;
+    if (name.rfind("tessera.", 0) == 0 && kind > 0 &&
+        (name.compare(kind, 8, "interior") == 0 || name.compare(kind, 10, "time-block") == 0))
       symbols.push_back(name);
   }
   std::sort(symbols.begin(), symbols.end());  // the same choice on every rank and every run

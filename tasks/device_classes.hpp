@@ -15,9 +15,9 @@ struct ClassSpeeds {
   double cpu_us_per_byte = 0, cuda_us_per_byte = 0;
   std::string source;
 };
-/// The speeds of the largest tile task found in the `tessera.*.interior.*` models of the model
-/// directory with entries for both classes (the models of the first CPU and first CUDA worker).
-/// Call with StarPU running.
+/// The speeds of the largest tile task found in the tile-task models (`tessera.*.interior*.*`,
+/// `tessera.*.time-block*.*`) of the model directory with entries for both classes (the models of
+/// the first CPU and first CUDA worker). Call with StarPU running.
 ClassSpeeds model_class_speeds();
 
 /// Per device class, the seconds the busiest worker of the class spent running tasks since

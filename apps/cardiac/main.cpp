@@ -39,7 +39,8 @@ int main(int argc, char** argv) {
     const auto ex = model.extrema();
     if (!rt.simulated()) model.require_in_domain(e_sum, ex[0], o.steps);  // simulated: no values
     // Per point and step: e and r read, e_next and r written.
-    apps::print_result(name, o, rt, grid.tiles(), seconds, points, 4.0 * sizeof(double), e_sum);
+    apps::print_result(name, o, rt, grid.tiles(), seconds, points, 4.0 * sizeof(double), e_sum,
+                       rebalancing.result_fields(model.e.grid()));
     if (rt.rank() == 0) std::printf("%s e_min=%.17g e_max=%.17g\n", name, ex[0], ex[1]);
     rt.finish();
   });

@@ -274,6 +274,17 @@ struct Rebalancing {
   std::function<void(long)> hook(long steps) {
     return [this, steps](long done) { balance.at_step(done, steps); };
   }
+  // For the result line (printed even when quiet): where the split ended and the moves.
+  std::string result_fields(const tessera::Grid<D>& grid) const {
+    if (grid.split_axis() < 0) return "";
+    return " split=" +
+           std::string(grid.split_axis() == 2   ? "z"
+                       : grid.split_axis() == 1 ? "y"
+                                                : "x") +
+           "<" + std::to_string(grid.split()) + "/" +
+           std::to_string(grid.extent()[grid.split_axis()]) +
+           " rebalances=" + std::to_string(balance.moves().size());
+  }
   void print(const tessera::Grid<D>& grid, const tessera::Runtime& rt, bool quiet) const {
     if (quiet || rt.rank() != 0 || grid.split_axis() < 0) return;
     const auto& m = balance.measured();
@@ -310,7 +321,7 @@ double timed_steps(tessera::Runtime& rt, RunOptions& o, double points, Init init
 // rank (collective).
 inline void print_result(const char* app, const RunOptions& o, const tessera::Runtime& rt,
                          int tiles, double seconds, double points, double bytes_per_point,
-                         double checksum) {
+                         double checksum, const std::string& more = "") {
   const double computed = static_cast<double>(o.computed_steps());
   const double updates = points * computed;
   const double per_step = computed > 0 ? 1.0 / computed : 0.0;  // a restart at the last step
@@ -322,12 +333,12 @@ inline void print_result(const char* app, const RunOptions& o, const tessera::Ru
       o.restart_step > 0 ? " from_step=" + std::to_string(o.restart_step) : std::string();
   std::printf(
       "%s grid=%s tiles=%d steps=%ld seconds=%.4f MLUPS=%.1f GB/s=%.2f checksum=%s "
-      "ranks=%d halo_messages/step=%.1f halo_bytes/step=%.0f%s%s\n",
+      "ranks=%d halo_messages/step=%.1f halo_bytes/step=%.0f%s%s%s\n",
       app, o.grid_name().c_str(), tiles, o.steps, seconds, updates / seconds / 1e6,
       updates * bytes_per_point / seconds / 1e9, rt.simulated() ? "simulated" : sum, rt.ranks(),
       static_cast<double>(traffic.messages) * per_step,
       static_cast<double>(traffic.bytes) * per_step, rt.simulated() ? " simulated=1" : "",
-      from.c_str());
+      from.c_str(), more.c_str());
 }
 
 // Runs the application body; an error (bad input is a tessera::Error) is reported and the

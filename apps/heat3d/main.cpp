@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
         rebalancing.hook(o.steps));
     rebalancing.print(u.grid(), rt, o.runtime.quiet);
     apps::print_result("heat3d", o, rt, grid.tiles(), seconds, static_cast<double>(grid.points()),
-                       2.0 * sizeof(double), tessera::sum(u));
+                       2.0 * sizeof(double), tessera::sum(u), rebalancing.result_fields(u.grid()));
     rt.finish();
   });
 }

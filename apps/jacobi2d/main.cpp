@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
         depth, &state, rebalancing.hook(o.steps));
     rebalancing.print(u.grid(), rt, o.runtime.quiet);
     apps::print_result("jacobi2d", o, rt, grid.tiles(), seconds, static_cast<double>(grid.points()),
-                       3.0 * sizeof(float), tessera::sum(u));
+                       3.0 * sizeof(float), tessera::sum(u), rebalancing.result_fields(u.grid()));
     rt.finish();
   });
 }
