@@ -2,12 +2,15 @@
 // StarPU's per-worker busy times and the decision by partition/'s model.
 #include "tessera/balance.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <iostream>
 
 #include "core/runtime/comm.hpp"
 #include "core/runtime/context.hpp"
 #include "partition/autotile.hpp"
+#include "partition/tiling.hpp"
 #include "tasks/device_classes.hpp"
 
 namespace tessera::detail {
@@ -19,21 +22,52 @@ Rebalanced plan_rebalance(const GridSpec& grid, double gpu_seconds, double cpu_s
   m.cpu_workers = static_cast<int>(comm::sum(rt.engine->cpu_workers()));
   m.cuda_workers = static_cast<int>(comm::sum(rt.engine->cuda_workers()));
   const int axis = grid.split_axis;
-  const double share =
-      static_cast<double>(grid.split) / static_cast<double>(grid.extent[static_cast<std::size_t>(axis)]);
-  // Field::retile takes the GPU part to main memory and the new GPU part back.
-  const double move = tasks::bus_round_trip_seconds(static_cast<std::size_t>(bytes * share));
-  const partition::Rebalance r =
-      partition::plan_rebalance(grid.extent, grid.dims, axis, grid.split, m, gpu_seconds,
-                                cpu_seconds, threshold, steps_left, move);
+  const auto e = static_cast<double>(grid.extent[static_cast<std::size_t>(axis)]);
+  // Where the rates put the split, then whether that pays: Field::retile keeps the GPU tiles
+  // below both splits in place (on one rank), so only the planes between the two splits cross
+  // the bus (counted as a round trip of their bytes: generous where the GPU part grows, and a
+  // GPU tile cut by a shrinking split goes both ways whole).
+  partition::Rebalance r = partition::plan_rebalance(grid.extent, grid.dims, axis, grid.split, m,
+                                                     gpu_seconds, cpu_seconds, threshold, 0, 0);
+  if (r.tiles.split_axis == axis) {
+    const double planes = std::abs(static_cast<double>(r.tiles.split - grid.split));
+    const double share = rt.ranks > 1 ? static_cast<double>(grid.split) / e : planes / e;
+    const double move = tasks::bus_round_trip_seconds(static_cast<std::size_t>(bytes * share));
+    r = partition::plan_rebalance(grid.extent, grid.dims, axis, grid.split, m, gpu_seconds,
+                                  cpu_seconds, threshold, steps_left, move);
+  }
   Rebalanced out;
   out.move = r.move;
   out.line = r.why;
-  if (r.move) {
-    out.cuts = r.tiles.cuts;
-    out.split = r.tiles.split;
-    out.line += "; now " + r.tiles.summary;
+  if (!r.move) return out;
+  // The new lattice keeps every tile of the GPU part below both splits (Field::retile keeps
+  // such tiles where they are: only the planes that change part cross the bus) and the cuts
+  // across the split axis; the CPU part gets as many slabs along it as the model gives it.
+  const std::int64_t moved = r.tiles.split;
+  for (int a = 0; a < grid.dims; ++a) {
+    const auto u = static_cast<std::size_t>(a);
+    const std::vector<std::int64_t> starts =
+        partition::tile_starts(grid.extent[u], grid.tile[u], grid.cuts[u]);
+    if (a != axis) {
+      out.cuts[u].assign(starts.begin() + 1, starts.end());
+      continue;
+    }
+    for (std::size_t k = 1; k < starts.size() && starts[k] < std::min(grid.split, moved); ++k)
+      out.cuts[u].push_back(starts[k]);
+    if (grid.split < moved) out.cuts[u].push_back(grid.split);  // the old GPU part stays a tile
+    if (moved < grid.extent[u]) {
+      out.cuts[u].push_back(moved);
+      int slabs = 1;
+      for (std::int64_t c : r.tiles.cuts[u]) slabs += c > moved ? 1 : 0;
+      for (std::int64_t c : partition::even_cuts(grid.extent[u] - moved, slabs))
+        out.cuts[u].push_back(moved + c);
+    }
   }
+  out.split = moved;
+  char b[96];
+  std::snprintf(b, sizeof(b), "; the GPU part now %s < %lld", axis_name(axis),
+                static_cast<long long>(moved));
+  out.line += b;
   return out;
 }
 
