@@ -42,14 +42,14 @@ struct Counts {
 
 // One step of `extent` cut as `c` on `workers` workers of `point_seconds` per point.
 double step_seconds(const Extent3& extent, int dims, const Counts& c, int workers,
-                    double point_seconds, double task_seconds) {
+                    double point_seconds, double task_seconds, double imbalance) {
   double points = 1, ghosts = 0;
   for (int a = 0; a < dims; ++a) points *= static_cast<double>(extent[a]) / c.n[a];
   for (int a = 0; a < dims; ++a)
     if (c.n[a] > 1) ghosts += 2 * points / (static_cast<double>(extent[a]) / c.n[a]);
   const double tile = point_seconds * (points + kGhostCost * ghosts);
   const int rounds = (c.tiles() + workers - 1) / workers;
-  return rounds * (tile + task_seconds) + kImbalance * tile;
+  return rounds * (tile + task_seconds) + imbalance * tile;
 }
 
 // The axes the chooser cuts, slowest first: the free ones but x (rows stay whole: long
@@ -68,7 +68,7 @@ std::vector<int> free_axes(const Extent3& fixed, int dims) {
 // cuts multiply the tiles of a GPU part too). Ties within 1 % go to fewer tiles.
 constexpr double kSecondAxisGain = 0.1;
 Counts best_cpu_counts(const Extent3& extent, int dims, const Extent3& fixed, const Machine& m,
-                       int max_second, double* seconds) {
+                       int max_second, double* seconds, double imbalance = kImbalance) {
   Counts base;
   for (int a = 0; a < dims; ++a)
     if (fixed[a] > 0) base.n[a] = static_cast<int>(tile_count_along(extent[a], fixed[a]));
@@ -99,7 +99,7 @@ Counts best_cpu_counts(const Extent3& extent, int dims, const Extent3& fixed, co
         const int n = c.tiles();
         if (n > std::max(most, base.tiles())) break;
         if (base.tiles() == 1 && (n > workers ? n % workers != 0 : n < workers && enough)) continue;
-        const double s = step_seconds(extent, dims, c, workers, point, task);
+        const double s = step_seconds(extent, dims, c, workers, point, task, imbalance);
         if (best.s < 0 || s < best.s * 0.99 || (s <= best.s * 1.01 && n < best.c.tiles()))
           best = {c, s};
       }
@@ -188,7 +188,10 @@ double split_step(const Extent3& extent, int dims, const Extent3& fixed, const M
   if (planes < e) {
     Extent3 cpu_extent = extent;
     cpu_extent[axis] = e - planes;
-    *c = best_cpu_counts(cpu_extent, dims, fixed, m, kMostCrossCuts, cpu_seconds);
+    // No imbalance term: each CPU worker runs its own tile of each round, pinned there (the
+    // shared-queue imbalance of CPU-only runs does not arise), and what the model misses the
+    // measured rebalancing corrects.
+    *c = best_cpu_counts(cpu_extent, dims, fixed, m, kMostCrossCuts, cpu_seconds, 0.0);
     across = c->tiles() / c->n[axis];
   }
   if (planes < e && (m.cpu_workers <= 0 || e - planes < kMinThickness)) return -1.0;

@@ -59,7 +59,7 @@ struct RunOptions {
     cli.add_option("--steps", steps, "time steps")->check(at_least(1));
     cli.add_option("--rebalance-every", rebalance_every,
                    "with a CPU/GPU split (automatic tiles with CUDA workers): measure both parts "
-                   "every N steps and move the split where they differ by more than 10 % and "
+                   "every N steps and move the split where they differ by more than 5 % and "
                    "the move pays for itself (default 10; 0: never)")
         ->check(CLI::NonNegativeNumber);
     cli.add_flag("--calibrate-models", calibrate_models,
@@ -83,6 +83,10 @@ struct RunOptions {
   // Not an option: the step a --restart began at (timed_blocks sets it), so that the result
   // line's rates count the steps this run computed, not the ones before the checkpoint.
   long restart_step = 0;
+  // Not an option: the runtime's clock when the timed steps began (timed_blocks sets it); a
+  // simulated run's result line gives it (started=), the origin of a simulated platform's
+  // speed profiles (scripts/sim/hetero.sh).
+  double started = 0;
   long computed_steps() const { return steps - restart_step; }
 
   void add_io_options(CLI::App& cli) {
@@ -231,6 +235,7 @@ double timed_blocks(tessera::Runtime& rt, RunOptions& o, double points, Init ini
   rt.wait();
   // The runtime's clock: in a simulated run (docs/simulation.md), the simulated time.
   const double start = rt.seconds();
+  o.started = start;
   {
     std::unique_ptr<ProgressLine> progress;
     // One line per run, not per rank. Not in a simulated run: the line's thread would call
@@ -270,7 +275,9 @@ double timed_blocks(tessera::Runtime& rt, RunOptions& o, double points, Init ini
 template <int D>
 struct Rebalancing {
   tessera::Balance<D> balance;
-  explicit Rebalancing(const RunOptions& o) : balance(0.1, o.rebalance_every) {}
+  // A hand-set --gpu-fraction is a fixed split: never moved.
+  explicit Rebalancing(const RunOptions& o)
+      : balance(0.05, o.runtime.gpu_fraction >= 0 ? 0 : o.rebalance_every) {}
   std::function<void(long)> hook(long steps) {
     return [this, steps](long done) { balance.at_step(done, steps); };
   }
@@ -338,7 +345,8 @@ inline void print_result(const char* app, const RunOptions& o, const tessera::Ru
       updates * bytes_per_point / seconds / 1e9, rt.simulated() ? "simulated" : sum, rt.ranks(),
       static_cast<double>(traffic.messages) * per_step,
       static_cast<double>(traffic.bytes) * per_step, rt.simulated() ? " simulated=1" : "",
-      from.c_str(), more.c_str());
+      from.c_str(),
+      (more + (rt.simulated() ? " started=" + std::to_string(o.started) : "")).c_str());
 }
 
 // Runs the application body; an error (bad input is a tessera::Error) is reported and the

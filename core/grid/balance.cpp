@@ -30,7 +30,14 @@ Rebalanced plan_rebalance(const GridSpec& grid, double gpu_seconds, double cpu_s
   partition::Rebalance r = partition::plan_rebalance(grid.extent, grid.dims, axis, grid.split, m,
                                                      gpu_seconds, cpu_seconds, threshold, 0, 0);
   if (r.tiles.split_axis == axis) {
-    const double planes = std::abs(static_cast<double>(r.tiles.split - grid.split));
+    // Growing: the planes between the splits go up. Shrinking: every GPU tile the new split
+    // cuts is made again, its planes down and back (from the start of the tile holding it).
+    const auto u = static_cast<std::size_t>(axis);
+    std::int64_t from = std::min(grid.split, r.tiles.split);
+    if (r.tiles.split < grid.split)
+      for (std::int64_t start : partition::tile_starts(grid.extent[u], grid.tile[u], grid.cuts[u]))
+        if (start <= r.tiles.split) from = start;
+    const double planes = static_cast<double>(std::max(grid.split, r.tiles.split) - from);
     const double share = rt.ranks > 1 ? static_cast<double>(grid.split) / e : planes / e;
     const double move = tasks::bus_round_trip_seconds(static_cast<std::size_t>(bytes * share));
     r = partition::plan_rebalance(grid.extent, grid.dims, axis, grid.split, m, gpu_seconds,
@@ -75,6 +82,8 @@ std::array<double, 2> measured_part_seconds(long steps) {
   Context& rt = live_context("tessera::Balance");
   rt.engine->wait_all();
   const tasks::ClassBusy busy = tasks::take_class_busy();
+  std::cerr << "[" << tasks::clock_seconds() << "] measured gpu " << busy.cuda_seconds << " cpu "
+            << busy.cpu_seconds << std::endl;
   // The same figures on every rank (the same decision): the mean over the ranks, in ns.
   const double ranks = static_cast<double>(rt.ranks);
   const double per = 1e-9 / ranks / static_cast<double>(std::max(1L, steps));

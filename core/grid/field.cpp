@@ -128,6 +128,9 @@ void FieldStorage::build(Context& rt, Impl* reuse) {
   // registered (registration order gives StarPU-MPI its tags).
   impl_->memory.assign(static_cast<std::size_t>(tiling.size()), nullptr);
   impl_->memory_bytes.assign(static_cast<std::size_t>(tiling.size()), 0);
+  // Tiles a retile makes are not pinned (tasks::DataRegistry::allocate): pinning costs more
+  // than it gains for the one transfer such a tile makes.
+  impl_->pinned.assign(static_cast<std::size_t>(tiling.size()), reuse == nullptr);
   std::vector<tasks::Handle> kept(static_cast<std::size_t>(tiling.size()), nullptr);
   if (reuse != nullptr)
     for (int t = 0; t < tiling.size(); ++t) {
@@ -136,6 +139,7 @@ void FieldStorage::build(Context& rt, Impl* reuse) {
       if (o < 0 || !mine(t) || reuse->memory[u] == nullptr) continue;
       impl_->memory[static_cast<std::size_t>(t)] = reuse->memory[u];
       impl_->memory_bytes[static_cast<std::size_t>(t)] = reuse->memory_bytes[u];
+      impl_->pinned[static_cast<std::size_t>(t)] = reuse->pinned[u];
       kept[static_cast<std::size_t>(t)] = reuse->handles[u];
       reuse->memory[u] = nullptr;
       reuse->handles[u] = nullptr;
@@ -143,11 +147,13 @@ void FieldStorage::build(Context& rt, Impl* reuse) {
   comm::agree([&] {
     for (int t = 0; t < tiling.size(); ++t) {
       if (!mine(t) || kept[static_cast<std::size_t>(t)] != nullptr) continue;
-      void* mem = tasks::DataRegistry::allocate(static_cast<std::size_t>(tile_bytes(t)));
+      void* mem = tasks::DataRegistry::allocate(static_cast<std::size_t>(tile_bytes(t)),
+                                                impl_->pinned[static_cast<std::size_t>(t)]);
       if (mem == nullptr) {
         for (std::size_t u = 0; u < impl_->memory.size(); ++u)
           if (impl_->memory[u] != nullptr)
-            tasks::DataRegistry::deallocate(impl_->memory[u], impl_->memory_bytes[u]),
+            tasks::DataRegistry::deallocate(impl_->memory[u], impl_->memory_bytes[u],
+                                            impl_->pinned[u]),
                 impl_->memory[u] = nullptr;
         throw Error("out of memory allocating " + std::to_string(tile_bytes(t)) +
                     " bytes for tile " + std::to_string(t) + " of field '" + name_ +
@@ -262,7 +268,7 @@ void FieldStorage::retile_in_place(const GridSpec& grid) {
     if (old->handles[o] == nullptr) continue;
     data.unregister(old->handles[o]);
     if (old->memory[o] != nullptr)
-      tasks::DataRegistry::deallocate(old->memory[o], old->memory_bytes[o]);
+      tasks::DataRegistry::deallocate(old->memory[o], old->memory_bytes[o], old->pinned[o]);
   }
 }
 
@@ -287,7 +293,7 @@ void FieldStorage::release_handles() {
   for (tasks::Handle h : impl_->handles) data.unregister(h);
   for (std::size_t t = 0; t < impl_->memory.size(); ++t)
     if (impl_->memory[t] != nullptr)
-      tasks::DataRegistry::deallocate(impl_->memory[t], impl_->memory_bytes[t]);
+      tasks::DataRegistry::deallocate(impl_->memory[t], impl_->memory_bytes[t], impl_->pinned[t]);
   context_->fields.erase(this);
 }
 

@@ -8,9 +8,10 @@
 #   auto       CPU and GPU workers: the split from the models, rebalanced every 10 steps
 #   static     the same split, never rebalanced (--rebalance-every 0)
 #   fraction   --gpu-fraction F: the split at that share of the planes, never rebalanced
-#   perturbed  (PERTURB=1, the default) the CPU cores at half speed from the simulated time at which
-#              the best fixed fraction reaches step 50 (SimGrid speed profile of the CPU hosts):
-#              auto against that fraction, both perturbed alike
+#   perturbed  (PERTURB=1, the default) the CPU cores at half speed from the simulated time at
+#              which the best fixed fraction reaches step 50 (a SimGrid speed profile of each CPU
+#              host; the runs start their timed steps at the same simulated time): the automatic
+#              run against that fraction, both perturbed alike
 # Writes out-dir/hetero.{csv,md}. Settings: STEPS=100, ONLY=REGEX ("platform|app|size"),
 # FRACTIONS="0.5 ..." (default per platform), PERTURB=0|1.
 # Platforms and task times: scripts/sim/hybrid.sh and docs/simulation.md (Assumptions); the
@@ -91,18 +92,19 @@ for c in "${cases[@]}"; do
     local split moves
     split=$(echo "$line" | sed -n 's/.* split=[xyz]<\([0-9]*\)\/.*/\1/p')
     moves=$(echo "$line" | sed -n 's/.* rebalances=\([0-9]*\).*/\1/p')
+    started=$(echo "$line" | sed -n 's/.* started=\([0-9.]*\).*/\1/p')
     echo "$plat,$app,${grid// /x},$mode,$fraction,$s,${split:--},${moves:-0}" | tee -a "$csv"
   }
   run cpu-only 0 "$dir" --ncpu "$ncpu" --ncuda 0
   run gpu-only 1 "$dir" --ncpu 0 --ncuda 1
   run auto auto "$dir" --ncpu "$ncpu" --ncuda 1
   run static auto "$dir" --ncpu "$ncpu" --ncuda 1 --rebalance-every 0
-  best=""; best_s=""
+  best=""; best_s=""; best_start=""
   for f in $fracs; do
     run fraction "$f" "$dir" --ncpu "$ncpu" --ncuda 1 --gpu-fraction "$f"
     s=$(tail -n 1 "$csv" | cut -d, -f6)
     if [ -z "$best_s" ] || python3 -c "import sys; sys.exit(0 if $s < $best_s else 1)"; then
-      best=$f; best_s=$s
+      best=$f; best_s=$s; best_start=$started
     fi
   done
   if [ "${PERTURB:-1}" = 1 ]; then
@@ -110,9 +112,12 @@ for c in "${cases[@]}"; do
     # steps take the same time), as SimGrid's speed profile of each CPU host.
     pert="$work/models-$plat-$app-perturbed"
     rm -rf "$pert" && cp -r "$dir" "$pert"
-    at=$(python3 -c "print($best_s * 50 / $steps)")
-    printf '0 1.0\n%s 0.5\n' "$at" > "$pert/cpu-half.profile"
-    sed -i -E "s|(<host id=\"CPU[0-9]+\"[^/]*)/>|\1 speed_file=\"$pert/cpu-half.profile\"/>|" \
+    at=$(python3 -c "print($best_start + $best_s * 50 / $steps)")  # from the timed steps' start
+    # (SimGrid looks a profile up beside the platform file, by a relative name, one per host.)
+    for h in $(sed -n 's/.*<host id="\(CPU[0-9]*\)".*/\1/p' "$pert/bus/$plat.platform.v4.xml"); do
+      printf '0 1.0\n%s 0.5\n' "$at" > "$pert/bus/half-$h.profile"
+    done
+    sed -i -E 's|(<host id="(CPU[0-9]+)"[^/]*)/>|\1 speed_file="half-\2.profile"/>|' \
       "$pert/bus/$plat.platform.v4.xml"
     run perturbed-fraction "$best" "$pert" --ncpu "$ncpu" --ncuda 1 --gpu-fraction "$best"
     run perturbed-auto auto "$pert" --ncpu "$ncpu" --ncuda 1
