@@ -101,8 +101,8 @@ ClassBusy take_class_busy() {
     if (starpu_profiling_worker_get_info(static_cast<int>(w), &info) != 0) continue;
     const double s = seconds_of(info.executing_time);
     switch (starpu_worker_get_type(static_cast<int>(w))) {
-      case STARPU_CPU_WORKER: busy.cpu_seconds = std::max(busy.cpu_seconds, s); break;
-      case STARPU_CUDA_WORKER: busy.cuda_seconds = std::max(busy.cuda_seconds, s); break;
+      case STARPU_CPU_WORKER: busy.cpu_seconds += s; break;
+      case STARPU_CUDA_WORKER: busy.cuda_seconds += s; break;
       default: break;
     }
   }

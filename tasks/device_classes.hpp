@@ -20,8 +20,8 @@ struct ClassSpeeds {
 /// the first CPU and first CUDA worker). Call with StarPU running.
 ClassSpeeds model_class_speeds();
 
-/// Per device class, the seconds the busiest worker of the class spent running tasks since
-/// the previous call (StarPU's worker profiling, switched on by the first call; the first
+/// Per device class, the seconds its workers together spent running tasks since the previous
+/// call (StarPU's worker profiling, switched on by the first call; the first
 /// call's figures cover the time since StarPU started). In simulation, simulated seconds.
 struct ClassBusy {
   double cpu_seconds = 0, cuda_seconds = 0;

@@ -45,7 +45,7 @@ struct RunOptions {
   tessera::Options runtime;
   bool calibrate_models = false;
   // Online rebalancing of a CPU/GPU split (tessera::Balance): measured every N steps, 0: off.
-  long rebalance_every = 10;
+  long rebalance_every = 20;
 
   void add_to(CLI::App& cli) {
     tessera::add_options(cli, runtime);
@@ -60,7 +60,7 @@ struct RunOptions {
     cli.add_option("--rebalance-every", rebalance_every,
                    "with a CPU/GPU split (automatic tiles with CUDA workers): measure both parts "
                    "every N steps and move the split where they differ by more than 5 % and "
-                   "the move pays for itself (default 10; 0: never)")
+                   "the move pays for itself (default 20; 0: never)")
         ->check(CLI::NonNegativeNumber);
     cli.add_flag("--calibrate-models", calibrate_models,
                  "first run steps until every performance model used has enough samples "

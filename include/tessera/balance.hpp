@@ -26,10 +26,10 @@ struct Rebalanced {
 };
 Rebalanced plan_rebalance(const GridSpec& grid, double gpu_seconds, double cpu_seconds,
                           double threshold, long steps_left, double bytes);
-/// Per-step seconds of the busiest CUDA worker and the busiest CPU worker over the `steps`
-/// steps since the previous call (waits for the tasks submitted; the mean over the ranks).
-/// Collective.
-std::array<double, 2> measured_part_seconds(long steps);
+/// Per-step seconds of the GPU part and of the CPU part of `grid` over the last `steps` steps:
+/// each class's busy time since the previous call over its workers that have a tile of its
+/// part (the mean over the ranks). Waits for the tasks submitted. Collective.
+std::array<double, 2> measured_part_seconds(const GridSpec& grid, long steps);
 /// Said once (unless quiet) and kept with the configuration (trace, report).
 void note_balance(const std::string& line);
 }  // namespace detail
@@ -44,7 +44,7 @@ class Balance {
  public:
   /// Moves the split where the two parts' measured times differ by more than `threshold` of the
   /// longer; measures every `every` steps (each measurement waits for the steps submitted).
-  explicit Balance(double threshold = 0.1, long every = 10)
+  explicit Balance(double threshold = 0.05, long every = 20)
       : threshold_(threshold), every_(every) {}
 
   /// Fields on the same grid, moved together (the fields a step reads and writes).
@@ -60,17 +60,22 @@ class Balance {
     return *this;
   }
 
-  /// At a step boundary, `done` steps of `total` run: every `every` steps, measures the two
-  /// parts and moves the split where it pays. Returns whether it moved. Collective.
+  /// At a step boundary, `done` steps of `total` run: every `every` steps from step `every` on,
+  /// measures the two parts and moves the split where it pays. Returns whether it moved.
+  /// Collective.
   bool at_step(long done, long total) {
     if (grid_ == nullptr || grid_->split_axis() < 0 || every_ <= 0) return false;
-    if (last_ < 0) {  // the first call: the measurement starts here
-      detail::measured_part_seconds(1);
+    if (last_ < 0) {
+      // The first `every` steps are not measured: they upload the GPU part and run the one-off
+      // tasks of a run's start, which no later step repeats.
+      if (done < every_) return false;
+      detail::measured_part_seconds(detail::grid_spec(*grid_), 1);
       last_ = done;
       return false;
     }
     if (done - last_ < every_) return false;
-    const std::array<double, 2> s = detail::measured_part_seconds(done - last_);
+    const std::array<double, 2> s =
+        detail::measured_part_seconds(detail::grid_spec(*grid_), done - last_);
     last_ = done;
     measured_ = s;
     return rebalance(s[0], s[1], total - done, done);

@@ -5,8 +5,8 @@
 # Per platform and app, 100 steps of the default task graph (exchanges inside the tile tasks),
 # every run with tiles the library chooses (no --tile):
 #   cpu-only   --ncuda 0                       gpu-only   --ncpu 0
-#   auto       CPU and GPU workers: the split from the models, rebalanced every 10 steps
-#   static     the same split, never rebalanced (--rebalance-every 0)
+#   static     CPU and GPU workers: the split from the models (--rebalance-every 0): "automatic"
+#   auto       the same, rebalanced from measured part times (every 20 steps, the default)
 #   fraction   --gpu-fraction F: the split at that share of the planes, never rebalanced
 #   perturbed  (PERTURB=1, the default) the CPU cores at half speed from the simulated time at
 #              which the best fixed fraction reaches step 50 (a SimGrid speed profile of each CPU
@@ -63,7 +63,7 @@ for c in "${cases[@]}"; do
   # regression prices every size), then the platform and the stated models.
   cal="$work/cal-$app"
   if [ ! -d "$cal/codelets" ]; then
-    small=$(for v in $grid; do printf '%d ' 48; done)
+    small=$(for v in $grid; do printf '%d ' 96; done)  # cardiac3d diverges below 80 a side
     for depth in 1 auto; do
       build-14/apps/$bin --size $small --steps 2 --ncpu 2 --steps-per-exchange $depth \
         --perfmodel-dir "$cal" --calibrate-models --quiet > "$work/cal.log" 2>&1 ||
