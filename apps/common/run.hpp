@@ -44,8 +44,9 @@ struct RunOptions {
   long steps;
   tessera::Options runtime;
   bool calibrate_models = false;
-  // Online rebalancing of a CPU/GPU split (tessera::Balance): measured every N steps, 0: off.
-  long rebalance_every = 20;
+  // Online rebalancing of a CPU/GPU split (tessera::Balance): measured every N steps, 0: off
+  // (the default: each measurement drains the pipeline, docs/scheduling.md).
+  long rebalance_every = 0;
 
   void add_to(CLI::App& cli) {
     tessera::add_options(cli, runtime);
@@ -60,8 +61,8 @@ struct RunOptions {
     cli.add_option("--rebalance-every", rebalance_every,
                    "with a CPU/GPU split (automatic tiles with CUDA workers): measure both parts "
                    "every N steps and move the split where they differ by more than 5 % and "
-                   "the move pays for itself (default 20; 0: never)")
-        ->check(CLI::NonNegativeNumber);
+                   "the move pays for itself (e.g. 20; default 0: never)")
+        ->check(at_least(0));
     cli.add_flag("--calibrate-models", calibrate_models,
                  "first run steps until every performance model used has enough samples "
                  "(saved in --perfmodel-dir), print them and the prediction error of the run");

@@ -6,7 +6,7 @@
 # every run with tiles the library chooses (no --tile):
 #   cpu-only   --ncuda 0                       gpu-only   --ncpu 0
 #   static     CPU and GPU workers: the split from the models (--rebalance-every 0): "automatic"
-#   auto       the same, rebalanced from measured part times (every 20 steps, the default)
+#   auto       the same, rebalanced from measured part times (--rebalance-every 20)
 #   fraction   --gpu-fraction F: the split at that share of the planes, never rebalanced
 #   perturbed  (PERTURB=1, the default) the CPU cores at half speed from the simulated time at
 #              which the best fixed fraction reaches step 50 (a SimGrid speed profile of each CPU
@@ -97,7 +97,7 @@ for c in "${cases[@]}"; do
   }
   run cpu-only 0 "$dir" --ncpu "$ncpu" --ncuda 0
   run gpu-only 1 "$dir" --ncpu 0 --ncuda 1
-  run auto auto "$dir" --ncpu "$ncpu" --ncuda 1
+  run auto auto "$dir" --ncpu "$ncpu" --ncuda 1 --rebalance-every 20
   run static auto "$dir" --ncpu "$ncpu" --ncuda 1 --rebalance-every 0
   best=""; best_s=""; best_start=""
   for f in $fracs; do
@@ -120,7 +120,7 @@ for c in "${cases[@]}"; do
     sed -i -E 's|(<host id="(CPU[0-9]+)"[^/]*)/>|\1 speed_file="half-\2.profile"/>|' \
       "$pert/bus/$plat.platform.v4.xml"
     run perturbed-fraction "$best" "$pert" --ncpu "$ncpu" --ncuda 1 --gpu-fraction "$best"
-    run perturbed-auto auto "$pert" --ncpu "$ncpu" --ncuda 1
+    run perturbed-auto auto "$pert" --ncpu "$ncpu" --ncuda 1 --rebalance-every 20
   fi
 done
 /usr/bin/python3 scripts/sim/tables.py hetero "$csv" > "$out/hetero.md"
