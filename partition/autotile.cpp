@@ -17,8 +17,10 @@ constexpr double kGhostCost = 4;
 constexpr double kImbalance = 0.25;
 // The most tiles per CPU worker the chooser considers.
 constexpr int kMostTilesPerWorker = 64;
-// The most tiles across the slowest axis with a GPU part: they cut the GPU slabs too.
-constexpr int kMostGpuCuts = 4;
+// The most tiles across the split axis with a GPU part: they cut the GPU slabs too (a lattice),
+// each GPU tile a task more (gpu_part_seconds), so that many CPU workers get tiles of about a
+// GPU step from a thin CPU part.
+constexpr int kMostCrossCuts = 64;
 
 std::string extents_text(const Extent3& e, int dims) {
   std::string s;
@@ -40,14 +42,14 @@ struct Counts {
 
 // One step of `extent` cut as `c` on `workers` workers of `point_seconds` per point.
 double step_seconds(const Extent3& extent, int dims, const Counts& c, int workers,
-                    double point_seconds, double task_seconds) {
+                    double point_seconds, double task_seconds, double imbalance) {
   double points = 1, ghosts = 0;
   for (int a = 0; a < dims; ++a) points *= static_cast<double>(extent[a]) / c.n[a];
   for (int a = 0; a < dims; ++a)
     if (c.n[a] > 1) ghosts += 2 * points / (static_cast<double>(extent[a]) / c.n[a]);
   const double tile = point_seconds * (points + kGhostCost * ghosts);
   const int rounds = (c.tiles() + workers - 1) / workers;
-  return rounds * (tile + task_seconds) + kImbalance * tile;
+  return rounds * (tile + task_seconds) + imbalance * tile;
 }
 
 // The axes the chooser cuts, slowest first: the free ones but x (rows stay whole: long
@@ -66,7 +68,7 @@ std::vector<int> free_axes(const Extent3& fixed, int dims) {
 // cuts multiply the tiles of a GPU part too). Ties within 1 % go to fewer tiles.
 constexpr double kSecondAxisGain = 0.1;
 Counts best_cpu_counts(const Extent3& extent, int dims, const Extent3& fixed, const Machine& m,
-                       int max_second, double* seconds) {
+                       int max_second, double* seconds, double imbalance = kImbalance) {
   Counts base;
   for (int a = 0; a < dims; ++a)
     if (fixed[a] > 0) base.n[a] = static_cast<int>(tile_count_along(extent[a], fixed[a]));
@@ -97,7 +99,7 @@ Counts best_cpu_counts(const Extent3& extent, int dims, const Extent3& fixed, co
         const int n = c.tiles();
         if (n > std::max(most, base.tiles())) break;
         if (base.tiles() == 1 && (n > workers ? n % workers != 0 : n < workers && enough)) continue;
-        const double s = step_seconds(extent, dims, c, workers, point, task);
+        const double s = step_seconds(extent, dims, c, workers, point, task, imbalance);
         if (best.s < 0 || s < best.s * 0.99 || (s <= best.s * 1.01 && n < best.c.tiles()))
           best = {c, s};
       }
@@ -143,99 +145,159 @@ Cuts even_cuts(std::int64_t extent, int n) {
 
 namespace {
 
-// The GPU part: one slab per CUDA worker of `planes` planes, times the other axes' tiles.
+// The GPU part: one slab per CUDA worker of `planes` planes, cut into `across` tiles along the
+// other axes (the CPU part's cuts there), a task each.
 double gpu_part_seconds(const Extent3& extent, int dims, int axis, std::int64_t planes, int gpus,
-                        double gpu_point, double task) {
+                        double gpu_point, double task, int across) {
   double points = static_cast<double>(planes);
   for (int a = 0; a < dims; ++a) points *= a == axis ? 1.0 : static_cast<double>(extent[a]);
-  return planes > 0 ? gpu_point * points / std::min<std::int64_t>(gpus, planes) + task : 0;
+  return planes > 0 ? gpu_point * points / std::min<std::int64_t>(gpus, planes) + task * across : 0;
 }
 
 }  // namespace
+
+namespace {
+
+// The cuts of the fixed axes (uniform tiles of the given extent).
+void fixed_cuts(const Extent3& extent, int dims, const Extent3& fixed, TileChoice* out) {
+  for (int a = 0; a < dims; ++a)
+    if (fixed[a] > 0) {
+      const std::vector<std::int64_t> starts = tile_starts(extent[a], fixed[a], {});
+      out->cuts[a].assign(starts.begin() + 1, starts.end());
+    }
+}
+
+struct Speeds {
+  double cpu_point, gpu_point, task;
+};
+Speeds speeds_of(const Machine& m) {
+  const double cpu = m.cpu_point_seconds > 0 ? m.cpu_point_seconds : kCpuPointSeconds;
+  return {cpu, m.gpu_point_seconds > 0 ? m.gpu_point_seconds : cpu / kGpuSpeedup,
+          m.task_seconds > 0 ? m.task_seconds : kTaskSeconds};
+}
+
+// One step of the grid split at `planes` along `axis`: the longer of the two parts (-1 where
+// the CPU part cannot be: no CPU workers, or thinner than kMinThickness); `c` and
+// `cpu_seconds` the CPU part's lattice and step.
+double split_step(const Extent3& extent, int dims, const Extent3& fixed, const Machine& m, int axis,
+                  std::int64_t planes, Counts* c, double* cpu_seconds) {
+  const Speeds v = speeds_of(m);
+  const std::int64_t e = extent[axis];
+  *cpu_seconds = 0;
+  int across = 1;
+  if (planes < e) {
+    Extent3 cpu_extent = extent;
+    cpu_extent[axis] = e - planes;
+    // No imbalance term: each CPU worker runs its own tile of each round, pinned there (the
+    // shared-queue imbalance of CPU-only runs does not arise), and what the model misses the
+    // measured rebalancing corrects.
+    *c = best_cpu_counts(cpu_extent, dims, fixed, m, kMostCrossCuts, cpu_seconds, 0.0);
+    across = c->tiles() / c->n[axis];
+  }
+  if (planes < e && (m.cpu_workers <= 0 || e - planes < kMinThickness)) return -1.0;
+  return std::max(gpu_part_seconds(extent, dims, axis, planes, std::max(1, m.cuda_workers),
+                                   v.gpu_point, v.task, across),
+                  *cpu_seconds);
+}
+
+}  // namespace
+
+TileChoice split_tiles(const Extent3& extent, int dims, const Extent3& fixed, const Machine& m,
+                       int axis, std::int64_t split) {
+  TileChoice out;
+  fixed_cuts(extent, dims, fixed, &out);
+  const int cpus = std::max(0, m.cpu_workers), gpus = std::max(1, m.cuda_workers);
+  const Speeds v = speeds_of(m);
+  const std::int64_t e = extent[axis];
+  const std::int64_t best = std::min(e, std::max<std::int64_t>(0, split));
+  Counts c_best;
+  double cpu_seconds = 0;
+  const double step = split_step(extent, dims, fixed, m, axis, best, &c_best, &cpu_seconds);
+  const double gpu_seconds = gpu_part_seconds(extent, dims, axis, best, gpus, v.gpu_point, v.task,
+                                              best < e ? c_best.tiles() / c_best.n[axis] : 1);
+  const int slabs = static_cast<int>(std::min<std::int64_t>(gpus, best));
+  Cuts along = even_cuts(best, std::max(1, slabs));
+  if (best > 0 && best < e) along.push_back(best);
+  if (best < e)
+    for (std::int64_t k : even_cuts(e - best, c_best.n[axis])) along.push_back(best + k);
+  out.cuts[axis] = along;
+  int others = 1;
+  for (int a = 0; a < dims; ++a)
+    if (fixed[a] > 0) others *= static_cast<int>(tile_count_along(extent[a], fixed[a]));
+  if (best < e)
+    for (int a : free_axes(fixed, dims))
+      if (a != axis) {
+        out.cuts[a] = even_cuts(extent[a], c_best.n[a]);
+        others *= c_best.n[a];
+      }
+  out.split_axis = axis;
+  out.split = best;
+  out.gpu_tiles = slabs * others;
+  out.cpu_tiles = best < e ? c_best.tiles() : 0;
+  out.gpu_step_seconds = best > 0 ? gpu_seconds : 0;
+  out.cpu_step_seconds = cpu_seconds;
+  out.step_seconds = step >= 0 ? step : std::max(gpu_seconds, cpu_seconds);
+  double plane = 1;  // points per plane of the split axis
+  for (int a = 0; a < dims; ++a) plane *= a == axis ? 1.0 : static_cast<double>(extent[a]);
+  auto points = [&](std::int64_t planes) {
+    char b[32];
+    std::snprintf(b, sizeof(b), "%.3g points", plane * static_cast<double>(planes));
+    return std::string(b);
+  };
+  const std::string gpu_text = std::to_string(out.gpu_tiles) + " tiles (" + points(best) +
+                               ") for " + std::to_string(gpus) + " CUDA worker(s), " +
+                               seconds_text(gpu_seconds) + " per step";
+  const std::string assumed =
+      m.gpu_point_seconds > 0
+          ? ")"
+          : ", a GPU assumed " + std::to_string(static_cast<int>(kGpuSpeedup)) + " times a core)";
+  out.summary =
+      best == e ? gpu_text + " (modelled)"
+                : "GPU part " + std::string(axis_name(axis)) + " < " + std::to_string(best) + ": " +
+                      gpu_text + "; CPU part: " + std::to_string(out.cpu_tiles) + " tiles (" +
+                      points(e - best) + ") for " + std::to_string(cpus) + " CPU workers, " +
+                      seconds_text(cpu_seconds) + " per step (modelled" + assumed;
+  return out;
+}
 
 TileChoice choose_tiles(const Extent3& extent, int dims, const Extent3& fixed, const Machine& m) {
   TileChoice out;
   const int cpus = std::max(0, m.cpu_workers), gpus = std::max(0, m.cuda_workers);
   const std::vector<int> axes = free_axes(fixed, dims);
-  for (int a = 0; a < dims; ++a)
-    if (fixed[a] > 0) {
-      const std::vector<std::int64_t> starts = tile_starts(extent[a], fixed[a], {});
-      out.cuts[a].assign(starts.begin() + 1, starts.end());
-    }
-  const double cpu_point = m.cpu_point_seconds > 0 ? m.cpu_point_seconds : kCpuPointSeconds;
-  const double gpu_point = m.gpu_point_seconds > 0 ? m.gpu_point_seconds : cpu_point / kGpuSpeedup;
-  const double task = m.task_seconds > 0 ? m.task_seconds : kTaskSeconds;
+  fixed_cuts(extent, dims, fixed, &out);
   const int axis = axes.empty() ? -1 : axes[0];
-  auto fixed_tiles = [&] {
-    int n = 1;
-    for (int a = 0; a < dims; ++a)
-      if (fixed[a] > 0) n *= static_cast<int>(tile_count_along(extent[a], fixed[a]));
-    return n;
-  };
 
   if (gpus > 0 && axis >= 0) {
     // Split the slowest free axis where the GPU part (a slab per CUDA worker) and the CPU part
     // (tiled for the CPU workers by the model) take a step in the shortest time; the GPU part
-    // is cut like the CPU part along the other axes (a lattice), at most kMostGpuCuts times.
+    // is cut like the CPU part along the other axes (a lattice), at most kMostCrossCuts times.
+    // A hand-set share (Machine::gpu_share) puts it there instead.
     const std::int64_t e = extent[axis];
-    Extent3 cpu_extent = extent;
-    auto step = [&](std::int64_t planes, Counts* c, double* cpu_seconds) {
-      *cpu_seconds = 0;
-      if (planes < e) {
-        cpu_extent[axis] = e - planes;
-        *c = best_cpu_counts(cpu_extent, dims, fixed, m, kMostGpuCuts, cpu_seconds);
-      }
-      if (planes < e && (cpus == 0 || e - planes < kMinThickness)) return -1.0;  // no CPU part
-      return std::max(gpu_part_seconds(extent, dims, axis, planes, gpus, gpu_point, task),
-                      *cpu_seconds);
-    };
+    Counts c;
+    double cpu_seconds = 0;
+    if (m.gpu_share >= 0) {
+      std::int64_t planes = std::llround(std::min(1.0, m.gpu_share) * static_cast<double>(e));
+      if (e - planes < kMinThickness || cpus == 0) planes = e;  // too thin for a CPU part
+      TileChoice hand = split_tiles(extent, dims, fixed, m, axis, planes);
+      hand.summary =
+          "hand-set GPU share " + std::to_string(m.gpu_share).substr(0, 4) + ": " + hand.summary;
+      return hand;
+    }
     // Every split on a coarse grid of planes, then every plane around the best.
     const std::int64_t stride = std::max<std::int64_t>(1, e / 128);
     std::int64_t best = e;
-    Counts c, c_best;
-    double cpu_seconds = 0, best_seconds = step(e, &c, &cpu_seconds);
+    double best_seconds = split_step(extent, dims, fixed, m, axis, e, &c, &cpu_seconds);
     auto consider = [&](std::int64_t planes) {
-      const double s = step(planes, &c, &cpu_seconds);
+      const double s = split_step(extent, dims, fixed, m, axis, planes, &c, &cpu_seconds);
       if (s >= 0 && s < best_seconds) best = planes, best_seconds = s;
     };
     for (std::int64_t planes = 0; planes < e; planes += stride) consider(planes);
     for (std::int64_t planes = std::max<std::int64_t>(0, best - stride);
          planes <= std::min(e - 1, best + stride); ++planes)
       consider(planes);
-    double gpu_seconds = gpu_part_seconds(extent, dims, axis, best, gpus, gpu_point, task);
-    step(best, &c_best, &cpu_seconds);
-    const int slabs = static_cast<int>(std::min<std::int64_t>(gpus, best));
-    Cuts along = even_cuts(best, std::max(1, slabs));
-    if (best > 0 && best < e) along.push_back(best);
-    if (best < e)
-      for (std::int64_t k : even_cuts(e - best, c_best.n[axis])) along.push_back(best + k);
-    out.cuts[axis] = along;
-    int others = fixed_tiles();
-    if (best < e)
-      for (int a : axes)
-        if (a != axis) {
-          out.cuts[a] = even_cuts(extent[a], c_best.n[a]);
-          others *= c_best.n[a];
-        }
-    out.split_axis = axis;
-    out.split = best;
-    out.gpu_tiles = slabs * others;
-    out.cpu_tiles = best < e ? c_best.tiles() : 0;
-    out.step_seconds = best_seconds;
-    const std::string gpu_text = std::to_string(out.gpu_tiles) + " tiles for " +
-                                 std::to_string(gpus) + " CUDA worker(s), " +
-                                 seconds_text(gpu_seconds) + " per step";
-    out.summary =
-        best == e ? gpu_text + " (modelled); a CPU part would lengthen the step"
-                  : "GPU part " + std::string(axis_name(axis)) + " < " + std::to_string(best) +
-                        ": " + gpu_text + "; CPU part: " + std::to_string(out.cpu_tiles) +
-                        " tiles for " + std::to_string(cpus) + " CPU workers, " +
-                        seconds_text(cpu_seconds) + " per step (modelled" +
-                        (m.gpu_point_seconds > 0
-                             ? ")"
-                             : ", a GPU assumed " + std::to_string(static_cast<int>(kGpuSpeedup)) +
-                                   " times a core)");
-    return out;
+    TileChoice chosen = split_tiles(extent, dims, fixed, m, axis, best);
+    if (best == e) chosen.summary += "; a CPU part would lengthen the step";
+    return chosen;
   }
 
   double seconds = 0;
@@ -243,7 +305,7 @@ TileChoice choose_tiles(const Extent3& extent, int dims, const Extent3& fixed, c
       best_cpu_counts(extent, dims, fixed, m, kMostTilesPerWorker * std::max(1, cpus), &seconds);
   for (int a : axes) out.cuts[a] = even_cuts(extent[a], c.n[a]);
   out.cpu_tiles = c.tiles();
-  out.step_seconds = seconds;
+  out.step_seconds = out.cpu_step_seconds = seconds;
   Extent3 largest{1, 1, 1};
   for (int a = 0; a < dims; ++a)
     largest[a] = out.cuts[a].empty() ? extent[a] : largest_tile(extent[a], 0, out.cuts[a]);
@@ -256,6 +318,48 @@ TileChoice choose_tiles(const Extent3& extent, int dims, const Extent3& fixed, c
                            " ns per point") +
                 ")";
   return out;
+}
+
+Rebalance plan_rebalance(const Extent3& extent, int dims, int axis, std::int64_t split,
+                         const Machine& machine, double gpu_seconds, double cpu_seconds,
+                         double threshold, long steps_left, double move_seconds) {
+  Rebalance r;
+  char b[200];
+  const std::int64_t e = extent[axis];
+  const std::int64_t moved = rebalanced_split(e, split, gpu_seconds, cpu_seconds, threshold);
+  std::snprintf(b, sizeof(b), "GPU part %s per step, CPU part %s",
+                seconds_text(gpu_seconds).c_str(), seconds_text(cpu_seconds).c_str());
+  r.why = b;
+  if (moved == split) {
+    r.why += gpu_seconds > 0 && cpu_seconds > 0 ? ": within the threshold" : ": not measured";
+    return r;
+  }
+  // Per-point times as measured: the GPU part's slab(s), the CPU part's busiest worker
+  // against an even share of the CPU part's points.
+  double plane = 1;
+  for (int a = 0; a < dims; ++a) plane *= a == axis ? 1.0 : static_cast<double>(extent[a]);
+  Machine m = machine;
+  const int gpus = std::max(1, m.cuda_workers), cpus = std::max(1, m.cpu_workers);
+  m.gpu_point_seconds = gpu_seconds * std::min<double>(gpus, split) / (plane * split);
+  m.cpu_point_seconds = cpu_seconds * cpus / (plane * static_cast<double>(e - split));
+  m.gpu_share = -1;
+  r.tiles = split_tiles(extent, dims, {0, 0, 0}, m, axis, moved);
+  // The gain: now the longer part, then the longer of the two parts at the measured rates.
+  const double now = std::max(gpu_seconds, cpu_seconds);
+  const double then = std::max(gpu_seconds * static_cast<double>(moved) / split,
+                               cpu_seconds * static_cast<double>(e - moved) / (e - split));
+  r.gain_seconds = now - then;
+  std::snprintf(b, sizeof(b),
+                ": split %lld -> %lld gains %s per step, %s over %ld steps, "
+                "against %s to move",
+                static_cast<long long>(split), static_cast<long long>(moved),
+                seconds_text(r.gain_seconds).c_str(),
+                seconds_text(r.gain_seconds * steps_left).c_str(), steps_left,
+                seconds_text(move_seconds).c_str());
+  r.why += b;
+  r.move = r.gain_seconds * static_cast<double>(steps_left) > move_seconds;
+  if (!r.move) r.why += ": not worth it";
+  return r;
 }
 
 }  // namespace tessera::partition

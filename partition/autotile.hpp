@@ -20,6 +20,9 @@ struct Machine {
   double gpu_point_seconds = 0;  // one point of one step on one CUDA worker
   double task_seconds = 0;       // what a task costs beyond its points (submission,
                                  // dependencies, scheduling)
+  // With CUDA workers: a hand-set share of the split axis's planes for the GPU part (the
+  // CPU part tiled as the chooser would); < 0: the chooser places the split.
+  double gpu_share = -1;
 };
 
 // Assumed when unknown: a memory-bound stencil point on one core of a current CPU, a GPU 20
@@ -40,7 +43,9 @@ struct TileChoice {
   std::int64_t split = -1;
   int gpu_tiles = 0, cpu_tiles = 0;
   double step_seconds = 0;  // one step of the grid, as the model predicts it
-  std::string summary;      // what was chosen and why, in words
+  // With a split: one step of each part, as the model predicts it.
+  double gpu_step_seconds = 0, cpu_step_seconds = 0;
+  std::string summary;  // what was chosen and why, in words
 };
 
 // Tiles for a grid of `extent` points (`dims` axes) on `machine`. `fixed[a]` > 0 keeps axis a
@@ -55,6 +60,12 @@ struct TileChoice {
 TileChoice choose_tiles(const Extent3& extent, int dims, const Extent3& fixed,
                         const Machine& machine);
 
+// The tiles of `extent` with the GPU part [0, split) along `axis` (one slab per CUDA worker)
+// and the CPU part [split, extent) tiled for the CPU workers, as choose_tiles lays them out
+// (a rebalance: the split moved, the CPU part tiled again). `split` == extent: GPU part only.
+TileChoice split_tiles(const Extent3& extent, int dims, const Extent3& fixed,
+                       const Machine& machine, int axis, std::int64_t split);
+
 // Where to move a CPU/GPU split of an axis of `extent` planes, now at `split` (GPU part below
 // it), given the measured seconds per step of each part: to the plane where both parts, at the
 // speeds measured (planes per second), take the same time. `split` itself while the two times
@@ -62,6 +73,22 @@ TileChoice choose_tiles(const Extent3& extent, int dims, const Extent3& fixed,
 // part measured 0 or less (no sample yet).
 std::int64_t rebalanced_split(std::int64_t extent, std::int64_t split, double gpu_seconds,
                               double cpu_seconds, double threshold);
+
+// A rebalance decided from measured per-step times of the two parts of a split grid (the
+// busiest worker of each class): the split moved by rebalanced_split and the CPU part tiled
+// again (split_tiles, with per-point times from the measurements), where the two times differ
+// by more than `threshold` and the step time the move gains over `steps_left` steps exceeds
+// `move_seconds` (what moving the fields costs: Field::retile takes the GPU part to main
+// memory and the new one back). `move` false: keep the tiling (`why` says why).
+struct Rebalance {
+  bool move = false;
+  TileChoice tiles;         // the new tiling, where move
+  double gain_seconds = 0;  // predicted gain per step
+  std::string why;
+};
+Rebalance plan_rebalance(const Extent3& extent, int dims, int axis, std::int64_t split,
+                         const Machine& machine, double gpu_seconds, double cpu_seconds,
+                         double threshold, long steps_left, double move_seconds);
 
 // `extent` cut into `n` tiles whose extents differ by at most one point (the thicker first): the
 // cut positions (empty for n <= 1).

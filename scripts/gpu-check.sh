@@ -115,4 +115,19 @@ if [ "${SKIP_BENCH:-0}" != 1 ]; then
     > "$logs/bench_heat3d_gpu.log" 2>&1 || fail "bench_heat3d_gpu (see $logs/bench_heat3d_gpu.log)"
   grep -E '^(bench|copy|kernel|gpu|auto|fraction|ratio)' "$logs/bench_heat3d_gpu.log" | tee -a "$logs/summary.txt"
 fi
+# 7. Automatic heterogeneous tiles (issue #26; docs/simulation.md has the predictions): the same
+# benchmark with tiles the library chooses (--tile 0 0 0): GPU-only, the automatic split (the
+# GPU's speed against a core's from the calibrated models) and hand-set shares of the split
+# axis's planes. Twice: the first pass calibrates the CPU and CUDA models the split is read
+# from; the second is the figure. SKIP_BENCH=1 leaves it out.
+if [ "${SKIP_BENCH:-0}" != 1 ]; then
+  step "bench_heat3d_gpu, automatic tiles (GPU-only, automatic split, shares 0.5..1)"
+  auto_bench=("$build/bench/bench_heat3d_gpu" --tile 0 0 0 --variants gpu,auto
+              --fractions 0.5,0.6,0.7,0.8,0.9,0.95,1 ${BENCH_ARGS:-})
+  "${auto_bench[@]}" --reps 1 > "$logs/bench_heat3d_gpu_auto_calibrate.log" 2>&1 &&
+    "${auto_bench[@]}" > "$logs/bench_heat3d_gpu_auto.log" 2>&1 ||
+    fail "bench_heat3d_gpu --tile 0 0 0 (see $logs/bench_heat3d_gpu_auto*.log)"
+  grep -E '^(bench|gpu|auto|fraction|ratio|tessera: tiles)' "$logs/bench_heat3d_gpu_auto.log" |
+    tee -a "$logs/summary.txt"
+fi
 step "all checks passed; logs in $logs"

@@ -119,6 +119,9 @@ Codelet& CodeletRegistry::get(const std::string& stencil, const std::string& typ
   c.cl.name = c.name.c_str();
   c.cl.model = kind.untimed ? nullptr : &c.model;
 #ifdef STARPU_SIMGRID
+  // Simulated models give a time for every data size (a x size^b + c, scripts/sim/simmodel.py):
+  // automatic tiles and a moved split make tile sizes no calibration has seen.
+  c.model.type = STARPU_NL_REGRESSION_BASED;
   if (kind.untimed) {
     c.model.type = STARPU_COMMON;
     c.model.cost_function = &untimed_cost;

@@ -65,14 +65,15 @@ constexpr int kAllocFlags = STARPU_MALLOC_PINNED;  // starpu_malloc's default
 #endif
 }  // namespace
 
-void* DataRegistry::allocate(std::size_t bytes) {
+void* DataRegistry::allocate(std::size_t bytes, bool pinned) {
   void* memory = nullptr;
-  if (starpu_malloc_flags(&memory, bytes, kAllocFlags) != 0) return nullptr;
+  const int flags = pinned ? kAllocFlags : kAllocFlags & ~STARPU_MALLOC_PINNED;
+  if (starpu_malloc_flags(&memory, bytes, flags) != 0) return nullptr;
   return memory;
 }
 
-void DataRegistry::deallocate(void* memory, std::size_t bytes) {
-  starpu_free_flags(memory, bytes, kAllocFlags);
+void DataRegistry::deallocate(void* memory, std::size_t bytes, bool pinned) {
+  starpu_free_flags(memory, bytes, pinned ? kAllocFlags : kAllocFlags & ~STARPU_MALLOC_PINNED);
 }
 
 }  // namespace tessera::tasks

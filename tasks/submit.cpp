@@ -116,16 +116,17 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
     task->cl_arg_size = arg_size;
     task->cl_arg_free = owned ? 1 : 0;
     task->priority = place.priority;
-    // A hand-set split pins the first round(F x tiles) tiles to CUDA workers, the rest to CPU
-    // workers; every task of a tile goes the same way, so tiles stay where they are.
-    if (policy_.gpu_fraction >= 0 && tag.tile >= 0)
+    // The grid's CPU/GPU split (tiles the library chose with CUDA workers, with a hand-set
+    // --gpu-fraction as its share of the planes): every task of a tile runs on its part's
+    // workers, so the tile stays in that part's memory and only face buffers cross the bus. A
+    // kind without a CUDA implementation stays on CPU workers.
+    if (place.device != 0)
+      task->where = place.device == 2 && c.cl.cuda_funcs[0] != nullptr ? STARPU_CUDA : STARPU_CPU;
+    // Tiles of the user's (no split): a hand-set split pins the first round(F x tiles) tiles
+    // to CUDA workers, the rest to CPU workers; every task of a tile goes the same way.
+    else if (policy_.gpu_fraction >= 0 && tag.tile >= 0)
       task->where =
           tag.tile < std::lround(policy_.gpu_fraction * place.tiles) ? STARPU_CUDA : STARPU_CPU;
-    // The grid's CPU/GPU split (tiles the library chose with CUDA workers): every task of a
-    // tile runs on its part's workers, so the tile stays in that part's memory and only face
-    // buffers cross the bus. A kind without a CUDA implementation stays on CPU workers.
-    else if (place.device != 0)
-      task->where = place.device == 2 && c.cl.cuda_funcs[0] != nullptr ? STARPU_CUDA : STARPU_CPU;
     if (policy_.name_tasks) {
       names_.push_back(name_of(tag));
       task->name = names_.back().c_str();

@@ -4,6 +4,8 @@
 // the distributed tests.
 #pragma once
 
+#include <tessera/balance.hpp>
+
 #include "apps/heat3d/heat3d.hpp"
 #include "tests/stencil_cases.hpp"
 
@@ -112,6 +114,52 @@ inline void expect_retiled_run_matches_reference(int depth) {
     expect_bitwise_equal(u.gather(), before);
     expect_bitwise_equal(before, ref.values);
   }
+}
+
+// tessera::Balance mid-run on the split grid above: given per-step times of the two parts move
+// the split where the rates say (known answers), a difference within the threshold or a move
+// that cannot pay for itself does not, and the measured path (no CUDA worker here: nothing
+// measured on the GPU part) leaves the tiling alone; the run keeps the reference's bits.
+inline void expect_balanced_run_matches_reference(int depth) {
+  const auto bc = apps::heat3d_boundaries();
+  const int halo = depth == tessera::kAutoDepth ? tessera::kMaxAutoDepth : depth;
+  const auto grid = tessera::Grid<3>::cut({12, 10, 40}, {{{}, {5}, {12, 24, 30, 36}}}, {}, 2, 24);
+  tessera::Field<double, 3> u(grid, halo, bc, "u"), next(grid, halo, bc, "next");
+  u.fill(initial<double, 3>);
+  tessera::Balance<3> balance(0.1, 2);
+  balance.add(u).add(next);
+  tessera::Stencil<3> heat("heat3d", tessera::Shape::Star, 1);
+  const apps::Heat3d f{0.1};
+  reference::RefField<double, 3> ref{initial_values<double>(grid), bc};
+  int run = 0;
+  auto steps = [&](int n) {
+    heat.advance(f, u, next, n, depth);
+    for (int s = 0; s < n; ++s) {
+      std::vector<double> out(ref.values.size());
+      reference::apply(domain(grid), 1, f, std::make_tuple(&ref), std::make_tuple(&out));
+      ref.values = out;
+    }
+    run += n;
+    EXPECT_FALSE(balance.at_step(run, 1000));  // measured: no CUDA worker, nothing moves
+  };
+  steps(3);
+  // The GPU part (24 planes) 1 ms a step, the CPU part (16 planes) 3 ms: 24 / 1 against 16 / 3
+  // planes per ms puts 40 x 24 / (24 + 5.33) = 32.7 planes on the GPU.
+  EXPECT_TRUE(balance.rebalance(1e-3, 3e-3, 100));
+  EXPECT_EQ(u.grid().split(), 33);
+  EXPECT_EQ(next.grid(), u.grid());
+  steps(4);
+  EXPECT_FALSE(balance.rebalance(1e-3, 1.05e-3, 100));  // within 10 %
+  EXPECT_FALSE(balance.rebalance(3e-3, 1e-3, 0));       // no step left to gain anything
+  EXPECT_EQ(u.grid().split(), 33);
+  // Back: 33 planes in 3 ms against 7 in 1 ms: 40 x 11 / 18 = 24.4.
+  EXPECT_TRUE(balance.rebalance(3e-3, 1e-3, 100));
+  EXPECT_EQ(u.grid().split(), 24);
+  EXPECT_EQ(balance.moves().size(), 2u);
+  steps(5);
+  for (int t = 0; t < u.storage().tiles(); ++t)
+    EXPECT_EQ(u.storage().device_class(t), u.storage().geometry(t).origin[2] < 24 ? 2 : 1);
+  expect_bitwise_equal(u.gather(), ref.values);
 }
 
 }  // namespace test

@@ -137,7 +137,8 @@ TEST(TileChooser, GpuAndCpuParts) {
   // part also pays for its ghost layers, its tasks and its imbalance.
   EXPECT_GT(c.split, 379);
   EXPECT_LT(c.split, 512);
-  EXPECT_LE(c.gpu_tiles, 4);
+  // One GPU slab, cut across as the CPU part is (a lattice): one GPU tile per CPU tile across.
+  EXPECT_LE(c.gpu_tiles, c.cpu_tiles);
   EXPECT_GE(c.cpu_tiles, 14);
   EXPECT_EQ(c.cpu_tiles % 14, 0);
   // The GPU part's tiles are thicker than the CPU part's along z.
@@ -174,6 +175,51 @@ TEST(TileChooser, RebalancedSplit) {
   EXPECT_EQ(rebalanced_split(500, 400, 1e-3, 1.05e-3, 0.1), 400);  // within the threshold
   EXPECT_EQ(rebalanced_split(500, 400, 0, 2e-3, 0.1), 400);        // no GPU sample yet
   EXPECT_EQ(rebalanced_split(500, 400, 1e-3, 1e-9, 0.1), 1);       // at least a plane each
+}
+
+// A hand-set share puts the split at that share of the planes, the CPU part tiled as the
+// chooser would; the split laid out at a given plane is the chooser's own layout there.
+TEST(TileChooser, HandSetShareAndGivenSplit) {
+  Machine m;
+  m.cpu_workers = 14;
+  m.cuda_workers = 1;
+  m.gpu_share = 0.75;
+  const TileChoice c = choose_tiles({512, 512, 512}, 3, {0, 0, 0}, m);
+  EXPECT_EQ(c.split, 384);
+  EXPECT_EQ(c.cpu_tiles % 14, 0);
+  EXPECT_GT(c.gpu_step_seconds, 0);
+  EXPECT_GT(c.cpu_step_seconds, 0);
+  m.gpu_share = 0.99;  // 5 planes: thinner than a CPU tile may be, so GPU only
+  EXPECT_EQ(choose_tiles({512, 512, 512}, 3, {0, 0, 0}, m).split, 512);
+  m.gpu_share = -1;
+  const TileChoice chosen = choose_tiles({512, 512, 512}, 3, {0, 0, 0}, m);
+  const TileChoice same =
+      tessera::partition::split_tiles({512, 512, 512}, 3, {0, 0, 0}, m, 2, chosen.split);
+  EXPECT_EQ(same.cuts, chosen.cuts);
+  EXPECT_EQ(same.summary, chosen.summary);
+}
+
+// The decision from measured part times, with known answers: the CPU part (100 planes)
+// measured at 2 ms a step against the GPU part's (400 planes) 1 ms moves the split to 444
+// planes (rebalanced_split), gaining 2 - max(1.11, 1.12) = 0.88 ms a step.
+TEST(TileChooser, RebalanceFromMeasuredTimes) {
+  using tessera::partition::plan_rebalance;
+  Machine m;
+  m.cpu_workers = 14;
+  m.cuda_workers = 1;
+  const tessera::partition::Rebalance r =
+      plan_rebalance({256, 256, 500}, 3, 2, 400, m, 1e-3, 2e-3, 0.1, 100, 0.05);
+  SCOPED_TRACE(r.why);
+  EXPECT_TRUE(r.move);
+  EXPECT_EQ(r.tiles.split, 444);
+  EXPECT_EQ(r.tiles.split_axis, 2);
+  EXPECT_NEAR(r.gain_seconds, 2e-3 - 1.12e-3, 1e-6);
+  EXPECT_EQ(r.tiles.cuts[2].front(), 444);  // one GPU slab, then the CPU part
+  // The same, with 50 steps left: 44 ms gained against 50 ms to move the fields: stays.
+  EXPECT_FALSE(plan_rebalance({256, 256, 500}, 3, 2, 400, m, 1e-3, 2e-3, 0.1, 50, 0.05).move);
+  // Within the threshold, or a part not measured: stays.
+  EXPECT_FALSE(plan_rebalance({256, 256, 500}, 3, 2, 400, m, 1e-3, 1.05e-3, 0.1, 100, 0).move);
+  EXPECT_FALSE(plan_rebalance({256, 256, 500}, 3, 2, 400, m, 0, 2e-3, 0.1, 100, 0).move);
 }
 
 class UnevenTiles : public testing::TestWithParam<test::Config> {};
@@ -213,6 +259,12 @@ INSTANTIATE_TEST_SUITE_P(Config, UnevenTiles, testing::ValuesIn(test::configs())
                          test::config_name);
 
 // The split between the parts moved mid-run: fields unchanged, steps as the reference's.
+TEST_P(UnevenTiles, BalanceMovesTheSplitMidRunChangingNoValue) {
+  tessera::Runtime rt(test::options(GetParam()));
+  test::expect_balanced_run_matches_reference(1);
+  test::expect_balanced_run_matches_reference(tessera::kAutoDepth);
+}
+
 TEST_P(UnevenTiles, RetilingMidRunChangesNoValue) {
   tessera::Runtime rt(test::options(GetParam()));
   test::expect_retiled_run_matches_reference(1);

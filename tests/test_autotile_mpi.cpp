@@ -28,6 +28,12 @@ TEST(DistributedUnevenTiles, RetilingMidRunChangesNoValue) {
   test::expect_retiled_run_matches_reference(tessera::kAutoDepth);
 }
 
+// tessera::Balance moving the split mid-run: the same decision and the same bits on every rank.
+TEST(DistributedUnevenTiles, BalanceMovesTheSplitMidRunChangingNoValue) {
+  test::expect_balanced_run_matches_reference(1);
+  test::expect_balanced_run_matches_reference(tessera::kAutoDepth);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) { return test::run_mpi_tests(argc, argv, runtime); }

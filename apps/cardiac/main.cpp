@@ -29,13 +29,18 @@ int main(int argc, char** argv) {
     apps::print_depth(name, model.depth, o.steps_per_exchange == tessera::kAutoDepth,
                       o.runtime.quiet, rt.rank());
     const double points = static_cast<double>(grid.points());
+    apps::Rebalancing<D> rebalancing(o);
+    rebalancing.balance.add(model.e).add(model.next).add(model.r);
     const double seconds = apps::timed_blocks(
-        rt, o, points, [&] { model.init(); }, [&](long n) { model.advance(n); }, model.depth);
+        rt, o, points, [&] { model.init(); }, [&](long n) { model.advance(n); }, model.depth,
+        nullptr, rebalancing.hook(o.steps));
+    rebalancing.print(model.e.grid(), rt, o.runtime.quiet);
     const double e_sum = tessera::sum(model.e);
     const auto ex = model.extrema();
     if (!rt.simulated()) model.require_in_domain(e_sum, ex[0], o.steps);  // simulated: no values
     // Per point and step: e and r read, e_next and r written.
-    apps::print_result(name, o, rt, grid.tiles(), seconds, points, 4.0 * sizeof(double), e_sum);
+    apps::print_result(name, o, rt, grid.tiles(), seconds, points, 4.0 * sizeof(double), e_sum,
+                       rebalancing.result_fields(model.e.grid()));
     if (rt.rank() == 0) std::printf("%s e_min=%.17g e_max=%.17g\n", name, ex[0], ex[1]);
     rt.finish();
   });

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <tessera/balance.hpp>
 #include <tessera/checkpoint.hpp>
 #include <tessera/output.hpp>
 #include <tessera/perfmodels.hpp>
@@ -43,6 +44,9 @@ struct RunOptions {
   long steps;
   tessera::Options runtime;
   bool calibrate_models = false;
+  // Online rebalancing of a CPU/GPU split (tessera::Balance): measured every N steps, 0: off
+  // (the default: each measurement drains the pipeline, docs/scheduling.md).
+  long rebalance_every = 0;
 
   void add_to(CLI::App& cli) {
     tessera::add_options(cli, runtime);
@@ -54,6 +58,11 @@ struct RunOptions {
                    "chooses along it; default: the library chooses, or the application's tiles)")
         ->expected(n);
     cli.add_option("--steps", steps, "time steps")->check(at_least(1));
+    cli.add_option("--rebalance-every", rebalance_every,
+                   "with a CPU/GPU split (automatic tiles with CUDA workers): measure both parts "
+                   "every N steps and move the split where they differ by more than 5 % and "
+                   "the move pays for itself (e.g. 20; default 0: never)")
+        ->check(at_least(0));
     cli.add_flag("--calibrate-models", calibrate_models,
                  "first run steps until every performance model used has enough samples "
                  "(saved in --perfmodel-dir), print them and the prediction error of the run");
@@ -75,6 +84,10 @@ struct RunOptions {
   // Not an option: the step a --restart began at (timed_blocks sets it), so that the result
   // line's rates count the steps this run computed, not the ones before the checkpoint.
   long restart_step = 0;
+  // Not an option: the runtime's clock when the timed steps began (timed_blocks sets it); a
+  // simulated run's result line gives it (started=), the origin of a simulated platform's
+  // speed profiles (scripts/sim/hetero.sh).
+  double started = 0;
   long computed_steps() const { return steps - restart_step; }
 
   void add_io_options(CLI::App& cli) {
@@ -201,7 +214,8 @@ void calibrate_models(tessera::Runtime& rt, long steps, Init init, Advance advan
 // --output-every and --checkpoint-every.
 template <class Init, class Advance>
 double timed_blocks(tessera::Runtime& rt, RunOptions& o, double points, Init init, Advance advance,
-                    long block, const State* state = nullptr) {
+                    long block, const State* state = nullptr,
+                    const std::function<void(long)>& after_block = {}) {
   init();
   if (o.calibrate_models) {
     calibrate_models(rt, o.steps, init, advance);
@@ -222,6 +236,7 @@ double timed_blocks(tessera::Runtime& rt, RunOptions& o, double points, Init ini
   rt.wait();
   // The runtime's clock: in a simulated run (docs/simulation.md), the simulated time.
   const double start = rt.seconds();
+  o.started = start;
   {
     std::unique_ptr<ProgressLine> progress;
     // One line per run, not per rank. Not in a simulated run: the line's thread would call
@@ -235,6 +250,7 @@ double timed_blocks(tessera::Runtime& rt, RunOptions& o, double points, Init ini
         n = std::min(n, o.checkpoint_every - done % o.checkpoint_every);
       advance(n);
       done += n;
+      if (after_block) after_block(done);  // a step boundary: e.g. a rebalance
       if (output && done % o.output_every == 0) state->write(*output, done);
       if (state != nullptr && o.checkpoint_every > 0 && done % o.checkpoint_every == 0) {
         if (checkpoint) checkpoint->commit();
@@ -253,6 +269,44 @@ double timed_blocks(tessera::Runtime& rt, RunOptions& o, double points, Init ini
                 tessera::trace::summary_table({rt.recorded()}).c_str());
   return seconds;
 }
+
+// The fields of `grid` balanced by --rebalance-every (tessera::Balance; nothing without a
+// CPU/GPU split), and what the run ended with: the split, the parts' measured seconds per
+// step and the moves (rank 0, unless quiet).
+template <int D>
+struct Rebalancing {
+  tessera::Balance<D> balance;
+  // A hand-set --gpu-fraction is a fixed split: never moved.
+  explicit Rebalancing(const RunOptions& o)
+      : balance(0.05, o.runtime.gpu_fraction >= 0 ? 0 : o.rebalance_every) {}
+  std::function<void(long)> hook(long steps) {
+    return [this, steps](long done) { balance.at_step(done, steps); };
+  }
+  // For the result line (printed even when quiet): where the split ended and the moves.
+  std::string result_fields(const tessera::Grid<D>& grid) const {
+    if (grid.split_axis() < 0) return "";
+    return " split=" +
+           std::string(grid.split_axis() == 2   ? "z"
+                       : grid.split_axis() == 1 ? "y"
+                                                : "x") +
+           "<" + std::to_string(grid.split()) + "/" +
+           std::to_string(grid.extent()[grid.split_axis()]) +
+           " rebalances=" + std::to_string(balance.moves().size());
+  }
+  void print(const tessera::Grid<D>& grid, const tessera::Runtime& rt, bool quiet) const {
+    if (quiet || rt.rank() != 0 || grid.split_axis() < 0) return;
+    const auto& m = balance.measured();
+    std::printf(
+        "balance: GPU part %s < %lld of %lld; measured per step: GPU part %.3f ms, CPU "
+        "part %.3f ms; %zu rebalance(s)\n",
+        grid.split_axis() == 2   ? "z"
+        : grid.split_axis() == 1 ? "y"
+                                 : "x",
+        static_cast<long long>(grid.split()),
+        static_cast<long long>(grid.extent()[grid.split_axis()]), m[0] * 1e3, m[1] * 1e3,
+        balance.moves().size());
+  }
+};
 
 // timed_blocks one step at a time: `step()` submits one step.
 template <class Init, class Step>
@@ -275,7 +329,7 @@ double timed_steps(tessera::Runtime& rt, RunOptions& o, double points, Init init
 // rank (collective).
 inline void print_result(const char* app, const RunOptions& o, const tessera::Runtime& rt,
                          int tiles, double seconds, double points, double bytes_per_point,
-                         double checksum) {
+                         double checksum, const std::string& more = "") {
   const double computed = static_cast<double>(o.computed_steps());
   const double updates = points * computed;
   const double per_step = computed > 0 ? 1.0 / computed : 0.0;  // a restart at the last step
@@ -287,12 +341,13 @@ inline void print_result(const char* app, const RunOptions& o, const tessera::Ru
       o.restart_step > 0 ? " from_step=" + std::to_string(o.restart_step) : std::string();
   std::printf(
       "%s grid=%s tiles=%d steps=%ld seconds=%.4f MLUPS=%.1f GB/s=%.2f checksum=%s "
-      "ranks=%d halo_messages/step=%.1f halo_bytes/step=%.0f%s%s\n",
+      "ranks=%d halo_messages/step=%.1f halo_bytes/step=%.0f%s%s%s\n",
       app, o.grid_name().c_str(), tiles, o.steps, seconds, updates / seconds / 1e6,
       updates * bytes_per_point / seconds / 1e9, rt.simulated() ? "simulated" : sum, rt.ranks(),
       static_cast<double>(traffic.messages) * per_step,
       static_cast<double>(traffic.bytes) * per_step, rt.simulated() ? " simulated=1" : "",
-      from.c_str());
+      from.c_str(),
+      (more + (rt.simulated() ? " started=" + std::to_string(o.started) : "")).c_str());
 }
 
 // Runs the application body; an error (bad input is a tessera::Error) is reported and the

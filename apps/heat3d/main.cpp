@@ -29,11 +29,15 @@ int main(int argc, char** argv) {
     auto init = [&] { u.fill([](tessera::Index<3>) { return 0.0; }); };
     apps::State state;
     state.add("u", u);  // `next` is written whole by every step
+    apps::Rebalancing<3> rebalancing(o);
+    rebalancing.balance.add(u).add(next);
     const double seconds = apps::timed_blocks(
         rt, o, static_cast<double>(grid.points()), init,
-        [&](long n) { heat.advance(apps::Heat3d{alpha}, u, next, n, depth); }, depth, &state);
+        [&](long n) { heat.advance(apps::Heat3d{alpha}, u, next, n, depth); }, depth, &state,
+        rebalancing.hook(o.steps));
+    rebalancing.print(u.grid(), rt, o.runtime.quiet);
     apps::print_result("heat3d", o, rt, grid.tiles(), seconds, static_cast<double>(grid.points()),
-                       2.0 * sizeof(double), tessera::sum(u));
+                       2.0 * sizeof(double), tessera::sum(u), rebalancing.result_fields(u.grid()));
     rt.finish();
   });
 }

@@ -26,12 +26,15 @@ int main(int argc, char** argv) {
     auto init = [&] { u.fill([](tessera::Index<2>) { return 0.0f; }); };
     apps::State state;
     state.add("u", u);  // f is set from the size above; `next` is written whole by every step
+    apps::Rebalancing<2> rebalancing(o);
+    rebalancing.balance.add(u).add(next).add(f);
     const double seconds = apps::timed_blocks(
         rt, o, static_cast<double>(grid.points()), init,
         [&](long n) { jacobi.advance(apps::Jacobi2d{h * h}, u, next, n, depth, tessera::in(f)); },
-        depth, &state);
+        depth, &state, rebalancing.hook(o.steps));
+    rebalancing.print(u.grid(), rt, o.runtime.quiet);
     apps::print_result("jacobi2d", o, rt, grid.tiles(), seconds, static_cast<double>(grid.points()),
-                       3.0 * sizeof(float), tessera::sum(u));
+                       3.0 * sizeof(float), tessera::sum(u), rebalancing.result_fields(u.grid()));
     rt.finish();
   });
 }

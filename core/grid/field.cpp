@@ -1,6 +1,7 @@
 // Field storage: the tiles of a field (distribution, memory, handles), its ghost-layer
 // exchange (halo plans from partition/, halo-pack/boundary/constant-ghosts tasks through the
 // engine), and host access (fill, gather, single points, per-tile results).
+#include <algorithm>
 #include <cstring>
 
 #include "core/grid/checks.hpp"
@@ -81,7 +82,17 @@ FieldStorage::FieldStorage(const GridSpec& grid, int halo, const FaceSpecs& face
   build(rt);
 }
 
-void FieldStorage::build(Context& rt) {
+namespace {
+// The tile of `old` with the box of `tile` of `now`, or -1.
+int same_tile(const partition::Tiling& old, const partition::Tiling& now, int tile) {
+  const partition::Tile& t = now.tile(tile);
+  const int o = old.tile_at(t.origin);
+  const partition::Tile& u = old.tile(o);
+  return u.origin == t.origin && u.extent == t.extent ? o : -1;
+}
+}  // namespace
+
+void FieldStorage::build(Context& rt, Impl* reuse) {
   const GridSpec& grid = grid_;
   // Sizes and memory before anything is built: a tile count in the millions would otherwise
   // spend minutes registering handles and then fail inside StarPU. Available memory differs
@@ -117,14 +128,32 @@ void FieldStorage::build(Context& rt) {
   // registered (registration order gives StarPU-MPI its tags).
   impl_->memory.assign(static_cast<std::size_t>(tiling.size()), nullptr);
   impl_->memory_bytes.assign(static_cast<std::size_t>(tiling.size()), 0);
+  // Tiles a retile makes are not pinned (tasks::DataRegistry::allocate): pinning costs more
+  // than it gains for the one transfer such a tile makes.
+  impl_->pinned.assign(static_cast<std::size_t>(tiling.size()), reuse == nullptr);
+  std::vector<tasks::Handle> kept(static_cast<std::size_t>(tiling.size()), nullptr);
+  if (reuse != nullptr)
+    for (int t = 0; t < tiling.size(); ++t) {
+      const int o = same_tile(reuse->tiling, tiling, t);
+      const auto u = static_cast<std::size_t>(o);
+      if (o < 0 || !mine(t) || reuse->memory[u] == nullptr) continue;
+      impl_->memory[static_cast<std::size_t>(t)] = reuse->memory[u];
+      impl_->memory_bytes[static_cast<std::size_t>(t)] = reuse->memory_bytes[u];
+      impl_->pinned[static_cast<std::size_t>(t)] = reuse->pinned[u];
+      kept[static_cast<std::size_t>(t)] = reuse->handles[u];
+      reuse->memory[u] = nullptr;
+      reuse->handles[u] = nullptr;
+    }
   comm::agree([&] {
     for (int t = 0; t < tiling.size(); ++t) {
-      if (!mine(t)) continue;
-      void* mem = tasks::DataRegistry::allocate(static_cast<std::size_t>(tile_bytes(t)));
+      if (!mine(t) || kept[static_cast<std::size_t>(t)] != nullptr) continue;
+      void* mem = tasks::DataRegistry::allocate(static_cast<std::size_t>(tile_bytes(t)),
+                                                impl_->pinned[static_cast<std::size_t>(t)]);
       if (mem == nullptr) {
         for (std::size_t u = 0; u < impl_->memory.size(); ++u)
           if (impl_->memory[u] != nullptr)
-            tasks::DataRegistry::deallocate(impl_->memory[u], impl_->memory_bytes[u]),
+            tasks::DataRegistry::deallocate(impl_->memory[u], impl_->memory_bytes[u],
+                                            impl_->pinned[u]),
                 impl_->memory[u] = nullptr;
         throw Error("out of memory allocating " + std::to_string(tile_bytes(t)) +
                     " bytes for tile " + std::to_string(t) + " of field '" + name_ +
@@ -137,6 +166,10 @@ void FieldStorage::build(Context& rt) {
     }
   });
   for (int t = 0; t < tiling.size(); ++t) {
+    if (kept[static_cast<std::size_t>(t)] != nullptr) {
+      impl_->handles.push_back(kept[static_cast<std::size_t>(t)]);
+      continue;
+    }
     const std::size_t elements = static_cast<std::size_t>(tile_bytes(t)) / element_size_;
     impl_->handles.push_back(engine.data().register_vector(
         impl_->memory[static_cast<std::size_t>(t)], elements, element_size_, owner(t)));
@@ -148,6 +181,7 @@ void FieldStorage::retile(const GridSpec& grid) {
   Context& rt = context();
   check_retile(grid_, grid, name_);
   if (grid == grid_) return;
+  if (rt.ranks == 1) return retile_in_place(grid);
   // Every value, on every rank (the new tiles may belong to other ranks than the old ones);
   // waits for the tasks that write the field.
   std::vector<unsigned char> values;
@@ -168,6 +202,73 @@ void FieldStorage::retile(const GridSpec& grid) {
                   static_cast<std::size_t>(n) * element_size_);
     });
     release(t);
+  }
+}
+
+// One rank: the tiles whose box does not change keep their memory and handle, so their data
+// stays where it is (a GPU part's slabs in GPU memory); only the new tiles are filled, from the
+// old tiles they overlap, and only the old tiles that go are brought to main memory.
+void FieldStorage::retile_in_place(const GridSpec& grid) {
+  Context& rt = context();
+  tasks::DataRegistry& data = rt.engine->data();
+  std::unique_ptr<Impl> old = std::move(impl_);
+  for (auto& [key, set] : old->halos)  // face buffers: the next exchange plans them again
+    for (const auto* buffers : {&set.buffers, &set.spare_buffers})
+      for (auto& tile : *buffers)
+        for (tasks::Handle h : tile) data.unregister_scratch(h);
+  grid_ = grid;
+  build(rt, old.get());
+  ++version_;  // no ghost layer of the new tiles is current: the next exchange makes them
+  auto geometry_of = [&](const partition::Tiling& tiling, int tile) {
+    const partition::Tile& t = tiling.tile(tile);
+    const partition::TileLayout layout{t.extent, {halo_, halo_, grid_.dims == 3 ? halo_ : 0}};
+    return TileGeometry{t.origin, t.extent, layout.offset(0, 0, 0), layout.stride(1),
+                        layout.stride(2)};
+  };
+  const partition::Tiling& now = impl_->tiling;
+  for (int t = 0; t < now.size(); ++t) {
+    const int same = same_tile(old->tiling, now, t);
+    if (same >= 0 && old->handles[static_cast<std::size_t>(same)] == nullptr)
+      continue;  // taken over
+    const TileGeometry g = geometry(t);
+    auto* dst = static_cast<unsigned char*>(acquire(t, true));
+    // Every old tile the new one overlaps (they are not taken over: their box differs).
+    for (int o = 0; o < old->tiling.size(); ++o) {
+      const TileGeometry h = geometry_of(old->tiling, o);
+      Extent3 lo, hi;
+      bool overlap = true;
+      for (int a = 0; a < 3; ++a) {
+        lo[a] = std::max(g.origin[a], h.origin[a]);
+        hi[a] = std::min(g.origin[a] + g.extent[a], h.origin[a] + h.extent[a]);
+        overlap = overlap && lo[a] < hi[a];
+      }
+      if (!overlap) continue;
+      tasks::Handle src_handle = old->handles[static_cast<std::size_t>(o)];
+      data.acquire(src_handle, false);
+      if (!rt.simulated) {
+        const auto* src =
+            static_cast<const unsigned char*>(old->memory[static_cast<std::size_t>(o)]);
+        for (std::int64_t z = lo[2]; z < hi[2]; ++z)
+          for (std::int64_t y = lo[1]; y < hi[1]; ++y) {
+            const std::int64_t to = g.offset0 + (lo[0] - g.origin[0]) +
+                                    (y - g.origin[1]) * g.stride_y + (z - g.origin[2]) * g.stride_z;
+            const std::int64_t from = h.offset0 + (lo[0] - h.origin[0]) +
+                                      (y - h.origin[1]) * h.stride_y +
+                                      (z - h.origin[2]) * h.stride_z;
+            std::memcpy(dst + to * element_size_, src + from * element_size_,
+                        static_cast<std::size_t>(hi[0] - lo[0]) * element_size_);
+          }
+      }
+      data.release(src_handle);
+    }
+    release(t);
+  }
+  // The old tiles that were not taken over.
+  for (std::size_t o = 0; o < old->handles.size(); ++o) {
+    if (old->handles[o] == nullptr) continue;
+    data.unregister(old->handles[o]);
+    if (old->memory[o] != nullptr)
+      tasks::DataRegistry::deallocate(old->memory[o], old->memory_bytes[o], old->pinned[o]);
   }
 }
 
@@ -192,7 +293,7 @@ void FieldStorage::release_handles() {
   for (tasks::Handle h : impl_->handles) data.unregister(h);
   for (std::size_t t = 0; t < impl_->memory.size(); ++t)
     if (impl_->memory[t] != nullptr)
-      tasks::DataRegistry::deallocate(impl_->memory[t], impl_->memory_bytes[t]);
+      tasks::DataRegistry::deallocate(impl_->memory[t], impl_->memory_bytes[t], impl_->pinned[t]);
   context_->fields.erase(this);
 }
 

@@ -48,6 +48,7 @@ struct FieldStorage::Impl {
   std::vector<tasks::Handle> handles;     // per tile
   std::vector<void*> memory;              // per tile: host memory, null for other ranks' tiles
   std::vector<std::size_t> memory_bytes;  // per tile: its size (freed with it)
+  std::vector<bool> pinned;               // per tile: allocated pinned (not by a retile)
   std::map<std::pair<int, bool>, HaloSet> halos;  // by (width, box)
   const char* tag_name = nullptr;                 // the field's name, interned for task tags
   bool released = false;

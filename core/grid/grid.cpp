@@ -2,12 +2,14 @@
 // library chooses (partition/autotile.hpp) from the live runtime's workers.
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <iostream>
 
 #include "core/runtime/comm.hpp"
 #include "core/runtime/context.hpp"
 #include "partition/autotile.hpp"
 #include "partition/tiling.hpp"
+#include "tasks/device_classes.hpp"
 #include "tessera/error.hpp"
 #include "tessera/grid.hpp"
 
@@ -52,11 +54,27 @@ Lattice automatic_lattice(const Extent3& extent, const Extent3& tile, int dims) 
   partition::Machine m;
   m.cpu_workers = static_cast<int>(comm::sum(rt.engine->cpu_workers()));
   m.cuda_workers = static_cast<int>(comm::sum(rt.engine->cuda_workers()));
+  std::string speeds;
+  if (m.cuda_workers > 0) {
+    // The GPU's speed against a core's from the calibrated models, where they hold both (the
+    // split is where both parts take a step in the same time); a hand-set --gpu-fraction puts
+    // the split at that share of the planes instead.
+    const tasks::ClassSpeeds s = tasks::model_class_speeds();
+    if (s.cpu_us_per_byte > 0 && s.cuda_us_per_byte > 0) {
+      m.cpu_point_seconds = partition::kCpuPointSeconds;
+      m.gpu_point_seconds = m.cpu_point_seconds * s.cuda_us_per_byte / s.cpu_us_per_byte;
+      char b[160];
+      std::snprintf(b, sizeof(b), "; a GPU %.0f times a core by the models of %s",
+                    s.cpu_us_per_byte / s.cuda_us_per_byte, s.source.c_str());
+      speeds = b;
+    }
+    m.gpu_share = rt.options.gpu_fraction;
+  }
   const partition::TileChoice choice = partition::choose_tiles(extent, dims, tile, m);
   Lattice l = cut_lattice(extent, choice.cuts, dims);
   l.split_axis = choice.split_axis;
   l.split = choice.split;
-  l.chosen = choice.summary;
+  l.chosen = choice.summary + speeds;
   // Said once per grid and extent, after the configuration line, which the trace and the
   // report carry too.
   const std::string line = "tessera: tiles of " + lattice_text(extent, dims) + ": " + l.chosen;

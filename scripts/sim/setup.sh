@@ -25,8 +25,8 @@ bash scripts/install-deps.sh --simulation
 
 apps_only=(-DCMAKE_BUILD_TYPE=Release -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_BENCH=OFF)
 cmake -S . -B build-sim "${apps_only[@]}" -DTESSERA_STARPU_PREFIX="$SIM_PREFIX" -DTESSERA_WITH_MPI=OFF > /dev/null
-cmake --build build-sim -j"$jobs" --target heat3d jacobi2d life
+cmake --build build-sim -j"$jobs" --target heat3d jacobi2d life cardiac3d
 cmake -S . -B build-14 "${apps_only[@]}" -DTESSERA_STARPU_PREFIX="$REAL_PREFIX" -DTESSERA_WITH_MPI=OFF \
   -DTESSERA_WITH_CUDA=OFF > /dev/null
-cmake --build build-14 -j"$jobs" --target heat3d jacobi2d life
+cmake --build build-14 -j"$jobs" --target heat3d jacobi2d life cardiac3d
 echo "setup: build-sim/ (simulated) and build-14/ (real) are ready"

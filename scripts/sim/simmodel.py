@@ -57,7 +57,7 @@ def parse_model(path):
     return sorted(seen.items(), key=lambda e: e[1])
 
 
-def comb_text(index, devtype, devid, entries):
+def comb_text(index, devtype, devid, entries, line=None):
     out = ["####################", f"# COMB_{index}", "# number of types devices", "1",
            "####################", "# DEV_0",
            "# device type (CPU - 0, CUDA - 1, OPENCL - 2, MIC - 3)", str(devtype),
@@ -68,8 +68,11 @@ def comb_text(index, devtype, devid, entries):
            "# number of entries", str(len(entries)),
            "# sumlnx\tsumlnx2\t\tsumlny\t\tsumlnxlny\talpha\t\tbeta\t\tn\tminx\t\tmaxx",
            "0.000000e+00   \t0.000000e+00   \t0.000000e+00   \t0.000000e+00   \tnan            "
-           "\tnan            \t0\t0              \t0              ",
-           "# a\t\tb\t\tc", "nan            \tnan            \tnan            ",
+           + ("\tnan            \t0\t0              \t0              " if line is None else
+              f"\tnan            \t100\t1              \t{10**15}              "),
+           "# a\t\tb\t\tc",
+           "nan            \tnan            \tnan            " if line is None else
+           f"{line[0]:e}\t1.000000e+00\t{line[1]:e}",
            "# not multiple-regression-base", "0",
            "# hash\t\tsize\t\tflops\t\tmean (us)\tdev (us)\tsum\t\tsum2\t\tn"]
     n = 100
@@ -127,9 +130,13 @@ def write_models(args):
         def times(gbs, lat_us):
             return [(h, size, bytes_moved(kind, size, tiles) / (gbs * 1e9) * 1e6 + lat_us)
                     for h, size in entries]
-        combs = [comb_text(0, 0, 0, times(args.cpu_gbs, args.cpu_lat_us))]
+        def line(gbs, lat_us):  # time = a x size + c, size = every buffer of the task
+            return (1e6 / (gbs * 1e9), lat_us) if args.regression else None
+        cpu_gbs = args.cpu_gbs / args.slow_cpu
+        combs = [comb_text(0, 0, 0, times(cpu_gbs, args.cpu_lat_us), line(cpu_gbs, args.cpu_lat_us))]
         for g in range(args.gpus):
-            combs.append(comb_text(g + 1, 1, g, times(args.gpu_gbs, args.gpu_lat_us)))
+            combs.append(comb_text(g + 1, 1, g, times(args.gpu_gbs, args.gpu_lat_us),
+                                   line(args.gpu_gbs, args.gpu_lat_us)))
         text = ("##################\n# Performance Model Version\n" + VERSION + "\n\n"
                 "####################\n# COMBs\n# number of combinations\n" + str(len(combs)) + "\n"
                 + "".join(combs))
@@ -255,6 +262,14 @@ def main():
     m.add_argument("--gpu-lat-us", type=float, default=5.0)
     m.add_argument("--gpus", type=int, default=1)
     m.add_argument("--only", default="")
+    m.add_argument("--regression", action="store_true",
+                   help="also a non-linear regression, time = size / bandwidth + latency with "
+                        "size every buffer of the task, valid for every size: what a simulating "
+                        "Tessera uses (its timed kinds are STARPU_NL_REGRESSION_BASED), so that "
+                        "tile sizes no calibration has seen (automatic tiles, a moved split) "
+                        "have a time")
+    m.add_argument("--slow-cpu", type=float, default=1.0,
+                   help="CPU times multiplied by this (a slowed CPU class)")
     m.add_argument("--buffers", default="heat3d=2,jacobi2d=3,life=2",
                    help="buffers of each stencil's interior task (fields it reads and writes)")
     r = sub.add_parser("rescale")

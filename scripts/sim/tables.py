@@ -3,6 +3,7 @@
   tables.py validation <validation.csv>
   tables.py hybrid <hybrid.csv> <plot.svg>
   tables.py weak <weak.csv> <plot.svg>
+  tables.py hetero <hetero.csv>
 """
 import csv
 import sys
@@ -127,6 +128,56 @@ def weak(path, plot):
     fig.savefig(plot)
 
 
+def hetero(path):
+    rows = list(csv.DictReader(open(path)))
+    by = {}
+    for r in rows:
+        by.setdefault((r["platform"], r["app"], r["grid"]), []).append(r)
+    sec = lambda r: float(r["seconds"])
+    print("| platform | app | grid | CPU-only s | GPU-only s | best hand-set s (fraction) "
+          "| automatic s (split) | automatic vs min(CPU, GPU) | automatic vs best hand-set "
+          "| goal (<= min, within 3 %) | automatic + rebalancing s (split, moves) "
+          "| rebalancing vs automatic |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    perturbed = []
+    for (platform, app, grid), rs in by.items():
+        one = lambda mode: next((r for r in rs if r["mode"] == mode), None)
+        fr = [r for r in rs if r["mode"] == "fraction"]
+        cpu, gpu, auto, static = one("cpu-only"), one("gpu-only"), one("auto"), one("static")
+        if not (fr and cpu and gpu and auto and static):
+            continue
+        best = min(fr, key=sec)
+        single = min(sec(cpu), sec(gpu))
+        vs_single = 100 * (sec(static) - single) / single
+        vs_best = 100 * (sec(static) - sec(best)) / sec(best)
+        met = "met" if sec(static) <= single and vs_best <= 3 else "missed"
+        print(f"| {platform} | {app} | {grid} | {sec(cpu):.4f} | {sec(gpu):.4f} "
+              f"| {sec(best):.4f} ({best['fraction']}) | {sec(static):.4f} ({static['split']}) "
+              f"| {vs_single:+.1f} % | {vs_best:+.1f} % | {met} "
+              f"| {sec(auto):.4f} ({auto['split']}, {auto['moves']}) "
+              f"| {100 * (sec(auto) - sec(static)) / sec(static):+.1f} % |")
+        pf, pa = one("perturbed-fraction"), one("perturbed-auto")
+        if pf and pa:
+            perturbed.append((platform, app, grid, pf, pa))
+    if perturbed:
+        print("\n**CPU cores at half speed from step 50** (the best fixed fraction above, against "
+              "the automatic run with rebalancing; goal: automatic at least 10 % ahead)\n")
+        print("| platform | app | grid | best fixed fraction s (fraction) "
+              "| automatic s (final split, rebalances) | automatic ahead by | goal |")
+        print("|---|---|---|---|---|---|---|")
+        for platform, app, grid, pf, pa in perturbed:
+            ahead = 100 * (sec(pf) - sec(pa)) / sec(pf)
+            print(f"| {platform} | {app} | {grid} | {sec(pf):.4f} ({pf['fraction']}) "
+                  f"| {sec(pa):.4f} ({pa['split']}, {pa['moves']}) | {ahead:+.1f} % "
+                  f"| {'met' if ahead >= 10 else 'missed'} |")
+    print("\nAll runs (simulated seconds; split: the GPU part is below that plane):\n")
+    print("| platform | app | run | GPU fraction | simulated s | final split | rebalances |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['platform']} | {r['app']} | {r['mode']} | {r['fraction']} | {sec(r):.4f} "
+              f"| {r['split']} | {r['moves']} |")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "validation":
         validation(sys.argv[2])
@@ -134,3 +185,5 @@ if __name__ == "__main__":
         hybrid(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "weak":
         weak(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "hetero":
+        hetero(sys.argv[2])

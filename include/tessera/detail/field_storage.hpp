@@ -147,12 +147,15 @@ class FieldStorage {
   /// Unregisters every handle and frees the tiles (at destruction, or by a Runtime shutting
   /// down before this field is destroyed). The field is unusable afterwards.
   void release_handles();
+  void retile_in_place(const GridSpec& grid);  // retile() on one rank
 
   struct Impl;  // tiling, distribution, handles, halo buffers (core/grid/field_impl.hpp)
   Impl& impl() const { return *impl_; }
 
  private:
-  void build(Context& rt);  // the tiling, distribution, memory and handles of grid_
+  // The tiling, distribution, memory and handles of grid_; with `reuse` (the old tiles of a
+  // retile), a new tile of the same box as an old one takes its memory and handle over.
+  void build(Context& rt, Impl* reuse = nullptr);
   Context* context_;
   GridSpec grid_;
   int halo_;

@@ -1,0 +1,123 @@
+#include "tasks/device_classes.hpp"
+
+#include <starpu_profiling.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tasks/starpu.hpp"
+
+namespace tessera::tasks {
+
+namespace {
+
+// StarPU's model directory: STARPU_PERF_MODEL_DIR (set from --perfmodel-dir), else
+// $STARPU_HOME/.starpu/sampling, else ~/.starpu/sampling; its codelet models in codelets/45.
+std::filesystem::path codelet_model_dir() {
+  if (const char* dir = std::getenv("STARPU_PERF_MODEL_DIR"); dir != nullptr && *dir != '\0')
+    return std::filesystem::path(dir) / "codelets" / "45";
+  const char* home = std::getenv("STARPU_HOME");
+  if (home == nullptr || *home == '\0') home = std::getenv("HOME");
+  return std::filesystem::path(home != nullptr ? home : ".") / ".starpu" / "sampling" / "codelets" /
+         "45";
+}
+
+starpu_perfmodel_arch* first_arch(starpu_worker_archtype type) {
+  for (unsigned w = 0; w < starpu_worker_get_count(); ++w)
+    if (starpu_worker_get_type(static_cast<int>(w)) == type)
+      return starpu_worker_get_perf_archtype(static_cast<int>(w), STARPU_NMAX_SCHED_CTXS);
+  return nullptr;
+}
+
+// Microseconds per byte of the largest task `per` knows: the regression at its largest size
+// where it holds one, else the history entry of the largest tile. 0 when it knows nothing.
+double us_per_byte(const starpu_perfmodel_per_arch* per, std::size_t* largest) {
+  *largest = 0;
+  if (per == nullptr) return 0;
+  const starpu_perfmodel_regression_model& r = per->regression;
+  if (r.nl_valid && r.maxx > 0) {
+    *largest = r.maxx;
+    const double x = static_cast<double>(r.maxx);
+    return (r.a * std::pow(x, r.b) + r.c) / x;
+  }
+  double rate = 0;
+  for (const starpu_perfmodel_history_list* l = per->list; l != nullptr; l = l->next) {
+    const starpu_perfmodel_history_entry* h = l->entry;
+    if (h->nsample == 0 || h->size == 0 || h->size < *largest) continue;
+    *largest = h->size;
+    rate = h->mean / static_cast<double>(h->size);
+  }
+  return rate;
+}
+
+double seconds_of(const timespec& t) { return static_cast<double>(t.tv_sec) + t.tv_nsec * 1e-9; }
+
+}  // namespace
+
+ClassSpeeds model_class_speeds() {
+  ClassSpeeds best;
+  starpu_perfmodel_arch* cpu = first_arch(STARPU_CPU_WORKER);
+  starpu_perfmodel_arch* cuda = first_arch(STARPU_CUDA_WORKER);
+  if (cpu == nullptr || cuda == nullptr) return best;
+  std::error_code error;
+  std::vector<std::string> symbols;
+  for (const auto& entry : std::filesystem::directory_iterator(codelet_model_dir(), error)) {
+    const std::string name = entry.path().filename().string();
+    // tessera.<stencil>.<kind>.<types>: the tile tasks (interior, interior+halo, time-block,
+    // time-block+halo), not the exchanges, boundaries or reductions.
+    const std::size_t kind = name.find('.', name.find('.') + 1) + 1;
+    if (name.rfind("tessera.", 0) == 0 && kind > 0 &&
+        (name.compare(kind, 8, "interior") == 0 || name.compare(kind, 10, "time-block") == 0))
+      symbols.push_back(name);
+  }
+  std::sort(symbols.begin(), symbols.end());  // the same choice on every rank and every run
+  std::size_t best_size = 0;
+  for (const std::string& symbol : symbols) {
+    starpu_perfmodel model{};
+    model.type = STARPU_HISTORY_BASED;
+    if (starpu_perfmodel_load_symbol(symbol.c_str(), &model) != 0) continue;
+    std::size_t cpu_size = 0, cuda_size = 0;
+    const double c = us_per_byte(starpu_perfmodel_get_model_per_arch(&model, cpu, 0), &cpu_size);
+    const double g = us_per_byte(starpu_perfmodel_get_model_per_arch(&model, cuda, 0), &cuda_size);
+    if (c > 0 && g > 0 && std::min(cpu_size, cuda_size) > best_size) {
+      best_size = std::min(cpu_size, cuda_size);
+      best = {c, g, symbol};
+    }
+    starpu_perfmodel_unload_model(&model);
+  }
+  return best;
+}
+
+ClassBusy take_class_busy() {
+  if (starpu_profiling_status_get() != STARPU_PROFILING_ENABLE)
+    starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+  ClassBusy busy;
+  for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
+    starpu_profiling_worker_info info{};
+    if (starpu_profiling_worker_get_info(static_cast<int>(w), &info) != 0) continue;
+    const double s = seconds_of(info.executing_time);
+    switch (starpu_worker_get_type(static_cast<int>(w))) {
+      case STARPU_CPU_WORKER: busy.cpu_seconds += s; break;
+      case STARPU_CUDA_WORKER: busy.cuda_seconds += s; break;
+      default: break;
+    }
+  }
+  return busy;
+}
+
+double bus_round_trip_seconds(std::size_t bytes) {
+  for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
+    if (starpu_worker_get_type(static_cast<int>(w)) != STARPU_CUDA_WORKER) continue;
+    const unsigned node = starpu_worker_get_memory_node(w);
+    const unsigned ram = STARPU_MAIN_RAM;
+    return (starpu_transfer_predict(ram, node, bytes) + starpu_transfer_predict(node, ram, bytes)) *
+           1e-6;
+  }
+  return 0;
+}
+
+}  // namespace tessera::tasks

@@ -1,0 +1,35 @@
+// What the library needs of StarPU to size and rebalance a CPU/GPU split: how fast each device
+// class is by the calibrated models, how long each class's workers ran tasks, and what moving
+// bytes between main memory and a GPU costs.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace tessera::tasks {
+
+/// Microseconds per byte of a stencil's tile task on a CPU worker and on a CUDA worker, from the
+/// calibrated models of the model directory (StarPU's history entries, or a non-linear
+/// regression where the model holds one): 0 where no model says. `source`: the model read.
+struct ClassSpeeds {
+  double cpu_us_per_byte = 0, cuda_us_per_byte = 0;
+  std::string source;
+};
+/// The speeds of the largest tile task found in the tile-task models (`tessera.*.interior*.*`,
+/// `tessera.*.time-block*.*`) of the model directory with entries for both classes (the models of
+/// the first CPU and first CUDA worker). Call with StarPU running.
+ClassSpeeds model_class_speeds();
+
+/// Per device class, the seconds its workers together spent running tasks since the previous
+/// call (StarPU's worker profiling, switched on by the first call; the first
+/// call's figures cover the time since StarPU started). In simulation, simulated seconds.
+struct ClassBusy {
+  double cpu_seconds = 0, cuda_seconds = 0;
+};
+ClassBusy take_class_busy();
+
+/// Seconds StarPU's bus model predicts for moving `bytes` from main memory to the first CUDA
+/// worker's memory and back (0 without CUDA workers).
+double bus_round_trip_seconds(std::size_t bytes);
+
+}  // namespace tessera::tasks
