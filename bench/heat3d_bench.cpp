@@ -26,7 +26,6 @@
 #include <cstring>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -225,6 +224,7 @@ int main(int argc, char** argv) {
         double t0 = now();
         copy_loop(r % 2 ? cb->p : ca->p, r % 2 ? ca->p : cb->p, n, threads);
         t_copy.push_back(now() - t0);
+        bench::settle();  // each side starts after the same settle (docs/performance.md)
         t0 = now();
         for (int s = 0; s < steps; ++s) {
           baseline_step(g, ou, ov, alpha, threads);
@@ -233,7 +233,7 @@ int main(int argc, char** argv) {
         t_omp.push_back((now() - t0) / steps);
         // libgomp's idle threads spin a while before they sleep; let them settle so that
         // they do not steal cycles from Tessera's workers and main thread.
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        bench::settle();
       }
       starpu_resume();
       const double t0 = now();
