@@ -147,11 +147,12 @@ int main(int argc, char** argv) {
   tessera::Options runtime;
   tessera::add_options(cli, runtime);
   std::vector<int> size{400, 600};
-  int iterations = 100, reps = 3, tiles = 16, threads = 0, block = 256;
+  int iterations = 100, reps = 3, tiles = 0, threads = 0, block = 256;
   cli.add_option("--mesh-size", size, "I J: 3I x J cells (OP2's: 400 600)")->expected(2);
   cli.add_option("--iterations", iterations, "iterations per round")->check(CLI::PositiveNumber);
   cli.add_option("--reps", reps, "rounds")->check(CLI::PositiveNumber);
-  cli.add_option("--tiles", tiles, "Tessera tiles (METIS)")->check(CLI::PositiveNumber);
+  cli.add_option("--tiles", tiles, "Tessera tiles (METIS); 0 (default): the library chooses")
+      ->check(CLI::NonNegativeNumber);
   cli.add_option("--threads", threads,
                  "OpenMP threads and, unless --ncpu, StarPU CPU workers (default: StarPU's)");
   cli.add_option("--block", block, "OpenMP block size (edges per coloured block)")
@@ -170,8 +171,8 @@ int main(int argc, char** argv) {
       "airfoil bench: %d cells, %d edges, %d iterations x %d rounds; Tessera %d tiles, %d CPU "
       "workers, %s; "
       "OpenMP %d threads, %zu edge colours of %d-edge blocks\n",
-      m.ncell, m.nedge, iterations, reps, tiles, rt.cpu_workers(), rt.scheduler().c_str(), threads,
-      omp.colours(), block);
+      m.ncell, m.nedge, iterations, reps, solver.tiles(), rt.cpu_workers(), rt.scheduler().c_str(),
+      threads, omp.colours(), block);
   std::vector<double> t_omp, t_tessera;
   for (int r = 0; r < reps; ++r) {
     starpu_pause();  // StarPU 1.3's idle workers poll: keep them off the OpenMP threads' cores
@@ -216,7 +217,7 @@ int main(int argc, char** argv) {
   c.app = "airfoil";
   c.grid = std::to_string(m.ncell) + "cells";
   c.tile = "metis";
-  c.tiles = tiles;
+  c.tiles = solver.tiles();
   c.workers = rt.cpu_workers();
   c.threads = threads;
   c.steps = iterations;

@@ -9,12 +9,14 @@ namespace tessera::partition {
 namespace {
 
 // The model's constants. A ghost point costs kGhostCost points (a copy out, a copy in, and the
-// temporal blocks' recomputed points around a thin tile), and a step ends on average a quarter
-// of a tile after its work would on perfectly shared workers (a worker that starts its last
-// tile late; other processes on the cores). Fitted to heat3d on 2 workers here (64^3 to 256^3:
-// docs/scheduling.md).
+// temporal blocks' recomputed points around a thin tile), and a step ends on average 0.15 of a
+// tile after its work would on perfectly shared workers (a worker that starts its last tile
+// late; other processes on the cores). Fitted on 2 workers here: first to heat3d (64^3 to
+// 256^3) under load, then on a quiet machine to every grid application of the benchmark suite
+// at its default and in-cache size (docs/scheduling.md, "Measured"): a quarter of a tile made
+// small grids two tiles a worker where one is up to 15 % faster (cloudsim 512^2).
 constexpr double kGhostCost = 4;
-constexpr double kImbalance = 0.25;
+constexpr double kImbalance = 0.15;
 // The most tiles per CPU worker the chooser considers.
 constexpr int kMostTilesPerWorker = 64;
 // The most tiles across the split axis with a GPU part: they cut the GPU slabs too (a lattice),
@@ -130,6 +132,14 @@ std::int64_t rebalanced_split(std::int64_t extent, std::int64_t split, double gp
   const double cpu_rate = static_cast<double>(extent - split) / cpu_seconds;
   const auto moved = std::llround(static_cast<double>(extent) * gpu_rate / (gpu_rate + cpu_rate));
   return std::min<std::int64_t>(extent - 1, std::max<std::int64_t>(1, moved));
+}
+
+int choose_mesh_tiles(std::int64_t elements, int workers, int ranks) {
+  const std::int64_t w = std::max(1, workers);
+  const std::int64_t rounds = std::max<std::int64_t>(
+      1, std::min<std::int64_t>(kMostMeshRounds, elements / (w * kMinMeshTile)));
+  const std::int64_t tiles = std::min(rounds * w, std::max<std::int64_t>(1, elements));
+  return static_cast<int>(std::max<std::int64_t>(tiles, std::min<std::int64_t>(ranks, elements)));
 }
 
 Cuts even_cuts(std::int64_t extent, int n) {

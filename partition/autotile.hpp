@@ -52,7 +52,7 @@ struct TileChoice {
 // cut uniformly in tiles of that extent; the free axes are cut by the chooser, the slowest
 // first (z slabs, then y: long contiguous rows, the fewest ghost points). CPU workers only:
 // the tile count whose predicted step is shortest, a step being ceil(tiles / workers) rounds
-// of a tile's points and ghost copies plus a task's cost, and a quarter of a tile of imbalance.
+// of a tile's points and ghost copies plus a task's cost, and 0.15 of a tile of imbalance.
 // With CUDA workers: the slowest free axis is split where the GPU part and the CPU part take
 // one step in the same time (by their speeds), the GPU part in one tile per CUDA worker, the
 // CPU part in tiles chosen as above for the CPU workers (each taking about a GPU step, or a
@@ -89,6 +89,16 @@ struct Rebalance {
 Rebalance plan_rebalance(const Extent3& extent, int dims, int axis, std::int64_t split,
                          const Machine& machine, double gpu_seconds, double cpu_seconds,
                          double threshold, long steps_left, double move_seconds);
+
+// Tiles for a mesh of `elements` primary elements (Airfoil's cells) on `workers` workers (every
+// rank's) and `ranks` ranks: whole rounds of the workers, as many rounds (up to
+// kMostMeshRounds) as keep each tile at least kMinMeshTile elements, one tile per worker
+// below that; never more tiles than elements nor fewer than ranks. A mesh loop's tile task
+// waits on its neighbours' previous phase and pays a task's cost per loop, which small tiles
+// do not earn back (docs/scheduling.md, "Measured").
+inline constexpr std::int64_t kMinMeshTile = 65536;
+inline constexpr int kMostMeshRounds = 4;
+int choose_mesh_tiles(std::int64_t elements, int workers, int ranks);
 
 // `extent` cut into `n` tiles whose extents differ by at most one point (the thicker first): the
 // cut positions (empty for n <= 1).

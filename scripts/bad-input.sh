@@ -66,7 +66,7 @@ check "nbody dt -1" fail "dt: -1 is out of range; give a number above 0" "$nbody
 check "nbody eps nan" fail "eps: 'nan' is not a finite number" "$nbody" --steps 1 --eps nan
 check "nbody eps 0" fail "eps: 0 is out of range" "$nbody" --steps 1 --eps 0
 check "airfoil iterations 0" fail "iterations: 0 is below 1; give at least 1" "$airfoil" --iterations 0
-check "airfoil tiles 0" fail "tiles: 0 is below 1" "$airfoil" --tiles 0
+check "airfoil tiles -1" fail "tiles: -1 is below 0" "$airfoil" --tiles -1
 check "steps-per-exchange 5000" fail "5000 is not between 0 and 4096" "$heat3d" "${small[@]}" --steps-per-exchange 5000
 check "rank-grid 0 1 1" fail "'0' is not a whole number >= 1" "$heat3d" "${small[@]}" --rank-grid 0 1 1
 echo "== input files"

@@ -124,6 +124,20 @@ TEST(TileChooser, CpuWorkers) {
   EXPECT_FALSE(fixed.cuts[1].empty());
 }
 
+// A mesh's tile count: whole rounds of the workers, tiles of at least kMinMeshTile elements
+// (Airfoil's 45,000 cells on 2 workers: one tile each; 720,000: four each), never more tiles
+// than elements nor fewer than ranks.
+TEST(TileChooser, MeshTiles) {
+  using tessera::partition::choose_mesh_tiles;
+  EXPECT_EQ(choose_mesh_tiles(45000, 2, 1), 2);
+  EXPECT_EQ(choose_mesh_tiles(720000, 2, 1), 8);
+  EXPECT_EQ(choose_mesh_tiles(3 * 2 * tessera::partition::kMinMeshTile, 2, 1), 6);
+  EXPECT_EQ(choose_mesh_tiles(100000000, 16, 1), 16 * tessera::partition::kMostMeshRounds);
+  EXPECT_EQ(choose_mesh_tiles(3, 8, 1), 3);  // no empty tiles
+  EXPECT_EQ(choose_mesh_tiles(450, 0, 1), 1);
+  EXPECT_EQ(choose_mesh_tiles(450, 2, 4), 4);  // at least one tile per rank
+}
+
 // The split on modelled CPU+GPU nodes: a GPU part of few large tiles and a CPU part of many
 // smaller ones along z, whose predicted step times meet.
 TEST(TileChooser, GpuAndCpuParts) {

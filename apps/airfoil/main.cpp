@@ -10,12 +10,14 @@ int main(int argc, char** argv) {
   tessera::add_options(cli, runtime);
   apps::add_version_flag(cli);
   std::vector<int> size{400, 600};
-  int tiles = 16, iterations = 1000;
+  int tiles = 0, iterations = 1000;
   std::string mesh_file, partitioner = "metis";
   cli.add_option("--mesh-size", size, "I J of the generated mesh: 3I x J cells (OP2's: 400 600)")
       ->expected(2);
   cli.add_option("--mesh", mesh_file, "read OP2's new_grid.dat text format instead of generating");
-  cli.add_option("--tiles", tiles, "tiles the cells are cut into")->check(apps::at_least(1));
+  cli.add_option("--tiles", tiles,
+                 "tiles the cells are cut into (default 0: the library chooses from the workers)")
+      ->check(apps::at_least(0));
   cli.add_option("--partitioner", partitioner, "metis or block")
       ->check(CLI::IsMember({"metis", "block"}));
   cli.add_option("--iterations", iterations, "iterations (rms printed every 100)")
@@ -48,7 +50,7 @@ int main(int argc, char** argv) {
       std::printf(
           "airfoil cells=%d edges=%d tiles=%d iterations=%d seconds=%.4f rms=%.17g maxerr=%.17g "
           "ranks=%d\n",
-          mesh.ncell, mesh.nedge, tiles, iterations, seconds, rms, maxerr, rt.ranks());
+          mesh.ncell, mesh.nedge, solver.tiles(), iterations, seconds, rms, maxerr, rt.ranks());
     rt.finish();
   });
 }

@@ -43,6 +43,9 @@ class Solver {
     tessera::show_partitions(x_, pcell_);  // the report's partition map: cells as quadrilaterals
   }
 
+  /// The tiles the cells were cut into (the library's choice where the Solver was given 0).
+  int tiles() const { return cells_.tiles(); }
+
   /// One iteration: save the solution, then the predictor and the corrector. The rms and
   /// largest squared change of the last update are then in rms() and maxerr().
   void iterate() {

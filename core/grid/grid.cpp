@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
-#include <iostream>
 
 #include "core/runtime/comm.hpp"
 #include "core/runtime/context.hpp"
@@ -77,11 +76,7 @@ Lattice automatic_lattice(const Extent3& extent, const Extent3& tile, int dims) 
   l.chosen = choice.summary + speeds;
   // Said once per grid and extent, after the configuration line, which the trace and the
   // report carry too.
-  const std::string line = "tessera: tiles of " + lattice_text(extent, dims) + ": " + l.chosen;
-  if (rt.configuration.find(line) == std::string::npos) {
-    rt.configuration += "\n" + line;
-    if (!rt.options.quiet && rt.rank == 0) std::cout << line << std::endl;
-  }
+  announce(rt, "tessera: tiles of " + lattice_text(extent, dims) + ": " + l.chosen);
   return l;
 }
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "core/runtime/comm.hpp"
 #include "core/mesh/mesh_impl.hpp"
+#include "partition/autotile.hpp"
 #include "kernels/cpu/mesh.hpp"
 #include "tasks/halo.hpp"
 #include "tasks/mesh_kinds.hpp"
@@ -177,13 +178,23 @@ void partition_mesh(const std::shared_ptr<SetStorage>& primary, int tiles, Parti
     for (auto& s : mesh->sets) s->number = -1;
     for (auto& m : mesh->maps) m->number = -1;
   };
+  if (tiles == 0) {  // the library chooses, from every rank's workers (the same on each rank)
+    const auto workers =
+        static_cast<int>(comm::sum(rt.engine->cpu_workers() + rt.engine->cuda_workers()));
+    tiles = partition::choose_mesh_tiles(primary->size, workers, rt.ranks);
+    announce(rt, "tessera: tiles of set '" + primary->name + "' (" + std::to_string(primary->size) +
+                     " elements): " + std::to_string(tiles) + " for " + std::to_string(workers) +
+                     " workers (at least " + std::to_string(partition::kMinMeshTile) +
+                     " elements a tile, up to " + std::to_string(partition::kMostMeshRounds) +
+                     " per worker)");
+  }
   if (tiles < 1 || tiles > primary->size || tiles < rt.ranks) {
     undo();
     throw Error("partition_mesh(" + primary->name + ", " + std::to_string(tiles) +
                 "): the tile count must lie in [" + std::to_string(rt.ranks) + ", " +
                 std::to_string(primary->size) +
                 "] (at least one tile per rank, at most one per element of '" + primary->name +
-                "')");
+                "'), or 0 for the library's choice");
   }
   if (method == Partitioner::Metis && !partition::have_metis()) {
     undo();

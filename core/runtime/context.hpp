@@ -47,6 +47,10 @@ struct Context {
 
 /// The live runtime's context; throws tessera::Error naming `what` when none is alive.
 Context& live_context(const char* what);
+/// Says a choice the library made for the user (tiles it chose): printed once after the
+/// configuration line (rank 0, unless quiet) and appended to the configuration, which the trace
+/// and the report carry.
+void announce(Context& c, const std::string& line);
 /// Throws tessera::Error in a simulated run: `what` (a file of field values) has no values.
 void refuse_in_simulation(const Context& c, const char* what);
 

@@ -331,6 +331,12 @@ Context& live_context(const char* what) {
   return *live;
 }
 
+void announce(Context& c, const std::string& line) {
+  if (c.configuration.find(line) != std::string::npos) return;
+  c.configuration += "\n" + line;
+  if (!c.options.quiet && c.rank == 0) std::cout << line << std::endl;
+}
+
 void refuse_in_simulation(const Context& c, const char* what) {
   if (c.simulated)
     throw Error(std::string(what) +

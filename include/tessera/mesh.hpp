@@ -192,6 +192,9 @@ Arg<T, true> arg(const Global<T>& g, int dim, Access access) {
 
 /// Cuts `primary` into `tiles` tiles, and every set connected to it through maps with it
 /// (owner compute: an edge goes with its first cell's tile, a node with its first cell's).
+/// `tiles` 0: the library chooses from the workers of every rank and the set's size (whole
+/// rounds of the workers, tiles of at least 65,536 elements where the set has that many; the
+/// choice is printed after the configuration line).
 /// Needs a live Runtime; every map must be declared before. Each tile's elements keep their
 /// global order.
 inline void partition_mesh(const Set& primary, int tiles, Partitioner method = Partitioner::Metis) {
