@@ -558,8 +558,10 @@ TEST_F(MeshErrors, ADatWrittenAndReadInOneLoop) {
 TEST_F(MeshErrors, PartitioningAndLoopNames) {
   expect_error([&] { tessera::par_loop(Nothing{}, "n", s.cells, arg(v, 1, Access::Read)); },
                "which is not partitioned; call tessera::partition_mesh(set, tiles)");
-  expect_error([&] { tessera::partition_mesh(s.cells, 0); },
-               "the tile count must lie in [1, " + std::to_string(s.m.ncell) + "]");
+  expect_error([&] { tessera::partition_mesh(s.cells, -1); },
+               "the tile count must lie in [1, " + std::to_string(s.m.ncell) +
+                   "] (at least one tile per rank, at most one per element of 'cells'), or 0 "
+                   "for the library's choice");
   partition();
   expect_error([&] { tessera::partition_mesh(s.edges, 2); }, "is already partitioned");
   expect_error(
