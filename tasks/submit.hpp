@@ -66,8 +66,8 @@ struct SubmitPolicy {
 class Submitter {
  public:
   /// Wakes `idle`'s workers before every submission (a task submitted to paused workers waits).
-  Submitter(SubmitPolicy policy, Recorder* recorder, IdleWorkers& idle)
-      : policy_(std::move(policy)), recorder_(recorder), idle_(idle) {}
+  /// Made after StarPU started: it reads the workers of each class.
+  Submitter(SubmitPolicy policy, Recorder* recorder, IdleWorkers& idle);
 
   /// Submits one task of `c`: `first` handles get the kind's first mode, `rest` its second.
   /// `arg` is the kernel's argument; when `owned`, it was allocated with std::malloc and is
@@ -100,6 +100,8 @@ class Submitter {
   std::atomic<std::uint64_t> submissions_{0};
   bool uncalibrated_reported_ = false;
   std::deque<std::string> names_;  // StarPU keeps task->name as a pointer
+  // The CPU and the CUDA workers' ids: a split grid's tiles are pinned to them round-robin.
+  std::vector<int> class_workers_[2];
 };
 
 }  // namespace tessera::tasks
