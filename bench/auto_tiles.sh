@@ -21,6 +21,7 @@ apps=${APPS:-heat3d jacobi2d life cardiac2d cardiac3d cloudsim nbody airfoil}
 export STARPU_SILENT=1
 : >"$out"
 failed=0
+declare -A old_run  # case -> the label of its run with the old default tile (the table's last columns)
 
 run() {  # LABEL ROUND PROGRAM ARGS...: one invocation, its JSON line tagged with LABEL
   local label=$1 round=$2 line
@@ -50,6 +51,7 @@ grid_case() {
   local size=("$n" "$n") auto=(0 0)
   [ "$dims" = 3 ] && size+=("$n") && auto+=(0)
   local common=(--size "${size[@]}" --steps "$steps")
+  old_run["$app $n"]="$app $n tile $old"
   [ "$app" = heat3d ] && common+=(--reps 3 --warmup 2)
   run "$app $n auto" "$r" "$@" "${common[@]}" --tile "${auto[@]}"
   while read -r t; do
@@ -80,6 +82,7 @@ for r in $(seq "$rounds"); do
       nbody)  # no automatic tile: its default (1024 bodies) is the "auto" row
         for spec in "16384 3" "2048 20"; do
           read -r n steps <<<"$spec"
+          old_run["nbody $n"]="nbody $n tile 1024"
           run "nbody $n auto" "$r" bench_nbody --size "$n" --steps "$steps"
           for k in 2 4 8 16 32; do
             run "nbody $n tile $((n / k))" "$r" bench_nbody --size "$n" --tile $((n / k)) --steps "$steps"
@@ -88,6 +91,7 @@ for r in $(seq "$rounds"); do
       airfoil)
         for spec in "400 600 50" "100 150 200"; do
           read -r i j steps <<<"$spec"
+          old_run["airfoil $i"]="airfoil $i tiles 16"
           run "airfoil $i auto" "$r" bench_airfoil --mesh-size "$i" "$j" --iterations "$steps" --reps 2
           for k in 2 4 8 16 32; do
             run "airfoil $i tiles $k" "$r" bench_airfoil --mesh-size "$i" "$j" --tiles "$k" --iterations "$steps" --reps 2
@@ -97,7 +101,9 @@ for r in $(seq "$rounds"); do
   done
 done
 
-python3 - "$out" <<'PY'
+olds=()
+for c in "${!old_run[@]}"; do olds+=("$c=${old_run[$c]}"); done
+python3 - "$out" "${olds[@]}" <<'PY'
 import collections, json, statistics as st, sys
 runs = collections.defaultdict(list)
 info = {}
@@ -105,13 +111,9 @@ for line in open(sys.argv[1]):
     d = json.loads(line)
     runs[d["label"]].append(d["ratio"])
     info[d["label"]] = d
-# The tile each application had by default before the library chose (issue 26's "today").
-old = {"heat3d 256": "256 256 64", "heat3d 64": "64 64 64", "jacobi2d 4096": "4096 512",
-       "jacobi2d 1024": "1024 512", "life 4096": "4096 512", "life 1024": "1024 512",
-       "cardiac2d 1024": "1024 256", "cardiac2d 256": "256 256", "cardiac3d 128": "128 128 32",
-       "cardiac3d 96": "96 96 32", "cloudsim 2048": "2048 256", "cloudsim 512": "512 256",
-       "nbody 16384": "1024", "nbody 2048": "1024", "airfoil 400": "tiles 16",
-       "airfoil 100": "tiles 16"}
+# Per case, the run with the tile it had by default before the library chose (issue 26's
+# "today"): CASE=LABEL arguments from the loop above.
+old = dict(a.split("=", 1) for a in sys.argv[2:])
 cases = collections.OrderedDict()
 for label in runs:
     cases.setdefault(" ".join(label.split()[:2]), []).append(label)
@@ -129,7 +131,7 @@ for case, labels in cases.items():
     if auto not in runs or not explicit:
         continue
     best = max(explicit, key=lambda l: st.median(runs[l]))
-    o = case + (" " if old[case].startswith("tiles") else " tile ") + old[case]
+    o = old.get(case, "")
     a = st.median(runs[auto])
     row = [case, tiling(auto), text(runs[auto]), tiling(best), text(runs[best]),
            "%.2f" % (a / st.median(runs[best]))]
