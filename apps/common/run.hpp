@@ -61,7 +61,7 @@ struct RunOptions {
     cli.add_option("--rebalance-every", rebalance_every,
                    "with a CPU/GPU split (automatic tiles with CUDA workers): measure both parts "
                    "every N steps and move the split where they differ by more than 5 % and "
-                   "the move pays for itself (e.g. 20; default 0: never)")
+                   "the move pays for itself (e.g. 10; default 0: never)")
         ->check(at_least(0));
     cli.add_flag("--calibrate-models", calibrate_models,
                  "first run steps until every performance model used has enough samples "

@@ -94,8 +94,8 @@ std::array<double, 2> measured_part_seconds(const GridSpec& grid, long steps) {
         std::count_if(starts.begin(), starts.end(), [&](std::int64_t s) { return s < grid.split; });
     gpu_tiles *= below, cpu_tiles *= n - below;
   }
-  // Waits for the steps submitted (a drain of both parts: measured in simulation at up to
-  // 0.1 s a time for jacobi2d 16384^2, hence measurements every 20 steps by default; a wait for
+  // Waits for the steps submitted (a drain of both parts: with the split's tiles pinned to their
+  // workers, nothing measurable in simulation at every 10 steps, docs/simulation.md; a wait for
   // only the older steps, starpu_task_wait_for_n_submitted, gave windows too uneven to compare).
   rt.engine->wait_all();
   const tasks::ClassBusy busy = tasks::take_class_busy();

@@ -44,7 +44,7 @@ class Balance {
  public:
   /// Moves the split where the two parts' measured times differ by more than `threshold` of the
   /// longer; measures every `every` steps (each measurement waits for the steps submitted).
-  explicit Balance(double threshold = 0.05, long every = 20)
+  explicit Balance(double threshold = 0.05, long every = 10)
       : threshold_(threshold), every_(every) {}
 
   /// Fields on the same grid, moved together (the fields a step reads and writes).
