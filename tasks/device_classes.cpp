@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tasks/starpu.hpp"
@@ -86,6 +87,69 @@ ClassSpeeds model_class_speeds() {
     if (c > 0 && g > 0 && std::min(cpu_size, cuda_size) > best_size) {
       best_size = std::min(cpu_size, cuda_size);
       best = {c, g, symbol};
+    }
+    starpu_perfmodel_unload_model(&model);
+  }
+  return best;
+}
+
+namespace {
+// Bytes of one point of the element types a symbol names ("double-float-double"), 0 if one is
+// not an element type (tessera::detail::element_name).
+double point_bytes(const std::string& types) {
+  double bytes = 0;
+  std::size_t from = 0;
+  while (from <= types.size()) {
+    const std::size_t to = std::min(types.find('-', from), types.size());
+    const std::string t = types.substr(from, to - from);
+    if (t == "double")
+      bytes += 8;
+    else if (t == "float" || t == "int32")
+      bytes += 4;
+    else if (t == "uint8")
+      bytes += 1;
+    else
+      return 0;
+    from = to + 1;
+  }
+  return bytes;
+}
+}  // namespace
+
+PointCost model_point_cost(const std::string& stencil, double tile_points) {
+  PointCost best;
+  starpu_perfmodel_arch* cpu = first_arch(STARPU_CPU_WORKER);
+  if (cpu == nullptr || tile_points <= 0) return best;
+  std::error_code error;
+  std::vector<std::pair<std::string, double>> symbols;  // with the bytes of a point
+  const std::string prefix = "tessera." + stencil + ".";
+  for (const auto& entry : std::filesystem::directory_iterator(codelet_model_dir(), error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::string rest = name.substr(prefix.size());  // <kind>.<types>, no .emulated-cuda
+    const std::size_t dot = rest.find('.');
+    if (dot == std::string::npos || rest.find('.', dot + 1) != std::string::npos) continue;
+    const std::string kind = rest.substr(0, dot);
+    const double bytes = point_bytes(rest.substr(dot + 1));
+    if ((kind == "interior" || kind == "interior+halo") && bytes > 0)
+      symbols.emplace_back(name, bytes);
+  }
+  std::sort(symbols.begin(), symbols.end());  // the same choice on every run
+  double nearest = std::log(2.0);             // no further than a factor of 2
+  for (const auto& [symbol, bytes] : symbols) {
+    starpu_perfmodel model{};
+    model.type = STARPU_HISTORY_BASED;
+    if (starpu_perfmodel_load_symbol(symbol.c_str(), &model) != 0) continue;
+    const starpu_perfmodel_per_arch* per = starpu_perfmodel_get_model_per_arch(&model, cpu, 0);
+    for (const starpu_perfmodel_history_list* l = per != nullptr ? per->list : nullptr;
+         l != nullptr; l = l->next) {
+      const starpu_perfmodel_history_entry* h = l->entry;
+      if (h->nsample == 0 || h->size == 0 || !(h->mean > 0)) continue;
+      const double points = static_cast<double>(h->size) / bytes;
+      const double distance = std::abs(std::log(points / tile_points));
+      if (distance > nearest) continue;
+      nearest = distance;
+      best = {h->mean * 1e-6 / points, symbol};
     }
     starpu_perfmodel_unload_model(&model);
   }

@@ -20,6 +20,19 @@ struct ClassSpeeds {
 /// the first CPU and first CUDA worker). Call with StarPU running.
 ClassSpeeds model_class_speeds();
 
+/// Seconds per point of one step of stencil `stencil` on one CPU worker, from the calibrated
+/// models of its one-step tile tasks (`tessera.<stencil>.interior.*`, `...interior+halo.*`; a
+/// temporal block's models mix the depths a run used) on the first CPU worker: the history
+/// entry nearest `tile_points` points, within a factor of 2 (a point's time depends on the
+/// caches a tile fits in), points counted as the entry's bytes over the bytes a point of the
+/// model's element types holds (ghost layers count as points: a little low on small tiles).
+/// 0 where no model says. `source`: the model read. Call with StarPU running.
+struct PointCost {
+  double seconds = 0;
+  std::string source;
+};
+PointCost model_point_cost(const std::string& stencil, double tile_points);
+
 /// Per device class, the seconds its workers together spent running tasks since the previous
 /// call (StarPU's worker profiling, switched on by the first call; the first
 /// call's figures cover the time since StarPU started). In simulation, simulated seconds.

@@ -3,6 +3,10 @@
 // what it cannot do is refused before any task is submitted.
 #include <gmock/gmock.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -604,6 +608,51 @@ TEST(BlockDepth, DeeperWhereTheBlockCostDominatesWithinTheRedundantWorkLimit) {
   EXPECT_EQ(stencil.auto_depth(tessera::Grid<2>({16, 512}, {16, 128})), tessera::kDeepestAutoDepth);
   EXPECT_EQ(stencil.auto_depth(tessera::Grid<2>({1024, 1024}, {1024, 128})),
             tessera::kMaxAutoDepth);
+}
+
+// The depth chooser's point cost comes from the calibrated models of the stencil's one-step
+// tasks, saved by an earlier Runtime (StarPU writes models at shutdown), for tiles of about the
+// size the models timed; the assumed costs elsewhere and without a Runtime.
+TEST(BlockDepth, PointCostFromTheCalibratedModels) {
+  using tessera::detail::block_costs;
+  const std::string dir = testing::TempDir() + "tessera_depth_models_" + std::to_string(getpid());
+  const char* before = std::getenv("STARPU_PERF_MODEL_DIR");
+  const std::string kept = before != nullptr ? before : "";
+  tessera::Options o = test::options({"eager", 1});
+  o.perfmodel_dir = dir;
+  const auto zero = Boundaries<2>::all(Boundary::dirichlet(0.0));
+  const tessera::Grid<2> small({64, 1024}, {64, 64});  // 16 tiles of 4,096 points
+  const auto spec = tessera::detail::grid_spec(small);
+  const tessera::detail::BlockCosts assumed = block_costs("timed", spec);  // no Runtime
+  {
+    tessera::Runtime rt(o);
+    EXPECT_EQ(block_costs("timed", spec).point_seconds, assumed.point_seconds);  // no model yet
+    tessera::Field<double, 2> u(small, 1, zero, "u"), next(small, 1, zero, "next");
+    u.fill(test::initial<double, 2>);
+    tessera::Stencil<2>("timed", tessera::Shape::Star, 1)
+        .advance(test::Mix<double, 2, 1, false>{}, u, next, 30, 1);  // one-step tasks
+  }
+  {
+    tessera::Runtime rt(o);
+    const tessera::detail::BlockCosts costs = block_costs("timed", spec);
+    EXPECT_NE(costs.point_seconds, assumed.point_seconds);
+    EXPECT_GT(costs.point_seconds, 1e-12);
+    EXPECT_LT(costs.point_seconds, 1e-6);
+    EXPECT_EQ(costs.block_seconds, assumed.block_seconds);
+    // auto_depth decides with them.
+    const tessera::Stencil<2> timed("timed", tessera::Shape::Star, 1);
+    EXPECT_EQ(timed.auto_depth(small),
+              tessera::detail::deepest_block_for_tiles(1, spec, tessera::kDeepestAutoDepth, costs));
+    // Tiles 16 times larger, another stencil: no model entry near them.
+    const auto large = tessera::detail::grid_spec(tessera::Grid<2>({64, 1024}, {64, 1024}));
+    EXPECT_EQ(block_costs("timed", large).point_seconds, assumed.point_seconds);
+    EXPECT_EQ(block_costs("never-run", spec).point_seconds, assumed.point_seconds);
+  }
+  if (before != nullptr)
+    setenv("STARPU_PERF_MODEL_DIR", kept.c_str(), 1);
+  else
+    unsetenv("STARPU_PERF_MODEL_DIR");
+  std::filesystem::remove_all(dir);
 }
 
 // The fields swap as the step-by-step loop would: after an odd number of steps the result is in

@@ -15,8 +15,11 @@
 #include <sstream>
 #include <utility>
 
+#include "core/runtime/comm.hpp"
+#include "core/runtime/context.hpp"
 #include "partition/autotile.hpp"
 #include "partition/tiling.hpp"
+#include "tasks/device_classes.hpp"
 #include "tasks/halo.hpp"
 #include "tessera/detail/boundary_function.hpp"
 
@@ -433,7 +436,32 @@ void check_time_block(const std::string& name, int radius, const FieldStorage& u
 
 namespace tessera::detail {
 
-BlockCosts assumed_block_costs() { return {partition::kCpuPointSeconds, partition::kTaskSeconds}; }
+BlockCosts block_costs(const std::string& stencil, const GridSpec& grid) {
+  BlockCosts costs{partition::kCpuPointSeconds, partition::kTaskSeconds};
+  Context* rt = live_context_or_null();
+  if (rt == nullptr || rt->engine == nullptr) return costs;
+  double points = 1, tiles = 1;
+  for (int ax = 0; ax < grid.dims; ++ax) {
+    points *= static_cast<double>(grid.extent[ax]);
+    tiles *= static_cast<double>(
+        partition::tile_count_along(grid.extent[ax], grid.tile[ax], grid.cuts[ax]));
+  }
+  const double tile_points = points / tiles;
+  // Read once per stencil and tile size (advance() with kAutoDepth may run a step at a time);
+  // every rank asks the same questions in the same order, so the collectives match.
+  const std::string key = stencil + "@" + std::to_string(std::llround(tile_points));
+  auto known = rt->point_seconds.find(key);
+  if (known == rt->point_seconds.end()) {
+    const tasks::PointCost mine = tasks::model_point_cost(stencil, tile_points);
+    // In picoseconds, summed; the models' choice only where every rank's models have one.
+    const std::int64_t with_model = comm::sum(mine.seconds > 0 ? 1 : 0);
+    const std::int64_t ps = comm::sum(std::llround(mine.seconds * 1e12));
+    const double mean = with_model == rt->ranks ? static_cast<double>(ps) * 1e-12 / rt->ranks : 0;
+    known = rt->point_seconds.emplace(key, mean).first;
+  }
+  if (known->second > 0) costs.point_seconds = known->second;
+  return costs;
+}
 
 int deepest_block_for_tiles(int radius, const GridSpec& grid, int most, const BlockCosts& costs) {
   long width = static_cast<long>(most) * radius;

@@ -3,6 +3,7 @@
 // process-wide pointer (to the live context) serves only to create fields.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -37,6 +38,7 @@ struct Context {
   std::set<HandleOwner*> handle_owners;   // the same for mesh objects
   std::set<std::string> checkpoint_dirs;  // those cleared of stale DIR.partial (core/io/)
   long steps = 0;                         // stencil applications submitted: the step of task tags
+  std::map<std::string, double> point_seconds;  // block_costs: by stencil and tile points
   Traffic received;       // face buffers this rank's tasks received (counted at submission)
   int uncaught = 0;       // exceptions in flight when the Runtime was made (to see unwinding)
   bool finished = false;  // Runtime::finish() has written the outputs
@@ -47,6 +49,8 @@ struct Context {
 
 /// The live runtime's context; throws tessera::Error naming `what` when none is alive.
 Context& live_context(const char* what);
+/// The live runtime's context, or null when none is alive.
+Context* live_context_or_null();
 /// Says a choice the library made for the user (tiles it chose): printed once after the
 /// configuration line (rank 0, unless quiet) and appended to the configuration, which the trace
 /// and the report carry.

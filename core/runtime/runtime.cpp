@@ -331,6 +331,8 @@ Context& live_context(const char* what) {
   return *live;
 }
 
+Context* live_context_or_null() { return live; }
+
 void announce(Context& c, const std::string& line) {
   if (c.configuration.find(line) != std::string::npos) return;
   c.configuration += "\n" + line;

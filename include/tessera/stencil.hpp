@@ -127,9 +127,14 @@ struct BlockCosts {
   double point_seconds = 0;
   double block_seconds = 0;
 };
-/// The costs the choosers assume where nothing is measured, the same as the tile chooser's
-/// (partition/autotile.hpp): a memory-bound point on one core, a task of a dozen handles.
-BlockCosts assumed_block_costs();
+/// The costs of stencil `stencil`'s blocks on `grid`'s tiles: a point's from the calibrated
+/// models of its one-step tile tasks on a CPU worker where they hold a tile of about this size
+/// (tasks::model_point_cost; the mean over the ranks, where every rank's models have one),
+/// else the tile chooser's assumed memory-bound point (partition/autotile.hpp); a block task's
+/// own cost is the chooser's assumed task of a dozen handles (StarPU's models time a task's
+/// body, not its submission and dependencies). The assumed costs without a live Runtime.
+/// Collective.
+BlockCosts block_costs(const std::string& stencil, const GridSpec& grid);
 /// The redundant-work limit: a block recomputes at most this share more points than its steps.
 inline constexpr double kRedundantWorkLimit = 0.125;
 /// Deeper than kMaxAutoDepth only for a predicted step shorter by more than this share: less is
@@ -271,14 +276,15 @@ class Stencil {
   /// close to it: deeper blocks keep more planes in flight, and a block ends in a barrier with
   /// the neighbour tiles. Deeper, up to kDeepestAutoDepth within the same limits, only where a
   /// block task's own cost dominates its tile's points (thick tiles of few points), by the cost
-  /// model of detail::deepest_block_for_tiles. The same on every rank (it depends on the grid,
-  /// halos and faces only); the result is bitwise the same for any depth.
+  /// model of detail::deepest_block_for_tiles with a point's cost from the calibrated models
+  /// (detail::block_costs). Collective in a multi-rank run, and the same on every rank; the
+  /// result is bitwise the same for any depth.
   template <class T, class... Also, class... State>
   int auto_depth(const Field<T, D>& u, const Field<T, D>& next, const Inputs<Also...>& also = {},
                  const InOuts<State...>& state = {}) const {
     return detail::deepest_time_block(radius_, u.storage(), next.storage(), storages(also),
                                       storages(state), kDeepestAutoDepth,
-                                      detail::assumed_block_costs());
+                                      detail::block_costs(name_, u.storage().grid()));
   }
 
   /// The same for a stencil that updates fields in place and reads no extra input.
@@ -294,8 +300,9 @@ class Stencil {
   ///   tessera::Field<double, 3> u(grid, depth, bc, "u"), next(grid, depth, bc, "next");
   ///   heat.advance(Heat{0.1}, u, next, steps, depth);
   int auto_depth(const Grid<D>& grid) const {
-    return detail::deepest_block_for_tiles(radius_, detail::grid_spec(grid), kDeepestAutoDepth,
-                                           detail::assumed_block_costs());
+    const detail::GridSpec spec = detail::grid_spec(grid);
+    return detail::deepest_block_for_tiles(radius_, spec, kDeepestAutoDepth,
+                                           detail::block_costs(name_, spec));
   }
 
   /// Advances `steps` steps of a one-field stencil, as
@@ -331,7 +338,8 @@ class Stencil {
     const std::vector<detail::FieldStorage*> extras = storages(also), in_place = storages(state);
     if (depth == kAutoDepth)
       depth = detail::deepest_time_block(radius_, u.storage(), next.storage(), extras, in_place,
-                                         kDeepestAutoDepth, detail::assumed_block_costs());
+                                         kDeepestAutoDepth,
+                                         detail::block_costs(name_, u.storage().grid()));
     detail::check_time_block(name_, radius_, u.storage(), next.storage(), extras, in_place, steps,
                              depth);
     if (depth == 1) {  // one exchange per step: the plain steps, with their interior tasks
