@@ -22,6 +22,18 @@ double untimed_cost(starpu_task*, unsigned) { return 1.0; }
 #endif
 
 namespace {
+// A tile task's work (its flops: points x steps, tasks::Placement) in its footprint: a
+// temporal block of fewer steps (a run's last) gets a history entry of its own, and each
+// entry's flops stay those of its tasks (StarPU drops an entry's flops when they differ).
+std::uint32_t with_work(starpu_task* task, std::uint32_t footprint) {
+  return task->flops > 0 ? starpu_hash_crc32c_be_n(&task->flops, sizeof(task->flops), footprint)
+                         : footprint;
+}
+
+std::uint32_t tile_footprint(starpu_task* task) {
+  return with_work(task, starpu_task_data_footprint(task));
+}
+
 // The footprint (the history entry) of a task that also does exchange copies: the sizes of
 // its kernel's buffers only, which come first. Whether a task copies ghost layers in or packs
 // faces (the first steps of a run do not) then does not split its samples, so the entries a
@@ -38,7 +50,7 @@ std::uint32_t halo_work_footprint(starpu_task* task) {
     const std::size_t size = starpu_data_get_size(STARPU_TASK_GET_HANDLE(task, i));
     footprint = starpu_hash_crc32c_be_n(&size, sizeof(size), footprint);
   }
-  return footprint;
+  return with_work(task, footprint);
 }
 }  // namespace
 
@@ -96,7 +108,7 @@ Codelet& CodeletRegistry::get(const std::string& stencil, const std::string& typ
   std::memset(&c.model, 0, sizeof(c.model));
   c.model.type = STARPU_HISTORY_BASED;
   c.model.symbol = c.symbol.c_str();
-  if (is_halo_work(kind)) c.model.footprint = &halo_work_footprint;
+  c.model.footprint = is_halo_work(kind) ? &halo_work_footprint : &tile_footprint;
   starpu_codelet_init(&c.cl);
   c.cl.where = STARPU_CPU;
   c.cl.cpu_funcs[0] = cpu_entry(kind);

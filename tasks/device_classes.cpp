@@ -131,7 +131,8 @@ PointCost model_point_cost(const std::string& stencil, double tile_points) {
     if (dot == std::string::npos || rest.find('.', dot + 1) != std::string::npos) continue;
     const std::string kind = rest.substr(0, dot);
     const double bytes = point_bytes(rest.substr(dot + 1));
-    if ((kind == "interior" || kind == "interior+halo") && bytes > 0)
+    if (bytes > 0 && (kind == "interior" || kind == "interior+halo" || kind == "time-block" ||
+                      kind == "time-block+halo"))
       symbols.emplace_back(name, bytes);
   }
   std::sort(symbols.begin(), symbols.end());  // the same choice on every run
@@ -145,11 +146,15 @@ PointCost model_point_cost(const std::string& stencil, double tile_points) {
          l != nullptr; l = l->next) {
       const starpu_perfmodel_history_entry* h = l->entry;
       if (h->nsample == 0 || h->size == 0 || !(h->mean > 0)) continue;
+      // The work: the entry's flops (points x steps, tasks::Placement), or for the one-step
+      // kinds of models recorded before tasks carried it, its points.
       const double points = static_cast<double>(h->size) / bytes;
+      const bool one_step = symbol.find(".interior") != std::string::npos;
+      const double work = h->flops > 0 ? h->flops : one_step ? points : 0;
       const double distance = std::abs(std::log(points / tile_points));
-      if (distance > nearest) continue;
+      if (!(work > 0) || distance > nearest) continue;
       nearest = distance;
-      best = {h->mean * 1e-6 / points, symbol};
+      best = {h->mean * 1e-6 / work, symbol};
     }
     starpu_perfmodel_unload_model(&model);
   }

@@ -21,12 +21,13 @@ struct ClassSpeeds {
 ClassSpeeds model_class_speeds();
 
 /// Seconds per point of one step of stencil `stencil` on one CPU worker, from the calibrated
-/// models of its one-step tile tasks (`tessera.<stencil>.interior.*`, `...interior+halo.*`; a
-/// temporal block's models mix the depths a run used) on the first CPU worker: the history
-/// entry nearest `tile_points` points, within a factor of 2 (a point's time depends on the
-/// caches a tile fits in), points counted as the entry's bytes over the bytes a point of the
-/// model's element types holds (ghost layers count as points: a little low on small tiles).
-/// 0 where no model says. `source`: the model read. Call with StarPU running.
+/// models of its tile tasks (`tessera.<stencil>.{interior,time-block}[+halo].*`) on the first
+/// CPU worker: the mean time over the work (flops: points x steps, a temporal block's
+/// recomputed ghost points not counted, so a little high) of the history entry nearest
+/// `tile_points` points, within a factor of 2 (a point's time depends on the caches a tile
+/// fits in), points counted as the entry's bytes over the bytes a point of the model's element
+/// types holds (ghost layers count as points). 0 where no model says. `source`: the model
+/// read. Call with StarPU running.
 struct PointCost {
   double seconds = 0;
   std::string source;

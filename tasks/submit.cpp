@@ -129,6 +129,7 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
     task->cl_arg_size = arg_size;
     task->cl_arg_free = owned ? 1 : 0;
     task->priority = place.priority;
+    if (place.work > 0) task->flops = place.work;
     // The grid's CPU/GPU split (tiles the library chose with CUDA workers, with a hand-set
     // --gpu-fraction as its share of the planes): every task of a tile runs on its part's
     // workers, so the tile stays in that part's memory and only face buffers cross the bus. A

@@ -25,11 +25,14 @@ class Recorder;
 /// How a task is placed: its priority (higher first, for priority-aware schedulers), under a
 /// hand-set GPU fraction how many tiles its tile is one of, and the workers of its tile's part
 /// of a CPU/GPU split (FieldStorage::device_class: 0 any, 1 CPU, 2 CUDA where the codelet has
-/// a CUDA implementation).
+/// a CUDA implementation). `work`: the points the task computes times the steps it advances
+/// (a tile task's), kept as its flops in its model's history (the depth chooser's point cost,
+/// tasks::model_point_cost); 0: none.
 struct Placement {
   int tiles = 0;
   int priority = 0;
   int device = 0;
+  double work = 0;
 };
 
 /// The handles of one task group, as submit() takes them without copying: a vector, an

@@ -610,9 +610,9 @@ TEST(BlockDepth, DeeperWhereTheBlockCostDominatesWithinTheRedundantWorkLimit) {
             tessera::kMaxAutoDepth);
 }
 
-// The depth chooser's point cost comes from the calibrated models of the stencil's one-step
-// tasks, saved by an earlier Runtime (StarPU writes models at shutdown), for tiles of about the
-// size the models timed; the assumed costs elsewhere and without a Runtime.
+// The depth chooser's point cost comes from the calibrated models of the stencil's tile tasks
+// (one-step or blocks), saved by an earlier Runtime (StarPU writes models at shutdown), for
+// tiles of about the size the models timed; the assumed costs elsewhere and without a Runtime.
 TEST(BlockDepth, PointCostFromTheCalibratedModels) {
   using tessera::detail::block_costs;
   const std::string dir = testing::TempDir() + "tessera_depth_models_" + std::to_string(getpid());
@@ -631,6 +631,10 @@ TEST(BlockDepth, PointCostFromTheCalibratedModels) {
     u.fill(test::initial<double, 2>);
     tessera::Stencil<2>("timed", tessera::Shape::Star, 1)
         .advance(test::Mix<double, 2, 1, false>{}, u, next, 30, 1);  // one-step tasks
+    tessera::Field<double, 2> a(small, 4, zero, "a"), b(small, 4, zero, "b");
+    a.fill(test::initial<double, 2>);
+    tessera::Stencil<2>("timed-blocks", tessera::Shape::Star, 1)
+        .advance(test::Mix<double, 2, 1, false>{}, a, b, 30, 4);  // blocks of 4 (and of 2)
   }
   {
     tessera::Runtime rt(o);
@@ -643,6 +647,12 @@ TEST(BlockDepth, PointCostFromTheCalibratedModels) {
     const tessera::Stencil<2> timed("timed", tessera::Shape::Star, 1);
     EXPECT_EQ(timed.auto_depth(small),
               tessera::detail::deepest_block_for_tiles(1, spec, tessera::kDeepestAutoDepth, costs));
+    // Temporal blocks: their time over their points x steps, as the one-step tasks' (within
+    // a factor of 4: a block keeps its tile in cache across steps, and recomputes ghosts).
+    const double blocked = block_costs("timed-blocks", spec).point_seconds;
+    EXPECT_NE(blocked, assumed.point_seconds);
+    EXPECT_GT(blocked, costs.point_seconds / 4);
+    EXPECT_LT(blocked, costs.point_seconds * 4);
     // Tiles 16 times larger, another stencil: no model entry near them.
     const auto large = tessera::detail::grid_spec(tessera::Grid<2>({64, 1024}, {64, 1024}));
     EXPECT_EQ(block_costs("timed", large).point_seconds, assumed.point_seconds);

@@ -136,6 +136,7 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
   for (FieldStorage* e : extras) e->exchange(name, width, deep_box);
   add_halo_work(call, name, types, kind);
   call.step = rt.steps;
+  call.steps = steps;
   rt.steps += steps;
   submit_tile_tasks(call);
   for (std::size_t k = 0; k < exchanged.size(); ++k) {

@@ -30,6 +30,7 @@ struct TileTaskCall {
   std::vector<FieldStorage*> writes;  // then these tiles
   ArgBlock args;                      // frame fields: reads, then writes
   long step = -1;                     // the step in the tasks' tags; -1: none
+  long steps = 1;                     // the steps each task advances (a temporal block's)
   const char* field = nullptr;        // the field named in the tags (interned); null: none
   /// Per tile, one more written buffer after the fields' tiles (e.g. a reduction's partial
   /// results); empty: none.

@@ -128,7 +128,7 @@ struct BlockCosts {
   double block_seconds = 0;
 };
 /// The costs of stencil `stencil`'s blocks on `grid`'s tiles: a point's from the calibrated
-/// models of its one-step tile tasks on a CPU worker where they hold a tile of about this size
+/// models of its tile tasks on a CPU worker where they hold a tile of about this size
 /// (tasks::model_point_cost; the mean over the ranks, where every rank's models have one),
 /// else the tile chooser's assumed memory-bound point (partition/autotile.hpp); a block task's
 /// own cost is the chooser's assumed task of a dozen handles (StarPU's models time a task's
