@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "partition/autotile.hpp"
 #include "partition/tiling.hpp"
@@ -266,6 +268,30 @@ TEST_P(UnevenTiles, AutomaticTilesMatchReference) {
   EXPECT_EQ(partly.tile()[0], 20);
   EXPECT_TRUE(partly.cuts()[0].empty());
   test::expect_heat3d_advance_matches_reference(partly, 3, 1);
+}
+
+// Tiles the library chose for CPU workers alone come in whole rounds of the workers: every
+// task of a tile runs on one worker, the tiles taking the workers in turn; a Grid with the
+// user's tiles leaves placement to the scheduler.
+TEST(TileChooser, AutomaticCpuTilesRunOnOneWorkerEach) {
+  tessera::Options o = test::options({"dmda", 2});
+  o.trace = testing::TempDir() + "tessera_pinned_tiles.json";
+  tessera::Runtime rt(o);
+  const tessera::Grid<3> grid({40, 24, 64});
+  ASSERT_GE(grid.tiles(), 2);
+  test::expect_heat3d_advance_matches_reference(grid, 6, 1);
+  rt.wait();
+  std::map<int, std::set<int>> workers;  // tile -> the workers its tasks ran on
+  for (const tessera::trace::TaskEvent& e : rt.recorded().tasks)
+    if (e.tile >= 0) workers[e.tile].insert(e.worker);
+  ASSERT_EQ(static_cast<int>(workers.size()), grid.tiles());
+  std::set<int> used;
+  for (const auto& [tile, on] : workers) {
+    EXPECT_EQ(on.size(), 1U) << "tile " << tile << " ran on " << on.size() << " workers";
+    used.insert(on.begin(), on.end());
+  }
+  EXPECT_EQ(static_cast<int>(used.size()), rt.cpu_workers());
+  EXPECT_NE(*workers[0].begin(), *workers[1].begin());  // round-robin
 }
 
 TEST_P(UnevenTiles, TilesThinnerThanTheRadiusAreRefused) {

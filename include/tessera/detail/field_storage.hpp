@@ -19,7 +19,8 @@ struct HaloSet;  // the halo buffers and plans of one (width, shape) (core/grid/
 
 /// A grid as the library takes it (tessera::Grid): `tile` the largest tile per axis, `cuts`
 /// the cut positions of the axes not cut uniformly in tiles of `tile` (empty on the others),
-/// and a split between CUDA and CPU workers (`split_axis` -1: none; Grid::split).
+/// and a split between CUDA and CPU workers (`split_axis` -1: none; Grid::split). `chosen`:
+/// the library chose the tiles (Grid::chosen; not part of what makes two tilings the same).
 struct GridSpec {
   int dims = 3;
   Extent3 extent{1, 1, 1}, tile{1, 1, 1};
@@ -27,6 +28,7 @@ struct GridSpec {
   std::array<bool, 3> periodic{};
   int split_axis = -1;
   std::int64_t split = -1;
+  bool chosen = false;
   bool operator==(const GridSpec& o) const {
     return dims == o.dims && extent == o.extent && tile == o.tile && cuts == o.cuts &&
            periodic == o.periodic && split_axis == o.split_axis && split == o.split;
@@ -78,7 +80,8 @@ class FieldStorage {
   /// Smallest tile extent along `axis` (the last tile when the tile size does not divide).
   std::int64_t thinnest_tile(int axis) const;
   /// Where `tile`'s tasks run: 0 any worker, 1 CPU workers only, 2 CUDA workers only (the
-  /// grid's split, Grid::split).
+  /// grid's split, Grid::split; 1 too for tiles the library chose without CUDA workers), on
+  /// one worker of that class per tile.
   int device_class(int tile) const;
 
   /// The rank that owns (stores, computes) `tile`, and whether that is this rank.
