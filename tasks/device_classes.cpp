@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "tasks/starpu.hpp"
@@ -57,6 +56,24 @@ double us_per_byte(const starpu_perfmodel_per_arch* per, std::size_t* largest) {
 
 double seconds_of(const timespec& t) { return static_cast<double>(t.tv_sec) + t.tv_nsec * 1e-9; }
 
+// The tile tasks' models in the model directory whose symbol starts with `prefix`:
+// tessera.<stencil>.<kind>.<types>[.emulated-cuda] of the kinds interior, interior+halo,
+// time-block and time-block+halo (not the exchanges, boundaries or reductions), sorted so that
+// every rank and every run makes the same choice.
+std::vector<std::string> tile_task_symbols(const std::string& prefix) {
+  std::error_code error;
+  std::vector<std::string> symbols;
+  for (const auto& entry : std::filesystem::directory_iterator(codelet_model_dir(), error)) {
+    const std::string name = entry.path().filename().string();
+    const std::size_t kind = name.find('.', name.find('.') + 1) + 1;
+    if (name.rfind(prefix, 0) == 0 && kind > 0 &&
+        (name.compare(kind, 8, "interior") == 0 || name.compare(kind, 10, "time-block") == 0))
+      symbols.push_back(name);
+  }
+  std::sort(symbols.begin(), symbols.end());
+  return symbols;
+}
+
 }  // namespace
 
 ClassSpeeds model_class_speeds() {
@@ -64,20 +81,8 @@ ClassSpeeds model_class_speeds() {
   starpu_perfmodel_arch* cpu = first_arch(STARPU_CPU_WORKER);
   starpu_perfmodel_arch* cuda = first_arch(STARPU_CUDA_WORKER);
   if (cpu == nullptr || cuda == nullptr) return best;
-  std::error_code error;
-  std::vector<std::string> symbols;
-  for (const auto& entry : std::filesystem::directory_iterator(codelet_model_dir(), error)) {
-    const std::string name = entry.path().filename().string();
-    // tessera.<stencil>.<kind>.<types>: the tile tasks (interior, interior+halo, time-block,
-    // time-block+halo), not the exchanges, boundaries or reductions.
-    const std::size_t kind = name.find('.', name.find('.') + 1) + 1;
-    if (name.rfind("tessera.", 0) == 0 && kind > 0 &&
-        (name.compare(kind, 8, "interior") == 0 || name.compare(kind, 10, "time-block") == 0))
-      symbols.push_back(name);
-  }
-  std::sort(symbols.begin(), symbols.end());  // the same choice on every rank and every run
   std::size_t best_size = 0;
-  for (const std::string& symbol : symbols) {
+  for (const std::string& symbol : tile_task_symbols("tessera.")) {
     starpu_perfmodel model{};
     model.type = STARPU_HISTORY_BASED;
     if (starpu_perfmodel_load_symbol(symbol.c_str(), &model) != 0) continue;
@@ -120,24 +125,14 @@ PointCost model_point_cost(const std::string& stencil, double tile_points) {
   PointCost best;
   starpu_perfmodel_arch* cpu = first_arch(STARPU_CPU_WORKER);
   if (cpu == nullptr || tile_points <= 0) return best;
-  std::error_code error;
-  std::vector<std::pair<std::string, double>> symbols;  // with the bytes of a point
   const std::string prefix = "tessera." + stencil + ".";
-  for (const auto& entry : std::filesystem::directory_iterator(codelet_model_dir(), error)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind(prefix, 0) != 0) continue;
-    const std::string rest = name.substr(prefix.size());  // <kind>.<types>, no .emulated-cuda
+  double nearest = std::log(2.0);  // no further than a factor of 2
+  for (const std::string& symbol : tile_task_symbols(prefix)) {
+    const std::string rest = symbol.substr(prefix.size());  // <kind>.<types>, no .emulated-cuda
     const std::size_t dot = rest.find('.');
     if (dot == std::string::npos || rest.find('.', dot + 1) != std::string::npos) continue;
-    const std::string kind = rest.substr(0, dot);
     const double bytes = point_bytes(rest.substr(dot + 1));
-    if (bytes > 0 && (kind == "interior" || kind == "interior+halo" || kind == "time-block" ||
-                      kind == "time-block+halo"))
-      symbols.emplace_back(name, bytes);
-  }
-  std::sort(symbols.begin(), symbols.end());  // the same choice on every run
-  double nearest = std::log(2.0);             // no further than a factor of 2
-  for (const auto& [symbol, bytes] : symbols) {
+    if (bytes <= 0) continue;
     starpu_perfmodel model{};
     model.type = STARPU_HISTORY_BASED;
     if (starpu_perfmodel_load_symbol(symbol.c_str(), &model) != 0) continue;
@@ -149,7 +144,7 @@ PointCost model_point_cost(const std::string& stencil, double tile_points) {
       // The work: the entry's flops (points x steps, tasks::Placement), or for the one-step
       // kinds of models recorded before tasks carried it, its points.
       const double points = static_cast<double>(h->size) / bytes;
-      const bool one_step = symbol.find(".interior") != std::string::npos;
+      const bool one_step = rest.rfind("interior", 0) == 0;
       const double work = h->flops > 0 ? h->flops : one_step ? points : 0;
       const double distance = std::abs(std::log(points / tile_points));
       if (!(work > 0) || distance > nearest) continue;

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <iostream>
 
 #include "core/runtime/comm.hpp"
 #include "core/runtime/context.hpp"
@@ -115,10 +114,6 @@ std::array<double, 2> measured_part_seconds(const GridSpec& grid, long steps) {
           static_cast<double>(comm::sum(std::llround(cpu * 1e9))) * per};
 }
 
-void note_balance(const std::string& line) {
-  Context& rt = live_context("tessera::Balance");
-  rt.configuration += "\n" + line;
-  if (!rt.options.quiet && rt.rank == 0) std::cout << line << std::endl;
-}
+void note_balance(const std::string& line) { announce(live_context("tessera::Balance"), line); }
 
 }  // namespace tessera::detail

@@ -436,17 +436,24 @@ void check_time_block(const std::string& name, int radius, const FieldStorage& u
 
 namespace tessera::detail {
 
-BlockCosts block_costs(const std::string& stencil, const GridSpec& grid) {
-  BlockCosts costs{partition::kCpuPointSeconds, partition::kTaskSeconds};
-  Context* rt = live_context_or_null();
-  if (rt == nullptr || rt->engine == nullptr) return costs;
+namespace {
+// The points of a tile of `grid` on average (the grid's over its tile count).
+double mean_tile_points(const GridSpec& grid) {
   double points = 1, tiles = 1;
   for (int ax = 0; ax < grid.dims; ++ax) {
     points *= static_cast<double>(grid.extent[ax]);
     tiles *= static_cast<double>(
         partition::tile_count_along(grid.extent[ax], grid.tile[ax], grid.cuts[ax]));
   }
-  const double tile_points = points / tiles;
+  return points / tiles;
+}
+}  // namespace
+
+BlockCosts block_costs(const std::string& stencil, const GridSpec& grid) {
+  BlockCosts costs{partition::kCpuPointSeconds, partition::kTaskSeconds};
+  Context* rt = live_context_or_null();
+  if (rt == nullptr || rt->engine == nullptr) return costs;
+  const double tile_points = mean_tile_points(grid);
   // Read once per stencil and tile size (advance() with kAutoDepth may run a step at a time);
   // every rank asks the same questions in the same order, so the collectives match.
   const std::string key = stencil + "@" + std::to_string(std::llround(tile_points));
@@ -466,13 +473,9 @@ BlockCosts block_costs(const std::string& stencil, const GridSpec& grid) {
 int deepest_block_for_tiles(int radius, const GridSpec& grid, int most, const BlockCosts& costs) {
   long width = static_cast<long>(most) * radius;
   std::int64_t thinnest[3] = {1, 1, 1};
-  double points = 1, tiles = 1;
   for (int ax = 0; ax < grid.dims; ++ax) {
     thinnest[ax] = partition::thinnest_tile(grid.extent[ax], grid.tile[ax], grid.cuts[ax]);
     width = std::min<long>(width, thinnest[ax]);
-    points *= static_cast<double>(grid.extent[ax]);
-    tiles *= static_cast<double>(
-        partition::tile_count_along(grid.extent[ax], grid.tile[ax], grid.cuts[ax]));
   }
   // The recomputed ghost points: step j of a block widens its window by (depth - 1 - j) radius
   // on both sides of every axis with a neighbour tile, about (depth - 1) radius / thickness more
@@ -494,7 +497,7 @@ int deepest_block_for_tiles(int radius, const GridSpec& grid, int most, const Bl
   // Deeper only where the per-block cost dominates: a step of a tile then costs its points
   // (and those recomputed) plus 1/depth of a block task's own cost; the depth with the
   // shortest step, if it is shorter than the base depth's by more than kDeeperGain.
-  const double tile_points = points / tiles;
+  const double tile_points = mean_tile_points(grid);
   auto step = [&](int d) {
     return tile_points * costs.point_seconds * (1 + recomputed(d)) + costs.block_seconds / d;
   };
