@@ -123,15 +123,66 @@ Counts best_cpu_counts(const Extent3& extent, int dims, const Extent3& fixed, co
 
 }  // namespace
 
+namespace {
+// The per-step seconds of a split's two parts at `to` planes for the GPU part, from those
+// measured at `split`: the GPU part's in proportion to its planes; the CPU part's, with
+// `cpu_slabs` slabs along the axis, its thickest slab's (even_cuts: the step waits for the
+// worker with the thickest tile), from the mean slab's time measured; without slabs, in
+// proportion to its planes.
+struct PartTimes {
+  double gpu, cpu;
+  double step() const { return std::max(gpu, cpu); }
+};
+PartTimes part_times_at(std::int64_t extent, std::int64_t split, double gpu_seconds,
+                        double cpu_seconds, int cpu_slabs, std::int64_t to) {
+  const auto planes = static_cast<double>(extent - split);
+  PartTimes t{gpu_seconds * static_cast<double>(to) / static_cast<double>(split), 0};
+  if (cpu_slabs <= 0) {
+    t.cpu = cpu_seconds * static_cast<double>(extent - to) / planes;
+    return t;
+  }
+  const double per_plane = cpu_seconds * std::min<double>(cpu_slabs, planes) / planes;
+  const std::int64_t slabs = std::min<std::int64_t>(cpu_slabs, extent - to);
+  t.cpu = slabs > 0 ? per_plane * static_cast<double>((extent - to + slabs - 1) / slabs) : 0;
+  return t;
+}
+}  // namespace
+
 std::int64_t rebalanced_split(std::int64_t extent, std::int64_t split, double gpu_seconds,
-                              double cpu_seconds, double threshold) {
+                              double cpu_seconds, double threshold, int cpu_slabs) {
   if (gpu_seconds <= 0 || cpu_seconds <= 0 || split <= 0 || split >= extent) return split;
-  if (std::abs(gpu_seconds - cpu_seconds) <= threshold * std::max(gpu_seconds, cpu_seconds))
-    return split;
+  const PartTimes now = part_times_at(extent, split, gpu_seconds, cpu_seconds, cpu_slabs, split);
+  if (std::abs(now.gpu - now.cpu) <= threshold * now.step()) return split;
   const double gpu_rate = static_cast<double>(split) / gpu_seconds;
   const double cpu_rate = static_cast<double>(extent - split) / cpu_seconds;
-  const auto moved = std::llround(static_cast<double>(extent) * gpu_rate / (gpu_rate + cpu_rate));
-  return std::min<std::int64_t>(extent - 1, std::max<std::int64_t>(1, moved));
+  std::int64_t moved = std::llround(static_cast<double>(extent) * gpu_rate / (gpu_rate + cpu_rate));
+  moved = std::min<std::int64_t>(extent - 1, std::max<std::int64_t>(1, moved));
+  if (cpu_slabs <= 0) return moved;
+  // Whole planes per slab: of the splits near the balance of the rates (within two planes of
+  // every slab), the one whose longer part is shortest; of equals, the nearest to `split`.
+  const std::int64_t reach = 2 * static_cast<std::int64_t>(cpu_slabs) + 2;
+  std::int64_t best = moved;
+  double best_step = part_times_at(extent, split, gpu_seconds, cpu_seconds, cpu_slabs, best).step();
+  for (std::int64_t to = std::max<std::int64_t>(1, moved - reach);
+       to <= std::min<std::int64_t>(extent - 1, moved + reach); ++to) {
+    const double step =
+        part_times_at(extent, split, gpu_seconds, cpu_seconds, cpu_slabs, to).step();
+    if (step < best_step * (1 - 1e-9) ||
+        (step <= best_step * (1 + 1e-9) && std::abs(to - split) < std::abs(best - split))) {
+      best = to;
+      best_step = step;
+    }
+  }
+  return best;
+}
+
+double recent_step_seconds(std::vector<double> per_step) {
+  if (per_step.empty()) return 0;
+  per_step.erase(per_step.begin(),
+                 per_step.begin() + static_cast<std::ptrdiff_t>(per_step.size() / 2));
+  std::sort(per_step.begin(), per_step.end());
+  const std::size_t h = per_step.size() / 2;
+  return per_step.size() % 2 == 1 ? per_step[h] : (per_step[h - 1] + per_step[h]) / 2;
 }
 
 int choose_mesh_tiles(std::int64_t elements, int workers, int ranks) {
@@ -332,11 +383,12 @@ TileChoice choose_tiles(const Extent3& extent, int dims, const Extent3& fixed, c
 
 Rebalance plan_rebalance(const Extent3& extent, int dims, int axis, std::int64_t split,
                          const Machine& machine, double gpu_seconds, double cpu_seconds,
-                         double threshold, long steps_left, double move_seconds) {
+                         double threshold, long steps_left, double move_seconds, int cpu_slabs) {
   Rebalance r;
   char b[200];
   const std::int64_t e = extent[axis];
-  const std::int64_t moved = rebalanced_split(e, split, gpu_seconds, cpu_seconds, threshold);
+  const std::int64_t moved =
+      rebalanced_split(e, split, gpu_seconds, cpu_seconds, threshold, cpu_slabs);
   std::snprintf(b, sizeof(b), "GPU part %s per step, CPU part %s",
                 seconds_text(gpu_seconds).c_str(), seconds_text(cpu_seconds).c_str());
   r.why = b;
@@ -355,9 +407,8 @@ Rebalance plan_rebalance(const Extent3& extent, int dims, int axis, std::int64_t
   m.gpu_share = -1;
   r.tiles = split_tiles(extent, dims, {0, 0, 0}, m, axis, moved);
   // The gain: now the longer part, then the longer of the two parts at the measured rates.
-  const double now = std::max(gpu_seconds, cpu_seconds);
-  const double then = std::max(gpu_seconds * static_cast<double>(moved) / split,
-                               cpu_seconds * static_cast<double>(e - moved) / (e - split));
+  const double now = part_times_at(e, split, gpu_seconds, cpu_seconds, cpu_slabs, split).step();
+  const double then = part_times_at(e, split, gpu_seconds, cpu_seconds, cpu_slabs, moved).step();
   r.gain_seconds = now - then;
   std::snprintf(b, sizeof(b),
                 ": split %lld -> %lld gains %s per step, %s over %ld steps, "

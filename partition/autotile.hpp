@@ -70,12 +70,23 @@ TileChoice split_tiles(const Extent3& extent, int dims, const Extent3& fixed,
 // it), given the measured seconds per step of each part: to the plane where both parts, at the
 // speeds measured (planes per second), take the same time. `split` itself while the two times
 // differ by at most `threshold` of the longer (a move costs a re-tiling: Field::retile), or a
-// part measured 0 or less (no sample yet).
+// part measured 0 or less (no sample yet). With `cpu_slabs` > 0, the CPU part is that many
+// slabs along the axis (fewer where it has fewer planes), its time that of its thickest slab
+// (the measured one, a mean over its workers, scaled from the mean slab): the split near the
+// balance whose longer part is shortest (whole planes per slab: 983 planes on 63 slabs take
+// as long as 1008).
 std::int64_t rebalanced_split(std::int64_t extent, std::int64_t split, double gpu_seconds,
-                              double cpu_seconds, double threshold);
+                              double cpu_seconds, double threshold, int cpu_slabs = 0);
+
+// What a part takes per step now, from its per-step times over a measured window (oldest
+// first): the median of the window's later half. A slowdown that began inside the window counts
+// once it covers that half; one step with a one-off cost (a move's first steps, which fill the
+// new tiles' halos) does not. 0 for no steps.
+double recent_step_seconds(std::vector<double> per_step);
 
 // A rebalance decided from measured per-step times of the two parts of a split grid (the
-// busiest worker of each class): the split moved by rebalanced_split and the CPU part tiled
+// mean over the busy workers of each class): the split moved by rebalanced_split (`cpu_slabs`:
+// the CPU part's slabs along the axis, which the new tiling keeps) and the CPU part tiled
 // again (split_tiles, with per-point times from the measurements), where the two times differ
 // by more than `threshold` and the step time the move gains over `steps_left` steps exceeds
 // `move_seconds` (what moving the fields costs: Field::retile takes the GPU part to main
@@ -88,7 +99,7 @@ struct Rebalance {
 };
 Rebalance plan_rebalance(const Extent3& extent, int dims, int axis, std::int64_t split,
                          const Machine& machine, double gpu_seconds, double cpu_seconds,
-                         double threshold, long steps_left, double move_seconds);
+                         double threshold, long steps_left, double move_seconds, int cpu_slabs = 0);
 
 // Tiles for a mesh of `elements` primary elements (Airfoil's cells) on `workers` workers (every
 // rank's) and `ranks` ranks: whole rounds of the workers, as many rounds (up to

@@ -1,7 +1,5 @@
 #include "tasks/device_classes.hpp"
 
-#include <starpu_profiling.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -53,8 +51,6 @@ double us_per_byte(const starpu_perfmodel_per_arch* per, std::size_t* largest) {
   }
   return rate;
 }
-
-double seconds_of(const timespec& t) { return static_cast<double>(t.tv_sec) + t.tv_nsec * 1e-9; }
 
 // The tile tasks' models in the model directory whose symbol starts with `prefix`:
 // tessera.<stencil>.<kind>.<types>[.emulated-cuda] of the kinds interior, interior+halo,
@@ -154,23 +150,6 @@ PointCost model_point_cost(const std::string& stencil, double tile_points) {
     starpu_perfmodel_unload_model(&model);
   }
   return best;
-}
-
-ClassBusy take_class_busy() {
-  if (starpu_profiling_status_get() != STARPU_PROFILING_ENABLE)
-    starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
-  ClassBusy busy;
-  for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
-    starpu_profiling_worker_info info{};
-    if (starpu_profiling_worker_get_info(static_cast<int>(w), &info) != 0) continue;
-    const double s = seconds_of(info.executing_time);
-    switch (starpu_worker_get_type(static_cast<int>(w))) {
-      case STARPU_CPU_WORKER: busy.cpu_seconds += s; break;
-      case STARPU_CUDA_WORKER: busy.cuda_seconds += s; break;
-      default: break;
-    }
-  }
-  return busy;
 }
 
 double bus_round_trip_seconds(std::size_t bytes) {

@@ -1,6 +1,6 @@
 // What the library needs of StarPU to size and rebalance a CPU/GPU split: how fast each device
-// class is by the calibrated models, how long each class's workers ran tasks, and what moving
-// bytes between main memory and a GPU costs.
+// class is by the calibrated models, and what moving bytes between main memory and a GPU costs
+// (the parts' measured times: Submitter::take_step_busy).
 #pragma once
 
 #include <cstddef>
@@ -33,14 +33,6 @@ struct PointCost {
   std::string source;
 };
 PointCost model_point_cost(const std::string& stencil, double tile_points);
-
-/// Per device class, the seconds its workers together spent running tasks since the previous
-/// call (StarPU's worker profiling, switched on by the first call; the first
-/// call's figures cover the time since StarPU started). In simulation, simulated seconds.
-struct ClassBusy {
-  double cpu_seconds = 0, cuda_seconds = 0;
-};
-ClassBusy take_class_busy();
 
 /// Seconds StarPU's bus model predicts for moving `bytes` from main memory to the first CUDA
 /// worker's memory and back (0 without CUDA workers).

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
+
+#include <starpu_profiling.h>
 
 #include "tasks/idle.hpp"
 #include "tasks/recorder.hpp"
@@ -32,6 +35,44 @@ void Submitter::report_if_uncalibrated(Codelet& c, starpu_task* task) {
               << policy_.calibrate_command << " (docs/tracing.md)" << std::endl;
     return;
   }
+}
+
+namespace {
+// What a timed task's callback receives: the step it counts to, and the callback it replaced
+// (the recorder's), which it calls after.
+struct StepMark {
+  Submitter* submitter;
+  starpu_task* task;
+  long step;
+  void (*next)(void*);
+  void* next_arg;
+};
+double seconds_of(const timespec& t) { return static_cast<double>(t.tv_sec) + t.tv_nsec * 1e-9; }
+}  // namespace
+
+void Submitter::mark_step(long step) {
+  if (step >= 0 && starpu_profiling_status_get() != STARPU_PROFILING_ENABLE)
+    starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+  step_mark_ = step;
+}
+
+std::map<long, ClassBusy> Submitter::take_step_busy() {
+  std::lock_guard<std::mutex> lock(step_mutex_);
+  std::map<long, ClassBusy> taken;
+  taken.swap(step_busy_);
+  return taken;
+}
+
+void Submitter::timed_task_done(void* arg) {
+  std::unique_ptr<StepMark> m(static_cast<StepMark*>(arg));
+  if (const starpu_profiling_task_info* info = m->task->profiling_info) {
+    const double s = seconds_of(info->end_time) - seconds_of(info->start_time);
+    std::lock_guard<std::mutex> lock(m->submitter->step_mutex_);
+    ClassBusy& busy = m->submitter->step_busy_[m->step];
+    (starpu_worker_get_type(info->workerid) == STARPU_CUDA_WORKER ? busy.cuda_seconds
+                                                                  : busy.cpu_seconds) += s;
+  }
+  if (m->next != nullptr) m->next(m->next_arg);
 }
 
 void Submitter::submit(Codelet& c, Handles first, Handles rest, void* arg, std::size_t arg_size,
@@ -159,6 +200,12 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
       task->name = names_.back().c_str();
     }
     if (recorder_ != nullptr) recorder_->watch(task, tag, policy_.distributed);
+    if (step_mark_ >= 0) {
+      task->callback_arg =
+          new StepMark{this, task, step_mark_, task->callback_func, task->callback_arg};
+      task->callback_func = &Submitter::timed_task_done;
+      task->callback_arg_free = 0;  // ours (starpu_mpi_task_build would have StarPU free it)
+    }
     // Every footprint is kept (perfmodels::coverage lists the ones this run used).
     const std::uint32_t footprint =
         c.model.footprint != nullptr ? c.model.footprint(task) : starpu_task_data_footprint(task);

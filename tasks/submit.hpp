@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <deque>
 #include <initializer_list>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -66,6 +68,12 @@ struct SubmitPolicy {
   bool name_tasks = false;        // give StarPU each task's name (its FxT traces show them)
 };
 
+/// Per device class, the seconds its workers spent running tasks (in simulation, simulated
+/// seconds).
+struct ClassBusy {
+  double cpu_seconds = 0, cuda_seconds = 0;
+};
+
 class Submitter {
  public:
   /// Wakes `idle`'s workers before every submission (a task submitted to paused workers waits).
@@ -90,6 +98,12 @@ class Submitter {
   std::uint64_t submissions() const { return submissions_.load(); }
   /// Drops the task names kept for StarPU; call once every task has run.
   void forget_names() { names_.clear(); }
+  /// Tasks submitted from now on are timed as part of step `step` (tessera::Balance marks each
+  /// step boundary of a split grid's run); < 0: not timed. Switches StarPU's task profiling on.
+  void mark_step(long step);
+  /// Per marked step, the seconds each device class's workers spent running its tasks, of the
+  /// tasks that ended since the previous call (every one of them after a wait for all tasks).
+  std::map<long, ClassBusy> take_step_busy();
 
  private:
   void report_if_uncalibrated(Codelet& c, starpu_task* task);
@@ -105,6 +119,12 @@ class Submitter {
   std::deque<std::string> names_;  // StarPU keeps task->name as a pointer
   // The CPU and the CUDA workers' ids: a split grid's tiles are pinned to them round-robin.
   std::vector<int> class_workers_[2];
+  // Step timing (mark_step): the mark of the tasks submitted now, and per mark what the ended
+  // ones ran (filled by their callbacks, on StarPU's threads).
+  static void timed_task_done(void* mark);
+  long step_mark_ = -1;
+  std::mutex step_mutex_;
+  std::map<long, ClassBusy> step_busy_;
 };
 
 }  // namespace tessera::tasks

@@ -200,6 +200,28 @@ TEST(TileChooser, RebalancedSplit) {
   EXPECT_EQ(rebalanced_split(500, 400, 1e-3, 1.05e-3, 0.1), 400);  // within the threshold
   EXPECT_EQ(rebalanced_split(500, 400, 0, 2e-3, 0.1), 400);        // no GPU sample yet
   EXPECT_EQ(rebalanced_split(500, 400, 1e-3, 1e-9, 0.1), 1);       // at least a plane each
+  // The CPU part in 10 slabs of 10 planes, 0.2 ms a plane: the step waits for the thickest
+  // slab. At 444, 56 planes make slabs of up to 6 (1.2 ms, the GPU 1.11); at 450, slabs of 5
+  // (1 ms, the GPU 1.125): the shortest step near the balance.
+  EXPECT_EQ(rebalanced_split(500, 400, 1e-3, 2e-3, 0.1, 10), 450);
+  // 105 planes in slabs of 10 and 11, 1.05 ms on average against the GPU's 1 ms: within 5 %
+  // by the mean, but the thickest slab takes 1.1 ms. At 400, slabs of 10: 1 ms, the GPU 1.013.
+  EXPECT_EQ(rebalanced_split(500, 395, 1e-3, 1.05e-3, 0.05), 395);
+  EXPECT_EQ(rebalanced_split(500, 395, 1e-3, 1.05e-3, 0.05, 10), 400);
+}
+
+// A part's time now from a window's per-step times: the median of its later half.
+TEST(TileChooser, RecentStepSeconds) {
+  using tessera::partition::recent_step_seconds;
+  EXPECT_EQ(recent_step_seconds({}), 0);
+  EXPECT_EQ(recent_step_seconds({1.0}), 1.0);
+  // A slowdown from the window's third step: counted.
+  EXPECT_EQ(recent_step_seconds({1.0, 1.0, 1.5, 2.0, 2.0}), 2.0);
+  // A move's first two steps, which fill new halos: not counted.
+  EXPECT_EQ(recent_step_seconds({1.4, 1.3, 1.0, 1.0, 1.0}), 1.0);
+  // One slow step in the later half: not counted either.
+  EXPECT_EQ(recent_step_seconds({1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 3.0, 1.0, 1.0, 1.0}), 1.0);
+  EXPECT_EQ(recent_step_seconds({1.0, 2.0, 3.0, 4.0}), 3.5);
 }
 
 // A hand-set share puts the split at that share of the planes, the CPU part tiled as the

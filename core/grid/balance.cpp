@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <cstdio>
 
 #include "core/runtime/comm.hpp"
@@ -11,6 +12,8 @@
 #include "partition/autotile.hpp"
 #include "partition/tiling.hpp"
 #include "tasks/device_classes.hpp"
+#include "tasks/engine.hpp"
+#include "tasks/submit.hpp"
 
 namespace tessera::detail {
 
@@ -26,21 +29,28 @@ Rebalanced plan_rebalance(const GridSpec& grid, double gpu_seconds, double cpu_s
   // below both splits in place (on one rank), so only the planes between the two splits cross
   // the bus (counted as a round trip of their bytes: generous where the GPU part grows, and a
   // GPU tile cut by a shrinking split goes both ways whole).
-  partition::Rebalance r = partition::plan_rebalance(grid.extent, grid.dims, axis, grid.split, m,
-                                                     gpu_seconds, cpu_seconds, threshold, 0, 0);
+  // The CPU part's slabs along the axis: the new lattice keeps as many (its step is that of
+  // its thickest slab).
+  const std::vector<std::int64_t> along = partition::tile_starts(
+      grid.extent[static_cast<std::size_t>(axis)], grid.tile[static_cast<std::size_t>(axis)],
+      grid.cuts[static_cast<std::size_t>(axis)]);
+  const int slabs = static_cast<int>(
+      std::count_if(along.begin(), along.end(), [&](std::int64_t s) { return s >= grid.split; }));
+  partition::Rebalance r =
+      partition::plan_rebalance(grid.extent, grid.dims, axis, grid.split, m, gpu_seconds,
+                                cpu_seconds, threshold, 0, 0, slabs);
   if (r.tiles.split_axis == axis) {
     // Growing: the planes between the splits go up. Shrinking: every GPU tile the new split
     // cuts is made again, its planes down and back (from the start of the tile holding it).
-    const auto u = static_cast<std::size_t>(axis);
     std::int64_t from = std::min(grid.split, r.tiles.split);
     if (r.tiles.split < grid.split)
-      for (std::int64_t start : partition::tile_starts(grid.extent[u], grid.tile[u], grid.cuts[u]))
+      for (std::int64_t start : along)
         if (start <= r.tiles.split) from = start;
     const double planes = static_cast<double>(std::max(grid.split, r.tiles.split) - from);
     const double share = rt.ranks > 1 ? static_cast<double>(grid.split) / e : planes / e;
     const double move = tasks::bus_round_trip_seconds(static_cast<std::size_t>(bytes * share));
     r = partition::plan_rebalance(grid.extent, grid.dims, axis, grid.split, m, gpu_seconds,
-                                  cpu_seconds, threshold, steps_left, move);
+                                  cpu_seconds, threshold, steps_left, move, slabs);
   }
   Rebalanced out;
   out.move = r.move;
@@ -48,7 +58,8 @@ Rebalanced plan_rebalance(const GridSpec& grid, double gpu_seconds, double cpu_s
   if (!r.move) return out;
   // The new lattice keeps every tile of the GPU part below both splits (Field::retile keeps
   // such tiles where they are: only the planes that change part cross the bus) and the cuts
-  // across the split axis; the CPU part gets as many slabs along it as the model gives it.
+  // across the split axis; the CPU part keeps as many slabs along it as it had (the split was
+  // chosen for them).
   const std::int64_t moved = r.tiles.split;
   for (int a = 0; a < grid.dims; ++a) {
     const auto u = static_cast<std::size_t>(a);
@@ -63,9 +74,8 @@ Rebalanced plan_rebalance(const GridSpec& grid, double gpu_seconds, double cpu_s
     if (grid.split < moved) out.cuts[u].push_back(grid.split);  // the old GPU part stays a tile
     if (moved < grid.extent[u]) {
       out.cuts[u].push_back(moved);
-      int slabs = 1;
-      for (std::int64_t c : r.tiles.cuts[u]) slabs += c > moved ? 1 : 0;
-      for (std::int64_t c : partition::even_cuts(grid.extent[u] - moved, slabs))
+      const auto n = std::min<std::int64_t>(slabs, grid.extent[u] - moved);
+      for (std::int64_t c : partition::even_cuts(grid.extent[u] - moved, static_cast<int>(n)))
         out.cuts[u].push_back(moved + c);
     }
   }
@@ -77,7 +87,12 @@ Rebalanced plan_rebalance(const GridSpec& grid, double gpu_seconds, double cpu_s
   return out;
 }
 
-std::array<double, 2> measured_part_seconds(const GridSpec& grid, long steps) {
+void mark_balanced_step(long step) {
+  live_context("tessera::Balance").engine->submitter().mark_step(step);
+}
+
+std::array<double, 2> measured_part_seconds(const GridSpec& grid, const std::vector<long>& marks,
+                                            long to) {
   Context& rt = live_context("tessera::Balance");
   std::int64_t gpu_tiles = 1, cpu_tiles = 1;
   for (int a = 0; a < grid.dims; ++a) {
@@ -94,24 +109,31 @@ std::array<double, 2> measured_part_seconds(const GridSpec& grid, long steps) {
     gpu_tiles *= below, cpu_tiles *= n - below;
   }
   // Waits for the steps submitted (a drain of both parts: with the split's tiles pinned to their
-  // workers, nothing measurable in simulation at every 10 steps, docs/simulation.md; a wait for
-  // only the older steps, starpu_task_wait_for_n_submitted, gave windows too uneven to compare).
+  // workers, nothing measurable in simulation at every 10 steps, docs/simulation.md).
   rt.engine->wait_all();
-  const tasks::ClassBusy busy = tasks::take_class_busy();
+  const std::map<long, tasks::ClassBusy> busy = rt.engine->submitter().take_step_busy();
   // Each class's busy time shared by the workers that have a tile of its part (the scheduler
   // moves tiles between the workers of a class from step to step, so the busiest worker of a
-  // window overstates the step), per step of the window.
-  auto step = [&](double seconds, std::int64_t tiles, int workers) {
+  // window overstates the step), per step of each marked block.
+  auto per_step = [&](double seconds, std::int64_t tiles, int workers, long steps) {
     const std::int64_t busy_workers = std::min<std::int64_t>(tiles, workers);
     return busy_workers > 0 ? seconds / static_cast<double>(busy_workers * std::max(1L, steps))
                             : 0.0;
   };
-  const double gpu = step(busy.cuda_seconds, gpu_tiles, rt.engine->cuda_workers());
-  const double cpu = step(busy.cpu_seconds, cpu_tiles, rt.engine->cpu_workers());
+  std::vector<double> gpu, cpu;
+  for (std::size_t k = 0; k < marks.size(); ++k) {
+    const long steps = (k + 1 < marks.size() ? marks[k + 1] : to) - marks[k];
+    const auto b = busy.find(marks[k]);
+    if (b == busy.end() || steps <= 0) continue;
+    gpu.push_back(per_step(b->second.cuda_seconds, gpu_tiles, rt.engine->cuda_workers(), steps));
+    cpu.push_back(per_step(b->second.cpu_seconds, cpu_tiles, rt.engine->cpu_workers(), steps));
+  }
   // The same figures on every rank (the same decision): the mean over the ranks, in ns.
   const double per = 1e-9 / static_cast<double>(rt.ranks);
-  return {static_cast<double>(comm::sum(std::llround(gpu * 1e9))) * per,
-          static_cast<double>(comm::sum(std::llround(cpu * 1e9))) * per};
+  return {
+      static_cast<double>(comm::sum(std::llround(partition::recent_step_seconds(gpu) * 1e9))) * per,
+      static_cast<double>(comm::sum(std::llround(partition::recent_step_seconds(cpu) * 1e9))) *
+          per};
 }
 
 void note_balance(const std::string& line) { announce(live_context("tessera::Balance"), line); }

@@ -26,10 +26,17 @@ struct Rebalanced {
 };
 Rebalanced plan_rebalance(const GridSpec& grid, double gpu_seconds, double cpu_seconds,
                           double threshold, long steps_left, double bytes);
-/// Per-step seconds of the GPU part and of the CPU part of `grid` over the last `steps` steps:
-/// each class's busy time since the previous call over its workers that have a tile of its
-/// part (the mean over the ranks). Waits for the tasks submitted. Collective.
-std::array<double, 2> measured_part_seconds(const GridSpec& grid, long steps);
+/// Tasks submitted from now on count to the step `step` begins (a step boundary of a balanced
+/// run; tasks::Submitter::mark_step).
+void mark_balanced_step(long step);
+/// Per-step seconds of the GPU part and of the CPU part of `grid` over the steps from `marks`
+/// (the window's step boundaries marked by mark_balanced_step, ascending) to `to`: per marked
+/// block of steps, each class's busy time over its workers that have a tile of its part, per
+/// step; the median of the window's later half (a slowdown that began in the window counts once
+/// it covers that half; a step with a one-off cost, a move's first, does not); the mean over the
+/// ranks. Waits for the tasks submitted. Collective.
+std::array<double, 2> measured_part_seconds(const GridSpec& grid, const std::vector<long>& marks,
+                                            long to);
 /// Said once (unless quiet) and kept with the configuration (trace, report).
 void note_balance(const std::string& line);
 }  // namespace detail
@@ -44,7 +51,7 @@ class Balance {
  public:
   /// Moves the split where the two parts' measured times differ by more than `threshold` of the
   /// longer; measures every `every` steps (each measurement waits for the steps submitted).
-  explicit Balance(double threshold = 0.05, long every = 10)
+  explicit Balance(double threshold = 0.05, long every = 5)
       : threshold_(threshold), every_(every) {}
 
   /// Fields on the same grid, moved together (the fields a step reads and writes).
@@ -65,20 +72,22 @@ class Balance {
   /// Collective.
   bool at_step(long done, long total) {
     if (grid_ == nullptr || grid_->split_axis() < 0 || every_ <= 0) return false;
-    if (last_ < 0) {
-      // The first `every` steps are not measured: they upload the GPU part and run the one-off
-      // tasks of a run's start, which no later step repeats.
-      if (done < every_) return false;
-      detail::measured_part_seconds(detail::grid_spec(*grid_), 1);
-      last_ = done;
-      return false;
+    // The first `every` steps are not measured: they upload the GPU part and run the one-off
+    // tasks of a run's start, which no later step repeats.
+    if (last_ < 0 && done < every_) return false;
+    bool moved = false;
+    if (last_ >= 0 && done - last_ >= every_) {
+      measured_ = detail::measured_part_seconds(detail::grid_spec(*grid_), marks_, done);
+      moved = rebalance(measured_[0], measured_[1], total - done, done);
     }
-    if (done - last_ < every_) return false;
-    const std::array<double, 2> s =
-        detail::measured_part_seconds(detail::grid_spec(*grid_), done - last_);
-    last_ = done;
-    measured_ = s;
-    return rebalance(s[0], s[1], total - done, done);
+    if (last_ < 0 || done - last_ >= every_) {
+      last_ = done;
+      marks_.clear();
+    }
+    // After a move's re-tiling (its tasks count to no measured step).
+    marks_.push_back(done);
+    detail::mark_balanced_step(done);
+    return moved;
   }
 
   /// The same decision from given per-step seconds of the GPU part and the CPU part.
@@ -106,7 +115,8 @@ class Balance {
  private:
   double threshold_;
   long every_;
-  long last_ = -1;
+  long last_ = -1;                 // the first step of the window measured next
+  std::vector<long> marks_;        // the window's step boundaries so far
   const Grid<D>* grid_ = nullptr;  // the first field's grid (it follows the field's retiles)
   double bytes_ = 0;
   std::vector<std::function<void(const Grid<D>&)>> retile_;

@@ -6,7 +6,7 @@
 # every run with tiles the library chooses (no --tile):
 #   cpu-only   --ncuda 0                       gpu-only   --ncpu 0
 #   static     CPU and GPU workers: the split from the models (--rebalance-every 0): "automatic"
-#   auto       the same, rebalanced from measured part times (--rebalance-every 10, or
+#   auto       the same, rebalanced from measured part times (--rebalance-every 5, or
 #              REBALANCE_EVERY)
 #   fraction   --gpu-fraction F: the split at that share of the planes, never rebalanced
 #   perturbed  (PERTURB=1, the default) the CPU cores at half speed from the simulated time at
@@ -14,7 +14,7 @@
 #              host; the runs start their timed steps at the same simulated time): the automatic
 #              run against that fraction, both perturbed alike
 # Writes out-dir/hetero.{csv,md}. Settings: STEPS=100, ONLY=REGEX ("platform|app|size"),
-# FRACTIONS="0.5 ..." (default per platform), PERTURB=0|1, REBALANCE_EVERY=10.
+# FRACTIONS="0.5 ..." (default per platform), PERTURB=0|1, REBALANCE_EVERY=5.
 # Platforms and task times: scripts/sim/hybrid.sh and docs/simulation.md (Assumptions); the
 # models are non-linear regressions on the task's bytes (simmodel.py --regression), so every
 # tile size the chooser or a rebalance makes has a time.
@@ -29,7 +29,7 @@ work=${SIM_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/sim-hetero.XXXXXX")}
 mkdir -p "$work/home"
 export STARPU_HOME="$work/home"  # StarPU 1.4 would read ~/.starpu/sampling first (hybrid.sh)
 steps=${STEPS:-100}
-every=${REBALANCE_EVERY:-10}  # steps between two measurements of the automatic runs
+every=${REBALANCE_EVERY:-5}  # steps between two measurements of the automatic runs
 source scripts/sim/common.sh
 sampling="$work/sampling"
 sample_platforms "$sampling" "$STARPU_TARBALL"
