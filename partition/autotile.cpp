@@ -143,7 +143,9 @@ PartTimes part_times_at(std::int64_t extent, std::int64_t split, double gpu_seco
   }
   const double per_plane = cpu_seconds * std::min<double>(cpu_slabs, planes) / planes;
   const std::int64_t slabs = std::min<std::int64_t>(cpu_slabs, extent - to);
-  t.cpu = slabs > 0 ? per_plane * static_cast<double>((extent - to + slabs - 1) / slabs) : 0;
+  if (slabs <= 0) return t;
+  const std::int64_t thickest = (extent - to + slabs - 1) / slabs;  // even_cuts' first slab
+  t.cpu = per_plane * static_cast<double>(thickest);
   return t;
 }
 }  // namespace
