@@ -5,9 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <vector>
 
 #include "core/runtime/comm.hpp"
+#include "core/grid/field_impl.hpp"
 #include "core/runtime/context.hpp"
 #include "partition/autotile.hpp"
 #include "partition/tiling.hpp"
@@ -16,6 +20,37 @@
 #include "tasks/submit.hpp"
 
 namespace tessera::detail {
+
+namespace {
+// Seconds per byte of new tile a move's host-side re-tiling takes (allocating, clearing and
+// filling the new tiles on the node's threads, FieldStorage::retile_in_place): measured once,
+// by filling 32 MiB of fresh memory the same way (a move's own time is no rate: on a small
+// grid it is mostly fixed costs); the mean over the ranks (the same decision on every rank).
+// 0 in simulation: no memory is touched there, and the simulation charges no host time for
+// it. Collective.
+double retile_seconds_per_byte(Context& rt) {
+  if (rt.simulated) return 0;
+  if (rt.retile_seconds_per_byte <= 0) {
+    constexpr std::size_t kBytes = std::size_t{32} << 20, kChunk = std::size_t{1} << 20;
+    const std::vector<unsigned char> from(kBytes, 1);  // touched before the clock starts
+    void* to = tasks::DataRegistry::allocate(kBytes, false);
+    if (to != nullptr) {
+      auto* out = static_cast<unsigned char*>(to);
+      const auto start = std::chrono::steady_clock::now();
+      for_each_on_threads(kBytes / kChunk, [&](std::size_t k) {
+        std::memset(out + k * kChunk, 0, kChunk);
+        std::memcpy(out + k * kChunk, from.data() + k * kChunk, kChunk);
+      });
+      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+      tasks::DataRegistry::deallocate(to, kBytes, false);
+      rt.retile_seconds_per_byte = took.count() / static_cast<double>(kBytes);
+    }
+  }
+  // In femtoseconds per byte (a GB/s is a million): exact enough, and an integer to sum.
+  const std::int64_t fs = std::llround(rt.retile_seconds_per_byte * 1e15);
+  return static_cast<double>(comm::sum(fs)) * 1e-15 / static_cast<double>(rt.ranks);
+}
+}  // namespace
 
 Rebalanced plan_rebalance(const GridSpec& grid, double gpu_seconds, double cpu_seconds,
                           double threshold, long steps_left, double bytes) {
@@ -48,7 +83,11 @@ Rebalanced plan_rebalance(const GridSpec& grid, double gpu_seconds, double cpu_s
         if (start <= r.tiles.split) from = start;
     const double planes = static_cast<double>(std::max(grid.split, r.tiles.split) - from);
     const double share = rt.ranks > 1 ? static_cast<double>(grid.split) / e : planes / e;
-    const double move = tasks::bus_round_trip_seconds(static_cast<std::size_t>(bytes * share));
+    // On the host, every tile from the lower split's on is made again (the CPU part is cut
+    // anew), on several ranks every tile (Field::retile gathers the fields).
+    const double recut_bytes = rt.ranks > 1 ? bytes : bytes * (e - static_cast<double>(from)) / e;
+    const double move = tasks::bus_round_trip_seconds(static_cast<std::size_t>(bytes * share)) +
+                        retile_seconds_per_byte(rt) * recut_bytes;
     r = partition::plan_rebalance(grid.extent, grid.dims, axis, grid.split, m, gpu_seconds,
                                   cpu_seconds, threshold, steps_left, move, slabs);
   }

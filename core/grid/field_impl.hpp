@@ -3,7 +3,10 @@
 // (tasks/). For the library's own files.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <map>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -53,5 +56,22 @@ struct FieldStorage::Impl {
   const char* tag_name = nullptr;                 // the field's name, interned for task tags
   bool released = false;
 };
+
+// Calls work(0 .. n-1) on up to the machine's hardware threads, each index once; returns when
+// all have run. For host-side copies between steps (a retile's new tiles), while StarPU's
+// workers have nothing to run.
+template <class Work>
+void for_each_on_threads(std::size_t n, const Work& work) {
+  std::atomic<std::size_t> next{0};
+  auto run = [&] {
+    for (std::size_t k = next++; k < n; k = next++) work(k);
+  };
+  const std::size_t threads =
+      std::min<std::size_t>(n, std::max(1U, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (std::size_t k = 1; k < threads; ++k) pool.emplace_back(run);
+  run();
+  for (std::thread& t : pool) t.join();
+}
 
 }  // namespace tessera::detail

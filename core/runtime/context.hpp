@@ -39,6 +39,7 @@ struct Context {
   std::set<std::string> checkpoint_dirs;  // those cleared of stale DIR.partial (core/io/)
   long steps = 0;                         // stencil applications submitted: the step of task tags
   std::map<std::string, double> point_seconds;  // block_costs: by stencil and tile points
+  double retile_seconds_per_byte = 0;  // a rebalance's host-side re-tiling (0: not measured)
   Traffic received;       // face buffers this rank's tasks received (counted at submission)
   int uncaught = 0;       // exceptions in flight when the Runtime was made (to see unwinding)
   bool finished = false;  // Runtime::finish() has written the outputs

@@ -16,8 +16,11 @@ namespace tessera {
 
 namespace detail {
 /// The decision for a split grid from per-step seconds of its two parts: `move` and the new
-/// cuts and split where it moves; `line` says what was measured and decided. Moving costs a
-/// round trip of `bytes` x the GPU part's share over the bus (Field::retile). Collective.
+/// cuts and split where it moves; `line` says what was measured and decided. Moving costs the
+/// planes that change part (of the `bytes` of all the fields moved) a round trip over the bus,
+/// and the tiles made again (the planes from the lower split on; on several ranks, every
+/// plane) their re-tiling on the host, at the rate a short probe of the node measured.
+/// Collective.
 struct Rebalanced {
   bool move = false;
   std::array<std::vector<std::int64_t>, 3> cuts;
