@@ -24,14 +24,14 @@ namespace tessera::detail {
 namespace {
 // Seconds per byte of new tile a move's host-side re-tiling takes (allocating, clearing and
 // filling the new tiles on the node's threads, FieldStorage::retile_in_place): measured once,
-// by filling 32 MiB of fresh memory the same way (a move's own time is no rate: on a small
+// by filling 64 MiB of fresh memory the same way (a move's own time is no rate: on a small
 // grid it is mostly fixed costs); the mean over the ranks (the same decision on every rank).
 // 0 in simulation: no memory is touched there, and the simulation charges no host time for
 // it. Collective.
 double retile_seconds_per_byte(Context& rt) {
   if (rt.simulated) return 0;
   if (rt.retile_seconds_per_byte <= 0) {
-    constexpr std::size_t kBytes = std::size_t{32} << 20, kChunk = std::size_t{1} << 20;
+    constexpr std::size_t kBytes = std::size_t{64} << 20, kChunk = std::size_t{1} << 20;
     const std::vector<unsigned char> from(kBytes, 1);  // touched before the clock starts
     void* to = tasks::DataRegistry::allocate(kBytes, false);
     if (to != nullptr) {
