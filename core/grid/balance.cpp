@@ -3,15 +3,15 @@
 #include "tessera/balance.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <map>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <vector>
 
-#include "core/runtime/comm.hpp"
 #include "core/grid/field_impl.hpp"
+#include "core/runtime/comm.hpp"
 #include "core/runtime/context.hpp"
 #include "partition/autotile.hpp"
 #include "partition/tiling.hpp"
@@ -148,7 +148,7 @@ std::array<double, 2> measured_part_seconds(const GridSpec& grid, const std::vec
     gpu_tiles *= below, cpu_tiles *= n - below;
   }
   // Waits for the steps submitted (a drain of both parts: with the split's tiles pinned to their
-  // workers, nothing measurable in simulation at every 10 steps, docs/simulation.md).
+  // workers, -0.1 to +0.1 % in simulation at every 5 steps, docs/simulation.md).
   rt.engine->wait_all();
   const std::map<long, tasks::ClassBusy> busy = rt.engine->submitter().take_step_busy();
   // Each class's busy time shared by the workers that have a tile of its part (the scheduler
