@@ -21,30 +21,30 @@ Handle DataRegistry::register_vector(void* data, std::size_t elements, std::size
 }
 
 void DataRegistry::unregister(Handle h) {
-  idle_.wake();
+  const IdleWorkers::Awake awake(idle_);
   starpu_data_unregister(raw(h));
 }
 
 void DataRegistry::unregister_scratch(Handle h) {
-  idle_.wake();
+  const IdleWorkers::Awake awake(idle_);
   starpu_data_unregister_no_coherency(raw(h));
 }
 
 void DataRegistry::acquire(Handle h, bool write) {
-  idle_.wake();
+  const IdleWorkers::Awake awake(idle_);
   starpu_data_acquire(raw(h), write ? STARPU_RW : STARPU_R);
 }
 
 void DataRegistry::release(Handle h) { starpu_data_release(raw(h)); }
 
 const void* DataRegistry::acquire_host(Handle h) {
-  idle_.wake();
+  const IdleWorkers::Awake awake(idle_);
   starpu_data_acquire(raw(h), STARPU_R);
   return starpu_data_handle_to_pointer(raw(h), STARPU_MAIN_RAM);
 }
 
 void DataRegistry::unregister_later(Handle h) {
-  idle_.wake();
+  const IdleWorkers::Awake awake(idle_);
   starpu_data_unregister_submit(raw(h));
 }
 

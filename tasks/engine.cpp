@@ -195,17 +195,19 @@ Engine::~Engine() {
 }
 
 void Engine::wait_all() {
-  idle_.wake();
+  {
+    const IdleWorkers::Awake awake(idle_);
 #ifdef TESSERA_WITH_MPI
-  // Also waits for every rank's messages: once it returns, no rank needs this one's workers
-  // until the next submission, which wakes them.
-  if (distributed_)
-    starpu_mpi_wait_for_all(MPI_COMM_WORLD);
-  else
-    starpu_task_wait_for_all();
+    // Also waits for every rank's messages: once it returns, no rank needs this one's workers
+    // until the next submission, which wakes them.
+    if (distributed_)
+      starpu_mpi_wait_for_all(MPI_COMM_WORLD);
+    else
+      starpu_task_wait_for_all();
 #else
-  starpu_task_wait_for_all();
+    starpu_task_wait_for_all();
 #endif
+  }
   submitter_->forget_names();
   idle_.pause_if_idle(IdleWorkers::kGrace);
 }

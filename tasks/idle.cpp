@@ -14,7 +14,7 @@ void IdleWorkers::pause_if_idle(std::chrono::microseconds grace) {
   return;
 #endif
   std::lock_guard<std::mutex> lock(mutex_);
-  if (paused_ || stopping_ || starpu_task_nsubmitted() != 0) return;
+  if (!may_pause()) return;
   if (grace.count() <= 0) {
     starpu_pause();
     paused_ = true;
@@ -28,15 +28,36 @@ void IdleWorkers::pause_if_idle(std::chrono::microseconds grace) {
 
 void IdleWorkers::wake() {
   std::unique_lock<std::mutex> lock(mutex_);
+  wake_locked(lock);
+}
+
+// Cancels a pause still to come (the pausing thread, woken, finds no request) or resumes the
+// workers; `lock` holds mutex_.
+void IdleWorkers::wake_locked(std::unique_lock<std::mutex>& lock) {
   if (request_ != 0) {
     request_ = 0;
-    lock.unlock();
     requested_.notify_one();
     return;
   }
   if (!paused_) return;
   starpu_resume();
   paused_ = false;
+  (void)lock;
+}
+
+bool IdleWorkers::may_pause() const {
+  return !paused_ && !stopping_ && held_ == 0 && starpu_task_nsubmitted() == 0;
+}
+
+void IdleWorkers::hold() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  ++held_;  // in the same critical section as the wake: no pause slips in between
+  wake_locked(lock);
+}
+
+void IdleWorkers::unhold() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  --held_;
 }
 
 void IdleWorkers::stop() {
@@ -60,7 +81,7 @@ void IdleWorkers::pausing_thread() {
     requested_.wait_until(lock, due_, [&] { return stopping_ || request_ != id; });
     if (stopping_ || request_ != id) continue;  // woken meanwhile, or a later request
     request_ = 0;
-    if (!paused_ && starpu_task_nsubmitted() == 0) {
+    if (may_pause()) {
       starpu_pause();
       paused_ = true;
     }

@@ -32,16 +32,34 @@ class IdleWorkers {
   void pause_if_idle(std::chrono::microseconds grace = std::chrono::microseconds{0});
   /// Resumes the workers (starpu_resume) if they are paused; cancels a pause still to come.
   void wake();
+  /// Wakes the workers and keeps them awake while it lives: around every call that blocks on
+  /// StarPU (a wait, a synchronous acquire, an unregistration), whose internal tasks and data
+  /// requests need running workers. No pause lands meanwhile, whichever thread asks for it.
+  class Awake {
+   public:
+    explicit Awake(IdleWorkers& idle) : idle_(idle) { idle_.hold(); }
+    ~Awake() { idle_.unhold(); }
+    Awake(const Awake&) = delete;
+    Awake& operator=(const Awake&) = delete;
+
+   private:
+    IdleWorkers& idle_;
+  };
   /// Wakes the workers and ends the pausing thread: before StarPU shuts down.
   void stop();
 
  private:
   void pausing_thread();
+  void wake_locked(std::unique_lock<std::mutex>& lock);
+  void hold();
+  void unhold();
+  bool may_pause() const;  // with mutex_ held
 
   std::mutex mutex_;  // submission and the callers of data access may be threads
   std::condition_variable requested_;
   bool paused_ = false;
   bool stopping_ = false;
+  int held_ = 0;               // Awake guards alive
   std::uint64_t request_ = 0;  // the pending pause (0: none), cancelled by wake()
   std::uint64_t requests_ = 0;
   std::chrono::steady_clock::time_point due_;

@@ -7,9 +7,12 @@
 #include <starpu_mpi.h>
 #endif
 
+#include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "tasks/codelets.hpp"
 #include "tasks/data.hpp"
@@ -27,7 +30,25 @@ struct Codelet {
   // Data footprints (tile shapes) of the tasks submitted: the model entries this run uses,
   // which calibration must fill and the uncalibrated-model message looks at once each.
   std::set<std::uint32_t> footprints;
+  // The memory node of each buffer (cl.dyn_nodes) once a task has more buffers than cl.nodes
+  // holds (STARPU_NMAXBUFS), as a mesh loop's can: see fit_nodes.
+  std::deque<std::vector<int>> wide_nodes;
 };
+
+/// Makes `c.cl` describe the memory node of `buffers` buffers. StarPU 1.4 reads the codelet's
+/// node of every buffer of a task (STARPU_CODELET_GET_NODE) to tell a handle given twice from
+/// two accesses; past cl.nodes' STARPU_NMAXBUFS entries it read the codelet's next fields,
+/// which change as tasks run (per_worker_stats), so a handle a task wrote through two of its
+/// buffers was at times taken twice by that task, which then waited for itself: Airfoil's
+/// hang on 1.4 (issue #39). The nodes stay cl.nodes' default (no specific node); an array
+/// outgrown is kept, as tasks submitted with it may still be read.
+inline void fit_nodes(Codelet& c, std::size_t buffers) {
+  if (buffers <= STARPU_NMAXBUFS) return;
+  if (!c.wide_nodes.empty() && c.wide_nodes.back().size() >= buffers) return;
+  const std::size_t had = c.wide_nodes.empty() ? STARPU_NMAXBUFS : c.wide_nodes.back().size();
+  c.wide_nodes.emplace_back(std::max(buffers, 2 * had), c.cl.nodes[0]);
+  c.cl.dyn_nodes = c.wide_nodes.back().data();
+}
 
 inline starpu_data_access_mode mode_of(detail::Access a) {
   switch (a) {

@@ -130,10 +130,13 @@ void Submitter::submit_with_modes(Codelet& c, const std::vector<Handle>& handles
 void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, std::size_t count,
                            void* arg, std::size_t arg_size, bool owned, TaskTag tag,
                            Placement place) {
-  idle_.wake();  // the one way into StarPU for tasks: paused workers would never run it
+  // The one way into StarPU for tasks: paused workers would never run it, and the submission
+  // itself waits for running tasks when the submitted-task limit is reached.
+  const IdleWorkers::Awake awake(idle_);
   tag.seq = submissions_++;
   tag.stencil = c.stencil.c_str();
   tag.kind = c.kind.c_str();
+  fit_nodes(c, count);
   starpu_task* task = nullptr;
   const auto mode = [&](std::size_t i) { return static_cast<starpu_data_access_mode>(modes[i]); };
 #ifdef TESSERA_WITH_MPI
