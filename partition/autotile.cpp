@@ -231,12 +231,13 @@ void fixed_cuts(const Extent3& extent, int dims, const Extent3& fixed, TileChoic
 }
 
 struct Speeds {
-  double cpu_point, gpu_point, task;
+  double cpu_point, gpu_point, task, split;
 };
 Speeds speeds_of(const Machine& m) {
   const double cpu = m.cpu_point_seconds > 0 ? m.cpu_point_seconds : kCpuPointSeconds;
   return {cpu, m.gpu_point_seconds > 0 ? m.gpu_point_seconds : cpu / kGpuSpeedup,
-          m.task_seconds > 0 ? m.task_seconds : kTaskSeconds};
+          m.task_seconds > 0 ? m.task_seconds : kTaskSeconds,
+          m.split_seconds > 0 ? m.split_seconds : kSplitSeconds};
 }
 
 // One step of the grid split at `planes` along `axis`: the longer of the two parts (-1 where
@@ -260,7 +261,20 @@ double split_step(const Extent3& extent, int dims, const Extent3& fixed, const M
   if (planes < e && (m.cpu_workers <= 0 || e - planes < kMinThickness)) return -1.0;
   return std::max(gpu_part_seconds(extent, dims, axis, planes, std::max(1, m.cuda_workers),
                                    v.gpu_point, v.task, across),
-                  *cpu_seconds);
+                  *cpu_seconds) +
+         (planes > 0 && planes < e ? v.split : 0.0);
+}
+
+// "GPU-only 1.20 ms, CPU-only 9.50 ms, split at z 300: 1.10 ms": the alternatives' predicted
+// steps, for the summary a user reads on the configuration line.
+std::string alternatives_text(double gpu_only, double cpu_only, int axis, std::int64_t split,
+                              double split_step) {
+  std::string s = "predicted step: GPU-only " + seconds_text(gpu_only) + ", CPU-only " +
+                  (cpu_only >= 0 ? seconds_text(cpu_only) : std::string("impossible"));
+  if (split_step >= 0)
+    s += ", split at " + std::string(axis_name(axis)) + " " + std::to_string(split) + ": " +
+         seconds_text(split_step);
+  return s;
 }
 
 }  // namespace
@@ -350,16 +364,25 @@ TileChoice choose_tiles(const Extent3& extent, int dims, const Extent3& fixed, c
     const std::int64_t stride = std::max<std::int64_t>(1, e / 128);
     std::int64_t best = e;
     double best_seconds = split_step(extent, dims, fixed, m, axis, e, &c, &cpu_seconds);
+    const double gpu_only = best_seconds;
+    const double cpu_only = split_step(extent, dims, fixed, m, axis, 0, &c, &cpu_seconds);
+    std::int64_t best_split = -1;  // the best split with both parts, for the summary
+    double best_split_seconds = -1;
     auto consider = [&](std::int64_t planes) {
       const double s = split_step(extent, dims, fixed, m, axis, planes, &c, &cpu_seconds);
       if (s >= 0 && s < best_seconds) best = planes, best_seconds = s;
+      if (planes > 0 && s >= 0 && (best_split_seconds < 0 || s < best_split_seconds))
+        best_split = planes, best_split_seconds = s;
     };
     for (std::int64_t planes = 0; planes < e; planes += stride) consider(planes);
-    for (std::int64_t planes = std::max<std::int64_t>(0, best - stride);
-         planes <= std::min(e - 1, best + stride); ++planes)
+    const std::int64_t around = best < e ? best : std::max<std::int64_t>(0, best_split);
+    for (std::int64_t planes = std::max<std::int64_t>(0, around - stride);
+         planes <= std::min(e - 1, around + stride); ++planes)
       consider(planes);
     TileChoice chosen = split_tiles(extent, dims, fixed, m, axis, best);
     if (best == e) chosen.summary += "; a CPU part would lengthen the step";
+    chosen.summary +=
+        "; " + alternatives_text(gpu_only, cpu_only, axis, best_split, best_split_seconds);
     return chosen;
   }
 
@@ -423,6 +446,86 @@ Rebalance plan_rebalance(const Extent3& extent, int dims, int axis, std::int64_t
   r.move = r.gain_seconds * static_cast<double>(steps_left) > move_seconds;
   if (!r.move) r.why += ": not worth it";
   return r;
+}
+
+namespace {
+// One part of a placed lattice: the tiles from `first` to `last` (tile indices along the split
+// axis) of every column across it, in whole rounds of `workers`, each round the part's largest
+// tile and a task.
+double lattice_part_seconds(const Extent3& extent, int dims, const std::array<Cuts, 3>& cuts,
+                            int axis, std::size_t first, std::size_t last, int workers,
+                            double point_seconds, double task_seconds) {
+  if (first >= last) return 0;
+  std::int64_t tiles = 1;
+  double largest = 1;  // points of the part's largest tile
+  for (int a = 0; a < dims; ++a) {
+    std::vector<std::int64_t> starts{0};
+    starts.insert(starts.end(), cuts[a].begin(), cuts[a].end());
+    starts.push_back(extent[a]);
+    const std::size_t from = a == axis ? first : 0, to = a == axis ? last : starts.size() - 1;
+    std::int64_t thickest = 0;
+    for (std::size_t k = from; k < to; ++k)
+      thickest = std::max(thickest, starts[k + 1] - starts[k]);
+    tiles *= static_cast<std::int64_t>(to - from);
+    largest *= static_cast<double>(thickest);
+  }
+  const std::int64_t w = std::max(1, workers);
+  return static_cast<double>((tiles + w - 1) / w) * (largest * point_seconds + task_seconds);
+}
+}  // namespace
+
+LatticePlacement place_lattice(const Extent3& extent, int dims, const std::array<Cuts, 3>& cuts,
+                               const Machine& m, bool speeds_known) {
+  LatticePlacement p;
+  const Speeds v = speeds_of(m);
+  // The slowest axis cut into several tiles (the split moves whole slabs of tiles), else the
+  // slowest axis.
+  int axis = dims - 1;
+  for (int a = dims - 1; a >= 0; --a)
+    if (!cuts[a].empty()) {
+      axis = a;
+      break;
+    }
+  const std::size_t slabs = cuts[axis].size() + 1;
+  const auto part = [&](std::size_t first, std::size_t last, bool gpu) {
+    return gpu ? lattice_part_seconds(extent, dims, cuts, axis, first, last,
+                                      std::max(1, m.cuda_workers), v.gpu_point, v.task)
+               : lattice_part_seconds(extent, dims, cuts, axis, first, last, m.cpu_workers,
+                                      v.cpu_point, v.task);
+  };
+  p.split_axis = axis;
+  p.gpu_only_seconds = part(0, slabs, true);
+  p.cpu_only_seconds = m.cpu_workers > 0 ? part(0, slabs, false) : -1;
+  for (std::size_t k = 1; k < slabs && m.cpu_workers > 0; ++k) {
+    const double step = std::max(part(0, k, true), part(k, slabs, false)) + v.split;
+    if (p.split_seconds < 0 || step < p.split_seconds) {
+      p.split_seconds = step;
+      p.best_split = cuts[axis][k - 1];
+    }
+  }
+  const std::string alternatives = alternatives_text(p.gpu_only_seconds, p.cpu_only_seconds, axis,
+                                                     p.best_split, p.split_seconds);
+  p.split = extent[axis];  // every tile on the CUDA workers
+  if (!speeds_known) {
+    p.summary =
+        "every tile on the CUDA workers (no calibrated models of both CPU and CUDA "
+        "workers to weigh a CPU part against; calibrate to let the planner consider one)";
+    return p;
+  }
+  double best = p.gpu_only_seconds;
+  std::string chosen = "every tile on the CUDA workers";
+  if (p.cpu_only_seconds >= 0 && p.cpu_only_seconds < best) {
+    best = p.cpu_only_seconds;
+    p.split = 0;
+    chosen = "every tile on the CPU workers";
+  }
+  if (p.split_seconds >= 0 && p.split_seconds < best) {
+    p.split = p.best_split;
+    chosen = "tiles below " + std::string(axis_name(axis)) + " " + std::to_string(p.split) +
+             " on the CUDA workers, the others on the CPU workers";
+  }
+  p.summary = chosen + " (" + alternatives + ", modelled)";
+  return p;
 }
 
 }  // namespace tessera::partition

@@ -20,6 +20,7 @@ struct Machine {
   double gpu_point_seconds = 0;  // one point of one step on one CUDA worker
   double task_seconds = 0;       // what a task costs beyond its points (submission,
                                  // dependencies, scheduling)
+  double split_seconds = 0;      // what a CPU/GPU split adds to every step (below)
   // With CUDA workers: a hand-set share of the split axis's planes for the GPU part (the
   // CPU part tiled as the chooser would); < 0: the chooser places the split.
   double gpu_share = -1;
@@ -31,6 +32,13 @@ struct Machine {
 inline constexpr double kCpuPointSeconds = 2.5e-9;
 inline constexpr double kGpuSpeedup = 20;
 inline constexpr double kTaskSeconds = 15e-6;
+// What a split of the grid between CPU and CUDA workers adds to each step beyond its parts'
+// work: the faces crossing the bus both ways (a transfer's latency each), the pack tasks on
+// both sides, and the GPU part's next step waiting for the CPU part's faces. On a real H100
+// node these were 0.1 to 0.3 ms a step (cardiac2d 2048^2: 0.43 ms a step split against 0.13
+// GPU-only with 9 of 2048 rows on the CPUs; docs/scheduling.md), more than a thin CPU part
+// gains when a GPU step takes under a millisecond.
+inline constexpr double kSplitSeconds = 3e-4;
 // The thinnest tile the chooser makes along an axis it cuts: thinner tiles copy more ghost
 // layers per point than they compute, and leave temporal blocking no depth.
 inline constexpr std::int64_t kMinThickness = 8;
@@ -59,6 +67,27 @@ struct TileChoice {
 // fraction of it), both cut alike along the other axes (a lattice).
 TileChoice choose_tiles(const Extent3& extent, int dims, const Extent3& fixed,
                         const Machine& machine);
+
+// Where the tiles of a lattice the library did not cut (`cuts` per axis: a user's --tile, an
+// application's own tiling) run with CUDA workers: the planner's choice between all on the
+// CUDA workers, all on the CPU workers, and a split at a tile start of the slowest axis cut
+// into several tiles (the GPU part below it). A part's step is whole rounds of its workers
+// over its tiles (a tile's points and a task's cost each), a split's the longer part plus
+// Machine::split_seconds. `speeds_known`: the per-point times come from calibrated models of
+// both classes; without them the GPU part takes every tile (a GPU runs a memory-bound step
+// tens of times faster than a core, and a split's fixed costs are certain while its gain is
+// not), and the summary says how to let the planner weigh a split.
+struct LatticePlacement {
+  int split_axis = -1;
+  std::int64_t split = -1;       // tiles starting below it run on CUDA workers
+  double gpu_only_seconds = 0;   // predicted step, every tile on the CUDA workers
+  double cpu_only_seconds = 0;   // predicted step, every tile on the CPU workers
+  double split_seconds = -1;     // predicted step of the best split (-1: no split possible)
+  std::int64_t best_split = -1;  // where that split is
+  std::string summary;           // the choice and the alternatives' predicted steps, in words
+};
+LatticePlacement place_lattice(const Extent3& extent, int dims, const std::array<Cuts, 3>& cuts,
+                               const Machine& machine, bool speeds_known);
 
 // The tiles of `extent` with the GPU part [0, split) along `axis` (one slab per CUDA worker)
 // and the CPU part [split, extent) tiled for the CPU workers, as choose_tiles lays them out

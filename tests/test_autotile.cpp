@@ -190,6 +190,85 @@ TEST(TileChooser, GpuAndCpuParts) {
   EXPECT_GE(two.gpu_tiles, 2);
 }
 
+// What a split adds to every step (Machine::split_seconds) keeps a thin CPU part out when the
+// GPU step is short: jacobi2d 8192^2 with the speeds measured on an H100 node (a GPU point
+// 7.2 ps, a core's 570 ps, 15 cores). Without that cost the chooser split it; on the node the
+// split was 1.15 times slower than the GPU alone.
+TEST(Planner, AutomaticTilesPayTheSplitsFixedCost) {
+  Machine m;
+  m.cpu_workers = 15;
+  m.cuda_workers = 1;
+  m.cpu_point_seconds = 5.7e-10;
+  m.gpu_point_seconds = 7.2e-12;
+  const TileChoice c = choose_tiles({8192, 8192, 1}, 2, {0, 0, 0}, m);
+  SCOPED_TRACE(c.summary);
+  EXPECT_EQ(c.split, 8192);
+  EXPECT_THAT(c.summary, HasSubstr("predicted step: GPU-only "));
+  EXPECT_THAT(c.summary, HasSubstr(", CPU-only "));
+  m.split_seconds = 1e-9;  // a free split: the CPU part gains a little
+  const TileChoice free = choose_tiles({8192, 8192, 1}, 2, {0, 0, 0}, m);
+  SCOPED_TRACE(free.summary);
+  EXPECT_LT(free.split, 8192);
+  EXPECT_GT(free.split, 6500);
+}
+
+// The planner's choice for tiles a user gave (partition::place_lattice), with known answers.
+TEST(Planner, UserTilesOnTheFasterDevice) {
+  using tessera::partition::place_lattice;
+  Machine m;
+  m.cpu_workers = 15;
+  m.cuda_workers = 1;
+  // heat3d 512^3 in tiles of 512x512x32 (16 slabs), a GPU 298 times a core (the node's
+  // models): a GPU slab takes 70 us and a task's 15, a CPU slab 21 ms. Every tile on the GPU.
+  m.cpu_point_seconds = 2.5e-9;
+  m.gpu_point_seconds = 2.5e-9 / 298;
+  std::array<Cuts, 3> slabs;
+  for (std::int64_t z = 32; z < 512; z += 32) slabs[2].push_back(z);
+  auto p = place_lattice({512, 512, 512}, 3, slabs, m, true);
+  SCOPED_TRACE(p.summary);
+  EXPECT_EQ(p.split_axis, 2);
+  EXPECT_EQ(p.split, 512);
+  EXPECT_NEAR(p.gpu_only_seconds, 16 * (512.0 * 512 * 32 * 2.5e-9 / 298 + 15e-6), 1e-9);
+  EXPECT_NEAR(p.cpu_only_seconds, 2 * (512.0 * 512 * 32 * 2.5e-9 + 15e-6), 1e-9);
+  EXPECT_THAT(p.summary, HasSubstr("every tile on the CUDA workers (predicted step: GPU-only"));
+  // Uncalibrated: the GPU takes every tile, and the line says how to let the planner weigh more.
+  p = place_lattice({512, 512, 512}, 3, slabs, m, false);
+  EXPECT_EQ(p.split, 512);
+  EXPECT_THAT(p.summary, HasSubstr("calibrate"));
+  // No CPU workers: no CPU part to weigh.
+  m.cpu_workers = 0;
+  p = place_lattice({512, 512, 512}, 3, slabs, m, true);
+  EXPECT_EQ(p.split, 512);
+  EXPECT_EQ(p.cpu_only_seconds, -1);
+  EXPECT_EQ(p.split_seconds, -1);
+}
+
+// nbody's all-pairs work on an H100 node (a body 3.2 us on the GPU, 94 us on a core, so the 15
+// cores give half the GPU's rate) in 64 tiles of 256 bodies: 49 tiles on the GPU (41 ms), 15
+// on the cores (one round, 24 ms), plus the split's 0.3 ms, against 53 ms on the GPU alone:
+// 0.84 of the two devices' summed rate (34.7 ms) where whole tiles allow.
+TEST(Planner, UserTilesSplitWhereTheCoresAddThroughput) {
+  Machine m;
+  m.cpu_workers = 15;
+  m.cuda_workers = 1;
+  m.cpu_point_seconds = 9.4e-5;
+  m.gpu_point_seconds = 3.2e-6;
+  std::array<Cuts, 3> tiles;
+  for (std::int64_t x = 256; x < 16384; x += 256) tiles[0].push_back(x);
+  const auto p = tessera::partition::place_lattice({16384, 1, 1}, 2, tiles, m, true);
+  SCOPED_TRACE(p.summary);
+  EXPECT_EQ(p.split_axis, 0);
+  EXPECT_EQ(p.split, 49 * 256);
+  EXPECT_NEAR(p.split_seconds, 49 * (256 * 3.2e-6 + 15e-6) + tessera::partition::kSplitSeconds,
+              1e-9);
+  EXPECT_NEAR(p.gpu_only_seconds, 64 * (256 * 3.2e-6 + 15e-6), 1e-9);
+  EXPECT_THAT(p.summary, HasSubstr("tiles below x 12544 on the CUDA workers"));
+  // 16 tiles of 1024: one CPU tile (96 ms) outlasts the whole GPU step (53 ms): GPU only.
+  std::array<Cuts, 3> coarse;
+  for (std::int64_t x = 1024; x < 16384; x += 1024) coarse[0].push_back(x);
+  EXPECT_EQ(tessera::partition::place_lattice({16384, 1, 1}, 2, coarse, m, true).split, 16384);
+}
+
 // The rebalancing rule: planes move to where the measured speeds balance the parts, not for
 // a difference within the threshold.
 TEST(TileChooser, RebalancedSplit) {

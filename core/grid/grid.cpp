@@ -44,20 +44,16 @@ void check_counts(const Extent3& extent, const Extent3& counts, const std::strin
   }
 }
 
-// Tiles chosen by the library along the axes whose tile is 0, from the live runtime's workers.
-Lattice automatic_lattice(const Extent3& extent, const Extent3& tile, int dims) {
-  Context& rt = live_context("a Grid whose tiles the library chooses (a tile extent of 0)");
-  // The tiles are distributed over the ranks in blocks, so every rank's workers count; every
-  // rank makes the same choice from the sums of the workers (a collective: every rank creates
-  // the same grids, as it creates the same fields).
+// The machine the chooser and the planner weigh: every rank's workers (the tiles are
+// distributed over the ranks in blocks, so every rank's count) and, with CUDA workers, the
+// GPU's speed against a core's from the calibrated models where they hold both (`known`;
+// `speeds`: said on the configuration line). A collective: every rank creates the same grids.
+partition::Machine machine_of(Context& rt, std::string* speeds, bool* known) {
   partition::Machine m;
   m.cpu_workers = static_cast<int>(comm::sum(rt.engine->cpu_workers()));
   m.cuda_workers = static_cast<int>(comm::sum(rt.engine->cuda_workers()));
-  std::string speeds;
+  *known = false;
   if (m.cuda_workers > 0) {
-    // The GPU's speed against a core's from the calibrated models, where they hold both (the
-    // split is where both parts take a step in the same time); a hand-set --gpu-fraction puts
-    // the split at that share of the planes instead.
     const tasks::ClassSpeeds s = tasks::model_class_speeds();
     if (s.cpu_us_per_byte > 0 && s.cuda_us_per_byte > 0) {
       m.cpu_point_seconds = partition::kCpuPointSeconds;
@@ -65,10 +61,22 @@ Lattice automatic_lattice(const Extent3& extent, const Extent3& tile, int dims) 
       char b[160];
       std::snprintf(b, sizeof(b), "; a GPU %.0f times a core by the models of %s",
                     s.cpu_us_per_byte / s.cuda_us_per_byte, s.source.c_str());
-      speeds = b;
+      *speeds = b;
+      *known = true;
     }
     m.gpu_share = rt.options.gpu_fraction;
   }
+  return m;
+}
+
+// Tiles chosen by the library along the axes whose tile is 0, from the live runtime's workers:
+// with CUDA workers the split is where both parts take a step in the shortest time (a hand-set
+// --gpu-fraction puts it at that share of the planes instead).
+Lattice automatic_lattice(const Extent3& extent, const Extent3& tile, int dims) {
+  Context& rt = live_context("a Grid whose tiles the library chooses (a tile extent of 0)");
+  std::string speeds;
+  bool known = false;
+  const partition::Machine m = machine_of(rt, &speeds, &known);
   const partition::TileChoice choice = partition::choose_tiles(extent, dims, tile, m);
   Lattice l = cut_lattice(extent, choice.cuts, dims);
   l.split_axis = choice.split_axis;
@@ -78,6 +86,32 @@ Lattice automatic_lattice(const Extent3& extent, const Extent3& tile, int dims) 
   // report carry too.
   announce(rt, "tessera: tiles of " + lattice_text(extent, dims) + ": " + l.chosen);
   return l;
+}
+
+// Tiles the user gave (or an application's own), with CUDA workers and no hand-set
+// --gpu-fraction: which run on the CUDA workers and which on the CPU workers is the planner's
+// (partition::place_lattice), not the scheduler's task by task (dmda put a user's heat3d tiles
+// on cores 20 times slower than the GPU: docs/scheduling.md). Single-rank runs only: a grid of
+// explicit tiles is not a collective, so ranks cannot agree on one placement here.
+void place_user_tiles(Lattice& l, const Extent3& extent, int dims) {
+  Context* rt = live_context_or_null();
+  if (rt == nullptr || rt->ranks > 1 || rt->engine->cuda_workers() == 0 ||
+      rt->options.gpu_fraction >= 0)
+    return;
+  std::string speeds;
+  bool known = false;
+  const partition::Machine m = machine_of(*rt, &speeds, &known);
+  std::array<std::vector<std::int64_t>, 3> cuts;
+  for (int a = 0; a < dims; ++a) {
+    const std::vector<std::int64_t> starts =
+        partition::tile_starts(extent[a], l.tile[a], l.cuts[a]);
+    cuts[a].assign(starts.begin() + 1, starts.end());
+  }
+  const partition::LatticePlacement p = partition::place_lattice(extent, dims, cuts, m, known);
+  l.split_axis = p.split_axis;
+  l.split = p.split;
+  announce(*rt, "tessera: placement of " + lattice_text(extent, dims) + " in tiles of " +
+                    lattice_text(l.tile, dims) + ": " + p.summary + speeds);
 }
 }  // namespace
 
@@ -103,6 +137,7 @@ Lattice tile_lattice(const Extent3& extent, const Extent3& tile, int dims) {
     l.tile[a] = partition::clamped_tile(extent[a], tile[a]);
     l.tiles[a] = static_cast<int>(counts[a]);
   }
+  place_user_tiles(l, extent, dims);
   return l;
 }
 

@@ -88,9 +88,11 @@ class Grid {
   int tiles_along(int axis) const { return along_[axis]; }
   /// What the library chose, for tiles it chose (empty otherwise).
   const std::string& chosen() const { return chosen_; }
-  /// A split between CUDA and CPU workers (tiles the library chose with CUDA workers): the
-  /// tiles that start before split() along split_axis() run on CUDA workers, the others on CPU
-  /// workers. split_axis() is -1 without one (the scheduler places every tile).
+  /// A split between CUDA and CPU workers (with CUDA workers: tiles the library chose, or the
+  /// placement planner's for tiles a user gave in a single-rank run): the tiles that start
+  /// before split() along split_axis() run on CUDA workers, the others on CPU workers
+  /// (split() == the extent: all on CUDA workers, 0: all on CPU workers). split_axis() is -1
+  /// without one (the scheduler places every tile).
   int split_axis() const { return split_axis_; }
   std::int64_t split() const { return split_; }
   const std::array<bool, D>& periodic() const { return periodic_; }
