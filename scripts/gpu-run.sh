@@ -66,7 +66,7 @@ for l in "$pack"/lib/*; do
   n=$(basename "$l")
   ldconfig -p | grep -q "^[[:space:]]*$n " || { ln -sf "$l" "$pack/missing/$n"; echo "carried: $n" >> "$logs/libraries.txt"; }
 done
-pylibs=$(find / -xdev -path '*site-packages/nvidia/*/lib' -type d 2>/dev/null | tr '\n' ':')
+pylibs=$(find /usr/lib /usr/local/lib /opt "$HOME/.local" -path '*site-packages/nvidia/*/lib' -type d 2>/dev/null | tr '\n' ':')
 export PATH=/usr/local/cuda/bin:$PATH
 export LD_LIBRARY_PATH=$pack/starpu/lib:/usr/local/cuda/lib64:${pylibs}$pack/missing${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export STARPU_HOME=$out/starpu-home  # performance models: fresh, written where results go
