@@ -72,13 +72,15 @@ mkdir -p "$stage/build"
    -name '*_tests.cmake' -o -name '*_include.cmake' -o \( -type f -perm -u+x ! -name '*.so*' \) \) \
    -print0 | tar -cf - --null -T -) | tar -xf - -C "$stage/build"
 cp -a "$starpu/lib" "$stage/starpu/"
-rm -rf "$stage/starpu/lib/pkgconfig" "$stage/starpu/lib"/*.a "$stage/starpu/lib"/*.la
+# StarPU-MPI stays behind: the programs are built without MPI, and it would bring Open MPI.
+rm -rf "$stage/starpu/lib/pkgconfig" "$stage/starpu/lib"/*.a "$stage/starpu/lib"/*.la \
+  "$stage/starpu/lib"/libstarpumpi*
 cp -a "$starpu/bin" "$stage/starpu/" 2>/dev/null || true  # starpu_fxt_tool and friends
 printf 'build=%s\nsrc=%s\nstarpu=%s\n' "$build/tessera" "$root" "$starpu" > "$stage/paths.txt"
 
 # Libraries: everything the programs and StarPU load, less glibc, the compiler's runtime, CUDA's
 # and what the pack holds itself, then what those need in turn.
-skip='/(libc|libm|libdl|libpthread|librt|libutil|libresolv|ld-linux[^/]*|libstdc\+\+|libgcc_s|libgomp|libcuda[^/]*|libcu[a-z]*|libnvJitLink|libnvrtc|libnvidia[^/]*)\.so'
+skip='/(libc|libm|libdl|libpthread|librt|libutil|libresolv|ld-linux[^/]*|libstdc\+\+|libgcc_s|libgomp|libcuda[^/]*|libcu[A-Za-z]*|libnvJitLink|libnvrtc|libnvidia[^/]*)\.so'
 needs() { for f in "$@"; do ldd "$f" 2>/dev/null || true; done | awk '$3 ~ /^\// {print $3}' | sort -u |
             grep -Ev "$skip" | grep -v -e "^$build/" -e "^$starpu/" || true; }
 mapfile -t bins < <(find "$stage/build" -type f -executable ! -name '*.sh' -exec sh -c 'file -b "$1" | grep -q ELF' _ {} \; -print)
