@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
-# Builds StarPU 1.4 from a source tarball and installs it into a prefix:
-#   bash scripts/build-starpu.sh <starpu-1.4.x.tar.gz> <prefix> [--mpi|--no-mpi] [--no-cuda] [--simgrid] [-jN]
+# Builds StarPU 1.4 from source and installs it into a prefix:
+#   bash scripts/build-starpu.sh <debian|starpu_*.dsc|starpu-1.4.x.tar.gz> <prefix> [--mpi|--no-mpi] [--no-cuda] [--simgrid] [-jN]
+# The source, one of:
+#   debian       Debian's source package starpu $STARPU_DEBIAN_VERSION (default 1.4.10+dfsg-2),
+#                downloaded by `apt-get source --download-only` through a temporary deb-src line
+#                for Debian unstable (a private apt configuration: the system's is not touched,
+#                no root needed) and checked against its .dsc.
+#   <file>.dsc   a source package already at hand (offline machines): its orig tarball beside it
+#                is checked against the .dsc's SHA-256, then built.
+#   <tarball>    any StarPU 1.4 source tarball, built as it is.
 # e.g.
-#   bash scripts/build-starpu.sh /work/shared/deps/starpu_1.4.10+dfsg.orig.tar.gz deps/starpu-1.4
-#   bash scripts/build-starpu.sh /work/shared/deps/starpu_1.4.10+dfsg.orig.tar.gz /work/opt/starpu-simgrid --simgrid
+#   bash scripts/build-starpu.sh debian deps/starpu-1.4
+#   bash scripts/build-starpu.sh path/to/starpu_1.4.10+dfsg-2.dsc /opt/starpu-simgrid --simgrid
 #
 # What is enabled, and why:
 #   CUDA   when nvcc is found (PATH, then /usr/local/cuda/bin); --no-cuda turns it off.
@@ -26,7 +34,7 @@ set -euo pipefail
 
 usage() { sed -n '2,3p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 2 ] || usage
-tarball=$1
+source=$1
 prefix=$2
 shift 2
 mpi=auto
@@ -43,10 +51,60 @@ for arg in "$@"; do
     *) echo "build-starpu: unknown argument '$arg'" >&2; usage ;;
   esac
 done
-[ -f "$tarball" ] || { echo "build-starpu: tarball '$tarball' not found" >&2; exit 2; }
 mkdir -p "$prefix"
 prefix=$(cd "$prefix" && pwd)
-tarball=$(cd "$(dirname "$tarball")" && pwd)/$(basename "$tarball")
+work=$(mktemp -d "${TMPDIR:-/tmp}/build-starpu.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# Checks every file a .dsc lists that lies beside it (the orig tarball must) against the .dsc's
+# SHA-256 and prints the orig tarball's path.
+check_dsc() {
+  local dsc=$1 dir sum size name orig=""
+  dir=$(cd "$(dirname "$dsc")" && pwd)
+  while read -r sum size name; do
+    if [ ! -f "$dir/$name" ]; then
+      case $name in *.orig.tar.*) echo "build-starpu: $name, listed in $dsc, is missing" >&2; exit 2 ;; esac
+      continue
+    fi
+    echo "$sum  $dir/$name" | sha256sum --quiet -c - >&2 || {
+      echo "build-starpu: $name does not match its SHA-256 in $dsc" >&2; exit 2; }
+    case $name in *.orig.tar.*) orig=$dir/$name ;; esac
+  done < <(sed -n '/^Checksums-Sha256:/,/^[^ ]/{/^ /p}' "$dsc")
+  [ -n "$orig" ] || { echo "build-starpu: $dsc lists no orig tarball" >&2; exit 2; }
+  echo "build-starpu: $(basename "$orig") matches $(basename "$dsc")" >&2
+  echo "$orig"
+}
+
+# Downloads Debian's source package into $work/src-pkg and prints its .dsc's path. The deb-src
+# line lives in a private apt configuration for this one download, so nothing of the system's
+# apt setup changes. Debian 12 itself ships StarPU 1.3 only; unstable has 1.4.10.
+fetch_debian() {
+  local version=${STARPU_DEBIAN_VERSION:-1.4.10+dfsg-2} apt=$work/apt
+  mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$work/src-pkg"
+  chmod 755 "$work" "$apt" "$work/src-pkg"  # apt downloads as the _apt user when run as root
+  echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${STARPU_DEBIAN_MIRROR:-http://deb.debian.org/debian} unstable main" \
+    > "$apt/sources.list"
+  local opts=(-q -o Dir::Etc::SourceList="$apt/sources.list" -o Dir::Etc::SourceParts=/nonexistent
+              -o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache")
+  echo "build-starpu: downloading starpu $version from Debian unstable (deb-src)" >&2
+  if ! apt-get "${opts[@]}" update >"$work/apt.log" 2>&1 ||
+     ! (cd "$work/src-pkg" && apt-get "${opts[@]}" source --download-only "starpu=$version") >>"$work/apt.log" 2>&1; then
+    tail -n 5 "$work/apt.log" >&2
+    echo "build-starpu: could not download Debian's source package; offline, pass a copy of" \
+         "it instead: bash scripts/build-starpu.sh path/to/starpu_${version}.dsc <prefix>" >&2
+    exit 1
+  fi
+  echo "$work/src-pkg/starpu_${version}.dsc"
+}
+
+case $source in
+  debian) dsc=$(fetch_debian)
+          tarball=$(check_dsc "$dsc") ;;
+  *.dsc) [ -f "$source" ] || { echo "build-starpu: '$source' not found" >&2; exit 2; }
+         tarball=$(check_dsc "$source") ;;
+  *) [ -f "$source" ] || { echo "build-starpu: tarball '$source' not found" >&2; exit 2; }
+     tarball=$(cd "$(dirname "$source")" && pwd)/$(basename "$source") ;;
+esac
 
 flags=(--prefix="$prefix" --enable-maxcpus=64 --disable-opencl --disable-build-doc
        --disable-build-examples --disable-build-tests --disable-fortran --disable-socl
@@ -95,10 +153,9 @@ fi
 if [ "$mpi" = yes ]; then flags+=(--enable-mpi); else flags+=(--disable-mpi); fi
 echo "build-starpu: MPI $mpi"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/build-starpu.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-tar -xzf "$tarball" -C "$work"
-src=$(find "$work" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+mkdir "$work/src"
+tar -xzf "$tarball" -C "$work/src"
+src=$(find "$work/src" -mindepth 1 -maxdepth 1 -type d | head -n 1)
 
 # The computeMode fix, only where the CUDA headers no longer have the member.
 if [ -n "$nvcc" ] && ! grep -q 'computeMode' "$cuda_dir/include/driver_types.h"; then

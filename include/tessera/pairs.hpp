@@ -70,6 +70,8 @@ void submit_pairs(const std::string& name, const TaskKind& kind,
 template <class K>
 void launch_targets(const typename K::Args& a, const Pointers<K::N>& p);
 #endif
+/// The largest block of the CUDA pair kernel; its chunk of sources sizes the shared stage.
+constexpr unsigned kPairThreads = 128;
 
 /// The task of one (target tile, source tile) pair. Slots: targets, sources, accumulators;
 /// p[k] points at interior point (0, 0, 0) of slot k's tile.
@@ -95,12 +97,14 @@ struct PairTiles<D, F, TypeList<TT...>, TypeList<ST...>, K> {
     return static_cast<double*>(p[kT + kS + k])[at(a.slot[kT + kS + k], x, y, z)];
   }
 
-  /// Target point (x, y, z) of the target tile: load its sums, add every source of the source
-  /// tile in order (x fastest), store them. The one place the user's functor is called.
-  template <std::size_t... I, std::size_t... J>
-  TESSERA_HD static void target(const Args& a, void* const* p, std::int64_t x, std::int64_t y,
-                                std::int64_t z, std::index_sequence<I...>,
-                                std::index_sequence<J...>) {
+  /// Target point (x, y, z) of the target tile: load its sums, let `sources` call add(sx, sy,
+  /// sz, source inputs...) for each source in order, store the sums. The one place the user's
+  /// functor is called; the CPU body reads the sources in place, the CUDA body from shared
+  /// memory (target_kernel).
+  template <class Sources, std::size_t... I>
+  TESSERA_HD static void target_sums(const Args& a, void* const* p, std::int64_t x, std::int64_t y,
+                                     std::int64_t z, std::index_sequence<I...>,
+                                     const Sources& sources) {
     const TileSlot& t = a.slot[kT + kS];  // the first accumulator's tile: the target tile
     Index<D> i;
     i[0] = t.origin[0] + x;
@@ -111,21 +115,74 @@ struct PairTiles<D, F, TypeList<TT...>, TypeList<ST...>, K> {
     const std::int64_t toff[kT + 1] = {at(a.slot[I], x, y, z)..., 0};
     (void)toff;
     const TileSlot& src = a.slot[kT];
-    for (std::int64_t sz = 0; sz < src.extent[2]; ++sz)
-      for (std::int64_t sy = 0; sy < src.extent[1]; ++sy)
-        for (std::int64_t sx = 0; sx < src.extent[0]; ++sx) {
-          Index<D> j;
-          j[0] = src.origin[0] + sx;
-          j[1] = src.origin[1] + sy;
-          if constexpr (D == 3) j[2] = src.origin[2] + sz;
-          a.payload(i, j, input<TT>(p[I], a.slot[I], toff[I])...,
-                    input<ST>(p[kT + J], a.slot[kT + J], at(a.slot[kT + J], sx, sy, sz))..., acc);
-        }
+    sources([&](std::int64_t sx, std::int64_t sy, std::int64_t sz, const auto&... s) {
+      Index<D> j;
+      j[0] = src.origin[0] + sx;
+      j[1] = src.origin[1] + sy;
+      if constexpr (D == 3) j[2] = src.origin[2] + sz;
+      a.payload(i, j, input<TT>(p[I], a.slot[I], toff[I])..., s..., acc);
+    });
     for (int k = 0; k < K; ++k) accumulator(a, p, k, x, y, z) = acc[k];
   }
-  TESSERA_HD static void point(const Args& a, void* const* p, std::int64_t x, std::int64_t y,
-                               std::int64_t z) {
-    target(a, p, x, y, z, std::index_sequence_for<TT...>{}, std::index_sequence_for<ST...>{});
+  template <class Sources>
+  TESSERA_HD static void target_sums(const Args& a, void* const* p, std::int64_t x, std::int64_t y,
+                                     std::int64_t z, const Sources& sources) {
+    target_sums(a, p, x, y, z, std::index_sequence_for<TT...>{}, sources);
+  }
+  /// The CPU's target point: every source of the source tile in order (x fastest), in place.
+  template <std::size_t... J>
+  static void point(const Args& a, void* const* p, std::int64_t x, std::int64_t y, std::int64_t z,
+                    std::index_sequence<J...>) {
+    const TileSlot& src = a.slot[kT];
+    target_sums(a, p, x, y, z, [&](auto&& add) {
+      for (std::int64_t sz = 0; sz < src.extent[2]; ++sz)
+        for (std::int64_t sy = 0; sy < src.extent[1]; ++sy)
+          for (std::int64_t sx = 0; sx < src.extent[0]; ++sx)
+            add(sx, sy, sz,
+                input<ST>(p[kT + J], a.slot[kT + J], at(a.slot[kT + J], sx, sy, sz))...);
+    });
+  }
+  static void point(const Args& a, void* const* p, std::int64_t x, std::int64_t y,
+                    std::int64_t z) {
+    point(a, p, x, y, z, std::index_sequence_for<ST...>{});
+  }
+
+  // The shared-memory stage of the CUDA body: per source field, kPairThreads values (each slot
+  // rounded up to 8 bytes), field after field.
+  static constexpr std::size_t slot_bytes(std::size_t size) { return (size + 7) / 8 * 8; }
+  static constexpr std::size_t kStageBytes = kPairThreads * (slot_bytes(sizeof(ST)) + ... + 0);
+  static_assert(((alignof(ST) <= 8) && ...), "pair sources of alignment above 8 bytes");
+  static_assert(kStageBytes <= 32 * 1024, "pair sources too large for the shared-memory stage");
+  template <std::size_t J>
+  TESSERA_HD static std::size_t stage_offset() {
+    constexpr std::size_t sizes[] = {slot_bytes(sizeof(ST))..., 0};
+    std::size_t offset = 0;
+    for (std::size_t m = 0; m < J; ++m) offset += kPairThreads * sizes[m];
+    return offset;
+  }
+  template <std::size_t J>
+  using SourceType = std::tuple_element_t<J, std::tuple<ST...>>;
+  /// Staged source l of field J, as the functor reads it.
+  template <std::size_t J>
+  TESSERA_HD static In<SourceType<J>> staged(const unsigned char* stage, unsigned l) {
+    const auto* values = reinterpret_cast<const SourceType<J>*>(stage + stage_offset<J>());
+    return In<SourceType<J>>{values + l, 0, 0};
+  }
+  /// Copies source point `l` (in source-tile order) of every source field into slot `lane` of
+  /// the stage.
+  TESSERA_HD static void load_source(const Args& a, void* const* p, unsigned char* stage,
+                                     std::int64_t l, unsigned lane) {
+    load_source(a, p, stage, l, lane, std::index_sequence_for<ST...>{});
+  }
+  template <std::size_t... J>
+  TESSERA_HD static void load_source(const Args& a, void* const* p, unsigned char* stage,
+                                     std::int64_t l, unsigned lane, std::index_sequence<J...>) {
+    const TileSlot& src = a.slot[kT];
+    const std::int64_t sx = l % src.extent[0], sy = l / src.extent[0] % src.extent[1],
+                       sz = l / (src.extent[0] * src.extent[1]);
+    ((reinterpret_cast<SourceType<J>*>(stage + stage_offset<J>())[lane] =
+          static_cast<const SourceType<J>*>(p[kT + J])[at(a.slot[kT + J], sx, sy, sz)]),
+     ...);
   }
 
   template <class Ptrs>
@@ -168,18 +225,57 @@ struct PairTiles<D, F, TypeList<TT...>, TypeList<ST...>, K> {
 };
 
 #if TESSERA_CUDA_BODIES
-// One thread per target point, each adding the sources in order as the CPU does. A launch
-// covers the rows from y0 and the planes from z0 (pieces of a tile over the grid's limits).
-template <class K>
+// The standard tiled all-pairs scheme (GPU Gems 3, ch. 31): one thread per target point; the
+// block loads a chunk of blockDim.x consecutive sources (source-tile order, x fastest) into
+// shared memory, every thread adds the whole chunk to its sums, then the next chunk. Each
+// source is read from device memory once per block instead of once per thread, and each
+// target still adds the sources one by one in the CPU's order, so the sums keep the CPU's
+// bits. Sources are read at j only (s(); staged, a source has no neighbours to offset to).
+// Threads past the tile's end load and wait with the others (__syncthreads needs them all).
+template <class K, std::size_t... J>
+__device__ void add_staged(const typename K::Args& a, void* const* p, const unsigned char* stage,
+                           std::int64_t x, std::int64_t y, std::int64_t z, std::int64_t first,
+                           unsigned count, std::index_sequence<J...>) {
+  const TileSlot& src = a.slot[K::kT];
+  // The source point of `first`, then advanced one by one (no division per source).
+  std::int64_t sx = first % src.extent[0], sy = first / src.extent[0] % src.extent[1],
+               sz = first / (src.extent[0] * src.extent[1]);
+  K::target_sums(a, p, x, y, z, [&](auto&& add) {
+    for (unsigned l = 0; l < count; ++l) {
+      add(sx, sy, sz, K::template staged<J>(stage, l)...);
+      if (++sx == src.extent[0]) {
+        sx = 0;
+        if (++sy == src.extent[1]) {
+          sy = 0;
+          ++sz;
+        }
+      }
+    }
+  });
+}
+template <class K, std::size_t... J>
 __global__ void target_kernel(typename K::Args a, Pointers<K::N> p, std::int64_t y0,
                               std::int64_t z0) {
+  __shared__ double words[K::kStageBytes / 8];  // 8-byte aligned, as the slots are
+  auto* stage = reinterpret_cast<unsigned char*>(words);
   const auto& t = a.slot[K::kT + K::kS];
+  const TileSlot& src = a.slot[K::kT];
   const std::int64_t x = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   const std::int64_t y = y0 + blockIdx.y, z = z0 + blockIdx.z;
-  if (x < t.extent[0]) K::point(a, p.p, x, y, z);
+  const std::int64_t sources = src.extent[0] * src.extent[1] * src.extent[2];
+  for (std::int64_t first = 0; first < sources; first += blockDim.x) {
+    const unsigned count = static_cast<unsigned>(
+        sources - first < std::int64_t(blockDim.x) ? sources - first : blockDim.x);
+    __syncthreads();  // the previous chunk is no longer read
+    if (threadIdx.x < count) K::load_source(a, p.p, stage, first + threadIdx.x, threadIdx.x);
+    __syncthreads();
+    if (x < t.extent[0])
+      add_staged<K>(a, p.p, stage, x, y, z, first, count, std::index_sequence<J...>{});
+  }
 }
-template <class K>
-void launch_targets(const typename K::Args& a, const Pointers<K::N>& p) {
+template <class K, std::size_t... J>
+void launch_targets(const typename K::Args& a, const Pointers<K::N>& p,
+                    std::index_sequence<J...>) {
   const auto& t = a.slot[K::kT + K::kS];
   if (t.extent[0] <= 0 || t.extent[1] <= 0 || t.extent[2] <= 0) return;
   LaunchTile tile;
@@ -187,12 +283,22 @@ void launch_targets(const typename K::Args& a, const Pointers<K::N>& p) {
     tile.origin[axis] = t.origin[axis];
     tile.extent[axis] = t.extent[axis];
   }
-  const auto gx = static_cast<unsigned>((t.extent[0] + 127) / 128);
+  // Each target's sum is one sequential chain, so the targets are all the parallelism there is:
+  // smaller blocks spread a small tile over more multiprocessors (an H100 has 132; a block
+  // uses one).
+  unsigned threads = kPairThreads;
+  while (threads > 32 && (t.extent[0] + threads - 1) / threads * t.extent[1] * t.extent[2] < 132)
+    threads /= 2;
+  const auto gx = static_cast<unsigned>((t.extent[0] + threads - 1) / threads);
   in_pieces(t.extent[1], t.extent[2],
             [&](std::int64_t y0, std::int64_t z0, unsigned gy, unsigned gz) {
-              launch("target_kernel", &target_kernel<K>, dim3(gx, gy, gz), dim3(128),
+              launch("target_kernel", &target_kernel<K, J...>, dim3(gx, gy, gz), dim3(threads),
                      static_cast<cudaStream_t>(cuda_stream()), tile, a, p, y0, z0);
             });
+}
+template <class K>
+void launch_targets(const typename K::Args& a, const Pointers<K::N>& p) {
+  launch_targets<K>(a, p, std::make_index_sequence<K::kS>{});
 }
 #endif
 

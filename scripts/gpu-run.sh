@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# Phase 2 of the GPU check, on the GPU node: runs what scripts/gpu-pack.sh packed, in under
+# 8 minutes, from the unpacked archive (nothing is compiled here):
+#   tar -xzf tessera-gpu.tar.gz && bash tessera-gpu/src/scripts/gpu-run.sh
+# Steps, in order of value, each under its own timeout and all within BUDGET seconds (default
+# 450): probe, the cuda.* tests, every application CPU-only / GPU-only / both with checksums
+# compared, bench_heat3d_gpu, compute-sanitizer memcheck and racecheck on a small heat3d, an FxT
+# trace with its bus transfers. Each step appends to one summary, summary.txt, and the logs are
+# archived (logs.tgz) after each step, so a run cut short still returns what it had. Output goes
+# to $OUT when set, else ./gpu-run-results. STEPS="probe apps ..." runs only those.
+# Without a GPU every step says so and is skipped (the probe still runs: it checks that the
+# carried programs and libraries load); NCPU (default: cores - 1) sets the CPU-only runs' workers.
+set -uo pipefail
+
+pack=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)  # tessera-gpu/
+B=$pack/build
+out=${OUT:-$PWD/gpu-run-results}
+logs=$out/logs
+mkdir -p "$logs"
+S=$out/summary.txt
+budget=${BUDGET:-450}
+t0=$SECONDS
+ncpu=${NCPU:-$(($(nproc) > 1 ? $(nproc) - 1 : 1))}
+
+archive() { tar -czf "$out/logs.tgz" -C "$logs" . 2>/dev/null; }
+say() { echo "$*" | tee -a "$S"; }
+step() { archive; say "== [$((SECONDS - t0)) s] $*"; }
+want() { [ -z "${STEPS:-}" ] || [[ " $STEPS " == *" $1 "* ]]; }
+# Seconds a command may take: its own limit, cut to what is left of the budget (at least 1).
+limit() {
+  local left=$((budget - (SECONDS - t0)))
+  [ "$left" -lt "$1" ] && echo $((left > 1 ? left : 1)) || echo "$1"
+}
+over() { [ $((SECONDS - t0)) -ge "$budget" ]; }
+run() {  # run <seconds> <log> <command...>: timeout, then the status in the summary's words
+  local s=$1 log=$2
+  shift 2
+  timeout -k 5 "$(limit "$s")" "$@" > "$log" 2>&1
+  local rc=$?
+  case $rc in 124 | 137) echo "timed out after $(limit "$s") s" ;; 0) echo "ok" ;; *) echo "rc=$rc" ;; esac
+  return $rc
+}
+
+: > "$S"
+step "tessera-gpu at $pack, results in $out"
+{
+  nvidia-smi; nproc; free -g; head -3 /etc/os-release; ldd --version | head -1
+  command -v nvcc cmake ctest compute-sanitizer; lscpu | head -20
+} > "$logs/env.txt" 2>&1
+
+# The CTest files name this pack's build and source trees by the packing machine's paths.
+if [ -f "$pack/paths.txt" ]; then
+  old_build=$(sed -n 's/^build=//p' "$pack/paths.txt")
+  old_src=$(sed -n 's/^src=//p' "$pack/paths.txt")
+  find "$B" \( -name CTestTestfile.cmake -o -name '*_tests.cmake' -o -name '*_include.cmake' \) \
+    -exec sed -i -e "s|$old_build|$B|g" -e "s|$old_src|$pack/src|g" {} +
+  echo "build=$B" > "$pack/paths.txt.new" && echo "src=$pack/src" >> "$pack/paths.txt.new"
+  mv "$pack/paths.txt.new" "$pack/paths.txt"
+fi
+
+# Libraries: a carried one only where the node's loader does not know the name (the node's own
+# are used first); CUDA's from the node's toolkit, else from Python's nvidia-* packages.
+mkdir -p "$pack/missing"
+for l in "$pack"/lib/*; do
+  [ -e "$l" ] || continue
+  n=$(basename "$l")
+  ldconfig -p | grep -q "^[[:space:]]*$n " || { ln -sf "$l" "$pack/missing/$n"; echo "carried: $n" >> "$logs/libraries.txt"; }
+done
+pylibs=$(find /usr/lib /usr/local/lib /opt "$HOME/.local" -path '*site-packages/nvidia/*/lib' -type d 2>/dev/null | tr '\n' ':')
+export PATH=/usr/local/cuda/bin:$PATH
+export LD_LIBRARY_PATH=$pack/starpu/lib:/usr/local/cuda/lib64:${pylibs}$pack/missing${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export STARPU_HOME=$out/starpu-home  # performance models: fresh, written where results go
+mkdir -p "$STARPU_HOME"
+for f in tests/tessera_cuda_probe tests/test_cuda apps/heat3d/heat3d; do
+  ldd "$B/$f" 2>&1 | grep 'not found' | sed "s|^|missing library for $f: |" | tee -a "$S"
+done
+
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+say "GPUs: ${gpus:-0} ($(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1))"
+no_gpu() { [ "${gpus:-0}" -eq 0 ] && say "  skipped: no GPU on this machine (nvidia-smi lists none)"; }
+
+if want probe; then
+  step "probe: tessera_cuda_probe"
+  r=$(run 60 "$logs/probe.log" "$B/tests/tessera_cuda_probe")
+  say "  probe: $r: $(tail -n 2 "$logs/probe.log" | tr '\n' ' ' | cut -c1-300)"
+fi
+
+if want tests; then
+  step "the cuda.* tests"
+  if ! no_gpu; then
+    if command -v ctest >/dev/null; then
+      r=$(run 150 "$logs/ctest-cuda.log" ctest --test-dir "$B" -R '^cuda\.' --output-on-failure --timeout 90 -j1)
+      say "  ctest -R ^cuda\\.: $r"
+      grep -E 'Test +#|tests passed|Skipped|Failed|\*\*\*' "$logs/ctest-cuda.log" | tail -n 40 >> "$S"
+    else  # no CMake on the node: the test program, one case at a time, each with a timeout
+      say "  no ctest on this node: test_cuda case by case"
+      for c in $("$B/tests/test_cuda" --gtest_list_tests 2>/dev/null |
+                 awk '/^[^ ]/ {s=$1} /^  / {print s $1}'); do
+        over && { say "  budget spent: the remaining cases not run"; break; }
+        r=$(run 60 "$logs/test_cuda-$c.log" "$B/tests/test_cuda" --gtest_filter="$c")
+        say "  $c: $r"
+      done
+    fi
+  fi
+fi
+
+# What the runs of one application must agree on: checksum=..., or NPB's last norm or checksum
+# (mg and ft run without --quiet to print them).
+result_of() {
+  grep -oE 'checksum=[^ ]+|L2 Norm is +[^ ]+|Checksum *= *[^ ]+ +[^ ]+|VERIFICATION [A-Z]+' "$1" | tail -n 1 | tr -s ' ' _
+}
+if want apps; then
+  step "applications: CPU-only ($ncpu workers) / GPU-only / both, results compared"
+  if ! no_gpu; then
+    while read -r app args; do
+      over && { say "  budget spent: the remaining applications not run"; break; }
+      name=$(basename "$app")
+      results=()
+      for w in "cpu:--ncpu $ncpu --ncuda 0" "gpu:--ncpu 0 --ncuda 1" "both:--ncuda 1"; do
+        # shellcheck disable=SC2086
+        r=$(run 40 "$logs/app-$name-${w%%:*}.log" "$B/apps/$app" $args ${w#*:})
+        res=$(result_of "$logs/app-$name-${w%%:*}.log")
+        secs=$(grep -oE 'seconds=[^ ]+' "$logs/app-$name-${w%%:*}.log" | tail -n 1)
+        say "  $name [${w%%:*}] $r ${secs:-} ${res:-no result}"
+        results+=("${res:-none-${w%%:*}}")
+      done
+      if [ "${results[0]}" = "${results[1]}" ] && [ "${results[0]}" = "${results[2]}" ]; then
+        say "  $name: the three agree bit for bit"
+      else
+        say "  $name: DIFFER: ${results[*]}"
+      fi
+    done <<'LIST'
+heat3d/heat3d --size 256 256 256 --steps 20 --quiet
+jacobi2d/jacobi2d --size 8192 8192 --steps 100 --quiet
+life/life --size 8192 8192 --steps 100 --quiet
+cardiac/cardiac2d --size 2048 2048 --steps 50 --quiet
+cardiac/cardiac3d --size 256 256 128 --steps 20 --quiet
+cloudsim/cloudsim --size 2048 2048 --steps 50 --quiet
+nbody/nbody --size 16384 --steps 4 --quiet
+airfoil/airfoil --mesh-size 200 300 --iterations 50 --quiet
+mg/mg --class A
+ft/ft --class A
+LIST
+    # nbody GPU-only on one tile: the pair kernel with every body in one launch (docs/gpu.md).
+    r=$(run 40 "$logs/app-nbody-gpu-one-tile.log" "$B/apps/nbody/nbody" --size 16384 --tile 16384 \
+        --steps 4 --ncpu 0 --ncuda 1 --quiet)
+    say "  nbody [gpu, one tile] $r $(grep -oE '(GFLOP/s|checksum)=[^ ]+' "$logs/app-nbody-gpu-one-tile.log" | tr '\n' ' ')"
+  fi
+fi
+
+if want bench; then
+  step "bench_heat3d_gpu 512^3"
+  if ! no_gpu; then
+    r=$(run 90 "$logs/bench_heat3d_gpu.log" "$B/bench/bench_heat3d_gpu")
+    say "  bench_heat3d_gpu: $r"
+    grep -E '^(bench|copy|kernel|gpu|auto|fraction|ratio|tessera: tiles)' "$logs/bench_heat3d_gpu.log" >> "$S"
+  fi
+fi
+
+if want sanitize; then
+  step "compute-sanitizer memcheck and racecheck, heat3d 48x40x32, GPU-only"
+  cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/compute-sanitizer/compute-sanitizer 2>/dev/null | head -n 1)
+  if [ -z "$cs" ]; then
+    say "  skipped: no compute-sanitizer on this node"
+  elif ! no_gpu; then
+    for tool in memcheck racecheck; do
+      over && break
+      r=$(run 60 "$logs/$tool-heat3d.log" "$cs" --tool "$tool" --error-exitcode 1 "$B/apps/heat3d/heat3d" \
+          --size 48 40 32 --tile 48 40 8 --steps 5 --ncpu 0 --ncuda 1 --quiet)
+      say "  $tool: $r $(grep -h 'ERROR SUMMARY\|RACECHECK SUMMARY' "$logs/$tool-heat3d.log" | tr '\n' ' ')"
+    done
+  fi
+fi
+
+if want fxt; then
+  step "FxT trace: heat3d 256^3, 20 steps, CPU + GPU, StarPU's paje.trace"
+  if ! no_gpu; then
+    rm -rf "$out/fxt" && mkdir -p "$out/fxt"
+    r=$(run 60 "$logs/heat3d-fxt.log" "$B/apps/heat3d/heat3d" --size 256 256 256 --steps 20 --ncuda 1 \
+        --fxt "$out/fxt")
+    say "  heat3d --fxt: $r"
+    if [ -f "$out/fxt/paje.trace" ]; then
+      # Bus transfers are Paje links (StarPU's "Link" events: one per data transfer, with its bytes).
+      say "  paje.trace: $(wc -l < "$out/fxt/paje.trace") lines, $(grep -c 'StartLink' "$out/fxt/paje.trace" 2>/dev/null || echo 0) StartLink, $(grep -c 'EndLink' "$out/fxt/paje.trace" 2>/dev/null || echo 0) EndLink events"
+      grep -m 20 'Link' "$out/fxt/paje.trace" > "$logs/paje-links-sample.txt"
+      gzip -f "$out/fxt/paje.trace"
+    else
+      say "  no paje.trace written: $(tail -n 2 "$logs/heat3d-fxt.log" | tr '\n' ' ')"
+    fi
+  fi
+fi
+
+step "done in $((SECONDS - t0)) s"
+archive
