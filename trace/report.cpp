@@ -393,8 +393,8 @@ std::string page_data(const std::vector<RankTrace>& ranks, const Graph& graph, b
   return payload;
 }
 
-void write_heading(std::ostream& out, const std::vector<RankTrace>& ranks,
-                   const std::string& about, long task_count, bool binned) {
+void write_heading(std::ostream& out, const std::vector<RankTrace>& ranks, const std::string& about,
+                   long task_count, bool binned) {
   out << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Tessera run report"
       << "</title><style>\n"
       << embedded::kReportStyle << "</style></head><body>\n<h1>Tessera run report</h1>\n<p>"
@@ -454,9 +454,9 @@ void write_idle(std::ostream& out, const std::vector<RankTrace>& ranks,
     out << "<tr class=\"idle-row\"><td>"
         << (ranks.size() > 1 ? "rank " + std::to_string(ranks[w.rank].rank) + " " : "")
         << html_escaped(name) << "</td><td>" << num("%.4f", w.idle.idle_us / 1e6) << "</td><td>"
-        << num("%.4f", w.idle.starved_us / 1e6) << "</td><td>"
-        << num("%.4f", w.idle.ready_us / 1e6) << "</td><td>"
-        << split_bar(span, {w.busy_us, w.idle.starved_us, w.idle.ready_us}) << "</td></tr>\n";
+        << num("%.4f", w.idle.starved_us / 1e6) << "</td><td>" << num("%.4f", w.idle.ready_us / 1e6)
+        << "</td><td>" << split_bar(span, {w.busy_us, w.idle.starved_us, w.idle.ready_us})
+        << "</td></tr>\n";
   }
   out << "</table>\n<p>Idle time of each worker over its rank's window, split: <span "
          "class=\"legend-starved\">no task ready</span> (no task of a kind its worker class "

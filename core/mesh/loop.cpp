@@ -186,7 +186,8 @@ class LoopTasks {
         codelet_(engine_.codelets().get(name, types_, kind)),
         device_(kind.cuda != nullptr),
         loop_set_(mesh_.part.sets[at(set.number)]) {
-    if (rt_.recording.maps_tiles()) rt_.recording.map_loop(&mesh_, name);  // the partition map's loops
+    if (rt_.recording.maps_tiles())
+      rt_.recording.map_loop(&mesh_, name);  // the partition map's loops
   }
 
   // Globals read: their value now, after the loops already reducing into them.
@@ -361,23 +362,21 @@ class LoopTasks {
       for (const tasks::HaloWork::Copies& c : task.packs) work->pack[work->packs++] = c;
       engine_.submitter().submit_with_modes(
           copies ? *with_copies : codelet_, task.buffers.handles, task.buffers.modes, arg, bytes,
-          true, tag_of(mesh_, task.tile, step_, nullptr),
-          {tiles_, mesh_.rank_edge[at(task.tile)]});
+          true, tag_of(mesh_, task.tile, step_, nullptr), {tiles_, mesh_.rank_edge[at(task.tile)]});
     }
   }
 
   // The owners add (or copy) the slots of shared targets, in the plan's fixed order.
   void submit_combines() {
     for (const Written& wr : written_) {
-      tasks::Codelet& combine = engine_.codelets().get(
-          name_, wr.dat->type, tasks::combine_kind(wr.dat->type, wr.assign));
+      tasks::Codelet& combine =
+          engine_.codelets().get(name_, wr.dat->type, tasks::combine_kind(wr.dat->type, wr.assign));
       const partition::IncrementPlan& plan = wr.plan->plan;
       for (int u = 0; u < tiles_; ++u) {
         if (plan.sources[at(u)].empty()) continue;
         std::vector<tasks::Handle> rest{wr.plan->combine[at(u)]};
         for (std::size_t j = 0; j < plan.sources[at(u)].size(); ++j)
-          rest.push_back(
-              (*wr.slots)[at(plan.sources[at(u)][j])][at(plan.source_buffer[at(u)][j])]);
+          rest.push_back((*wr.slots)[at(plan.sources[at(u)][j])][at(plan.source_buffer[at(u)][j])]);
         engine_.submitter().submit(
             combine, {wr.dat->owned[at(u)]}, rest,
             copy_args(0, wr.dat->dim, 1 + rest.size(), plan.combine[at(u)][0]),
