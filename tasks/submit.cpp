@@ -184,8 +184,8 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
       // And on one worker of that class, the same for every task of the tile (round-robin
       // over the tiles): the chooser sized the part's tiles in whole rounds of its workers,
       // and dmda, left to place a one-round CPU part, put two or three tiles of a step on one
-      // worker while others idled (simulated: jacobi2d 16384^2 on 63 cores, 2.3x the step of
-      // eager, lws or ws; docs/scheduling.md).
+      // worker while others idled, a far longer step than eager's, lws's or ws's (figures:
+      // docs/scheduling.md, "Placement that sticks").
       const std::vector<int>& ids = class_workers_[cuda ? 1 : 0];
       if (tag.tile >= 0 && !ids.empty()) {
         task->execute_on_a_specific_worker = 1;

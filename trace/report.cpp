@@ -1,6 +1,8 @@
 // The HTML run report: one self-contained file (inline CSS, SVG and a little JS; no network).
-// The tables are written here; the Gantt chart is drawn in the browser from the embedded task
-// list, so the page stays small and the chart can show a tooltip per task.
+// The tables are written here, one function per section; the Gantt chart, the ready-task
+// curves and the maps are drawn in the browser (trace/report.js, styled by trace/report.css,
+// both built into the library) from the embedded data, so the page stays small and the chart
+// can show a tooltip per task.
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -10,6 +12,7 @@
 #include <map>
 
 #include "trace/analysis.hpp"
+#include "trace/report_page.hpp"  // generated from trace/report.js and .css (trace/embed.cmake)
 
 namespace tessera::trace {
 
@@ -62,263 +65,6 @@ constexpr int kReadyBins = 500;       // points of the ready-task curve per rank
 constexpr long kGanttTasks = 100000;  // more tasks than this: the Gantt chart draws time bins
 constexpr long kGanttBins = 1000;     // bins per worker then
 
-constexpr const char* kStyle = R"(
-body{font:14px/1.4 sans-serif;margin:1.5em;color:#222}
-h1{font-size:1.3em}h2{font-size:1.1em;margin-top:1.5em}
-table{border-collapse:collapse}td,th{padding:2px 10px;text-align:right}
-td:first-child,th:first-child{text-align:left}tr:nth-child(even){background:#f4f4f4}
-#bounds td:last-child,#idle td:last-child{text-align:left}
-.idle{fill:#e6e6e6}.busy{fill:#4a7fb5}.gpu{fill:#6aa84f}
-#gantt text{font-size:11px}#gantt .lane{fill:#f7f7f7}
-.starved{fill:#cc4125}.waiting{fill:#e69138}
-.ready-curve path{fill:#e6913855;stroke:#e69138}.ready-curve text{font-size:11px}
-#tip{position:fixed;background:#fff;border:1px solid #999;padding:3px 6px;display:none;font-size:12px}
-)";
-
-// Draws one row (<g class="gantt-row">) per worker of each rank and one <rect class="task">
-// per task, coloured by kind.
-constexpr const char* kScript = R"(
-const data = JSON.parse(document.getElementById('trace-data').textContent);
-const svgNS = 'http://www.w3.org/2000/svg';
-const palette = ['#4a7fb5','#e69138','#6aa84f','#a64d79','#cc4125','#45818e','#bf9000','#674ea7'];
-const kinds = data.kinds;
-const colour = k => palette[kinds.indexOf(k) % palette.length];
-const begin = Math.min(...data.ranks.map(r => r.begin_us));
-const end = Math.max(begin + 1, ...data.ranks.map(r => r.end_us));
-const label = 110, width = 1000, rowH = 24;
-const rows = data.ranks.flatMap(r => r.workers.map(w => ({rank: r, worker: w})));
-const svg = document.createElementNS(svgNS, 'svg');
-svg.setAttribute('id', 'gantt');
-svg.setAttribute('width', label + width + 10);
-svg.setAttribute('height', rows.length * rowH + 24);
-const tip = document.getElementById('tip');
-rows.forEach((row, i) => {
-  const g = document.createElementNS(svgNS, 'g');
-  g.setAttribute('class', 'gantt-row');
-  g.setAttribute('data-rank', row.rank.rank);
-  g.setAttribute('data-worker', row.worker.id);
-  g.setAttribute('transform', `translate(0,${i * rowH})`);
-  const name = document.createElementNS(svgNS, 'text');
-  name.setAttribute('y', rowH - 5);
-  name.textContent = (data.ranks.length > 1 ? `r${row.rank.rank} ` : '') + row.worker.name;
-  g.appendChild(name);
-  const lane = document.createElementNS(svgNS, 'rect');
-  lane.setAttribute('class', 'lane');
-  lane.setAttribute('x', label); lane.setAttribute('width', width);
-  lane.setAttribute('y', 1); lane.setAttribute('height', rowH - 2);
-  g.appendChild(lane);
-  // Binned (large runs): the worker's busy share of each bin, coloured by its main kind.
-  const binW = width * (row.rank.end_us - row.rank.begin_us) / (end - begin) / 1000;
-  const x0 = label + width * (row.rank.begin_us - begin) / (end - begin);
-  for (const [b, k, share] of (row.rank.bins[row.worker.id] || [])) {
-    const r = document.createElementNS(svgNS, 'rect');
-    r.setAttribute('class', 'task-bin');
-    r.setAttribute('x', x0 + b * binW); r.setAttribute('width', Math.max(0.5, binW));
-    r.setAttribute('y', 2 + (rowH - 4) * (1 - share)); r.setAttribute('height', (rowH - 4) * share);
-    r.setAttribute('fill', colour(kinds[k]));
-    g.appendChild(r);
-  }
-  for (const t of row.rank.tasks) {
-    if (t.worker !== row.worker.id) continue;
-    const r = document.createElementNS(svgNS, 'rect');
-    r.setAttribute('class', 'task');
-    r.setAttribute('x', label + width * (t.start_us - begin) / (end - begin));
-    r.setAttribute('width', Math.max(0.5, width * (t.end_us - t.start_us) / (end - begin)));
-    r.setAttribute('y', 2); r.setAttribute('height', rowH - 4);
-    r.setAttribute('fill', colour(t.kind));
-    if (t.crit) {  // on the critical path: outlined
-      r.setAttribute('data-critical', '1');
-      r.setAttribute('stroke', '#000'); r.setAttribute('stroke-width', '1.5');
-    }
-    r.addEventListener('mousemove', e => {
-      tip.style.display = 'block';
-      tip.style.left = (e.clientX + 12) + 'px'; tip.style.top = (e.clientY + 12) + 'px';
-      tip.textContent = `${t.name}: ${(t.end_us - t.start_us).toFixed(1)} us`;
-    });
-    r.addEventListener('mouseleave', () => { tip.style.display = 'none'; });
-    g.appendChild(r);
-  }
-  svg.appendChild(g);
-});
-const axis = document.createElementNS(svgNS, 'text');
-axis.setAttribute('x', label); axis.setAttribute('y', rows.length * rowH + 16);
-axis.textContent = `${(begin / 1000).toFixed(2)} .. ${(end / 1000).toFixed(2)} ms`;
-svg.appendChild(axis);
-document.getElementById('gantt-box').appendChild(svg);
-// The count of tasks ready but not started, per rank, on the Gantt chart's time axis.
-for (const r of data.ranks) {
-  if (!r.ready.length) continue;
-  const h = 60, top = Math.max(1, ...r.ready);
-  const c = document.createElementNS(svgNS, 'svg');
-  c.setAttribute('class', 'ready-curve');
-  c.setAttribute('data-rank', r.rank);
-  c.setAttribute('width', label + width + 10); c.setAttribute('height', h + 4);
-  const x0 = label + width * (r.begin_us - begin) / (end - begin);
-  const w = width * (r.end_us - r.begin_us) / (end - begin);
-  let d = `M${x0},${h}`;
-  r.ready.forEach((v, k) => {
-    d += ` L${x0 + w * k / r.ready.length},${h - h * v / top}` +
-         ` L${x0 + w * (k + 1) / r.ready.length},${h - h * v / top}`;
-  });
-  const p = document.createElementNS(svgNS, 'path');
-  p.setAttribute('d', d + ` L${x0 + w},${h} Z`);
-  c.appendChild(p);
-  const t = document.createElementNS(svgNS, 'text');
-  t.setAttribute('y', 12);
-  t.textContent = (data.ranks.length > 1 ? `r${r.rank} ` : '') + `ready: max ${top.toFixed(1)}`;
-  c.appendChild(t);
-  document.getElementById('ready-box').appendChild(c);
-}
-// Tile maps: one SVG per grid (2-D, 1-D) or per layer of tiles along z (3-D).
-const cpuShades = ['#4a7fb5','#8fb3da','#2b5987','#6f96c4','#b7cde6','#1c3f63'];
-const gpuShades = ['#6aa84f','#a4cf8f','#38761d','#88bf6e','#c9e3bc','#274e13'];
-const workerColour = new Map(), seen = {cpu: 0, cuda: 0};
-data.ranks.forEach((r, ri) => r.workers.forEach(w => {
-  const gpu = w.arch !== 'cpu', shades = gpu ? gpuShades : cpuShades;
-  workerColour.set(`${ri}/${w.id}`, {colour: shades[seen[gpu ? 'cuda' : 'cpu']++ % shades.length],
-    name: (data.ranks.length > 1 ? `r${r.rank} ` : '') + w.name});
-}));
-if (data.tile_maps.length || data.partition_maps.length)
-  document.getElementById('tile-legend').innerHTML =
-  [...workerColour.values()].map(w => `<span style="color:${w.colour}">&#9632;</span> ${w.name}`)
-    .join(' &nbsp; ');
-for (const m of data.tile_maps) {
-  const box = document.createElement('div');
-  box.className = 'tile-map';
-  const head = document.createElement('p');
-  head.textContent = `${m.stencils.join(', ')}: ${m.extent.slice(0, m.dims).join(' x ')} points, ` +
-    `${m.tiles.length} tiles`;
-  box.appendChild(head);
-  const layers = m.dims === 3 ? [...new Set(m.tiles.map(t => t[2]))].sort((a, b) => a - b) : [0];
-  const ex = m.extent[0], ey = m.dims >= 2 ? m.extent[1] : 1;
-  const side = m.dims === 3 ? 180 : 480, scale = side / Math.max(ex, m.dims >= 2 ? ey : 1);
-  const height = m.dims >= 2 ? ey * scale : 40;
-  let prevAt = new Map();
-  for (const z of layers.slice(0, 24)) {
-    const layer = m.tiles.map((t, i) => ({t, i})).filter(x => m.dims < 3 || x.t[2] === z);
-    const at = new Map(layer.map(x => [`${x.t[0]},${x.t[1]}`, x.t]));
-    const svg = document.createElementNS(svgNS, 'svg');
-    svg.setAttribute('width', ex * scale + 4); svg.setAttribute('height', height + 18);
-    svg.style.marginRight = '8px';
-    const ys = t => m.dims >= 2 ? t[1] * scale : 0, hs = t => m.dims >= 2 ? t[4] * scale : 40;
-    for (const {t, i} of layer) {
-      const r = document.createElementNS(svgNS, 'rect');
-      r.setAttribute('class', 'tile');
-      r.setAttribute('x', 2 + t[0] * scale); r.setAttribute('y', 2 + ys(t));
-      r.setAttribute('width', t[3] * scale); r.setAttribute('height', hs(t));
-      const w = workerColour.get(`${t[7]}/${t[8]}`);
-      r.setAttribute('fill', t[9] > 0 && w ? w.colour : '#ddd');
-      r.setAttribute('stroke', '#fff'); r.setAttribute('stroke-width', '0.5');
-      r.setAttribute('data-rank', t[6]);
-      const title = document.createElementNS(svgNS, 'title');
-      title.textContent = `tile ${i} at (${t.slice(0, m.dims).join(', ')}), rank ${t[6]}: ` +
-        (t[9] > 0 ? `${t[9]} of its ${t[10]} tasks on ${w.name}` : 'no task recorded');
-      r.appendChild(title);
-      svg.appendChild(r);
-    }
-    // A thick line where a tile's right or lower neighbour belongs to another rank.
-    for (const {t} of layer) {
-      const sides = [[t[0] + t[3], t[1], 'x'], [t[0], t[1] + t[4], 'y']];
-      for (const [nx, ny, axis] of sides) {
-        const n = at.get(`${nx},${ny}`);
-        if (!n || n[6] === t[6] || (axis === 'y' && m.dims < 2)) continue;
-        const l = document.createElementNS(svgNS, 'line');
-        l.setAttribute('class', 'rank-border');
-        const x1 = 2 + nx * scale, y1 = 2 + (m.dims >= 2 ? ny * scale : 0);
-        l.setAttribute('x1', x1); l.setAttribute('y1', y1);
-        l.setAttribute('x2', axis === 'x' ? x1 : x1 + t[3] * scale);
-        l.setAttribute('y2', axis === 'x' ? y1 + hs(t) : y1);
-        l.setAttribute('stroke', '#000'); l.setAttribute('stroke-width', '3');
-        svg.appendChild(l);
-      }
-    }
-    // 3-D: a thick line at the left of a layer beside each tile whose tile in the previous
-    // layer belongs to another rank (the border between ranks runs between the two layers).
-    for (const {t} of layer) {
-      const below = prevAt.get(`${t[0]},${t[1]}`);
-      if (!below || below[6] === t[6]) continue;
-      const l = document.createElementNS(svgNS, 'line');
-      l.setAttribute('class', 'rank-border');
-      l.setAttribute('x1', 1); l.setAttribute('x2', 1);
-      l.setAttribute('y1', 2 + ys(t)); l.setAttribute('y2', 2 + ys(t) + hs(t));
-      l.setAttribute('stroke', '#000'); l.setAttribute('stroke-width', '3');
-      svg.appendChild(l);
-    }
-    prevAt = at;
-    if (m.dims === 3) {
-      const label = document.createElementNS(svgNS, 'text');
-      label.setAttribute('x', 2); label.setAttribute('y', height + 15);
-      label.setAttribute('font-size', '11');
-      label.textContent = `z from ${z}, rank ${[...new Set(layer.map(x => x.t[6]))].join(',')}`;
-      svg.appendChild(label);
-    }
-    box.appendChild(svg);
-  }
-  document.getElementById('tile-maps').appendChild(box);
-}
-// Partition maps of meshes: each element (polygon or dot) or raster cell coloured by the worker
-// that ran most of its tile's tasks, rank borders as thick lines.
-for (const m of data.partition_maps) {
-  const box = document.createElement('div');
-  box.className = 'partition-map';
-  const head = document.createElement('p');
-  head.textContent = `${m.set} (loops ${m.loops.join(', ')}): ${m.elements} elements in ` +
-    `${m.tiles.length} tiles` + (m.raster ? `, drawn as cells of ${m.raster} px` : '');
-  box.appendChild(head);
-  const svg = document.createElementNS(svgNS, 'svg');
-  svg.setAttribute('width', m.width + 4); svg.setAttribute('height', m.height + 4);
-  const g = document.createElementNS(svgNS, 'g');
-  g.setAttribute('transform', 'translate(2,2)');
-  const about = t => {
-    const [rank, ri, worker, most, all] = m.tiles[t], w = workerColour.get(`${ri}/${worker}`);
-    return {rank, colour: most > 0 && w ? w.colour : '#ddd',
-      text: `tile ${t}, rank ${rank}: ` + (most > 0 ? `${most} of its ${all} tasks on ${w.name}` :
-        'no task recorded')};
-  };
-  for (const s of m.shapes) {
-    const t = m.raster ? s[3] : s[0], a = about(t);
-    let e;
-    if (m.raster) {
-      e = document.createElementNS(svgNS, 'rect');
-      e.setAttribute('class', 'partition-cell');
-      e.setAttribute('x', s[1] * m.raster); e.setAttribute('y', s[0] * m.raster);
-      e.setAttribute('width', (s[2] - s[1] + 1) * m.raster); e.setAttribute('height', m.raster);
-    } else if (s.length === 3) {
-      e = document.createElementNS(svgNS, 'circle');
-      e.setAttribute('class', 'partition-element');
-      e.setAttribute('cx', s[1]); e.setAttribute('cy', s[2]); e.setAttribute('r', 2);
-    } else {
-      e = document.createElementNS(svgNS, 'polygon');
-      e.setAttribute('class', 'partition-element');
-      e.setAttribute('points', s.slice(1).join(' '));
-      e.setAttribute('stroke', '#fff'); e.setAttribute('stroke-width', '0.3');
-    }
-    e.setAttribute('fill', a.colour);
-    e.setAttribute('data-tile', t); e.setAttribute('data-rank', a.rank);
-    const title = document.createElementNS(svgNS, 'title');
-    title.textContent = a.text;
-    e.appendChild(title);
-    g.appendChild(e);
-  }
-  // Thin lines between tiles, thick ones (drawn last) between ranks.
-  for (const [x1, y1, x2, y2, ranks] of [...m.borders].sort((a, b) => a[4] - b[4])) {
-    const l = document.createElementNS(svgNS, 'line');
-    l.setAttribute('class', ranks ? 'rank-border' : 'tile-border');
-    l.setAttribute('x1', x1); l.setAttribute('y1', y1); l.setAttribute('x2', x2); l.setAttribute('y2', y2);
-    l.setAttribute('stroke', '#000'); l.setAttribute('stroke-width', ranks ? '2.5' : '0.8');
-    l.setAttribute('stroke-linecap', 'round');
-    g.appendChild(l);
-  }
-  svg.appendChild(g);
-  box.appendChild(svg);
-  document.getElementById('tile-maps').appendChild(box);
-}
-document.getElementById('legend').innerHTML = kinds.map(k =>
-  `<span style="color:${colour(k)}">&#9632;</span> ${k}`).join(' &nbsp; ');
-)";
-}  // namespace
-
-namespace {
 // Per tile t < tiles, of the tasks of `names`: the worker that ran most of them, as {position
 // of its rank in `ranks`, worker id (-1: none), its tasks there, the tile's tasks in all}.
 std::vector<std::array<long, 4>> tile_workers(const std::vector<RankTrace>& ranks,
@@ -548,98 +294,110 @@ nlohmann::json partition_maps(const std::vector<RankTrace>& ranks,
   }
   return out;
 }
-}  // namespace
+// The kinds in name order, each with its place (the script colours a kind by its place).
+std::map<std::string, int> kind_places(const std::vector<RankTrace>& ranks) {
+  std::map<std::string, int> places;
+  for (const RankTrace& r : ranks)
+    for (const TaskEvent& t : r.tasks) places.emplace(t.kind, 0);
+  int place = 0;
+  for (auto& [kind, p] : places) p = place++;
+  return places;
+}
 
-void write_html_report(const std::vector<RankTrace>& ranks, const std::string& about,
-                       std::ostream& out, const std::vector<TileMap>& maps,
-                       const std::vector<PartitionMap>& meshes) {
+// Each worker's busy share per time bin of rank `r`, with the kind that took most of it:
+// {worker: [[bin, kind place, share], ...]}, bins without tasks left out.
+nlohmann::json busy_bins(const RankTrace& r, const std::map<std::string, int>& kinds) {
+  // worker -> bin -> kind -> busy us
+  std::map<int, std::map<long, std::map<int, double>>> busy;
+  const double width = std::max(1e-9, r.wall_us() / kGanttBins);
+  for (const TaskEvent& t : r.tasks) {
+    const int k = kinds.at(t.kind);
+    for (long b = static_cast<long>((t.start_us - r.begin_us) / width);
+         b < kGanttBins && r.begin_us + width * static_cast<double>(b) < t.end_us; ++b) {
+      const double lo = r.begin_us + width * static_cast<double>(b);
+      busy[t.worker][b][k] += std::min(t.end_us, lo + width) - std::max(t.start_us, lo);
+    }
+  }
+  nlohmann::json bins = nlohmann::json::object();
+  for (const auto& [worker, by_bin] : busy) {
+    nlohmann::json row = nlohmann::json::array();
+    for (const auto& [b, by_kind] : by_bin) {
+      double sum = 0, most = 0;
+      int top = 0;
+      for (const auto& [k, us] : by_kind) {
+        sum += us;
+        if (us > most) {
+          most = us;
+          top = k;
+        }
+      }
+      row.push_back({b, top, std::round(100 * std::min(1.0, sum / width)) / 100});
+    }
+    bins[std::to_string(worker)] = row;
+  }
+  return bins;
+}
+
+// What the script draws for rank ranks[ri]: its workers, its tasks (binned: only those on the
+// critical path, the rest as busy_bins), its ready-task curve.
+nlohmann::json rank_data(const std::vector<RankTrace>& ranks, std::size_t ri, const Graph& graph,
+                         const std::vector<bool>& critical, bool binned,
+                         const std::map<std::string, int>& kinds) {
   using nlohmann::json;
-  json data = {{"ranks", json::array()}};
-  long task_count = 0;
-  for (const RankTrace& r : ranks) task_count += static_cast<long>(r.tasks.size());
-  // Above kGanttTasks the chart draws time bins (each worker's busy share per bin, coloured by
-  // the kind that took most of it) and only the critical path's tasks one by one.
-  const bool binned = task_count > kGanttTasks;
-  const Graph graph = rebuild_graph(ranks);
+  const RankTrace& r = ranks[ri];
+  json workers = json::array(), tasks = json::array();
+  for (const Worker& w : r.workers)
+    workers.push_back({{"id", w.id}, {"name", w.name}, {"arch", w.arch}});
+  for (std::size_t i = 0; i < r.tasks.size(); ++i) {
+    const TaskEvent& t = r.tasks[i];
+    if (binned && !critical[i]) continue;
+    tasks.push_back({{"name", task_name(t)},
+                     {"kind", t.kind},
+                     {"worker", t.worker},
+                     {"start_us", t.start_us},
+                     {"end_us", t.end_us}});
+    if (critical[i]) tasks.back()["crit"] = 1;
+  }
+  const std::vector<double> ready = graph.critical_path_us >= 0
+                                        ? ready_curve(r, graph.ready_us[ri], kReadyBins)
+                                        : std::vector<double>{};
+  json curve = json::array();
+  for (double v : ready) curve.push_back(std::round(v * 100) / 100);
+  return {{"rank", r.rank},
+          {"ready", curve},
+          {"begin_us", r.begin_us},
+          {"end_us", r.end_us},
+          {"workers", workers},
+          {"tasks", tasks},
+          {"bins", binned ? busy_bins(r, kinds) : json::object()}};
+}
+
+// The page's data for its script (trace/report.js), as the text of a <script> element.
+std::string page_data(const std::vector<RankTrace>& ranks, const Graph& graph, bool binned,
+                      const std::vector<TileMap>& maps, const std::vector<PartitionMap>& meshes) {
+  using nlohmann::json;
   std::vector<std::vector<bool>> critical;
   for (const RankTrace& r : ranks) critical.emplace_back(r.tasks.size(), false);
   for (const TaskRef& t : graph.critical) critical[t.rank][t.index] = true;
-  std::map<std::string, int> kind_index;
-  for (const RankTrace& r : ranks)
-    for (const TaskEvent& t : r.tasks) kind_index.emplace(t.kind, 0);
-  json kinds = json::array();
-  for (auto& [kind, index] : kind_index) {
-    index = static_cast<int>(kinds.size());
-    kinds.push_back(kind);
-  }
-  data["kinds"] = kinds;
-  data["binned"] = binned;
-  for (std::size_t ri = 0; ri < ranks.size(); ++ri) {
-    const RankTrace& r = ranks[ri];
-    json workers = json::array(), tasks = json::array(), bins = json::object();
-    for (const Worker& w : r.workers)
-      workers.push_back({{"id", w.id}, {"name", w.name}, {"arch", w.arch}});
-    for (std::size_t i = 0; i < r.tasks.size(); ++i) {
-      const TaskEvent& t = r.tasks[i];
-      if (binned && !critical[ri][i]) continue;
-      tasks.push_back({{"name", task_name(t)},
-                       {"kind", t.kind},
-                       {"worker", t.worker},
-                       {"start_us", t.start_us},
-                       {"end_us", t.end_us}});
-      if (critical[ri][i]) tasks.back()["crit"] = 1;
-    }
-    if (binned) {
-      // worker -> bin -> kind -> busy us
-      std::map<int, std::map<long, std::map<int, double>>> busy;
-      const double width = std::max(1e-9, r.wall_us() / kGanttBins);
-      for (const TaskEvent& t : r.tasks) {
-        const int k = kind_index[t.kind];
-        for (long b = static_cast<long>((t.start_us - r.begin_us) / width);
-             b < kGanttBins && r.begin_us + width * static_cast<double>(b) < t.end_us; ++b) {
-          const double lo = r.begin_us + width * static_cast<double>(b);
-          busy[t.worker][b][k] += std::min(t.end_us, lo + width) - std::max(t.start_us, lo);
-        }
-      }
-      for (const auto& [worker, by_bin] : busy) {
-        json row = json::array();
-        for (const auto& [b, by_kind] : by_bin) {
-          double sum = 0, most = 0;
-          int top = 0;
-          for (const auto& [k, us] : by_kind) {
-            sum += us;
-            if (us > most) {
-              most = us;
-              top = k;
-            }
-          }
-          row.push_back({b, top, std::round(100 * std::min(1.0, sum / width)) / 100});
-        }
-        bins[std::to_string(worker)] = row;
-      }
-    }
-    const std::vector<double> ready = graph.critical_path_us >= 0
-                                          ? ready_curve(r, graph.ready_us[ri], kReadyBins)
-                                          : std::vector<double>{};
-    json curve = json::array();
-    for (double v : ready) curve.push_back(std::round(v * 100) / 100);
-    data["ranks"].push_back({{"rank", r.rank},
-                             {"ready", curve},
-                             {"begin_us", r.begin_us},
-                             {"end_us", r.end_us},
-                             {"workers", workers},
-                             {"tasks", tasks},
-                             {"bins", bins}});
-  }
+  const std::map<std::string, int> kinds = kind_places(ranks);
+  json data = {{"ranks", json::array()}, {"kinds", json::array()}, {"binned", binned}};
+  for (const auto& [kind, place] : kinds) data["kinds"].push_back(kind);
+  for (std::size_t ri = 0; ri < ranks.size(); ++ri)
+    data["ranks"].push_back(rank_data(ranks, ri, graph, critical[ri], binned, kinds));
   data["tile_maps"] = tile_maps(ranks, maps);
   data["partition_maps"] = partition_maps(ranks, meshes);
   std::string payload = data.dump();
   // "</" inside a <script> element would end it early.
   for (std::size_t at = payload.find("</"); at != std::string::npos; at = payload.find("</", at))
     payload.replace(at, 2, "<\\/");
+  return payload;
+}
 
+void write_heading(std::ostream& out, const std::vector<RankTrace>& ranks, const std::string& about,
+                   long task_count, bool binned) {
   out << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Tessera run report"
-      << "</title><style>" << kStyle << "</style></head><body>\n<h1>Tessera run report</h1>\n<p>"
+      << "</title><style>\n"
+      << embedded::kReportStyle << "</style></head><body>\n<h1>Tessera run report</h1>\n<p>"
       << html_escaped(about) << "</p>\n<p id=\"overview\" data-tasks=\"" << task_count << "\">"
       << task_count << " tasks on " << ranks.size() << (ranks.size() == 1 ? " rank" : " ranks")
       << (binned ? " (more than " + std::to_string(kGanttTasks) +
@@ -647,7 +405,9 @@ void write_html_report(const std::vector<RankTrace>& ranks, const std::string& a
                        "critical path's tasks)"
                  : "")
       << "</p>\n";
+}
 
+void write_bounds(std::ostream& out, const std::vector<RankTrace>& ranks, const Graph& graph) {
   const Bounds b = bounds(ranks, graph);
   out << "<h2>How far from the best possible</h2>\n<table id=\"bounds\" data-makespan-us=\""
       << num("%.3f", b.makespan_us) << "\" data-critical-path-us=\""
@@ -669,117 +429,128 @@ void write_html_report(const std::vector<RankTrace>& ranks, const std::string& a
   out << "<tr><td>efficiency</td><td></td><td>" << num("%.1f", 100 * b.efficiency()) << "</td><td>"
       << bar(b.efficiency(), "gpu")
       << " max(critical path, area bound) / makespan</td></tr>\n</table>\n";
+}
 
+// The Gantt chart's and the ready-task curves' places; the script draws them.
+void write_chart_boxes(std::ostream& out) {
   out << "<h2>Tasks per worker over time</h2>\n<div id=\"legend\"></div><div id=\"gantt-box\">"
          "</div><div id=\"tip\"></div>\n";
-
   out << "<h2>Tasks ready but not started</h2>\n<p>How many tasks had their predecessors "
          "ended and were submitted, but had not started (mean per time bin, on the time axis of "
          "the chart above). Near zero while workers idle: the graph or the submission starved "
          "them.</p><div id=\"ready-box\"></div>\n";
+}
 
-  const std::vector<WorkerStep> idle_rows = graph.critical_path_us >= 0
-                                                ? idle_by_worker_and_step(ranks, graph)
-                                                : std::vector<WorkerStep>{};
-  if (!idle_rows.empty()) {
-    out << "<h2>Why workers idle</h2>\n<table id=\"idle\"><tr><th>worker</th><th>idle s</th>"
-           "<th>no task ready s</th><th>ready, not started here s</th><th></th></tr>\n";
-    for (const WorkerStep& w : idle_by_worker(idle_rows)) {
-      std::string name = std::to_string(w.worker);
-      for (const Worker& k : ranks[w.rank].workers)
-        if (k.id == w.worker) name = k.name;
-      const double span = w.busy_us + w.idle.idle_us;
-      out << "<tr class=\"idle-row\"><td>"
-          << (ranks.size() > 1 ? "rank " + std::to_string(ranks[w.rank].rank) + " " : "")
-          << html_escaped(name) << "</td><td>" << num("%.4f", w.idle.idle_us / 1e6) << "</td><td>"
-          << num("%.4f", w.idle.starved_us / 1e6) << "</td><td>"
-          << num("%.4f", w.idle.ready_us / 1e6) << "</td><td>"
-          << split_bar(span, {w.busy_us, w.idle.starved_us, w.idle.ready_us}) << "</td></tr>\n";
-    }
-    out << "</table>\n<p>Idle time of each worker over its rank's window, split: <span "
-           "class=\"legend-starved\">no task ready</span> (no task of a kind its worker class "
-           "ran in this run was ready on its rank: the graph or the submission starved it), "
-           "<span class=\"legend-waiting\">ready, not started here</span> (one was: placement or "
-           "scheduling kept this worker idle). Bars: busy, no task ready, ready.</p>\n";
+void write_idle(std::ostream& out, const std::vector<RankTrace>& ranks,
+                const std::vector<WorkerStep>& idle_rows) {
+  if (idle_rows.empty()) return;
+  out << "<h2>Why workers idle</h2>\n<table id=\"idle\"><tr><th>worker</th><th>idle s</th>"
+         "<th>no task ready s</th><th>ready, not started here s</th><th></th></tr>\n";
+  for (const WorkerStep& w : idle_by_worker(idle_rows)) {
+    std::string name = std::to_string(w.worker);
+    for (const Worker& k : ranks[w.rank].workers)
+      if (k.id == w.worker) name = k.name;
+    const double span = w.busy_us + w.idle.idle_us;
+    out << "<tr class=\"idle-row\"><td>"
+        << (ranks.size() > 1 ? "rank " + std::to_string(ranks[w.rank].rank) + " " : "")
+        << html_escaped(name) << "</td><td>" << num("%.4f", w.idle.idle_us / 1e6) << "</td><td>"
+        << num("%.4f", w.idle.starved_us / 1e6) << "</td><td>" << num("%.4f", w.idle.ready_us / 1e6)
+        << "</td><td>" << split_bar(span, {w.busy_us, w.idle.starved_us, w.idle.ready_us})
+        << "</td></tr>\n";
   }
+  out << "</table>\n<p>Idle time of each worker over its rank's window, split: <span "
+         "class=\"legend-starved\">no task ready</span> (no task of a kind its worker class "
+         "ran in this run was ready on its rank: the graph or the submission starved it), "
+         "<span class=\"legend-waiting\">ready, not started here</span> (one was: placement or "
+         "scheduling kept this worker idle). Bars: busy, no task ready, ready.</p>\n";
+}
 
+// One row per step: each rank's span, imbalance, idle split, MPI messages and bus transfers.
+void write_steps(std::ostream& out, const std::vector<RankTrace>& ranks, const Graph& graph,
+                 const std::vector<WorkerStep>& idle_rows) {
   const std::vector<StepTimes> steps = step_times(ranks);
-  if (!steps.empty()) {
-    std::map<int, IdleSplit> step_idle;
-    for (const WorkerStep& s : idle_rows) {
-      IdleSplit& i = step_idle[s.step];
-      i.idle_us += s.idle.idle_us;
-      i.starved_us += s.idle.starved_us;
-      i.ready_us += s.idle.ready_us;
-    }
-    out << "<h2>Per step</h2>\n<table id=\"steps\"><tr><th>step</th>";
-    for (const RankTrace& r : ranks) out << "<th>rank " << r.rank << " ms</th>";
-    // MPI messages by the step of the task that read them.
-    std::map<int, std::pair<long, std::uint64_t>> messages;
-    for (const Graph::Message& m : graph.messages) {
-      auto& [count, bytes] = messages[ranks[m.to.rank].tasks[m.to.index].step];
-      ++count;
-      bytes += m.bytes;
-    }
-    bool sampled = false;  // bus transfers recorded over time (a CPU-only run has none)
-    for (const RankTrace& r : ranks) sampled = sampled || !r.transfer_samples.empty();
-    out << "<th>imbalance (max/mean busy)</th><th>idle: no task ready ms</th>"
-           "<th>idle: ready, not started ms</th>"
-        << (ranks.size() > 1 ? "<th>MPI messages</th><th>MPI KiB</th>" : "")
-        << (sampled ? "<th>bus transfers</th><th>bus KiB</th>" : "") << "</tr>\n";
-    for (const StepTimes& st : steps) {
-      out << "<tr class=\"step-row\"><td>" << st.step << "</td>";
-      for (double us : st.rank_span_us) out << "<td>" << num("%.3f", us / 1e3) << "</td>";
-      const IdleSplit& i = step_idle[st.step];
-      out << "<td>" << num("%.2f", st.imbalance()) << "</td><td>" << num("%.3f", i.starved_us / 1e3)
-          << "</td><td>" << num("%.3f", i.ready_us / 1e3) << "</td>";
-      if (ranks.size() > 1)
-        out << "<td>" << messages[st.step].first << "</td><td>"
-            << num("%.1f", static_cast<double>(messages[st.step].second) / 1024) << "</td>";
-      if (sampled)
-        out << "<td>" << st.bus_transfers << "</td><td class=\"bus-bytes\" data-bytes=\""
-            << st.bus_bytes << "\">" << num("%.1f", static_cast<double>(st.bus_bytes) / 1024)
-            << "</td>";
-      out << "</tr>\n";
-    }
-    out << "</table>\n<p>Per rank: first start to last end of the step's tasks (steps overlap "
-           "when they are submitted ahead). Imbalance: the busiest worker's time in the step "
-           "over the mean of every worker of every rank. Idle time before a task counts in that "
-           "task's step. MPI messages (several ranks): data written on one rank and read on "
-           "another (from the rebuilt graph), by the step of the task that read them. Bus "
-           "(runs with GPUs): what StarPU moved between memory nodes, from its bus counters "
-           "read as each task ended; a transfer counts in the first step whose last task (or an "
-           "earlier step's) ended after it.</p>\n";
+  if (steps.empty()) return;
+  std::map<int, IdleSplit> step_idle;
+  for (const WorkerStep& s : idle_rows) {
+    IdleSplit& i = step_idle[s.step];
+    i.idle_us += s.idle.idle_us;
+    i.starved_us += s.idle.starved_us;
+    i.ready_us += s.idle.ready_us;
   }
+  out << "<h2>Per step</h2>\n<table id=\"steps\"><tr><th>step</th>";
+  for (const RankTrace& r : ranks) out << "<th>rank " << r.rank << " ms</th>";
+  // MPI messages by the step of the task that read them.
+  std::map<int, std::pair<long, std::uint64_t>> messages;
+  for (const Graph::Message& m : graph.messages) {
+    auto& [count, bytes] = messages[ranks[m.to.rank].tasks[m.to.index].step];
+    ++count;
+    bytes += m.bytes;
+  }
+  bool sampled = false;  // bus transfers recorded over time (a CPU-only run has none)
+  for (const RankTrace& r : ranks) sampled = sampled || !r.transfer_samples.empty();
+  out << "<th>imbalance (max/mean busy)</th><th>idle: no task ready ms</th>"
+         "<th>idle: ready, not started ms</th>"
+      << (ranks.size() > 1 ? "<th>MPI messages</th><th>MPI KiB</th>" : "")
+      << (sampled ? "<th>bus transfers</th><th>bus KiB</th>" : "") << "</tr>\n";
+  for (const StepTimes& st : steps) {
+    out << "<tr class=\"step-row\"><td>" << st.step << "</td>";
+    for (double us : st.rank_span_us) out << "<td>" << num("%.3f", us / 1e3) << "</td>";
+    const IdleSplit& i = step_idle[st.step];
+    out << "<td>" << num("%.2f", st.imbalance()) << "</td><td>" << num("%.3f", i.starved_us / 1e3)
+        << "</td><td>" << num("%.3f", i.ready_us / 1e3) << "</td>";
+    if (ranks.size() > 1)
+      out << "<td>" << messages[st.step].first << "</td><td>"
+          << num("%.1f", static_cast<double>(messages[st.step].second) / 1024) << "</td>";
+    if (sampled)
+      out << "<td>" << st.bus_transfers << "</td><td class=\"bus-bytes\" data-bytes=\""
+          << st.bus_bytes << "\">" << num("%.1f", static_cast<double>(st.bus_bytes) / 1024)
+          << "</td>";
+    out << "</tr>\n";
+  }
+  out << "</table>\n<p>Per rank: first start to last end of the step's tasks (steps overlap "
+         "when they are submitted ahead). Imbalance: the busiest worker's time in the step "
+         "over the mean of every worker of every rank. Idle time before a task counts in that "
+         "task's step. MPI messages (several ranks): data written on one rank and read on "
+         "another (from the rebuilt graph), by the step of the task that read them. Bus "
+         "(runs with GPUs): what StarPU moved between memory nodes, from its bus counters "
+         "read as each task ended; a transfer counts in the first step whose last task (or an "
+         "earlier step's) ended after it.</p>\n";
+}
 
+void write_bus(std::ostream& out, const std::vector<RankTrace>& ranks) {
   out << "<h2>Data moved over the bus</h2>\n";
   bool buses = false;
   for (const RankTrace& r : ranks)
     for (const Transfer& x : r.transfers) buses = buses || !x.mpi;
   if (!buses) {
     out << "<p id=\"no-bus\">None: every worker of the run shares one memory node.</p>\n";
-  } else {
-    out << "<table id=\"bus\"><tr><th>bus</th><th>transfers</th><th>KiB</th></tr>\n";
-    for (const RankTrace& r : ranks)
-      for (const Transfer& x : r.transfers)
-        if (!x.mpi)
-          out << "<tr><td>" << (ranks.size() > 1 ? "rank " + std::to_string(r.rank) + " " : "")
-              << html_escaped(x.from + " \u2192 " + x.to) << "</td><td>" << x.count << "</td><td>"
-              << num("%.1f", static_cast<double>(x.bytes) / 1024) << "</td></tr>\n";
-    out << "</table>\n<p>StarPU's bus counters over the whole run (per step in the table "
-           "above).</p>\n";
+    return;
   }
+  out << "<table id=\"bus\"><tr><th>bus</th><th>transfers</th><th>KiB</th></tr>\n";
+  for (const RankTrace& r : ranks)
+    for (const Transfer& x : r.transfers)
+      if (!x.mpi)
+        out << "<tr><td>" << (ranks.size() > 1 ? "rank " + std::to_string(r.rank) + " " : "")
+            << html_escaped(x.from + " \u2192 " + x.to) << "</td><td>" << x.count << "</td><td>"
+            << num("%.1f", static_cast<double>(x.bytes) / 1024) << "</td></tr>\n";
+  out << "</table>\n<p>StarPU's bus counters over the whole run (per step in the table "
+         "above).</p>\n";
+}
 
-  if (!maps.empty() || !meshes.empty())
-    out << "<h2>Tile map</h2>\n<p>Every tile at its place, coloured by the worker that ran most "
-           "of its tasks (blues: CPU workers, greens: CUDA workers; grey: no task recorded); "
-           "thick lines: borders between ranks. 3-D grids: one map per layer of tiles along z "
-           "(at most 24 shown). Meshes: every element at its place, coloured by its tile's "
-           "worker, thin lines between tiles (above "
-        << kPolygons
-        << " elements, cells of a raster). Hover a tile or element for its numbers.</p>\n"
-           "<div id=\"tile-legend\"></div><div id=\"tile-maps\"></div>\n";
+// The tile maps' place; the script draws them.
+void write_map_box(std::ostream& out) {
+  out << "<h2>Tile map</h2>\n<p>Every tile at its place, coloured by the worker that ran most "
+         "of its tasks (blues: CPU workers, greens: CUDA workers; grey: no task recorded); "
+         "thick lines: borders between ranks. 3-D grids: one map per layer of tiles along z "
+         "(at most 24 shown). Meshes: every element at its place, coloured by its tile's "
+         "worker, thin lines between tiles (above "
+      << kPolygons
+      << " elements, cells of a raster). Hover a tile or element for its numbers.</p>\n"
+         "<div id=\"tile-legend\"></div><div id=\"tile-maps\"></div>\n";
+}
 
+// Busy and idle per worker, then the CPU / GPU split of their busy time.
+void write_workers(std::ostream& out, const std::vector<RankTrace>& ranks) {
   out << "<h2>Busy and idle per worker</h2>\n<table id=\"workers\"><tr><th>worker</th>"
          "<th>arch</th><th>tasks</th><th>busy s</th><th>busy %</th><th></th></tr>\n";
   double cpu_us = 0, gpu_us = 0;
@@ -802,7 +573,9 @@ void write_html_report(const std::vector<RankTrace>& ranks, const std::string& a
         << num("%.1f", total > 0 ? 100 * us / total : 0) << "</td><td>"
         << bar(total > 0 ? us / total : 0, cls) << "</td></tr>\n";
   out << "</table>\n";
+}
 
+void write_kinds(std::ostream& out, const std::vector<RankTrace>& ranks) {
   out << "<h2>Time per task kind, predicted versus measured</h2>\n<table id=\"kinds\"><tr>"
          "<th>kind</th><th>tasks</th><th>time s</th><th>mean measured us</th>"
          "<th>mean predicted us</th><th>prediction error %</th></tr>\n";
@@ -816,9 +589,34 @@ void write_html_report(const std::vector<RankTrace>& ranks, const std::string& a
   }
   out << "</table>\n<p>Predictions come from StarPU's history-based models (model-based "
          "schedulers such as dmda only); \"-\": no prediction, e.g. uncalibrated models.</p>\n";
+}
+}  // namespace
 
-  out << "<script type=\"application/json\" id=\"trace-data\">" << payload << "</script>\n"
-      << "<script>" << kScript << "</script>\n</body></html>\n";
+void write_html_report(const std::vector<RankTrace>& ranks, const std::string& about,
+                       std::ostream& out, const std::vector<TileMap>& maps,
+                       const std::vector<PartitionMap>& meshes) {
+  long task_count = 0;
+  for (const RankTrace& r : ranks) task_count += static_cast<long>(r.tasks.size());
+  // Above kGanttTasks the chart draws time bins (each worker's busy share per bin, coloured by
+  // the kind that took most of it) and only the critical path's tasks one by one.
+  const bool binned = task_count > kGanttTasks;
+  const Graph graph = rebuild_graph(ranks);
+  const std::vector<WorkerStep> idle_rows = graph.critical_path_us >= 0
+                                                ? idle_by_worker_and_step(ranks, graph)
+                                                : std::vector<WorkerStep>{};
+  write_heading(out, ranks, about, task_count, binned);
+  write_bounds(out, ranks, graph);
+  write_chart_boxes(out);
+  write_idle(out, ranks, idle_rows);
+  write_steps(out, ranks, graph, idle_rows);
+  write_bus(out, ranks);
+  if (!maps.empty() || !meshes.empty()) write_map_box(out);
+  write_workers(out, ranks);
+  write_kinds(out, ranks);
+  out << "<script type=\"application/json\" id=\"trace-data\">"
+      << page_data(ranks, graph, binned, maps, meshes) << "</script>\n"
+      << "<script>\n"
+      << embedded::kReportScript << "</script>\n</body></html>\n";
 }
 
 }  // namespace tessera::trace

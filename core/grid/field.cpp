@@ -265,9 +265,9 @@ void FieldStorage::retile_in_place(const GridSpec& grid) {
   for (std::size_t o = 0; o < read.size(); ++o)
     if (read[o]) data.acquire(old->handles[o], false);
   // Cleared (ghost layers included: the next exchange writes them) and the interior copied from
-  // the old tiles, a tile per thread at a time: a move re-cuts the whole CPU part (jacobi2d
-  // 16384^2's three fields: 364 MB of new tiles), which one core clears and copies at a
-  // fraction of the node's memory speed (docs/scheduling.md, "Moving the split").
+  // the old tiles, a tile per thread at a time: a move re-cuts the whole CPU part of every
+  // field, which one core alone clears and copies at a fraction of the node's memory speed
+  // (figures: docs/scheduling.md, "Moving the split").
   auto fill = [&](std::size_t k) {
     const TileGeometry g = geometry(fills[k].tile);
     std::memset(dst[k], 0, impl_->memory_bytes[static_cast<std::size_t>(fills[k].tile)]);
@@ -352,8 +352,8 @@ std::int64_t FieldStorage::thinnest_tile(int axis) const { return impl_->tiling.
 int FieldStorage::device_class(int tile) const {
   // Tiles the library chose for CPU workers alone come in whole rounds of the workers, as the
   // split's CPU part does: each runs on one worker (tasks::Placement), which dmda, left to
-  // place a one-round tiling, did not do (simulated heat3d 1024x1024x512 on 63 cores: 4.7 s
-  // under dmda, 2.3 under lws).
+  // place a one-round tiling, did not do: it put several tiles on one worker while others
+  // idled (figures: docs/scheduling.md, "Placement that sticks").
   if (grid_.split_axis < 0) return grid_.chosen && context().engine->cuda_workers() == 0 ? 1 : 0;
   return impl_->tiling.tile(tile).origin[grid_.split_axis] < grid_.split ? 2 : 1;
 }
