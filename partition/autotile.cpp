@@ -14,7 +14,7 @@ namespace {
 // late; other processes on the cores). Fitted on 2 workers here: first to heat3d (64^3 to
 // 256^3) under load, then on a quiet machine to every grid application of the benchmark suite
 // at its default and in-cache size (docs/scheduling.md, "Measured"): a quarter of a tile made
-// small grids two tiles a worker where one is up to 15 % faster (cloudsim 512^2).
+// small grids two tiles a worker where one is faster.
 constexpr double kGhostCost = 4;
 constexpr double kImbalance = 0.15;
 // The most tiles per CPU worker the chooser considers.

@@ -28,16 +28,15 @@ struct Machine {
 
 // Assumed when unknown: a memory-bound stencil point on one core of a current CPU, a GPU 20
 // times a core (a GPU step is bandwidth-bound: HBM against a core's share of DRAM), a task
-// of a dozen handles as measured here (docs/performance.md: 7-19 us).
+// of a dozen handles as measured here (docs/performance.md).
 inline constexpr double kCpuPointSeconds = 2.5e-9;
 inline constexpr double kGpuSpeedup = 20;
 inline constexpr double kTaskSeconds = 15e-6;
 // What a split of the grid between CPU and CUDA workers adds to each step beyond its parts'
 // work: the faces crossing the bus both ways (a transfer's latency each), the pack tasks on
-// both sides, and the GPU part's next step waiting for the CPU part's faces. On a real H100
-// node these were 0.1 to 0.3 ms a step (cardiac2d 2048^2: 0.43 ms a step split against 0.13
-// GPU-only with 9 of 2048 rows on the CPUs; docs/scheduling.md), more than a thin CPU part
-// gains when a GPU step takes under a millisecond.
+// both sides, and the GPU part's next step waiting for the CPU part's faces: as measured on
+// a real H100 node (docs/scheduling.md, "What a split costs"), more than a thin CPU part gains
+// when a GPU step is short.
 inline constexpr double kSplitSeconds = 3e-4;
 // The thinnest tile the chooser makes along an axis it cuts: thinner tiles copy more ghost
 // layers per point than they compute, and leave temporal blocking no depth.
