@@ -142,8 +142,7 @@ struct PairTiles<D, F, TypeList<TT...>, TypeList<ST...>, K> {
                 input<ST>(p[kT + J], a.slot[kT + J], at(a.slot[kT + J], sx, sy, sz))...);
     });
   }
-  static void point(const Args& a, void* const* p, std::int64_t x, std::int64_t y,
-                    std::int64_t z) {
+  static void point(const Args& a, void* const* p, std::int64_t x, std::int64_t y, std::int64_t z) {
     point(a, p, x, y, z, std::index_sequence_for<ST...>{});
   }
 
@@ -274,8 +273,7 @@ __global__ void target_kernel(typename K::Args a, Pointers<K::N> p, std::int64_t
   }
 }
 template <class K, std::size_t... J>
-void launch_targets(const typename K::Args& a, const Pointers<K::N>& p,
-                    std::index_sequence<J...>) {
+void launch_targets(const typename K::Args& a, const Pointers<K::N>& p, std::index_sequence<J...>) {
   const auto& t = a.slot[K::kT + K::kS];
   if (t.extent[0] <= 0 || t.extent[1] <= 0 || t.extent[2] <= 0) return;
   LaunchTile tile;

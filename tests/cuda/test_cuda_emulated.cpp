@@ -195,15 +195,13 @@ struct Indexed {
 
 TEST(EmulatedDevice, PairsStagedInChunksGiveTheCpuBits) {
   const tessera::Grid<2> targets({40, 3}, {40, 3}), sources({70, 5}, {50, 4});
-  const std::vector<double> cpu =
-      run_pairs(test::cpu_workers_only(), targets, sources, Indexed{});
+  const std::vector<double> cpu = run_pairs(test::cpu_workers_only(), targets, sources, Indexed{});
   std::vector<double> gpu;
-  EXPECT_GT(launches_by("target_kernel",
-                        [&] {
-                          gpu = run_pairs(test::cuda_bodies_only("eager"), targets, sources,
-                                          Indexed{});
-                        }),
-            0);
+  EXPECT_GT(
+      launches_by(
+          "target_kernel",
+          [&] { gpu = run_pairs(test::cuda_bodies_only("eager"), targets, sources, Indexed{}); }),
+      0);
   test::expect_bitwise_equal(gpu, cpu);
 }
 
