@@ -33,7 +33,7 @@ inline CLI::Validator whole() {
         long v = 0;
         return whole_number(text, v);
       },
-      "INT");
+      "");  // --help already says INT
 }
 
 // A CLI11 check that a whole number is at least `low`, with a message that says so (CLI11's
