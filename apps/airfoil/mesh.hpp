@@ -40,10 +40,9 @@ inline void check_mesh_size(const std::string& what, std::int64_t nnode, std::in
       throw tessera::Error(what + " has " + std::to_string(n) + " " + name + ", more than the " +
                            std::to_string(kMaxMeshCount) +
                            " a mesh may have (its indices are 32-bit); give a smaller mesh");
-  const double per_cell = kBytesPerCell;
-  const double cells_that_fit = tessera::detail::available_memory_bytes() / per_cell;
+  const double cells_that_fit = tessera::detail::available_memory_bytes() / kBytesPerCell;
   require_memory(what + " (" + std::to_string(ncell) + " cells)",
-                 per_cell * static_cast<double>(ncell),
+                 kBytesPerCell * static_cast<double>(ncell),
                  "give a mesh of at most about " +
                      std::to_string(static_cast<long long>(cells_that_fit)) + " cells");
 }
