@@ -9,7 +9,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$(cd "${1:-${BUILD_DIR:-$root/build}}" && pwd)
 heat3d=$build/apps/heat3d/heat3d jacobi2d=$build/apps/jacobi2d/jacobi2d life=$build/apps/life/life
 cloudsim=$build/apps/cloudsim/cloudsim nbody=$build/apps/nbody/nbody airfoil=$build/apps/airfoil/airfoil
-for app in "$heat3d" "$jacobi2d" "$life" "$cloudsim" "$nbody" "$airfoil"; do
+mg=$build/apps/mg/mg
+for app in "$heat3d" "$jacobi2d" "$life" "$cloudsim" "$nbody" "$airfoil" "$mg"; do
   [ -x "$app" ] || { echo "missing $app: build first (bash scripts/build.sh)"; exit 1; }
 done
 work=$(mktemp -d)
@@ -50,30 +51,50 @@ check "256^3 in tiles of 1 (memory)" fail "use larger tiles, e.g." "$heat3d" --s
 check "one 3000^3 tile (StarPU vector)" fail "2\^32 - 1" "$heat3d" --size 3000 3000 3000 --tile 3000 3000 3000 --steps 1
 check "jacobi2d more tiles than fit" fail "use larger tiles" "$jacobi2d" --size 1000000 100000 --tile 1 1 --steps 1
 check "life 1x1 periodic" ok "checksum=" "$life" --size 1 1 --tile 1 1 --steps 3 --ncpu 1 --quiet
+check "size 10^20 (beyond 64 bits)" fail "size: 99999999999999999999 is out of range; give a whole number between" "$heat3d" --size 99999999999999999999 8 8 --steps 1
+check "tile 10^20" fail "tile: 99999999999999999999 is out of range" "$heat3d" --size 8 8 8 --tile 99999999999999999999 8 8 --steps 1
+check "airfoil mesh-size 10^6 10^6 (cell count)" fail "mesh-size 1000000 1000000 makes 3000000000000 cells \\(3I x J\\), more than the 536870912" "$airfoil" --mesh-size 1000000 1000000 --iterations 1
+check "airfoil mesh-size 4000^2 under ulimit -v 4 GB" fail "mesh-size 4000 4000 \\(48000000 cells\\) needs about 23.0 GB of host memory, and [0-9.]+ GB is available to this process; give a mesh of at most about [0-9]+ cells" bash -c "ulimit -v 4000000; exec $airfoil --mesh-size 4000 4000 --iterations 1"
+check "nbody 10^10 bodies (memory)" fail "size 10000000000 \\(bodies\\) needs about 1440 GB of host memory, and .* is available to this process; give at most [0-9]+ bodies" "$nbody" --size 10000000000 --steps 1
 echo "== steps and physics"
 check "steps 0" fail "steps: 0 is below 1" "$heat3d" "${small[@]}" --steps 0
 check "steps -1" fail "is below 1" "$heat3d" "${small[@]}" --steps -1
+check "steps 10^20 (beyond 64 bits)" fail "steps: 99999999999999999999 is out of range" "$heat3d" "${small[@]}" --steps 99999999999999999999
 check "steps abc" fail "not a whole number|could not be converted|--steps" "$heat3d" "${small[@]}" --steps abc
 check "heat3d alpha 10 (unstable)" fail "stability range" "$heat3d" "${small[@]}" --alpha 10
 check "heat3d alpha nan" fail "stability range" "$heat3d" "${small[@]}" --alpha nan
 check "heat3d alpha -0.1" fail "stability range" "$heat3d" "${small[@]}" --alpha -0.1
+check "heat3d alpha -inf" fail "alpha -inf is outside the explicit scheme's stability range .*; give a value in that range" "$heat3d" "${small[@]}" --alpha -inf
 check "heat3d alpha 1/6 (the limit)" ok "checksum=" "$heat3d" "${small[@]}" --alpha 0.16666666666666666 --quiet
 check "cloudsim dt nan" fail "dt: 'nan' is not a finite number; give one above 0 and at most 1" "$cloudsim" --size 16 16 --tile 16 8 --steps 2 --dt nan
 check "cloudsim dt inf" fail "dt: 'inf' is not a finite number" "$cloudsim" --size 16 16 --tile 16 8 --steps 2 --dt inf
 check "cloudsim dt 0" fail "dt: 0 is out of range; give a number above 0" "$cloudsim" --size 16 16 --tile 16 8 --steps 2 --dt 0
+check "cloudsim dt 1 diverges (nan)" fail "cloudsim: the result is not finite after 50 steps \\(checksum=(nan|inf|-nan)\\): the run diverged .*; give a smaller --dt" "$cloudsim" --size 64 64 --steps 50 --dt 1 --quiet
+check "cloudsim dt 0.5, 200 steps" fail "cloudsim: the result is not finite after 200 steps" "$cloudsim" --size 64 64 --steps 200 --dt 0.5 --quiet
 check "cloudsim cloud-radius -1" fail "cloud-radius: -1 is below 0" "$cloudsim" --size 16 16 --steps 2 --cloud-radius -1
 check "nbody dt -1" fail "dt: -1 is out of range; give a number above 0" "$nbody" --steps 1 --dt -1
 check "nbody eps nan" fail "eps: 'nan' is not a finite number" "$nbody" --steps 1 --eps nan
 check "nbody eps 0" fail "eps: 0 is out of range" "$nbody" --steps 1 --eps 0
+check "nbody dt 1e300 diverges" fail "nbody: the result is not finite after 3 steps \\(E1=.*give a smaller --dt or a larger --eps" "$nbody" --size 64 --tile 64 --steps 3 --dt 1e300 --quiet
+check "nbody eps 1e-300 diverges" fail "nbody: the result is not finite after 3 steps" "$nbody" --size 64 --tile 64 --steps 3 --eps 1e-300 --quiet
+check "nbody --help: --size counts bodies" ok "size INT.*number of bodies" "$nbody" --help
 check "airfoil iterations 0" fail "iterations: 0 is below 1; give at least 1" "$airfoil" --iterations 0
 check "airfoil tiles -1" fail "tiles: -1 is below 0" "$airfoil" --tiles -1
 check "steps-per-exchange 5000" fail "5000 is not between 0 and 4096" "$heat3d" "${small[@]}" --steps-per-exchange 5000
 check "rank-grid 0 1 1" fail "'0' is not a whole number >= 1" "$heat3d" "${small[@]}" --rank-grid 0 1 1
 echo "== input files"
 printf '2000000000 2000000000 2000000000 2000000000\n0 0\n' > huge.dat
-check "airfoil mesh header 2e9 counts" fail "header promises 2000000000 nodes, .*cannot hold them" "$airfoil" --mesh huge.dat --iterations 1
+check "airfoil mesh header 2e9 counts" fail "count of nodes, 2000000000, is not a whole number between 1 and" "$airfoil" --mesh huge.dat --iterations 1
 printf '4 1 4 4\n0 0\n1 0\n' > short.dat
 check "airfoil mesh cut short" fail "mesh file 'short.dat': its header promises 4 nodes" "$airfoil" --mesh short.dat --iterations 1
+# 4 nodes, 1 cell, 4 edges, 4 boundary edges; padded so that the file holds its header's counts.
+mesh_tail='0 1 2 3\n0 1 0 0\n1 2 0 0\n2 3 0 0\n3 0 0 0\n0 1 0 1\n1 2 0 1\n2 3 0 1\n3 0 0 1\n'
+printf "4 1 4 4\n0 0\nnan 0\n1 1\n0 1\n$mesh_tail" > nan.dat
+check "airfoil mesh with a nan coordinate" fail "mesh file 'nan.dat': node 1's coordinates are not finite numbers" "$airfoil" --mesh nan.dat --iterations 1
+printf "4 4294967298 4 4\n0 0\n1 0\n1 1\n0 1\n$mesh_tail" > wrap.dat
+check "airfoil mesh header 2^32+2 cells (wraps)" fail "count of cells, 4294967298, is not a whole number between 1 and 536870912" "$airfoil" --mesh wrap.dat --iterations 1
+printf "4 1000000000000 4 4\n0 0\n1 0\n1 1\n0 1\n$mesh_tail" > tera.dat
+check "airfoil mesh header 10^12 cells" fail "count of cells, 1000000000000, is not a whole number between 1 and 536870912" "$airfoil" --mesh tera.dat --iterations 1
 echo "== runtime flags and environment"
 check "unknown flag" fail "bogus" "$heat3d" --bogus
 check "sched empty" fail "empty scheduler" "$heat3d" "${small[@]}" --sched ""
@@ -96,6 +117,12 @@ touch afile
 check "perfmodel-dir is a file" fail "is not a directory" "$heat3d" "${small[@]}" --perfmodel-dir afile
 check "perfmodel-dir under a file" fail "is not a directory" "$heat3d" "${small[@]}" --perfmodel-dir afile/models
 check "STARPU_PERF_MODEL_DIR is a file" fail "is not a directory" env STARPU_PERF_MODEL_DIR=afile "$heat3d" "${small[@]}"
+check "mg without --sched: the program's default" ok "scheduler peager \\(the program's default\\)" "$mg" --class S --ncpu 1
+check "rebalance-every without CUDA workers" ok "rebalance-every 2 does nothing in this run: .*this run has no CUDA workers" "$heat3d" "${small[@]}" --ncuda 0 --rebalance-every 2
+check "checkpoint-dir is a file" fail "checkpoint-dir afile: it is a file, not a directory; give a directory for the checkpoints" "$heat3d" "${small[@]}" --checkpoint-every 1 --checkpoint-dir afile
+check "checkpoint-dir under a file" fail "checkpoint-dir afile/ck: 'afile' is a file, not a directory" "$heat3d" "${small[@]}" --checkpoint-every 1 --checkpoint-dir afile/ck
+# A user's own *.partial directory in the checkpoint directory is not Tessera's: kept.
+check "checkpoints keep a user's mydata.partial" ok "mydata.partial kept" bash -c "mkdir -p ck/mydata.partial && echo data > ck/mydata.partial/f && \"$heat3d\" ${small[*]} --quiet --checkpoint-every 1 --checkpoint-dir ck > /dev/null && test -f ck/mydata.partial/f && echo 'mydata.partial kept'"
 check "perfmodel-dir missing (created)" ok "checksum=" "$heat3d" "${small[@]}" --perfmodel-dir new/models --quiet
 check "HOME under a file (default models)" fail "StarPU's default model directory \\(from HOME" env -u XDG_CACHE_HOME -u STARPU_HOME HOME=afile/home "$heat3d" "${small[@]}"
 check "STARPU_HOME under a file" fail "default model directory \\(from STARPU_HOME" env -u XDG_CACHE_HOME STARPU_HOME=afile/home "$heat3d" "${small[@]}"

@@ -16,6 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::HasSubstr;
+using testing::Not;
 
 struct Average {
   TESSERA_HD void operator()(tessera::Index<3>, tessera::In<double> u,
@@ -79,20 +80,42 @@ TEST(Checkpoint, RestartWithAnotherTilingIsBitwiseTheUninterruptedRun) {
 TEST(Checkpoint, StalePartialsAreRemovedOnceAndCompleteCheckpointsKept) {
   const std::string parent = fresh("stale");
   run({"eager", 1}, {6, 9, 7}, 0, 2, 1, parent + "/step-1", "");  // a complete checkpoint
-  // What a run killed while writing two checkpoints leaves: directories with some tile files.
+  // What a run killed while writing two checkpoints leaves: directories with the checkpoint
+  // writer's marker and some tile files.
   for (const char* stale : {"/step-2.partial", "/step-4.partial"}) {
     fs::create_directories(parent + stale);
+    std::ofstream(parent + stale + "/tessera-checkpoint") << "marker";
     std::ofstream(parent + stale + "/u_0.bin") << "half a tile";
   }
+  // A user's own directory whose name ends in .partial, without the marker: not Tessera's.
+  fs::create_directories(parent + "/mydata.partial");
+  std::ofstream(parent + "/mydata.partial/results.txt") << "the user's data";
   testing::internal::CaptureStderr();
   run({"eager", 1}, {6, 9, 7}, 0, 4, 3, parent + "/step-3", "");
   const std::string said = testing::internal::GetCapturedStderr();
   EXPECT_THAT(said, HasSubstr("removed 2 partial checkpoints in " + parent));
   EXPECT_THAT(said, HasSubstr("step-2.partial, step-4.partial"));
+  EXPECT_THAT(said, Not(HasSubstr("mydata")));
   EXPECT_FALSE(fs::exists(parent + "/step-2.partial"));
   EXPECT_FALSE(fs::exists(parent + "/step-4.partial"));
-  EXPECT_TRUE(fs::exists(parent + "/step-1/manifest"));  // complete ones stay
+  EXPECT_TRUE(fs::exists(parent + "/mydata.partial/results.txt"));  // the user's stays
+  EXPECT_TRUE(fs::exists(parent + "/step-1/manifest"));             // complete ones stay
   EXPECT_TRUE(fs::exists(parent + "/step-3/manifest"));
+}
+
+// A directory in the way of a checkpoint's DIR.partial that the checkpoint writer did not make
+// is refused with its name, not removed.
+TEST(Checkpoint, PartialNameInUseByTheUserIsRefusedNotRemoved) {
+  const std::string parent = fresh("user-partial");
+  fs::create_directories(parent + "/step-5.partial");
+  std::ofstream(parent + "/step-5.partial/notes.txt") << "the user's data";
+  std::string error = "no error";
+  try {
+    run({"eager", 1}, {6, 9, 7}, 0, 6, 5, parent + "/step-5", "");
+  } catch (const tessera::Error& e) { error = e.what(); }
+  EXPECT_THAT(error, HasSubstr(parent + "/step-5.partial exists and was not made by a Tessera "
+                                        "checkpoint (it has no file tessera-checkpoint)"));
+  EXPECT_TRUE(fs::exists(parent + "/step-5.partial/notes.txt"));
 }
 
 std::string restart_error(const std::string& dir) {

@@ -9,11 +9,12 @@ int main(int argc, char** argv) {
   tessera::Options runtime;
   tessera::add_options(cli, runtime);
   apps::add_version_flag(cli);
-  std::vector<int> size{400, 600};
+  std::vector<long> size{400, 600};
   int tiles = 0, iterations = 1000;
   std::string mesh_file, partitioner = "metis";
   cli.add_option("--mesh-size", size, "I J of the generated mesh: 3I x J cells (OP2's: 400 600)")
-      ->expected(2);
+      ->expected(2)
+      ->check(apps::whole());
   cli.add_option("--mesh", mesh_file, "read OP2's new_grid.dat text format instead of generating");
   cli.add_option("--tiles", tiles,
                  "tiles the cells are cut into (default 0: the library chooses from the workers)")
@@ -46,6 +47,9 @@ int main(int argc, char** argv) {
     rt.wait();
     const double seconds = apps::now_seconds() - start;
     const double maxerr = solver.maxerr();
+    apps::require_finite("airfoil", "rms", rms, iterations,
+                         "the flow diverged; check the mesh (cells turned inside out, "
+                         "coordinates too large)");
     if (rt.rank() == 0)
       std::printf(
           "airfoil cells=%d edges=%d tiles=%d iterations=%d seconds=%.4f rms=%.17g maxerr=%.17g "

@@ -11,11 +11,41 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <tessera/error.hpp>
 
+#include "apps/common/memory.hpp"
+#include "apps/common/option_checks.hpp"
+
 namespace apps::airfoil {
+
+// The most of each count (nodes, cells, edges, boundary edges) a mesh may have: its maps and
+// the solver index 4 values per cell in 32-bit integers (4 x 2^29 = 2^31).
+constexpr std::int64_t kMaxMeshCount = std::int64_t{1} << 29;
+// Host bytes per cell, measured (peak resident set, 1 rank): OP2's 720,000-cell mesh 353 MB,
+// 45,000 cells 36 MB, so 480 bytes per cell (the mesh, the library's copies of its sets and
+// maps, the solver's 5 fields, the partition).
+constexpr double kBytesPerCell = 480;
+
+// Refuses counts beyond kMaxMeshCount and a mesh that cannot fit in memory, before the mesh's
+// arrays are allocated; `what` names the mesh as the user gave it.
+inline void check_mesh_size(const std::string& what, std::int64_t nnode, std::int64_t ncell,
+                            std::int64_t nedge, std::int64_t nbedge) {
+  const std::pair<const char*, std::int64_t> counts[] = {
+      {"nodes", nnode}, {"cells", ncell}, {"edges", nedge}, {"boundary edges", nbedge}};
+  for (const auto& [name, n] : counts)
+    if (n > kMaxMeshCount)
+      throw tessera::Error(what + " has " + std::to_string(n) + " " + name + ", more than the " +
+                           std::to_string(kMaxMeshCount) +
+                           " a mesh may have (its indices are 32-bit); give a smaller mesh");
+  const double cells_that_fit = tessera::detail::available_memory_bytes() / kBytesPerCell;
+  require_memory(what + " (" + std::to_string(ncell) + " cells)",
+                 kBytesPerCell * static_cast<double>(ncell),
+                 "give a mesh of at most about " +
+                     std::to_string(static_cast<long long>(cells_that_fit)) + " cells");
+}
 
 struct Mesh {
   std::int32_t nnode = 0, ncell = 0, nedge = 0, nbedge = 0;
@@ -30,10 +60,22 @@ struct Mesh {
 
 /// The NACA0012 mesh of OP2's generator (apps/mesh_generators/naca0012.m, new format), with the
 /// airfoil's surface interpolated linearly rather than by a spline in the square-root plane.
-inline Mesh generate_mesh(int I, int J) {
-  if (I < 1 || J < 2)
-    throw tessera::Error("airfoil mesh " + std::to_string(I) + " x " + std::to_string(J) +
-                         ": need I >= 1 and J >= 2 (3I x J cells)");
+inline Mesh generate_mesh(std::int64_t size_i, std::int64_t size_j) {
+  const std::string what = "--mesh-size " + std::to_string(size_i) + " " + std::to_string(size_j);
+  if (size_i < 1 || size_j < 2)
+    throw tessera::Error(what + ": need I >= 1 and J >= 2 (3I x J cells)");
+  // In doubles first: 3I x J overflows 64 bits from I, J about 2^31 each.
+  const double cells = 3.0 * static_cast<double>(size_i) * static_cast<double>(size_j);
+  if (cells > static_cast<double>(kMaxMeshCount))
+    throw tessera::Error(what + " makes " + std::to_string(static_cast<long long>(cells)) +
+                         " cells (3I x J), more than the " + std::to_string(kMaxMeshCount) +
+                         " a mesh may have (its indices are 32-bit); give a smaller mesh, e.g. "
+                         "--mesh-size 400 600 (OP2's 720,000 cells)");
+  // About 2 edges per cell: 3I(J-1) between rows, (3I-1)J between columns, I on the wake cut.
+  check_mesh_size(what, (3 * size_i + 1) * (size_j + 1), 3 * size_i * size_j,
+                  3 * size_i * (size_j - 1) + (3 * size_i - 1) * size_j + size_i,
+                  6 * size_i + 2 * size_j);
+  const int I = static_cast<int>(size_i), J = static_cast<int>(size_j);
   // The upper surface, mapped to the square-root plane, where the airfoil is nearly flat.
   const int np = 100;
   const double pi = 3.14159265358979323846, x0 = 0.0077;
@@ -123,10 +165,31 @@ inline Mesh read_mesh(const std::string& path) {
                          " (OP2's new_grid.dat format expected)");
   };
   Mesh m;
-  if (std::fscanf(f, "%d %d %d %d", &m.nnode, &m.ncell, &m.nedge, &m.nbedge) != 4)
+  // The counts as written: read as text, so that 4294967298 is not taken as 2 (fscanf's %d
+  // wraps) and 10^12 not as a negative count.
+  char text[4][32];
+  if (std::fscanf(f, "%31s %31s %31s %31s", text[0], text[1], text[2], text[3]) != 4)
     fail("no header line of 4 counts");
-  if (m.nnode < 1 || m.ncell < 1 || m.nedge < 1 || m.nbedge < 1)
-    fail("a count in the header is below 1");
+  std::int64_t header[4];
+  const char* names[] = {"nodes", "cells", "edges", "boundary edges"};
+  for (int k = 0; k < 4; ++k) {
+    long v = 0;
+    if (!whole_number(text[k], v).empty() || v < 1 || v > kMaxMeshCount)
+      fail(std::string("its header's count of ") + names[k] + ", " + text[k] +
+           ", is not a whole number between 1 and " + std::to_string(kMaxMeshCount) +
+           " (a mesh's indices are 32-bit)");
+    header[k] = v;
+  }
+  try {
+    check_mesh_size("mesh file '" + path + "'", header[0], header[1], header[2], header[3]);
+  } catch (const tessera::Error&) {
+    std::fclose(f);
+    throw;
+  }
+  m.nnode = static_cast<std::int32_t>(header[0]);
+  m.ncell = static_cast<std::int32_t>(header[1]);
+  m.nedge = static_cast<std::int32_t>(header[2]);
+  m.nbedge = static_cast<std::int32_t>(header[3]);
   // Before allocating for the header's counts: every number the counts promise takes at least
   // two bytes (a digit and a separator), so a file too short for them is refused here, with
   // its counts, rather than by an allocation of gigabytes (or its failure).
@@ -149,6 +212,9 @@ inline Mesh read_mesh(const std::string& path) {
     if (std::fscanf(f, "%lf %lf", &m.x[static_cast<std::size_t>(2 * n)],
                     &m.x[static_cast<std::size_t>(2 * n + 1)]) != 2)
       fail("node " + std::to_string(n) + " lacks 2 coordinates");
+    else if (!std::isfinite(m.x[static_cast<std::size_t>(2 * n)]) ||
+             !std::isfinite(m.x[static_cast<std::size_t>(2 * n + 1)]))
+      fail("node " + std::to_string(n) + "'s coordinates are not finite numbers; give finite ones");
   m.cell.resize(static_cast<std::size_t>(4 * count(m.ncell)));
   for (std::size_t k = 0; k < m.cell.size(); ++k)
     if (std::fscanf(f, "%d", &m.cell[k]) != 1)

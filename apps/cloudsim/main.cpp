@@ -15,6 +15,10 @@ int main(int argc, char** argv) {
   cli.add_option("--dt", params.dt, "time step (PSkel: 0.01, which is unstable: see cloudsim.hpp)")
       ->check(apps::finite_in(0, 1, "above 0 and at most 1", true));
   CLI11_PARSE(cli, argc, argv);
+  // cloudsim.hpp: the winds move 270 x dt cells per step, stable below one cell.
+  o.diverged_fix =
+      "give a smaller --dt (the winds then move under one cell per step: at most about 0.0037; "
+      "the default is 0.001)";
 
   return apps::run_guarded([&] {
     tessera::Runtime rt(o.runtime);

@@ -4,10 +4,37 @@
 
 #include <CLI/CLI.hpp>
 
+#include <charconv>
 #include <cmath>
+#include <limits>
 #include <string>
 
 namespace apps {
+
+// Reads a whole number as typed, in decimal; returns why it is not one, or "" when it is.
+// CLI11's own conversion (strtoll) takes 99999999999999999999 as 9223372036854775807 without a
+// word, and reads 010 as 8; a run would then go on with a count the user never gave.
+inline std::string whole_number(const std::string& text, long& v) {
+  const char* end = text.data() + text.size();
+  const char* first = text.data() + (text.size() > 1 && text[0] == '+' ? 1 : 0);
+  const auto [at, error] = std::from_chars(first, end, v);
+  if (error == std::errc::result_out_of_range)
+    return text + " is out of range; give a whole number between " +
+           std::to_string(std::numeric_limits<long>::min()) + " and " +
+           std::to_string(std::numeric_limits<long>::max());
+  if (error != std::errc() || at != end) return "'" + text + "' is not a whole number";
+  return {};
+}
+
+// A CLI11 check that the text is a whole number that a long holds (--size, --tile).
+inline CLI::Validator whole() {
+  return CLI::Validator(
+      [](std::string& text) {
+        long v = 0;
+        return whole_number(text, v);
+      },
+      "");  // --help already says INT
+}
 
 // A CLI11 check that a whole number is at least `low`, with a message that says so (CLI11's
 // PositiveNumber prints its range as doubles: "not in range 2.22507e-308 to ...").
@@ -15,7 +42,7 @@ inline CLI::Validator at_least(long low) {
   return CLI::Validator(
       [low](std::string& text) -> std::string {
         long v = 0;
-        if (!CLI::detail::lexical_cast(text, v)) return "'" + text + "' is not a whole number";
+        if (std::string why = whole_number(text, v); !why.empty()) return why;
         if (v < low)
           return text + " is below " + std::to_string(low) + "; give at least " +
                  std::to_string(low);
@@ -29,7 +56,7 @@ inline CLI::Validator whole_in(long low, long high) {
   return CLI::Validator(
       [low, high](std::string& text) -> std::string {
         long v = 0;
-        if (!CLI::detail::lexical_cast(text, v)) return "'" + text + "' is not a whole number";
+        if (std::string why = whole_number(text, v); !why.empty()) return why;
         if (v < low || v > high)
           return text + " is not between " + std::to_string(low) + " and " + std::to_string(high) +
                  "; give a value in that range";

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -47,16 +49,22 @@ struct RunOptions {
   // Online rebalancing of a CPU/GPU split (tessera::Balance): measured every N steps, 0: off
   // (the default: each measurement drains the pipeline, docs/scheduling.md).
   long rebalance_every = 0;
+  // What --size counts, for --help (nbody: bodies).
+  std::string size_help = "grid points per axis";
+  // What to do when the run's result is not finite (print_result refuses it): the app's
+  // stability rule, e.g. cloudsim's "give a smaller --dt".
+  std::string diverged_fix = "check the physics options against the scheme's stability limit";
 
   void add_to(CLI::App& cli) {
     tessera::add_options(cli, runtime);
     add_version_flag(cli);
     const auto n = static_cast<int>(size.size());
-    cli.add_option("--size", size, "grid points per axis")->expected(n);
+    cli.add_option("--size", size, size_help)->expected(n)->check(whole());
     cli.add_option("--tile", tile,
                    "tile points per axis (the last tile may be smaller; 0 on an axis: the library "
                    "chooses along it; default: the library chooses, or the application's tiles)")
-        ->expected(n);
+        ->expected(n)
+        ->check(whole());
     cli.add_option("--steps", steps, "time steps")->check(at_least(1));
     cli.add_option("--rebalance-every", rebalance_every,
                    "with a CPU/GPU split (automatic tiles with CUDA workers): measure both parts "
@@ -152,6 +160,26 @@ inline std::string checkpoint_path(const RunOptions& o, long step) {
   return o.checkpoint_dir + "/" + name;
 }
 
+// Before any task: --checkpoint-dir must be a directory, or name one that can be created (not
+// a file, nor a path under one), else the run would fail at its first checkpoint, mid-run.
+inline void check_checkpoint_dir(const RunOptions& o) {
+  if (o.checkpoint_every <= 0) return;
+  std::error_code ec;
+  for (std::filesystem::path p = o.checkpoint_dir; !p.empty(); p = p.parent_path()) {
+    if (!std::filesystem::exists(p, ec)) {
+      if (p == p.parent_path()) break;
+      continue;
+    }
+    if (!std::filesystem::is_directory(p, ec))
+      throw tessera::Error(
+          "--checkpoint-dir " + o.checkpoint_dir + ": " +
+          (p == o.checkpoint_dir ? std::string("it is a file") : "'" + p.string() + "' is a file") +
+          ", not a directory; give a directory for the checkpoints (created if missing), e.g. "
+          "--checkpoint-dir checkpoints");
+    break;
+  }
+}
+
 // Restarts `state` from --restart: checks that the checkpoint was written by this program
 // with the same size and physics options and is not past --steps; returns its step.
 inline long restart_from(const RunOptions& o, const State& state) {
@@ -216,6 +244,17 @@ template <class Init, class Advance>
 double timed_blocks(tessera::Runtime& rt, RunOptions& o, double points, Init init, Advance advance,
                     long block, const State* state = nullptr,
                     const std::function<void(long)>& after_block = {}) {
+  if (state != nullptr) check_checkpoint_dir(o);
+  // --rebalance-every moves a CPU/GPU split: say when this run cannot have one, rather than
+  // ignore the flag without a word.
+  if (o.rebalance_every > 0 && !o.runtime.quiet && rt.rank() == 0 &&
+      (rt.cuda_workers() == 0 || o.runtime.gpu_fraction >= 0))
+    std::fprintf(
+        stderr,
+        "tessera: --rebalance-every %ld does nothing in this run: it moves the split of "
+        "a grid between CUDA and CPU workers, and %s\n",
+        o.rebalance_every,
+        rt.cuda_workers() == 0 ? "this run has no CUDA workers" : "--gpu-fraction fixes the split");
   init();
   if (o.calibrate_models) {
     calibrate_models(rt, o.steps, init, advance);
@@ -320,11 +359,26 @@ double timed_steps(tessera::Runtime& rt, RunOptions& o, double points, Init init
       1, state);
 }
 
+// Throws when a run's result is not finite: the scheme diverged, or the input held nan or inf.
+// A run that ends in nan must not end in success (exit status 0) with checksum=nan. `what`
+// names the value (e.g. "checksum"), `fix` what to change. Every rank holds the same reduced
+// value, so under mpirun every rank throws alike and the message is printed once.
+inline void require_finite(const std::string& app, const std::string& what, double value,
+                           long steps, const std::string& fix) {
+  if (std::isfinite(value)) return;
+  char text[64];
+  std::snprintf(text, sizeof(text), "%g", value);
+  throw tessera::Error(app + ": the result is not finite after " + std::to_string(steps) +
+                       " steps (" + what + "=" + text +
+                       "): the run diverged or its input held nan or inf; " + fix);
+}
+
 // One line, key=value, so scripts and tests can read it; printed by rank 0 only. steps= is the
 // run's last step; after a --restart, from_step= says where it began, and the rates and the
 // traffic per step count the steps this run computed, not those before the checkpoint. In a
 // simulated run `seconds` is simulated time, the line ends with simulated=1 and the checksum
-// reads "simulated" (no values exist). The halo
+// reads "simulated" (no values exist). A checksum that is not finite ends the run with an
+// error (require_finite, o.diverged_fix) instead of the line. The halo
 // traffic between ranks is per step, over every rank (0 in a one-rank run); call it on every
 // rank (collective).
 inline void print_result(const char* app, const RunOptions& o, const tessera::Runtime& rt,
@@ -334,6 +388,7 @@ inline void print_result(const char* app, const RunOptions& o, const tessera::Ru
   const double updates = points * computed;
   const double per_step = computed > 0 ? 1.0 / computed : 0.0;  // a restart at the last step
   const tessera::Traffic traffic = rt.traffic();
+  if (!rt.simulated()) require_finite(app, "checksum", checksum, o.steps, o.diverged_fix);
   if (rt.rank() != 0) return;
   char sum[32];
   std::snprintf(sum, sizeof(sum), "%.17g", checksum);

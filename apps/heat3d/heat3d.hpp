@@ -26,7 +26,7 @@ inline void check_heat3d_alpha(double alpha) {
   if (!(alpha >= 0.0 && alpha <= 1.0 / 6.0))
     throw tessera::Error("--alpha " + text.str() +
                          " is outside the explicit scheme's stability range 0 <= alpha <= 1/6 "
-                         "(0.1667); give a smaller time step, e.g. --alpha 0.1");
+                         "(0.1667); give a value in that range, e.g. --alpha 0.1");
 }
 
 // The boundary value: hot x-low face, cold elsewhere.

@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   // NPB's OpenMP loops do; its other tasks it places as eager does. Any other scheduler runs
   // that task on one worker (the same bits).
   if (runtime.scheduler.empty() && std::getenv("STARPU_SCHED") == nullptr)
-    runtime.scheduler = "peager";
+    runtime.default_scheduler = "peager";
 
   return apps::run_guarded([&] {
     const apps::MgClass c = apps::mg_class(cls, size, iterations);

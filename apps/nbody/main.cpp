@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "apps/common/memory.hpp"
 #include "apps/common/run.hpp"
 #include "apps/nbody/nbody.hpp"
 
@@ -16,6 +17,7 @@ struct Square {  // the checksum: positions and velocities sum to zero (centre o
 int main(int argc, char** argv) {
   CLI::App cli{"nbody: all-pairs gravitational N-body, Plummer sphere, leapfrog"};
   apps::RunOptions o{{16384}, {1024}, 10, {}};
+  o.size_help = "number of bodies";
   o.add_to(cli);
   apps::NBodyParams params;
   std::uint64_t seed = 12345;
@@ -31,6 +33,15 @@ int main(int argc, char** argv) {
     tessera::Runtime rt(o.runtime);
     const std::int64_t n = o.size[0];
     if (n < 2) throw tessera::Error("--size " + std::to_string(n) + ": give at least 2 bodies");
+    // Per body: the start's 7 arrays and the 11 fields, doubles (plummer fills the start for
+    // minutes before a size that cannot fit would fail).
+    const double per_body = 18 * sizeof(double);
+    apps::require_memory(
+        "--size " + std::to_string(n) + " (bodies)", per_body * static_cast<double>(n),
+        "give at most " +
+            std::to_string(
+                static_cast<long long>(tessera::detail::available_memory_bytes() / per_body)) +
+            " bodies");
     const apps::Bodies start = apps::plummer(n, seed);
     apps::NBody sim(n, o.tile[0], start, params);
     const auto e0 = sim.energies().get();
@@ -39,6 +50,11 @@ int main(int argc, char** argv) {
     const auto e1 = sim.energies().get();
     const double E0 = e0[0] + e0[1], E1 = e1[0] + e1[1];
     const double checksum = tessera::sum(sim.x, Square{}) + tessera::sum(sim.vx, Square{});
+    const std::string fix =
+        "give a smaller --dt or a larger --eps (close pairs then stay resolved; the defaults, "
+        "0.005 and 0.05, are stable)";
+    apps::require_finite("nbody", "E1", E1, o.steps, fix);
+    apps::require_finite("nbody", "checksum", checksum, o.steps, fix);
     // Each step sums n^2 pair interactions (the self-pair included), 20 flops each by the
     // usual count.
     const double pairs =

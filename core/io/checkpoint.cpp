@@ -189,10 +189,21 @@ RestartState read_manifest(const std::string& dir) {
   return s;
 }
 
-// A checkpoint is complete once DIR.partial is renamed to DIR, so a DIR.partial left in the
-// directory is one a killed run never committed, and never a complete checkpoint. The first
-// checkpoint this run writes into a directory removes every such leftover there and says so
-// once (two runs that checkpoint into one directory at the same time are not supported).
+// The file that marks a directory as made by Checkpoint: written into DIR.partial before any
+// tile, so the clean-up below removes only what a checkpoint writer made, never a user's own
+// *.partial directory. It stays in the complete checkpoint (the restart ignores it).
+constexpr const char* kMarker = "tessera-checkpoint";
+
+bool made_by_checkpoint(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_regular_file(dir / kMarker, ec);
+}
+
+// A checkpoint is complete once DIR.partial is renamed to DIR, so a DIR.partial (with the
+// marker) left in the directory is one a killed run never committed, and never a complete
+// checkpoint. The first checkpoint this run writes into a directory removes every such
+// leftover there and says so once (two runs that checkpoint into one directory at the same
+// time are not supported).
 void remove_stale_partials(Context& c, const std::string& dir) {
   const std::string parent = files::directory_of(dir);
   if (!c.checkpoint_dirs.insert(parent).second) return;
@@ -203,7 +214,7 @@ void remove_stale_partials(Context& c, const std::string& dir) {
     const std::string name = e.path().filename().string();
     if (name.size() <= suffix.size() ||
         name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0 ||
-        !e.is_directory(ec))
+        !e.is_directory(ec) || !made_by_checkpoint(e.path()))
       continue;
     fs::remove_all(e.path(), ec);
     if (ec)
@@ -328,13 +339,18 @@ Checkpoint::Checkpoint(std::string dir, long step, std::string about)
     if (detail::fs::exists(s.dir) && !detail::fs::is_directory(s.dir))
       throw Error("checkpoint directory " + s.dir + " is a file; give a directory name");
     detail::files::check_directory(detail::files::directory_of(s.dir),
-                                   "the checkpoint directory's parent");
+                                   "the directory that holds checkpoint " + s.dir + ",");
     detail::remove_stale_partials(*s.context, s.dir);
     std::error_code ec;
+    if (detail::fs::exists(s.partial, ec) && !detail::made_by_checkpoint(s.partial))
+      throw Error(s.partial + " exists and was not made by a Tessera checkpoint (it has no file " +
+                  detail::kMarker + "); move it away, or checkpoint into another directory");
     detail::fs::remove_all(s.partial, ec);  // a checkpoint that was never committed
     if (!detail::fs::create_directory(s.partial, ec) || ec)
       throw Error("cannot create " + s.partial + " (" + ec.message() +
                   "); check the checkpoint directory");
+    std::ofstream(s.partial + "/" + detail::kMarker)
+        << "a checkpoint written by Tessera: its clean-up may remove this directory\n";
   });
 }
 

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -13,6 +14,7 @@
 #include <iostream>
 #include <iterator>
 #include <sstream>
+#include <type_traits>
 #include <vector>
 
 #include "core/runtime/comm.hpp"
@@ -20,6 +22,7 @@
 #include "core/runtime/files.hpp"
 #include "tessera/detail/field_storage.hpp"
 #include "tessera/error.hpp"
+#include "tessera/options_fields.hpp"
 
 namespace tessera {
 
@@ -180,19 +183,36 @@ void check_watchdog(double seconds) {
 }
 
 // Every rank must run the same program with the same options, or they would build different
-// task graphs (and StarPU-MPI tags) and hang: compare the parsed options and the command line.
-// The recording options count too: ranks that record gather their traces at shutdown.
+// task graphs (and StarPU-MPI tags) and hang: compare the command lines, then every field of
+// the parsed options (also those a program sets in code, which the command line does not
+// show), each by name. The recording options count too: ranks that record gather their traces at
+// shutdown.
 void check_same_options_on_all_ranks(const Options& o) {
-  std::string bytes = o.scheduler + '\0' + std::to_string(o.cpu_workers) + '\0' +
-                      std::to_string(o.cuda_workers) + '\0' + std::to_string(o.calibrate) + '\0' +
-                      std::to_string(o.quiet) + '\0' + std::to_string(o.gpu_fraction) + '\0' +
-                      o.trace + '\0' + o.report + '\0' + std::to_string(o.summary) + '\0' +
-                      o.perfmodel_dir + '\0' + o.fxt + '\0';
-  for (int p : o.rank_grid) bytes += std::to_string(p) + ',';
   std::ifstream cmdline("/proc/self/cmdline", std::ios::binary);
-  bytes.append(std::istreambuf_iterator<char>(cmdline), std::istreambuf_iterator<char>());
-  detail::comm::require_equal(detail::comm::hash(bytes), "the options or command line",
+  const std::string command_line{std::istreambuf_iterator<char>(cmdline),
+                                 std::istreambuf_iterator<char>()};
+  detail::comm::require_equal(detail::comm::hash(command_line), "the command lines",
                               "start every rank with the same arguments");
+  detail::for_each_option(o, [](const char* name, const auto& value) {
+    using T = std::decay_t<decltype(value)>;
+    std::string bytes;
+    if constexpr (std::is_same_v<T, std::string>) {
+      bytes = value;
+    } else if constexpr (std::is_same_v<T, std::vector<int>>) {
+      for (int v : value) bytes += std::to_string(v) + ',';
+    } else if constexpr (std::is_floating_point_v<T>) {
+      char text[32];
+      std::snprintf(text, sizeof(text), "%a", value);  // every bit
+      bytes = text;
+    } else {
+      static_assert(std::is_integral_v<T>, "a new kind of Options field: say how to compare it");
+      bytes = std::to_string(value);
+    }
+    detail::comm::require_equal(detail::comm::hash(bytes),
+                                std::string("the values of tessera::Options::") + name,
+                                "start every rank with the same arguments, and set the same "
+                                "Options in the program on every rank");
+  });
 }
 
 // The engine's settings: every option resolved against its STARPU_* variable and checked
@@ -210,6 +230,9 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
   } else if (env("STARPU_SCHED") != nullptr) {
     e.scheduler = env("STARPU_SCHED");
     sched_source = "STARPU_SCHED";
+  } else if (!o.default_scheduler.empty()) {
+    e.scheduler = o.default_scheduler;
+    sched_source = "the program's default";
   } else {
     e.scheduler = kDefaultScheduler;
   }

@@ -63,6 +63,9 @@ struct Options {
   bool fused_exchange = true;
   /// How to rerun this program to calibrate its models, for the uncalibrated-model message.
   std::string calibrate_command = "this program with --calibrate";
+  /// The scheduler this program prefers when neither --sched nor STARPU_SCHED names one (mg:
+  /// peager); empty: Tessera's default. The configuration line then says where it came from.
+  std::string default_scheduler;
 };
 
 /// Face-buffer traffic between ranks, summed over every rank.

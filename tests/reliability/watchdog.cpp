@@ -5,6 +5,8 @@
 //   watchdog slow-task S  one user task whose body sleeps S seconds (a deadlocked kernel)
 //   watchdog host-work    the program sleeps 3 s on the host between runs, nothing submitted:
 //                         not waiting, so a short watchdog must not fire
+//   watchdog options-differ  rank 1 sets Options::fused_exchange = false in code (the command
+//                         lines agree): the Runtime must refuse to start, on every rank
 // Runtime flags follow (e.g. --watchdog 2). Prints "finished: sum ..." on rank 0 at the end.
 #include <csignal>
 #include <cstdlib>
@@ -30,6 +32,10 @@ int main(int argc, char** argv) {
   tessera::Options options = tessera::parse_options(argc, argv);
   options.quiet = true;
   const std::string mode = argc > 1 ? argv[1] : "";
+  // MPI is not up before the Runtime: the launcher's variable says which rank this is.
+  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  if (mode == "options-differ" && rank != nullptr && std::strcmp(rank, "1") == 0)
+    options.fused_exchange = false;
   try {
     tessera::Runtime rt(options);
     test::AverageRun run;
@@ -53,8 +59,11 @@ int main(int argc, char** argv) {
       rt.wait();
       std::this_thread::sleep_for(std::chrono::seconds(3));
       steps(20, -1);
+    } else if (mode == "options-differ") {
+      steps(20, -1);
     } else {
-      std::cerr << "usage: watchdog stop|stop-at-sum|slow-task SECONDS|host-work [runtime flags]\n";
+      std::cerr << "usage: watchdog stop|stop-at-sum|slow-task SECONDS|host-work|options-differ "
+                   "[runtime flags]\n";
       return 2;
     }
     const double total = tessera::sum(run.u);  // collective
