@@ -470,7 +470,8 @@ double lattice_part_seconds(const Extent3& extent, int dims, const std::array<Cu
     largest *= static_cast<double>(thickest);
   }
   const std::int64_t w = std::max(1, workers);
-  return static_cast<double>((tiles + w - 1) / w) * (largest * point_seconds + task_seconds);
+  const std::int64_t rounds = (tiles + w - 1) / w;  // whole rounds: the last may be partial
+  return static_cast<double>(rounds) * (largest * point_seconds + task_seconds);
 }
 }  // namespace
 
