@@ -175,14 +175,18 @@ V view_of(void** buffers, const TileSlot& s) {
   return v;
 }
 
-template <class Body, class = void>
-struct HasCuda : std::false_type {};
-template <class Body>
-struct HasCuda<Body, std::void_t<decltype(&Body::cuda)>> : std::true_type {};
-
-// Whether Body's cpu takes a Team first (a task that may run on several workers).
 template <class... V>
 struct ViewList {};
+// Whether Body has cuda(stream, views...) for these views (a template member counts).
+template <class Body, class Views, class = void>
+struct HasCuda : std::false_type {};
+template <class Body, class... V>
+struct HasCuda<Body, ViewList<V...>,
+               std::void_t<decltype(std::declval<const Body&>().cuda(std::declval<void*>(),
+                                                                      std::declval<V>()...))>>
+    : std::true_type {};
+
+// Whether Body's cpu takes a Team first (a task that may run on several workers).
 template <class Body, class Views, class = void>
 struct TakesTeam : std::false_type {};
 template <class Body, class... V>
@@ -219,7 +223,7 @@ struct UserTask {
 #endif
   static TaskKind kind() {
 #if TESSERA_CUDA_BODIES
-    if constexpr (HasCuda<Body>::value)
+    if constexpr (HasCuda<Body, ViewList<V...>>::value)
       return {"task", Access::Read, Access::ReadWrite, &cpu, &cuda, false, kTeam};
 #endif
     return {"task", Access::Read, Access::ReadWrite, &cpu, nullptr, false, kTeam};
