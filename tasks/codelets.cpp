@@ -94,10 +94,10 @@ detail::KernelFn CodeletRegistry::cpu_entry(const detail::TaskKind& kind) const 
 Codelet& CodeletRegistry::get(const std::string& stencil, const std::string& types,
                               const detail::TaskKind& kind) {
   if (strict_ && kind.cuda == nullptr)
-    throw Error(std::string("TESSERA_EMULATED_CUDA=strict: the ") + kind.kind + " tasks of '" + stencil +
-                "' (" + types +
-                ") have no CUDA body, so a run with GPU workers only cannot run them; give "
-                "them one (a user task: a cuda(stream, views...) member, docs/gpu.md)");
+    throw Error("TESSERA_EMULATED_CUDA=strict: '" + stencil + "' (its " + kind.kind +
+                " tasks on " + types +
+                ") has no CUDA body, so a run with GPU workers only cannot run it; give it one "
+                "(a user task: a cuda(stream, views...) member, docs/gpu.md)");
   const std::string symbol = "tessera." + stencil + "." + kind.kind + "." + types +
                              (emulate_ && kind.cuda != nullptr ? ".emulated-cuda" : "");
   // An untimed kind has no model file to share, so each implementation gets its own codelet
