@@ -94,8 +94,8 @@ detail::KernelFn CodeletRegistry::cpu_entry(const detail::TaskKind& kind) const 
 Codelet& CodeletRegistry::get(const std::string& stencil, const std::string& types,
                               const detail::TaskKind& kind) {
   if (strict_ && kind.cuda == nullptr)
-    throw Error("TESSERA_EMULATED_CUDA=strict: '" + stencil + "' (its " + kind.kind +
-                " tasks on " + types +
+    throw Error("TESSERA_EMULATED_CUDA=strict: '" + stencil + "' (its " + kind.kind + " tasks on " +
+                types +
                 ") has no CUDA body, so a run with GPU workers only cannot run it; give it one "
                 "(a user task: a cuda(stream, views...) member, docs/gpu.md)");
   const std::string symbol = "tessera." + stencil + "." + kind.kind + "." + types +

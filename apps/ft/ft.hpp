@@ -135,7 +135,6 @@ inline double ft_mops(const FtClass& c) {
          (14.8157 + 7.19641 * std::log(n) + (5.23518 + 7.21113 * std::log(n)) * c.iterations);
 }
 
-
 // --- The benchmark --------------------------------------------------------------------------
 
 class Ft {

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include <tessera/task.hpp>
+
 #include "apps/ft/fft_lines.hpp"
 #include "apps/mg/gpu.hpp"
 
@@ -37,8 +39,8 @@ inline void run_lines(void* stream, const LineFft& f, double* data, std::int64_t
   const auto check = [&](cufftResult r, const char* call) {
     if (r != CUFFT_SUCCESS)
       throw tessera::Error(std::string(call) + " failed (cufftResult " + std::to_string(r) +
-                           ") for " + std::to_string(count) + " lines of " +
-                           std::to_string(f.n()) + " points");
+                           ") for " + std::to_string(count) + " lines of " + std::to_string(f.n()) +
+                           " points");
   };
   int device = 0;
   cudaGetDevice(&device);

@@ -25,7 +25,6 @@ namespace apps {
 inline double ft_exponent() { return -4.0 * 1.0e-6 * 3.141592653589793238 * 3.141592653589793238; }
 TESSERA_HD std::int64_t ft_fold(std::int64_t i, std::int64_t n) { return (i + n / 2) % n - n / 2; }
 
-
 // NPB's compute_initial_conditions on one slab: plane z starts at seed * a^(2 nx ny z), and the
 // plane's 2 nx ny numbers follow in order, real and imaginary parts interleaved, x fastest.
 struct InitialConditions {
@@ -100,7 +99,8 @@ struct Twiddle {
     double ap;
     tessera::TileView<double, 3> t;
     TESSERA_HD void operator()(std::int64_t z, std::int64_t y, std::int64_t x) const {
-      const std::int64_t ii = ft_fold(t.origin[2] + x, nx), jj = ft_fold(y, ny), kk = ft_fold(z, nz);
+      const std::int64_t ii = ft_fold(t.origin[2] + x, nx), jj = ft_fold(y, ny),
+                         kk = ft_fold(z, nz);
       const double w = exp(ap * static_cast<double>(ii * ii + jj * jj + kk * kk));
       t(2 * z, y, x) = w;
       t(2 * z + 1, y, x) = w;
@@ -222,8 +222,8 @@ struct Shared {
 };
 template <bool ToPencil, class Slab, class Pencil>
 void shared_on_device(void* stream, const Slab& slab, const Pencil& pencil) {
-  for_points("ft_transpose", stream, Shared<ToPencil, Slab, Pencil>{slab, pencil},
-             pencil.extent[2], slab.extent[1], slab.extent[2]);
+  for_points("ft_transpose", stream, Shared<ToPencil, Slab, Pencil>{slab, pencil}, pencil.extent[2],
+             slab.extent[1], slab.extent[2]);
 }
 #endif
 

@@ -30,10 +30,11 @@ void for_points(const char* name, void* stream, const Op& op, std::int64_t nx, s
   tile.extent[1] = ny;
   tile.extent[2] = nz;
   const auto gx = static_cast<unsigned>((nx + 127) / 128);
-  tessera::detail::in_pieces(ny, nz, [&](std::int64_t y0, std::int64_t z0, unsigned gy, unsigned gz) {
-    tessera::detail::launch(name, &points_kernel<Op>, dim3(gx, gy, gz), dim3(128),
-                            static_cast<cudaStream_t>(stream), tile, op, nx, y0, z0);
-  });
+  tessera::detail::in_pieces(
+      ny, nz, [&](std::int64_t y0, std::int64_t z0, unsigned gy, unsigned gz) {
+        tessera::detail::launch(name, &points_kernel<Op>, dim3(gx, gy, gz), dim3(128),
+                                static_cast<cudaStream_t>(stream), tile, op, nx, y0, z0);
+      });
 }
 
 }  // namespace apps

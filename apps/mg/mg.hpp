@@ -6,8 +6,8 @@
 // NPB's grouping of the sums (its u1/u2 partial sums), so the results follow NPB's reference.
 // Every task has a CUDA body too, so MG runs with GPU workers only (docs/gpu.md). The code is
 // split by concern: verification.hpp (classes, charges, norms), operators.hpp (the point
-// functors and their row loops), slab.hpp (the slab tasks), gpu.hpp (the CUDA bodies' kernel),
-// levels.hpp (the hierarchy, the V-cycle, the one-task levels).
+// functors and their row loops), slab.hpp (the slab tasks), coarse_cycle.hpp (the one-task
+// levels), gpu.hpp (the CUDA bodies' kernel), levels.hpp (the hierarchy and the V-cycle).
 #pragma once
 
 #include "apps/mg/levels.hpp"

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include <tessera/task.hpp>
 #include <tessera/tessera.hpp>
 
 #include "apps/mg/gpu.hpp"
@@ -269,9 +270,12 @@ using tessera::In;
 struct Wrap {
   View v;
   TESSERA_HD void operator()(std::int64_t x, std::int64_t y, std::int64_t z) const {
-    const auto wrap = [](std::int64_t i, std::int64_t n) { return i < 0 ? n - 1 : (i == n ? 0 : i); };
+    const auto wrap = [](std::int64_t i, std::int64_t n) {
+      return i < 0 ? n - 1 : (i == n ? 0 : i);
+    };
     x -= 1, y -= 1, z -= 1;
-    const std::int64_t wx = wrap(x, v.extent[0]), wy = wrap(y, v.extent[1]), wz = wrap(z, v.extent[2]);
+    const std::int64_t wx = wrap(x, v.extent[0]), wy = wrap(y, v.extent[1]),
+                       wz = wrap(z, v.extent[2]);
     if (wx != x || wy != y || wz != z) v(x, y, z) = v(wx, wy, wz);
   }
 };

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include <tessera/task.hpp>
 #include <tessera/tessera.hpp>
 
 #include "apps/mg/gpu.hpp"
@@ -58,7 +59,9 @@ struct SlabIn {
   tessera::TileView<const double, 3> below, here, above;
   std::int64_t x, y, z;
   TESSERA_HD double operator()(int dx = 0, int dy = 0, int dz = 0) const {
-    const auto wrap = [](std::int64_t i, std::int64_t n) { return i < 0 ? n - 1 : (i == n ? 0 : i); };
+    const auto wrap = [](std::int64_t i, std::int64_t n) {
+      return i < 0 ? n - 1 : (i == n ? 0 : i);
+    };
     const std::int64_t i = wrap(x + dx, here.extent[0]), j = wrap(y + dy, here.extent[1]),
                        k = z + dz;
     if (k < 0) return below(i, j, below.extent[2] - 1);
@@ -149,8 +152,8 @@ struct Psinv {
   void cuda(void* stream, tessera::TileView<const double, 3> below,
             tessera::TileView<const double, 3> here, tessera::TileView<const double, 3> above,
             View u) const {
-    for_points("mg_slab_psinv", stream, PsinvAt{k, below, here, above, u}, u.extent[0],
-               u.extent[1], u.extent[2]);
+    for_points("mg_slab_psinv", stream, PsinvAt{k, below, here, above, u}, u.extent[0], u.extent[1],
+               u.extent[2]);
   }
 #endif
 };

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include <tessera/task.hpp>
 #include <tessera/tessera.hpp>
 
 #include "apps/mg/gpu.hpp"

@@ -67,9 +67,7 @@ namespace detail {
 std::vector<std::pair<int, int>> level_tiles(const std::string& name, FieldStorage& source,
                                              FieldStorage& destination, bool restrict);
 
-/// The task body of one (destination tile, source tile) pair: every destination point whose
-/// anchor (restriction: 2c + 1; prolongation: f / 2 rounded down) lies in the source tile's
-/// interior, with the source read around the anchor.
+// The CUDA body of a LevelBlock: a thread per destination point (LevelBlock::point).
 #if TESSERA_CUDA_BODIES
 template <class Block, class Src, class Dst>
 __global__ void level_kernel(Block b, Src src, Dst dst, std::int64_t x0, std::int64_t nx,
@@ -79,6 +77,9 @@ __global__ void level_kernel(Block b, Src src, Dst dst, std::int64_t x0, std::in
 }
 #endif
 
+/// The task body of one (destination tile, source tile) pair: every destination point whose
+/// anchor (restriction: 2c + 1; prolongation: f / 2 rounded down) lies in the source tile's
+/// interior, with the source read around the anchor.
 template <int D, class F, class T, bool Restrict>
 struct LevelBlock {
   F f;

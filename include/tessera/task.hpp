@@ -182,9 +182,8 @@ template <class Body, class Views, class = void>
 struct HasCuda : std::false_type {};
 template <class Body, class... V>
 struct HasCuda<Body, ViewList<V...>,
-               std::void_t<decltype(std::declval<const Body&>().cuda(std::declval<void*>(),
-                                                                      std::declval<V>()...))>>
-    : std::true_type {};
+               std::void_t<decltype(std::declval<const Body&>().cuda(
+                   std::declval<void*>(), std::declval<V>()...))>> : std::true_type {};
 
 // Whether Body's cpu takes a Team first (a task that may run on several workers).
 template <class Body, class Views, class = void>
