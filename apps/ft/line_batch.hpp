@@ -45,14 +45,18 @@ inline void run_lines(void* stream, const LineFft& f, double* data, std::int64_t
   int device = 0;
   cudaGetDevice(&device);
   std::lock_guard<std::mutex> lock(mutex);
-  cufftHandle& plan = plans[{device, f.n(), count, stride, dist}];
-  if (plan == 0) {
+  const auto key = std::make_tuple(device, f.n(), count, stride, dist);
+  auto at = plans.find(key);
+  if (at == plans.end()) {
+    cufftHandle plan;
     int n = static_cast<int>(f.n()), embed = n;
     check(cufftPlanMany(&plan, 1, &n, &embed, static_cast<int>(stride), static_cast<int>(dist),
                         &embed, static_cast<int>(stride), static_cast<int>(dist), CUFFT_Z2Z,
                         static_cast<int>(count)),
           "cufftPlanMany");
+    at = plans.emplace(key, plan).first;
   }
+  const cufftHandle plan = at->second;
   check(cufftSetStream(plan, static_cast<cudaStream_t>(stream)), "cufftSetStream");
   auto* z = reinterpret_cast<cufftDoubleComplex*>(data);
   // NPB's forward transform (sign +1) has the roots exp(+i ...): cuFFT's inverse.
