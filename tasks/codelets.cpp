@@ -143,7 +143,9 @@ Codelet& CodeletRegistry::get(const std::string& stencil, const std::string& typ
     c.cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
   }
 #endif
-  if (kind.team) {  // every worker of a team (a combined worker) calls the entry
+  // Every worker of a team (a combined worker) calls the entry; a CUDA body run on the emulated
+  // device is one GPU worker's, never a team's (each member would run all of it).
+  if (kind.team && c.cl.cpu_funcs[0] == kind.cpu) {
     c.cl.type = STARPU_SPMD;
     c.cl.max_parallelism = INT_MAX;
   }

@@ -7,9 +7,9 @@
 # contraction allowed, so a GPU floating-point result may differ in the last bits.
 # With a probe the GPU run is one CUDA worker (--ncpu 0 --ncuda 1); the script exits 77 (CTest
 # skip) with the probe's one-line reason when CUDA tasks cannot run. With --emulated (a build
-# with TESSERA_EMULATE_CUDA) it is one CPU worker in strict emulation
-# (TESSERA_EMULATED_CUDA=strict): every task runs its CUDA body, and a task without one stops
-# the run with its name, as a GPU-only run would refuse it.
+# with TESSERA_EMULATE_CUDA) it is two CPU workers in strict emulation
+# (TESSERA_EMULATED_CUDA=strict), standing for two GPU workers: every task runs its CUDA body,
+# and a task without one stops the run with its name, as a GPU-only run would refuse it.
 set -euo pipefail
 
 probe=$1 tolerance=$2 key=$3 app=$4
@@ -17,7 +17,7 @@ shift 4
 gpu_run=(--ncpu 0 --ncuda 1)
 gpu_env=()
 if [ "$probe" = --emulated ]; then
-  gpu_run=(--ncpu 1 --ncuda 0)
+  gpu_run=(--ncpu 2 --ncuda 0)
   gpu_env=(TESSERA_EMULATED_CUDA=strict)
 else
   rc=0
