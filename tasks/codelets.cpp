@@ -66,18 +66,25 @@ namespace {
 // The emulated device (builds with TESSERA_EMULATE_CUDA, docs/gpu.md): with
 // TESSERA_EMULATED_CUDA=1 in the environment when the run starts, a kind with a CUDA body runs
 // it on CPU workers, its launches run by the emulated launcher. The perfmodels get their own
-// symbols, so emulated timings never mix with the CPU bodies'.
-bool emulating() {
+// symbols, so emulated timings never mix with the CPU bodies'. With TESSERA_EMULATED_CUDA=strict
+// the CPU workers stand for GPU workers only: a kind without a CUDA body is an error, as StarPU
+// refuses such a task in a run with CUDA workers only (--ncpu 0), but named before it is
+// submitted.
+enum class Emulation { Off, On, Strict };
+Emulation emulation_mode() {
 #if TESSERA_EMULATED_DEVICE
   const char* v = std::getenv("TESSERA_EMULATED_CUDA");
-  return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+  if (v == nullptr || *v == '\0' || std::strcmp(v, "0") == 0) return Emulation::Off;
+  return std::strcmp(v, "strict") == 0 ? Emulation::Strict : Emulation::On;
 #else
-  return false;
+  return Emulation::Off;
 #endif
 }
 }  // namespace
 
-CodeletRegistry::CodeletRegistry() : emulate_(emulating()) {}
+CodeletRegistry::CodeletRegistry()
+    : emulate_(emulation_mode() != Emulation::Off),
+      strict_(emulation_mode() == Emulation::Strict) {}
 CodeletRegistry::~CodeletRegistry() = default;
 
 detail::KernelFn CodeletRegistry::cpu_entry(const detail::TaskKind& kind) const {
@@ -86,6 +93,11 @@ detail::KernelFn CodeletRegistry::cpu_entry(const detail::TaskKind& kind) const 
 
 Codelet& CodeletRegistry::get(const std::string& stencil, const std::string& types,
                               const detail::TaskKind& kind) {
+  if (strict_ && kind.cuda == nullptr)
+    throw Error("TESSERA_EMULATED_CUDA=strict: '" + stencil + "' (its " + kind.kind + " tasks on " +
+                types +
+                ") has no CUDA body, so a run with GPU workers only cannot run it; give it one "
+                "(a user task: a cuda(stream, views...) member, docs/gpu.md)");
   const std::string symbol = "tessera." + stencil + "." + kind.kind + "." + types +
                              (emulate_ && kind.cuda != nullptr ? ".emulated-cuda" : "");
   // An untimed kind has no model file to share, so each implementation gets its own codelet
@@ -131,7 +143,9 @@ Codelet& CodeletRegistry::get(const std::string& stencil, const std::string& typ
     c.cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
   }
 #endif
-  if (kind.team) {  // every worker of a team (a combined worker) calls the entry
+  // Every worker of a team (a combined worker) calls the entry; a CUDA body run on the emulated
+  // device is one GPU worker's, never a team's (each member would run all of it).
+  if (kind.team && c.cl.cpu_funcs[0] == kind.cpu) {
     c.cl.type = STARPU_SPMD;
     c.cl.max_parallelism = INT_MAX;
   }

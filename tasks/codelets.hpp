@@ -33,7 +33,8 @@ class CodeletRegistry {
   Codelet* find(const std::string& stencil, const detail::TaskKind& kind) const;
 
   /// The entry CPU workers run for `kind`: its CPU body, or on the emulated device
-  /// (TESSERA_EMULATED_CUDA=1 in a TESSERA_EMULATE_CUDA build) its CUDA body when it has one.
+  /// (TESSERA_EMULATED_CUDA=1 or strict in a TESSERA_EMULATE_CUDA build) its CUDA body when
+  /// it has one.
   detail::KernelFn cpu_entry(const detail::TaskKind& kind) const;
 
   /// Every codelet built so far, by key.
@@ -45,6 +46,7 @@ class CodeletRegistry {
   std::map<std::string, std::unique_ptr<Codelet>> codelets_;
   std::unordered_map<detail::KernelFn, std::vector<Codelet*>> by_entry_;  // for find()
   bool emulate_;  // CPU workers run the kinds' CUDA bodies (the emulated device)
+  bool strict_;   // and a kind without one is an error (TESSERA_EMULATED_CUDA=strict)
 };
 
 }  // namespace tessera::tasks

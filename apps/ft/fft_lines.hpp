@@ -62,17 +62,19 @@ class LineFft {
                                         sign > 0 ? FFTW_BACKWARD : FFTW_FORWARD, FFTW_ESTIMATE);
       if (plan == nullptr)
         throw tessera::Error("FFTW could not plan an FFT of " + std::to_string(n) + " points");
-      p.reset(new LineFft(n, plan));
+      p.reset(new LineFft(n, sign, plan));
     }
     return *p;
   }
   std::int64_t n() const { return n_; }
+  int sign() const { return sign_; }
   /// Transforms the line in place; `line` comes from AlignedLines::line.
   void run(fftw_complex* line) const { fftw_execute_dft(plan_, line, line); }
 
  private:
-  LineFft(std::int64_t n, fftw_plan plan) : n_(n), plan_(plan) {}
+  LineFft(std::int64_t n, int sign, fftw_plan plan) : n_(n), sign_(sign), plan_(plan) {}
   std::int64_t n_;
+  int sign_;
   fftw_plan plan_;
 };
 

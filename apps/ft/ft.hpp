@@ -11,10 +11,11 @@
 // The forward FFT goes slabs -> pencils (x, y FFTs, transpose, z FFT) once; u0, the twiddle
 // factors, evolve and the inverse z FFT stay in the pencil layout; each iteration transposes
 // once, back to the slabs, for the y and x FFTs and the checksum. The FFTs and transposes are
-// user tasks (tessera::Task, CPU only: FFTW on CPU workers, no cuFFT body), one transpose task
-// per (destination tile, source tile), so under mpirun the transpose crosses ranks through
-// StarPU-MPI; evolve is a tessera::Loop. Every FFT is LineFft (apps/ft/fft_lines.hpp) on one
-// line, as in the serial reference, so the checksums are bitwise the reference's.
+// user tasks (tessera::Task, apps/ft/tasks.hpp: FFTW on CPU workers, cuFFT on CUDA workers), one
+// transpose task per (destination tile, source tile), so under mpirun the transpose crosses
+// ranks through StarPU-MPI; evolve is a tessera::Loop. Every CPU FFT is LineFft
+// (apps/ft/fft_lines.hpp) on one line, as in the serial reference, so the CPU checksums are
+// bitwise the reference's (the GPU's: apps/ft/line_batch.hpp).
 #pragma once
 
 #include <algorithm>
@@ -29,6 +30,7 @@
 #include <tessera/tessera.hpp>
 
 #include "apps/ft/fft_lines.hpp"
+#include "apps/ft/tasks.hpp"
 #include "apps/mg/npb_random.hpp"
 
 namespace apps {
@@ -132,179 +134,6 @@ inline double ft_mops(const FtClass& c) {
   return 1.0e-6 * n *
          (14.8157 + 7.19641 * std::log(n) + (5.23518 + 7.21113 * std::log(n)) * c.iterations);
 }
-
-// NPB's twiddle exponent -4 alpha pi^2 (alpha = 1e-6) and its index folding: 0, 1, ..., n/2 - 1,
-// -n/2, ..., -1.
-inline double ft_exponent() { return -4.0 * 1.0e-6 * 3.141592653589793238 * 3.141592653589793238; }
-inline std::int64_t ft_fold(std::int64_t i, std::int64_t n) { return (i + n / 2) % n - n / 2; }
-
-// --- Task bodies (trivially copyable; CPU only) ---------------------------------------------
-
-// NPB's compute_initial_conditions on one slab: plane z starts at seed * a^(2 nx ny z), and the
-// plane's 2 nx ny numbers follow in order, real and imaginary parts interleaved, x fastest.
-struct InitialConditions {
-  std::int64_t nx, ny;
-  void cpu(tessera::TileView<double, 3> a) const {
-    const std::uint64_t plane_step =
-        NpbRandom::power(NpbRandom::kA, static_cast<std::uint64_t>(2 * nx * ny));
-    for (std::int64_t z = 0; z < a.extent[2]; ++z) {
-      std::uint64_t x =
-          NpbRandom::mul(NpbRandom::kSeed,
-                         NpbRandom::power(plane_step, static_cast<std::uint64_t>(a.origin[2] + z)));
-      for (std::int64_t y = 0; y < a.extent[1]; ++y)
-        for (std::int64_t i = 0; i < 2 * nx; ++i) {
-          x = NpbRandom::mul(x, NpbRandom::kA);
-          a(i, y, z) = NpbRandom::value(x);
-        }
-    }
-  }
-};
-
-// NPB's twiddle factors exp(ap (ii^2 + jj^2 + kk^2)) on one pencil tile, once per complex
-// value's real and imaginary slot. The integer ii^2 + jj^2 + kk^2 takes few values: exp is
-// taken once per value (the same argument, so the same bits as once per point).
-struct Twiddle {
-  std::int64_t nx, ny, nz;
-  void cpu(tessera::TileView<double, 3> t) const {
-    const double ap = ft_exponent();
-    std::vector<double> of_sum(static_cast<std::size_t>((nx * nx + ny * ny + nz * nz) / 4 + 1));
-    for (std::size_t k = 0; k < of_sum.size(); ++k)
-      of_sum[k] = std::exp(ap * static_cast<double>(k));
-    for (std::int64_t x = 0; x < t.extent[2]; ++x) {
-      const std::int64_t ii = ft_fold(t.origin[2] + x, nx);
-      for (std::int64_t y = 0; y < t.extent[1]; ++y) {
-        const std::int64_t jj = ft_fold(y, ny);
-        for (std::int64_t z = 0; z < nz; ++z) {
-          const std::int64_t kk = ft_fold(z, nz);
-          const double w = of_sum[static_cast<std::size_t>(ii * ii + jj * jj + kk * kk)];
-          t(2 * z, y, x) = w;
-          t(2 * z + 1, y, x) = w;
-        }
-      }
-    }
-  }
-};
-
-// The FFT of every row (axis 0) of a tile, each row copied into an aligned line.
-inline void fft_rows(const LineFft& f, tessera::TileView<double, 3> v) {
-  AlignedLines buf(1, f.n());
-  const std::size_t bytes = static_cast<std::size_t>(2 * f.n()) * sizeof(double);
-  for (std::int64_t z = 0; z < v.extent[2]; ++z)
-    for (std::int64_t y = 0; y < v.extent[1]; ++y) {
-      double* row = &v(0, y, z);
-      std::memcpy(buf.line(0), row, bytes);
-      f.run(buf.line(0));
-      std::memcpy(row, buf.line(0), bytes);
-    }
-}
-
-// The FFT along axis 1 of every column of a tile, 16 columns gathered at a time (the reads
-// and writes of a block stay in cache lines, as NPB's fftblock).
-inline void fft_columns(const LineFft& f, tessera::TileView<double, 3> v) {
-  constexpr std::int64_t kBlock = 16;
-  const std::int64_t n = v.extent[1], columns = v.extent[0] / 2;
-  AlignedLines buf(kBlock, n);
-  for (std::int64_t z = 0; z < v.extent[2]; ++z)
-    for (std::int64_t c0 = 0; c0 < columns; c0 += kBlock) {
-      const std::int64_t nb = std::min(kBlock, columns - c0);
-      for (std::int64_t y = 0; y < n; ++y)
-        for (std::int64_t b = 0; b < nb; ++b) {
-          buf.line(b)[y][0] = v(2 * (c0 + b), y, z);
-          buf.line(b)[y][1] = v(2 * (c0 + b) + 1, y, z);
-        }
-      for (std::int64_t b = 0; b < nb; ++b) f.run(buf.line(b));
-      for (std::int64_t y = 0; y < n; ++y)
-        for (std::int64_t b = 0; b < nb; ++b) {
-          v(2 * (c0 + b), y, z) = buf.line(b)[y][0];
-          v(2 * (c0 + b) + 1, y, z) = buf.line(b)[y][1];
-        }
-    }
-}
-
-// The x and y FFTs of one slab, in NPB's order (forward x then y, inverse y then x), plane by
-// plane: a plane stays in cache between the two.
-struct FftXY {
-  const LineFft* x;
-  const LineFft* y;
-  bool forward;
-  void cpu(tessera::TileView<double, 3> slab) const {
-    for (std::int64_t z = 0; z < slab.extent[2]; ++z) {
-      tessera::TileView<double, 3> plane = slab;
-      plane.data = &slab(0, 0, z);
-      plane.origin[2] += z;
-      plane.extent[2] = 1;
-      if (forward) fft_rows(*x, plane);
-      fft_columns(*y, plane);
-      if (!forward) fft_rows(*x, plane);
-    }
-  }
-};
-
-// The z FFT of one pencil tile (its rows are z lines).
-struct FftZ {
-  const LineFft* z;
-  void cpu(tessera::TileView<double, 3> pencil) const { fft_rows(*z, pencil); }
-};
-
-// Visits the block one slab shares with one pencil tile, x in the pencil tile's range and z in
-// the slab's: move(&slab(x, y, z), &pencil(z, y, x)) per complex value, 8 x values per pass (8
-// rows of the pencil tile written together).
-template <class Slab, class Pencil, class Move>
-void for_each_shared(const Slab& slab, const Pencil& pencil, Move move) {
-  constexpr std::int64_t kBlock = 8;
-  const std::int64_t z0 = slab.origin[2], nzb = slab.extent[2];
-  const std::int64_t x0 = pencil.origin[2], nxb = pencil.extent[2];
-  for (std::int64_t y = 0; y < slab.extent[1]; ++y)
-    for (std::int64_t xb = 0; xb < nxb; xb += kBlock) {
-      const std::int64_t xe = std::min(nxb, xb + kBlock);
-      for (std::int64_t z = 0; z < nzb; ++z)
-        for (std::int64_t x = xb; x < xe; ++x)
-          move(&slab(2 * (x0 + x), y, z), &pencil(2 * (z0 + z), y, x));
-    }
-}
-struct SlabToPencil {  // pencil(z, y, x) = slab(x, y, z)
-  void cpu(tessera::TileView<const double, 3> slab, tessera::TileView<double, 3> pencil) const {
-    for_each_shared(slab, pencil, [](const double* s, double* p) {
-      p[0] = s[0];
-      p[1] = s[1];
-    });
-  }
-};
-struct PencilToSlab {  // slab(x, y, z) = pencil(z, y, x)
-  void cpu(tessera::TileView<const double, 3> pencil, tessera::TileView<double, 3> slab) const {
-    for_each_shared(slab, pencil, [](double* s, const double* p) {
-      s[0] = p[0];
-      s[1] = p[1];
-    });
-  }
-};
-
-// NPB's checksum samples: point j = 1..1024 is (j mod nx, 3j mod ny, 5j mod nz). One slab writes
-// the samples it holds at 2 (j - 1) (real) and 2 (j - 1) + 1 (imaginary) of its row, zero
-// elsewhere; the host adds them up in j order.
-constexpr int kFtSamples = 1024;
-struct Samples {
-  std::int64_t nx, ny, nz;
-  void cpu(tessera::TileView<const double, 3> slab, tessera::TileView<double, 2> out) const {
-    for (std::int64_t j = 1; j <= kFtSamples; ++j) {
-      const std::int64_t z = (5 * j) % nz - slab.origin[2];
-      const bool here = z >= 0 && z < slab.extent[2];
-      const double* v = here ? &slab(2 * (j % nx), (3 * j) % ny, z) : nullptr;
-      out(2 * (j - 1), 0) = here ? v[0] : 0.0;
-      out(2 * (j - 1) + 1, 0) = here ? v[1] : 0.0;
-    }
-  }
-};
-
-// evolve: u0 = u0 * twiddle (real and imaginary parts alike), u1 = u0.
-struct Evolve {
-  TESSERA_HD void operator()(tessera::Index<3>, tessera::In<double> twiddle,
-                             tessera::InOut<double> u0, tessera::Out<double> u1) const {
-    const double v = u0 * twiddle();
-    u0 = v;
-    u1 = v;
-  }
-};
 
 // --- The benchmark --------------------------------------------------------------------------
 

@@ -67,14 +67,26 @@ namespace detail {
 std::vector<std::pair<int, int>> level_tiles(const std::string& name, FieldStorage& source,
                                              FieldStorage& destination, bool restrict);
 
+// The CUDA body of a LevelBlock: a thread per destination point (LevelBlock::point).
+#if TESSERA_CUDA_BODIES
+template <class Block, class Src, class Dst>
+__global__ void level_kernel(Block b, Src src, Dst dst, std::int64_t x0, std::int64_t nx,
+                             std::int64_t y0, std::int64_t z0) {
+  const std::int64_t x = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
+  if (x < nx) b.point(src, dst, x0 + x, y0 + blockIdx.y, z0 + blockIdx.z);
+}
+#endif
+
 /// The task body of one (destination tile, source tile) pair: every destination point whose
 /// anchor (restriction: 2c + 1; prolongation: f / 2 rounded down) lies in the source tile's
 /// interior, with the source read around the anchor.
 template <int D, class F, class T, bool Restrict>
 struct LevelBlock {
   F f;
-  void cpu(TileView<const T, D> src, TileView<T, D> dst) const {
-    std::int64_t lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+  // The destination box [lo, hi) (tile-local) of the points anchored in the source tile.
+  static void bounds(const TileView<const T, D>& src, const TileView<T, D>& dst, std::int64_t* lo,
+                     std::int64_t* hi) {
+    for (int a = 0; a < 3; ++a) lo[a] = 0, hi[a] = 1;
     for (int a = 0; a < D; ++a) {
       const std::int64_t so = src.origin[a], se = src.extent[a], d0 = dst.origin[a];
       // Destination points (global) whose anchor is in [so, so + se): restriction
@@ -84,6 +96,10 @@ struct LevelBlock {
       lo[a] = std::max(first, d0) - d0;
       hi[a] = std::min(last + 1, d0 + dst.extent[a]) - d0;
     }
+  }
+  void cpu(TileView<const T, D> src, TileView<T, D> dst) const {
+    std::int64_t lo[3], hi[3];
+    bounds(src, dst, lo, hi);
     if (lo[0] >= hi[0]) return;
     // Per row: the anchors along y and z and the row pointers hoisted, x by a pointer step (the
     // inner loop as plain as a stencil's, so that it vectorises).
@@ -119,6 +135,42 @@ struct LevelBlock {
         }
       }
   }
+#if TESSERA_CUDA_BODIES
+  // The CUDA body: a thread per destination point of the box, each calling the functor as the
+  // CPU's loops do (the same p, the same source point), so the same bits.
+  void cuda(void* stream, TileView<const T, D> src, TileView<T, D> dst) const {
+    std::int64_t lo[3], hi[3];
+    bounds(src, dst, lo, hi);
+    const std::int64_t nx = hi[0] - lo[0], ny = hi[1] - lo[1], nz = hi[2] - lo[2];
+    if (nx <= 0 || ny <= 0 || nz <= 0) return;
+    LaunchTile tile;
+    for (int a = 0; a < 3; ++a) {
+      tile.origin[a] = a < D ? dst.origin[a] + lo[a] : 0;
+      tile.extent[a] = hi[a] - lo[a];
+    }
+    const auto gx = static_cast<unsigned>((nx + 127) / 128);
+    in_pieces(ny, nz, [&](std::int64_t y0, std::int64_t z0, unsigned gy, unsigned gz) {
+      launch("level_kernel", &level_kernel<LevelBlock, TileView<const T, D>, TileView<T, D>>,
+             dim3(gx, gy, gz), dim3(128), static_cast<cudaStream_t>(stream), tile, *this, src, dst,
+             lo[0], nx, lo[1] + y0, lo[2] + z0);
+    });
+  }
+  TESSERA_HD void point(const TileView<const T, D>& src, const TileView<T, D>& dst, std::int64_t x,
+                        std::int64_t y, std::int64_t z) const {
+    Index<D> p;
+    std::int64_t anchor[3] = {0, 0, 0};
+    const std::int64_t local[3] = {x, y, z};
+    for (int a = 0; a < D; ++a) {
+      p[a] = dst.origin[a] + local[a];
+      anchor[a] = (Restrict ? 2 * p[a] + 1 : p[a] / 2) - src.origin[a];
+    }
+    const T* from = &src(anchor[0], anchor[1], anchor[2]);
+    if constexpr (Restrict)
+      f(p, In<T>{from, src.sy, src.sz}, Out<T>{&dst(x, y, z)});
+    else
+      f(p, In<T>{from, src.sy, src.sz}, InOut<T>{&dst(x, y, z)});
+  }
+#endif
   // One row of fine points of y parity Py and z parity Pz (p[1], p[2] rewritten as
   // 2 (p / 2) + parity, the same values), the even x then the odd x.
   template <int Py, int Pz>
@@ -148,6 +200,12 @@ struct LevelGather {
   void cpu(TileView<T, D> dst, S... src) const {
     (LevelBlock<D, F, T, Restrict>{f}.cpu(src, dst), ...);
   }
+#if TESSERA_CUDA_BODIES
+  template <class... S>
+  void cuda(void* stream, TileView<T, D> dst, S... src) const {
+    (LevelBlock<D, F, T, Restrict>{f}.cuda(stream, src, dst), ...);
+  }
+#endif
 };
 constexpr int kLevelSources = 8;
 
@@ -192,7 +250,9 @@ void submit_level_tasks(const Task& task, const F& f, const Field<T, D>& source,
 ///   f(Index<D> c, In<T> fine, Out<T> coarse)
 /// with `fine` centred on fine point 2c + 1 (offsets -1..1 per axis: the 27 points around it).
 /// One task per coarse tile, reading the fine tiles holding its points' centres (up to 8 per
-/// task); the fine field's ghost layers (halo >= 1) are brought up to date first. CPU workers.
+/// task); the fine field's ghost layers (halo >= 1) are brought up to date first. CPU workers,
+/// and CUDA workers where the caller is compiled by nvcc or for the emulated device (a
+/// TESSERA_HD functor).
 ///   struct Project { void operator()(Index<3>, In<double> r, Out<double> s) const { s = 0.5 * r()
 ///   + ...; } }; tessera::Restriction<3> rprj3("rprj3"); rprj3.apply(Project{}, r_fine, r_coarse);
 template <int D>
@@ -214,7 +274,9 @@ class Restriction {
 /// with `coarse` centred on coarse point p / 2 (per axis, rounded down; an odd p coincides with
 /// it, an even p lies between it and offset -1). Add to `fine` (fine = fine + ...) or set it.
 /// One task per fine tile, reading the coarse tiles holding its anchors (up to 8 per task); the
-/// coarse field's ghost layers (halo >= 1) are brought up to date first. CPU workers.
+/// coarse field's ghost layers (halo >= 1) are brought up to date first. CPU workers,
+/// and CUDA workers where the caller is compiled by nvcc or for the emulated device (a
+/// TESSERA_HD functor).
 template <int D>
 class Prolongation {
  public:

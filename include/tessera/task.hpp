@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "tessera/detail/cuda_launch.hpp"  // TESSERA_CUDA_BODIES
 #include "tessera/detail/task.hpp"
 #include "tessera/field.hpp"
 
@@ -174,14 +175,17 @@ V view_of(void** buffers, const TileSlot& s) {
   return v;
 }
 
-template <class Body, class = void>
-struct HasCuda : std::false_type {};
-template <class Body>
-struct HasCuda<Body, std::void_t<decltype(&Body::cuda)>> : std::true_type {};
-
-// Whether Body's cpu takes a Team first (a task that may run on several workers).
 template <class... V>
 struct ViewList {};
+// Whether Body has cuda(stream, views...) for these views (a template member counts).
+template <class Body, class Views, class = void>
+struct HasCuda : std::false_type {};
+template <class Body, class... V>
+struct HasCuda<Body, ViewList<V...>,
+               std::void_t<decltype(std::declval<const Body&>().cuda(
+                   std::declval<void*>(), std::declval<V>()...))>> : std::true_type {};
+
+// Whether Body's cpu takes a Team first (a task that may run on several workers).
 template <class Body, class Views, class = void>
 struct TakesTeam : std::false_type {};
 template <class Body, class... V>
@@ -190,7 +194,7 @@ struct TakesTeam<Body, ViewList<V...>,
                      std::declval<const Team&>(), std::declval<V>()...))>> : std::true_type {};
 
 /// The task kind of a body over views V...: its CPU entry calls body.cpu(views...), its CUDA
-/// entry (nvcc, and the body has one) body.cuda(stream, views...).
+/// entry (nvcc or the emulated device, and the body has one) body.cuda(stream, views...).
 template <class Body, class... V>
 struct UserTask {
   static constexpr int N = static_cast<int>(sizeof...(V));
@@ -207,7 +211,7 @@ struct UserTask {
   static void cpu(void** buffers, void* arg) {
     run_cpu(buffers, *static_cast<Args*>(arg), std::index_sequence_for<V...>{});
   }
-#if defined(__CUDACC__)
+#if TESSERA_CUDA_BODIES
   template <std::size_t... J>
   static void run_cuda(void** buffers, const Args& a, std::index_sequence<J...>) {
     a.payload.cuda(cuda_stream(), view_of<V>(buffers, a.slot[J])...);
@@ -217,8 +221,8 @@ struct UserTask {
   }
 #endif
   static TaskKind kind() {
-#if defined(__CUDACC__)
-    if constexpr (HasCuda<Body>::value)
+#if TESSERA_CUDA_BODIES
+    if constexpr (HasCuda<Body, ViewList<V...>>::value)
       return {"task", Access::Read, Access::ReadWrite, &cpu, &cuda, false, kTeam};
 #endif
     return {"task", Access::Read, Access::ReadWrite, &cpu, nullptr, false, kTeam};
@@ -243,7 +247,9 @@ TileInfo<D> tile_of(const Field<T, D>& f, int t) {
 /// Its body is a trivially copyable struct with
 ///   void cpu(TileView<...>... views) const;                 // required, runs on CPU workers
 ///   void cuda(void* stream, TileView<...>... views) const;  // optional: CUDA workers (its file
-///                                                           // compiled by nvcc)
+///                                                           // compiled by nvcc, or for the
+///                                                           // emulated device: launches through
+///                                                           // detail::launch, docs/gpu.md)
 /// or, for a task that may run on a team of CPU workers (tessera::Team, under peager),
 ///   void cpu(const Team& team, TileView<...>... views) const;
 /// taking one view per tile, in the order given: TileView<const T, D> for read_tile, else

@@ -287,4 +287,44 @@ TEST(EmulatedDevice, BarriersAndSharedMemoryPerBlock) {
   }
 }
 
+// ---- Strict emulation ------------------------------------------------------------------------
+
+// A user task with a CPU body only, and one with a CUDA body too (a launch through the
+// emulated launcher).
+struct CpuOnlyFill {
+  void cpu(tessera::TileView<double, 3> t) const { t(0, 0, 0) = 1.0; }
+};
+__global__ void fill_kernel(double* p) { *p = 2.0; }
+struct AnywhereFill {
+  void cpu(tessera::TileView<double, 3> t) const { t(0, 0, 0) = 1.0; }
+  void cuda(void* stream, tessera::TileView<double, 3> t) const {
+    tessera::detail::launch("fill_kernel", &fill_kernel, dim3(1), dim3(1),
+                            static_cast<cudaStream_t>(stream), tessera::detail::LaunchTile{},
+                            t.data);
+  }
+};
+
+// TESSERA_EMULATED_CUDA=strict stands for a run with GPU workers only: a task without a CUDA
+// body is refused, naming it, before it is submitted; a task with one runs its CUDA body.
+TEST(EmulatedDevice, StrictEmulationRefusesATaskWithoutACudaBodyAndNamesIt) {
+  tessera::Options o = test::cuda_bodies_only("eager");
+  setenv("TESSERA_EMULATED_CUDA", "strict", 1);
+  {
+    tessera::Runtime rt(o);
+    tessera::Field<double, 3> u(tessera::Grid<3>({4, 4, 4}, {4, 4, 4}), 0, {}, "u");
+    try {
+      tessera::Task("cpu-only-fill").submit(CpuOnlyFill{}, tessera::write_tile(u, 0));
+      ADD_FAILURE() << "strict emulation accepted a task without a CUDA body";
+    } catch (const tessera::Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr("TESSERA_EMULATED_CUDA=strict: 'cpu-only-fill' (its "
+                                      "task-write tasks on double) has no CUDA body"));
+    }
+    const long before = launches("fill_kernel");
+    tessera::Task("anywhere-fill").submit(AnywhereFill{}, tessera::write_tile(u, 0));
+    EXPECT_EQ(u.gather()[0], 2.0);  // the CUDA body's value
+    EXPECT_EQ(launches("fill_kernel") - before, 1);
+  }
+  unsetenv("TESSERA_EMULATED_CUDA");
+}
+
 }  // namespace
