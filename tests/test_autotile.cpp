@@ -190,16 +190,22 @@ TEST(TileChooser, GpuAndCpuParts) {
   EXPECT_GE(two.gpu_tiles, 2);
 }
 
+// The measured H100 node's workers (15 CPU, 1 CUDA) at given per-point times.
+Machine h100_node(double cpu_point_seconds, double gpu_point_seconds) {
+  Machine m;
+  m.cpu_workers = 15;
+  m.cuda_workers = 1;
+  m.cpu_point_seconds = cpu_point_seconds;
+  m.gpu_point_seconds = gpu_point_seconds;
+  return m;
+}
+
 // What a split adds to every step (Machine::split_seconds) keeps a thin CPU part out when the
 // GPU step is short: jacobi2d 8192^2 with the speeds measured on an H100 node (a GPU point
 // 7.2 ps, a core's 570 ps, 15 cores). Without that cost the chooser split it; on the node the
 // split was 1.15 times slower than the GPU alone.
 TEST(Planner, AutomaticTilesPayTheSplitsFixedCost) {
-  Machine m;
-  m.cpu_workers = 15;
-  m.cuda_workers = 1;
-  m.cpu_point_seconds = 5.7e-10;
-  m.gpu_point_seconds = 7.2e-12;
+  Machine m = h100_node(5.7e-10, 7.2e-12);
   const TileChoice c = choose_tiles({8192, 8192, 1}, 2, {0, 0, 0}, m);
   SCOPED_TRACE(c.summary);
   EXPECT_EQ(c.split, 8192);
@@ -215,13 +221,9 @@ TEST(Planner, AutomaticTilesPayTheSplitsFixedCost) {
 // The planner's choice for tiles a user gave (partition::place_lattice), with known answers.
 TEST(Planner, UserTilesOnTheFasterDevice) {
   using tessera::partition::place_lattice;
-  Machine m;
-  m.cpu_workers = 15;
-  m.cuda_workers = 1;
   // heat3d 512^3 in tiles of 512x512x32 (16 slabs), a GPU 298 times a core (the node's
   // models): a GPU slab takes 70 us and a task's 15, a CPU slab 21 ms. Every tile on the GPU.
-  m.cpu_point_seconds = 2.5e-9;
-  m.gpu_point_seconds = 2.5e-9 / 298;
+  Machine m = h100_node(2.5e-9, 2.5e-9 / 298);
   std::array<Cuts, 3> slabs;
   for (std::int64_t z = 32; z < 512; z += 32) slabs[2].push_back(z);
   auto p = place_lattice({512, 512, 512}, 3, slabs, m, true);
@@ -248,11 +250,7 @@ TEST(Planner, UserTilesOnTheFasterDevice) {
 // on the cores (one round, 24 ms), plus the split's 0.3 ms, against 53 ms on the GPU alone:
 // 0.84 of the two devices' summed rate (34.7 ms) where whole tiles allow.
 TEST(Planner, UserTilesSplitWhereTheCoresAddThroughput) {
-  Machine m;
-  m.cpu_workers = 15;
-  m.cuda_workers = 1;
-  m.cpu_point_seconds = 9.4e-5;
-  m.gpu_point_seconds = 3.2e-6;
+  const Machine m = h100_node(9.4e-5, 3.2e-6);
   std::array<Cuts, 3> tiles;
   for (std::int64_t x = 256; x < 16384; x += 256) tiles[0].push_back(x);
   const auto p = tessera::partition::place_lattice({16384, 1, 1}, 2, tiles, m, true);
