@@ -193,9 +193,12 @@ RestartState read_manifest(const std::string& dir) {
 // directory is one a killed run never committed, and never a complete checkpoint. The first
 // checkpoint this run writes into a directory removes every such leftover there and says so
 // once (two runs that checkpoint into one directory at the same time are not supported).
+struct ClearedFolders {  // the Runtime's, by Context::state
+  std::set<std::string> parents;
+};
 void remove_stale_partials(Context& c, const std::string& dir) {
   const std::string parent = files::directory_of(dir);
-  if (!c.checkpoint_dirs.insert(parent).second) return;
+  if (!c.state<ClearedFolders>().parents.insert(parent).second) return;
   std::error_code ec;
   std::vector<std::string> removed;
   const std::string suffix = ".partial";
