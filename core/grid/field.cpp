@@ -202,7 +202,8 @@ void FieldStorage::retile_in_place(const GridSpec& grid) {
   Context& rt = context();
   tasks::DataRegistry& data = rt.engine->data();
   std::unique_ptr<Impl> old = std::move(impl_);
-  old->halos.clear();  // face buffers: the next exchange plans them again
+  for (auto& [key, set] : old->halos)  // face buffers: the next exchange plans them again
+    set.release_buffers();
   grid_ = grid;
   build(rt, old.get());
   ++version_;  // no ghost layer of the new tiles is current: the next exchange makes them
@@ -274,7 +275,7 @@ void FieldStorage::retile_in_place(const GridSpec& grid) {
   for (std::size_t o = 0; o < read.size(); ++o)
     if (read[o]) data.release(old->tiles[o].handle);
   for (const Fill& f : fills) release(f.tile);
-  old.reset();  // the old tiles that were not taken over: unregistered and freed
+  old.reset();  // the old tiles not taken over unregistered and freed, then the old plans
 }
 
 void FieldTile::free() {
@@ -292,10 +293,15 @@ void FieldTile::take(FieldTile& from) {
   pinned = from.pinned;
 }
 
-HaloSet::~HaloSet() {
-  for (HaloTile& t : tiles)
+void HaloSet::release_buffers() {
+  for (HaloTile& t : tiles) {
     for (const auto* buffers : {&t.buffers, &t.spare_buffers})
       for (tasks::Handle h : *buffers) data->unregister_scratch(h);
+    t.buffers.clear();
+    t.spare_buffers.clear();
+    t.sources.clear();
+    t.spare_sources.clear();
+  }
 }
 
 FieldStorage::~FieldStorage() { release_handles(); }
@@ -311,7 +317,7 @@ Context& FieldStorage::context() const {
 void FieldStorage::release_handles() {
   if (impl_->released) return;
   impl_->released = true;
-  impl_->halos.clear();  // the face buffers first: the tiles' tasks may still read them
+  for (auto& [key, set] : impl_->halos) set.release_buffers();
   for (FieldTile& tile : impl_->tiles) tile.free();
   context_->fields.erase(this);
 }

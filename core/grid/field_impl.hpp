@@ -41,13 +41,17 @@ struct HaloTile {
 };
 
 // The halo buffers and copy plans for one (stencil radius, shape) used on a field, a record
-// per tile. It owns the face buffers (both sets) and unregisters them when it goes: a field
-// drops its halo sets when it releases its handles or is retiled.
+// per tile. It owns the face buffers (both sets) and unregisters them when it goes, if not
+// before (release_buffers: a field's handles released, or a retile). Tasks read the plans as
+// their argument blocks, so a set goes only once its field's tiles are freed.
 struct HaloSet {
   HaloSet() = default;
   HaloSet(const HaloSet&) = delete;
   HaloSet& operator=(const HaloSet&) = delete;
-  ~HaloSet();
+  ~HaloSet() { release_buffers(); }
+
+  /// Unregisters the face buffers (scratch: their data is dropped); the plans stay.
+  void release_buffers();
 
   HaloTile& tile(int t) { return tiles[static_cast<std::size_t>(t)]; }
   const HaloTile& tile(int t) const { return tiles[static_cast<std::size_t>(t)]; }
@@ -88,10 +92,12 @@ struct FieldStorage::Impl {
 
   partition::Tiling tiling;
   partition::Distribution distribution;
-  int rank = 0;                  // this process's rank
-  std::vector<FieldTile> tiles;  // in tile order, which is the handles' registration order
-  std::map<std::pair<int, bool>, HaloSet> halos;  // by (width, box)
-  const char* tag_name = nullptr;                 // the field's name, interned for task tags
+  int rank = 0;  // this process's rank
+  // By (width, box). Before the tiles: destroyed after them, once the tiles' tasks, which read
+  // the sets' plans, are done.
+  std::map<std::pair<int, bool>, HaloSet> halos;
+  std::vector<FieldTile> tiles;    // in tile order, which is the handles' registration order
+  const char* tag_name = nullptr;  // the field's name, interned for task tags
   bool released = false;
 };
 

@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <typeindex>
+#include <typeinfo>
 
 #include "core/runtime/recording.hpp"
 #include "core/runtime/watchdog.hpp"
