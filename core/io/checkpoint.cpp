@@ -189,13 +189,15 @@ RestartState read_manifest(const std::string& dir) {
   return s;
 }
 
+// The folders this Runtime cleared of stale partial checkpoints (Context::state).
+struct ClearedFolders {
+  std::set<std::string> parents;
+};
+
 // A checkpoint is complete once DIR.partial is renamed to DIR, so a DIR.partial left in the
 // directory is one a killed run never committed, and never a complete checkpoint. The first
 // checkpoint this run writes into a directory removes every such leftover there and says so
 // once (two runs that checkpoint into one directory at the same time are not supported).
-struct ClearedFolders {  // the Runtime's, by Context::state
-  std::set<std::string> parents;
-};
 void remove_stale_partials(Context& c, const std::string& dir) {
   const std::string parent = files::directory_of(dir);
   if (!c.state<ClearedFolders>().parents.insert(parent).second) return;
