@@ -46,9 +46,9 @@ class DataRegistry {
   /// Null when out of memory. In simulation every allocation maps the same few pages
   /// (STARPU_MALLOC_SIMULATION_FOLDED), so grids larger than this machine's memory can be
   /// simulated; its contents are then meaningless (tasks do not run anyway).
-  /// `pinned` false: plain host memory, for tiles a retile makes mid-run (pinning costs about
-  /// 0.65 s per GiB, as StarPU's simulation charges it, more than the one transfer such a tile
-  /// makes over the bus gains from it). Free with the same `pinned`.
+  /// `pinned` false: plain host memory, for tiles a retile makes mid-run (pinning costs more
+  /// than the one transfer such a tile makes over the bus gains from it; figures:
+  /// docs/scheduling.md). Free with the same `pinned`.
   static void* allocate(std::size_t bytes, bool pinned = true);
   static void deallocate(void* memory, std::size_t bytes, bool pinned = true);
   /// Handles registered so far: where a rank is in the program (equal on every rank at the

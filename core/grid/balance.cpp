@@ -22,6 +22,11 @@
 namespace tessera::detail {
 
 namespace {
+// A rebalance's state for the Runtime's life.
+struct RetileRate {
+  double seconds_per_byte = 0;  // a rebalance's host-side re-tiling (0: not measured)
+};
+
 // Seconds per byte of new tile a move's host-side re-tiling takes (allocating, clearing and
 // filling the new tiles on the node's threads, FieldStorage::retile_in_place): measured once,
 // by filling 64 MiB of fresh memory the same way (a move's own time is no rate: on a small
@@ -30,7 +35,8 @@ namespace {
 // it. Collective.
 double retile_seconds_per_byte(Context& rt) {
   if (rt.simulated) return 0;
-  if (rt.retile_seconds_per_byte <= 0) {
+  double& rate = rt.state<RetileRate>().seconds_per_byte;
+  if (rate <= 0) {
     constexpr std::size_t kBytes = std::size_t{64} << 20, kChunk = std::size_t{1} << 20;
     const std::vector<unsigned char> from(kBytes, 1);  // touched before the clock starts
     void* to = tasks::DataRegistry::allocate(kBytes, false);
@@ -43,11 +49,11 @@ double retile_seconds_per_byte(Context& rt) {
       });
       const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
       tasks::DataRegistry::deallocate(to, kBytes, false);
-      rt.retile_seconds_per_byte = took.count() / static_cast<double>(kBytes);
+      rate = took.count() / static_cast<double>(kBytes);
     }
   }
   // In femtoseconds per byte (a GB/s is a million): exact enough, and an integer to sum.
-  const std::int64_t fs = std::llround(rt.retile_seconds_per_byte * 1e15);
+  const std::int64_t fs = std::llround(rate * 1e15);
   return static_cast<double>(comm::sum(fs)) * 1e-15 / static_cast<double>(rt.ranks);
 }
 }  // namespace
@@ -147,8 +153,8 @@ std::array<double, 2> measured_part_seconds(const GridSpec& grid, const std::vec
         std::count_if(starts.begin(), starts.end(), [&](std::int64_t s) { return s < grid.split; });
     gpu_tiles *= below, cpu_tiles *= n - below;
   }
-  // Waits for the steps submitted (a drain of both parts: with the split's tiles pinned to their
-  // workers, -0.1 to +0.1 % in simulation at every 5 steps, docs/simulation.md).
+  // Waits for the steps submitted: a drain of both parts, which costs next to nothing with the
+  // split's tiles pinned to their workers (figures: docs/scheduling.md, docs/simulation.md).
   rt.engine->wait_all();
   const std::map<long, tasks::ClassBusy> busy = rt.engine->submitter().take_step_busy();
   // Each class's busy time shared by the workers that have a tile of its part (the scheduler

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <utility>
 
@@ -447,6 +448,12 @@ double mean_tile_points(const GridSpec& grid) {
   }
   return points / tiles;
 }
+
+// block_costs' state for the Runtime's life: the models' seconds per point, by stencil and
+// tile points (0: no model on some rank).
+struct ModelPointSeconds {
+  std::map<std::string, double> by_key;
+};
 }  // namespace
 
 BlockCosts block_costs(const std::string& stencil, const GridSpec& grid) {
@@ -457,14 +464,15 @@ BlockCosts block_costs(const std::string& stencil, const GridSpec& grid) {
   // Read once per stencil and tile size (advance() with kAutoDepth may run a step at a time);
   // every rank asks the same questions in the same order, so the collectives match.
   const std::string key = stencil + "@" + std::to_string(std::llround(tile_points));
-  auto known = rt->point_seconds.find(key);
-  if (known == rt->point_seconds.end()) {
+  std::map<std::string, double>& point_seconds = rt->state<ModelPointSeconds>().by_key;
+  auto known = point_seconds.find(key);
+  if (known == point_seconds.end()) {
     const tasks::PointCost mine = tasks::model_point_cost(stencil, tile_points);
     // In picoseconds, summed; the models' choice only where every rank's models have one.
     const std::int64_t with_model = comm::sum(mine.seconds > 0 ? 1 : 0);
     const std::int64_t ps = comm::sum(std::llround(mine.seconds * 1e12));
     const double mean = with_model == rt->ranks ? static_cast<double>(ps) * 1e-12 / rt->ranks : 0;
-    known = rt->point_seconds.emplace(key, mean).first;
+    known = point_seconds.emplace(key, mean).first;
   }
   if (known->second > 0) costs.point_seconds = known->second;
   return costs;

@@ -109,6 +109,7 @@ void FieldStorage::build(Context& rt, Impl* reuse) {
   tasks::Engine& engine = *rt.engine;
   impl_->tag_name = engine.intern(name_);
   const partition::Tiling& tiling = impl_->tiling;
+  impl_->tiles = std::vector<FieldTile>(static_cast<std::size_t>(tiling.size()));
   for (int t = 0; t < tiling.size(); ++t) {
     bool edge = false;
     for (int dz = -1; dz <= 1; ++dz)
@@ -117,7 +118,10 @@ void FieldStorage::build(Context& rt, Impl* reuse) {
           const int n = tiling.neighbour(t, {dx, dy, dz});
           edge = edge || (n >= 0 && owner(n) != owner(t));
         }
-    impl_->rank_edge.push_back(edge);
+    impl_->tile(t).rank_edge = edge;
+    // Tiles a retile makes are not pinned (tasks::DataRegistry::allocate): pinning costs more
+    // than it gains for the one transfer such a tile makes.
+    impl_->tile(t).pinned = reuse == nullptr;
   }
   auto tile_bytes = [&](int t) {
     return static_cast<std::int64_t>(element_size_) * geometry(t).stride_z *
@@ -127,35 +131,20 @@ void FieldStorage::build(Context& rt, Impl* reuse) {
   // owner of, which no task on this rank reads (only their face buffers travel). Allocated
   // first, and agreed on, so that a rank out of memory stops every rank before any handle is
   // registered (registration order gives StarPU-MPI its tags).
-  impl_->memory.assign(static_cast<std::size_t>(tiling.size()), nullptr);
-  impl_->memory_bytes.assign(static_cast<std::size_t>(tiling.size()), 0);
-  // Tiles a retile makes are not pinned (tasks::DataRegistry::allocate): pinning costs more
-  // than it gains for the one transfer such a tile makes.
-  impl_->pinned.assign(static_cast<std::size_t>(tiling.size()), reuse == nullptr);
-  std::vector<tasks::Handle> kept(static_cast<std::size_t>(tiling.size()), nullptr);
   if (reuse != nullptr)
     for (int t = 0; t < tiling.size(); ++t) {
       const int o = same_tile(reuse->tiling, tiling, t);
-      const auto u = static_cast<std::size_t>(o);
-      if (o < 0 || !mine(t) || reuse->memory[u] == nullptr) continue;
-      impl_->memory[static_cast<std::size_t>(t)] = reuse->memory[u];
-      impl_->memory_bytes[static_cast<std::size_t>(t)] = reuse->memory_bytes[u];
-      impl_->pinned[static_cast<std::size_t>(t)] = reuse->pinned[u];
-      kept[static_cast<std::size_t>(t)] = reuse->handles[u];
-      reuse->memory[u] = nullptr;
-      reuse->handles[u] = nullptr;
+      if (o >= 0 && mine(t) && reuse->tile(o).memory != nullptr)
+        impl_->tile(t).take(reuse->tile(o));
     }
   comm::agree([&] {
     for (int t = 0; t < tiling.size(); ++t) {
-      if (!mine(t) || kept[static_cast<std::size_t>(t)] != nullptr) continue;
-      void* mem = tasks::DataRegistry::allocate(static_cast<std::size_t>(tile_bytes(t)),
-                                                impl_->pinned[static_cast<std::size_t>(t)]);
+      FieldTile& tile = impl_->tile(t);
+      if (!mine(t) || tile.handle != nullptr) continue;
+      void* mem =
+          tasks::DataRegistry::allocate(static_cast<std::size_t>(tile_bytes(t)), tile.pinned);
       if (mem == nullptr) {
-        for (std::size_t u = 0; u < impl_->memory.size(); ++u)
-          if (impl_->memory[u] != nullptr)
-            tasks::DataRegistry::deallocate(impl_->memory[u], impl_->memory_bytes[u],
-                                            impl_->pinned[u]),
-                impl_->memory[u] = nullptr;
+        for (FieldTile& u : impl_->tiles) u.free();
         throw Error("out of memory allocating " + std::to_string(tile_bytes(t)) +
                     " bytes for tile " + std::to_string(t) + " of field '" + name_ +
                     "'; use a smaller grid or more ranks");
@@ -164,18 +153,16 @@ void FieldStorage::build(Context& rt, Impl* reuse) {
       // it. A retile's new tiles are cleared where they are filled (retile_in_place).
       if (!rt.simulated && reuse == nullptr)
         std::memset(mem, 0, static_cast<std::size_t>(tile_bytes(t)));
-      impl_->memory[static_cast<std::size_t>(t)] = mem;
-      impl_->memory_bytes[static_cast<std::size_t>(t)] = static_cast<std::size_t>(tile_bytes(t));
+      tile.memory = mem;
+      tile.bytes = static_cast<std::size_t>(tile_bytes(t));
     }
   });
   for (int t = 0; t < tiling.size(); ++t) {
-    if (kept[static_cast<std::size_t>(t)] != nullptr) {
-      impl_->handles.push_back(kept[static_cast<std::size_t>(t)]);
-      continue;
-    }
+    FieldTile& tile = impl_->tile(t);
+    if (tile.handle != nullptr) continue;  // taken over from the tiling before
     const std::size_t elements = static_cast<std::size_t>(tile_bytes(t)) / element_size_;
-    impl_->handles.push_back(engine.data().register_vector(
-        impl_->memory[static_cast<std::size_t>(t)], elements, element_size_, owner(t)));
+    tile.handle = engine.data().register_vector(tile.memory, elements, element_size_, owner(t));
+    tile.data = &engine.data();
   }
   rt.fields.insert(this);
 }
@@ -216,9 +203,7 @@ void FieldStorage::retile_in_place(const GridSpec& grid) {
   tasks::DataRegistry& data = rt.engine->data();
   std::unique_ptr<Impl> old = std::move(impl_);
   for (auto& [key, set] : old->halos)  // face buffers: the next exchange plans them again
-    for (const auto* buffers : {&set.buffers, &set.spare_buffers})
-      for (auto& tile : *buffers)
-        for (tasks::Handle h : tile) data.unregister_scratch(h);
+    set.release_buffers();
   grid_ = grid;
   build(rt, old.get());
   ++version_;  // no ghost layer of the new tiles is current: the next exchange makes them
@@ -234,7 +219,7 @@ void FieldStorage::retile_in_place(const GridSpec& grid) {
     std::vector<int> from;
   };
   std::vector<Fill> fills;
-  std::vector<bool> read(old->handles.size(), false);
+  std::vector<bool> read(old->tiles.size(), false);
   const partition::Tiling& now = impl_->tiling;
   auto overlap = [](const TileGeometry& g, const TileGeometry& h, Extent3& lo, Extent3& hi) {
     bool any = true;
@@ -247,8 +232,7 @@ void FieldStorage::retile_in_place(const GridSpec& grid) {
   };
   for (int t = 0; t < now.size(); ++t) {
     const int same = same_tile(old->tiling, now, t);
-    if (same >= 0 && old->handles[static_cast<std::size_t>(same)] == nullptr)
-      continue;  // taken over
+    if (same >= 0 && old->tile(same).handle == nullptr) continue;  // taken over
     Fill f{t, {}};
     Extent3 lo, hi;
     for (int o = 0; o < old->tiling.size(); ++o)
@@ -263,19 +247,19 @@ void FieldStorage::retile_in_place(const GridSpec& grid) {
   for (std::size_t k = 0; k < fills.size(); ++k)
     dst[k] = static_cast<unsigned char*>(acquire(fills[k].tile, true));
   for (std::size_t o = 0; o < read.size(); ++o)
-    if (read[o]) data.acquire(old->handles[o], false);
+    if (read[o]) data.acquire(old->tiles[o].handle, false);
   // Cleared (ghost layers included: the next exchange writes them) and the interior copied from
   // the old tiles, a tile per thread at a time: a move re-cuts the whole CPU part of every
   // field, which one core alone clears and copies at a fraction of the node's memory speed
   // (figures: docs/scheduling.md, "Moving the split").
   auto fill = [&](std::size_t k) {
     const TileGeometry g = geometry(fills[k].tile);
-    std::memset(dst[k], 0, impl_->memory_bytes[static_cast<std::size_t>(fills[k].tile)]);
+    std::memset(dst[k], 0, impl_->tile(fills[k].tile).bytes);
     for (int o : fills[k].from) {
       const TileGeometry h = geometry_of(old->tiling, o);
       Extent3 lo, hi;
       overlap(g, h, lo, hi);
-      const auto* src = static_cast<const unsigned char*>(old->memory[static_cast<std::size_t>(o)]);
+      const auto* src = static_cast<const unsigned char*>(old->tile(o).memory);
       for (std::int64_t z = lo[2]; z < hi[2]; ++z)
         for (std::int64_t y = lo[1]; y < hi[1]; ++y) {
           const std::int64_t to = g.offset0 + (lo[0] - g.origin[0]) +
@@ -289,14 +273,34 @@ void FieldStorage::retile_in_place(const GridSpec& grid) {
   };
   if (!rt.simulated) for_each_on_threads(fills.size(), fill);  // simulated memory is folded
   for (std::size_t o = 0; o < read.size(); ++o)
-    if (read[o]) data.release(old->handles[o]);
+    if (read[o]) data.release(old->tiles[o].handle);
   for (const Fill& f : fills) release(f.tile);
-  // The old tiles that were not taken over.
-  for (std::size_t o = 0; o < old->handles.size(); ++o) {
-    if (old->handles[o] == nullptr) continue;
-    data.unregister(old->handles[o]);
-    if (old->memory[o] != nullptr)
-      tasks::DataRegistry::deallocate(old->memory[o], old->memory_bytes[o], old->pinned[o]);
+  old.reset();  // the old tiles not taken over unregistered and freed, then the old plans
+}
+
+void FieldTile::free() {
+  if (handle != nullptr) data->unregister(handle);
+  if (memory != nullptr) tasks::DataRegistry::deallocate(memory, bytes, pinned);
+  handle = nullptr;
+  memory = nullptr;
+}
+
+void FieldTile::take(FieldTile& from) {
+  data = from.data;
+  handle = std::exchange(from.handle, nullptr);
+  memory = std::exchange(from.memory, nullptr);
+  bytes = from.bytes;
+  pinned = from.pinned;
+}
+
+void HaloSet::release_buffers() {
+  for (HaloTile& t : tiles) {
+    for (const auto* buffers : {&t.buffers, &t.spare_buffers})
+      for (tasks::Handle h : *buffers) data->unregister_scratch(h);
+    t.buffers.clear();
+    t.spare_buffers.clear();
+    t.sources.clear();
+    t.spare_sources.clear();
   }
 }
 
@@ -313,15 +317,8 @@ Context& FieldStorage::context() const {
 void FieldStorage::release_handles() {
   if (impl_->released) return;
   impl_->released = true;
-  tasks::DataRegistry& data = context_->engine->data();
-  for (auto& [key, set] : impl_->halos)
-    for (const auto* buffers : {&set.buffers, &set.spare_buffers})
-      for (auto& tile : *buffers)
-        for (tasks::Handle h : tile) data.unregister_scratch(h);
-  for (tasks::Handle h : impl_->handles) data.unregister(h);
-  for (std::size_t t = 0; t < impl_->memory.size(); ++t)
-    if (impl_->memory[t] != nullptr)
-      tasks::DataRegistry::deallocate(impl_->memory[t], impl_->memory_bytes[t], impl_->pinned[t]);
+  for (auto& [key, set] : impl_->halos) set.release_buffers();
+  for (FieldTile& tile : impl_->tiles) tile.free();
   context_->fields.erase(this);
 }
 
@@ -333,9 +330,7 @@ int FieldStorage::owner(int tile) const {
 
 bool FieldStorage::mine(int tile) const { return owner(tile) == impl_->rank; }
 
-bool FieldStorage::on_rank_edge(int tile) const {
-  return impl_->rank_edge[static_cast<std::size_t>(tile)];
-}
+bool FieldStorage::on_rank_edge(int tile) const { return impl_->tile(tile).rank_edge; }
 
 const std::array<int, 3>& FieldStorage::rank_grid() const { return impl_->distribution.rank_grid; }
 
@@ -367,11 +362,11 @@ void FieldStorage::count_received(const HaloSet& set) {
   if (!rt.engine->distributed()) return;
   for (int t = 0; t < f.tiles(); ++t) {
     if (f.mine(t)) continue;
-    const auto& plan = set.plans[static_cast<std::size_t>(t)];
-    for (std::size_t k = 0; k < plan.pack_sizes.size(); ++k)
-      if (rt.engine->data().received(set.buffers[static_cast<std::size_t>(t)][k])) {
+    const HaloTile& tile = set.tile(t);
+    for (std::size_t k = 0; k < tile.plan.pack_sizes.size(); ++k)
+      if (rt.engine->data().received(tile.buffers[k])) {
         ++rt.received.messages;
-        rt.received.bytes += plan.pack_sizes[k] * static_cast<std::int64_t>(f.element_size());
+        rt.received.bytes += tile.plan.pack_sizes[k] * static_cast<std::int64_t>(f.element_size());
       }
   }
 }
@@ -379,11 +374,11 @@ void FieldStorage::count_received(const HaloSet& set) {
 // The boundary-function tasks of one tile: per face with Function ghost regions in `plan`, the
 // face's function and its argument block (the function's prototype with the regions written
 // in at offset 0).
-static std::vector<HaloSet::FunctionTask> function_tasks(const partition::TileHaloPlan& plan,
-                                                         const FaceSpecs& faces,
-                                                         tasks::CodeletRegistry& codelets,
-                                                         const std::string& type) {
-  std::vector<HaloSet::FunctionTask> out;
+static std::vector<HaloTile::FunctionTask> function_tasks(const partition::TileHaloPlan& plan,
+                                                          const FaceSpecs& faces,
+                                                          tasks::CodeletRegistry& codelets,
+                                                          const std::string& type) {
+  std::vector<HaloTile::FunctionTask> out;
   for (int a = 0; a < 3; ++a)
     for (int s = 0; s < 2; ++s) {
       FunctionGhostList list;
@@ -391,7 +386,7 @@ static std::vector<HaloSet::FunctionTask> function_tasks(const partition::TileHa
         if (g.axis == a && g.side == s) list.region[list.count++] = g.region;
       if (list.count == 0) continue;
       const BoundaryFunction* fn = faces.face[a][s].function.get();
-      HaloSet::FunctionTask task{&codelets.get(fn->name, type, fn->kind), fn->prototype};
+      HaloTile::FunctionTask task{&codelets.get(fn->name, type, fn->kind), fn->prototype};
       std::memcpy(task.args.data(), &list, sizeof(list));
       out.push_back(std::move(task));
     }
@@ -408,21 +403,34 @@ static tasks::TaskTag exchange_tag(const FieldStorage& f, int tile, long step) {
   return g;
 }
 
-// Per tile, one face buffer per direction of `set`'s plan, on the tile's owner.
-static std::vector<std::vector<tasks::Handle>> face_buffers(const FieldStorage& f,
-                                                            const HaloSet& set) {
-  tasks::DataRegistry& data = f.context().engine->data();
-  std::vector<std::vector<tasks::Handle>> buffers(static_cast<std::size_t>(f.tiles()));
-  for (int t = 0; t < f.tiles(); ++t)
-    for (std::int64_t size : set.plans[static_cast<std::size_t>(t)].pack_sizes)
-      buffers[static_cast<std::size_t>(t)].push_back(data.register_vector(
-          nullptr, static_cast<std::size_t>(size), f.element_size(), f.owner(t)));
-  return buffers;
+// Per tile, one face buffer per direction of its plan, on the tile's owner: the set's
+// buffers, or its spares.
+static void add_face_buffers(const FieldStorage& f, HaloSet& set, bool spare) {
+  set.data = &f.context().engine->data();
+  for (int t = 0; t < f.tiles(); ++t) {
+    HaloTile& tile = set.tile(t);
+    for (std::int64_t size : tile.plan.pack_sizes)
+      (spare ? tile.spare_buffers : tile.buffers)
+          .push_back(set.data->register_vector(nullptr, static_cast<std::size_t>(size),
+                                               f.element_size(), f.owner(t)));
+  }
+}
+
+// Per tile, the face buffers (the set's or its spares) its ghost copies read.
+static void add_sources(HaloSet& set, bool spare) {
+  for (HaloTile& tile : set.tiles)
+    for (const auto& [from, dir] : tile.plan.sources) {
+      const HaloTile& owner = set.tile(from);
+      std::size_t k = 0;
+      while (owner.plan.pack_dirs[k] != dir) ++k;
+      (spare ? tile.spare_sources : tile.sources)
+          .push_back((spare ? owner.spare_buffers : owner.buffers)[k]);
+    }
 }
 
 void FieldStorage::fill_constant_ghosts(const std::string& stencil, int width, bool box) {
   HaloSet& set = impl_->halos[{width, box}];
-  if (!set.plans.empty()) return;
+  if (!set.tiles.empty()) return;
   tasks::Engine& engine = *context().engine;
   const int n = tiles();
   const Extent3 halo{halo_, halo_, grid_.dims == 3 ? halo_ : 0};
@@ -432,25 +440,29 @@ void FieldStorage::fill_constant_ghosts(const std::string& stencil, int width, b
       rules.rule[a][s] = faces_.face[a][s].kind;
       rules.constant_bits[a][s] = faces_.face[a][s].constant_bits;
     }
-  set.plans = partition::plan_halos(impl_->tiling, halo, rules, width, box, grid_.dims);
-  set.buffers = face_buffers(*this, set);
-  for (auto& plan : set.plans) {
-    partition::RegionCopyList copies, constants;
+  std::vector<partition::TileHaloPlan> plans =
+      partition::plan_halos(impl_->tiling, halo, rules, width, box, grid_.dims);
+  set.tiles = std::vector<HaloTile>(plans.size());
+  for (std::size_t t = 0; t < plans.size(); ++t) set.tiles[t].plan = std::move(plans[t]);
+  add_face_buffers(*this, set, false);
+  add_sources(set, false);
+  for (HaloTile& tile : set.tiles) {
+    partition::TileHaloPlan& plan = tile.plan;
+    partition::RegionCopyList copies;
     for (int r = 0; r < plan.ghosts.count; ++r) {
-      partition::RegionCopyList& to = plan.ghosts.region[r].src_slot < 0 ? constants : copies;
+      partition::RegionCopyList& to = plan.ghosts.region[r].src_slot < 0 ? tile.constants : copies;
       to.region[to.count++] = plan.ghosts.region[r];
     }
     plan.ghosts = copies;
-    set.constants.push_back(constants);
-    set.functions.push_back(function_tasks(plan, faces_, engine.codelets(), type_));
+    tile.functions = function_tasks(plan, faces_, engine.codelets(), type_);
   }
   tasks::Codelet& fill =
       engine.codelets().get(stencil, type_, tasks::constant_ghosts_kind(element_size_));
   for (int t = 0; t < n; ++t) {
-    auto& constants = set.constants[static_cast<std::size_t>(t)];
+    auto& constants = set.tile(t).constants;
     if (constants.count > 0)
-      engine.submitter().submit(fill, {impl_->handles[t]}, {}, &constants, sizeof(constants), false,
-                                exchange_tag(*this, t, -1), {n, 0, device_class(t)});
+      engine.submitter().submit(fill, {impl_->tile(t).handle}, {}, &constants, sizeof(constants),
+                                false, exchange_tag(*this, t, -1), {n, 0, device_class(t)});
   }
 }
 
@@ -463,33 +475,13 @@ static void submit_packs(FieldStorage& f, HaloSet& set, const std::string& stenc
       engine.codelets().get(stencil, f.type_name(), tasks::halo_pack_kind(f.element_size()));
   const int n = f.tiles();
   for (int t = 0; t < n; ++t) {
-    auto& plan = set.plans[static_cast<std::size_t>(t)];
-    if (plan.packs.count > 0)
-      engine.submitter().submit(pack, {f.impl().handles[t]},
-                                set.buffers[static_cast<std::size_t>(t)], &plan.packs,
-                                sizeof(plan.packs), false, exchange_tag(f, t, rt.steps),
+    HaloTile& tile = set.tile(t);
+    if (tile.plan.packs.count > 0)
+      engine.submitter().submit(pack, {f.impl().tile(t).handle}, tile.buffers, &tile.plan.packs,
+                                sizeof(tile.plan.packs), false, exchange_tag(f, t, rt.steps),
                                 {n, f.on_rank_edge(t) ? 1 : 0, f.device_class(t)});
   }
   set.packed = version;
-}
-
-// Per tile, the face buffers (of `buffers`, the set's or its spares) its ghost copies read.
-static std::vector<std::vector<tasks::Handle>> source_buffers(
-    const HaloSet& set, const std::vector<std::vector<tasks::Handle>>& buffers, int tiles) {
-  std::vector<std::vector<tasks::Handle>> sources(static_cast<std::size_t>(tiles));
-  for (int t = 0; t < tiles; ++t)
-    for (const auto& [tile, dir] : set.plans[static_cast<std::size_t>(t)].sources) {
-      const auto& owner = set.plans[static_cast<std::size_t>(tile)];
-      std::size_t k = 0;
-      while (owner.pack_dirs[k] != dir) ++k;
-      sources[static_cast<std::size_t>(t)].push_back(buffers[static_cast<std::size_t>(tile)][k]);
-    }
-  return sources;
-}
-
-// Each boundary copy's face buffers, found once per plan.
-static void find_sources(HaloSet& set, int tiles) {
-  if (set.sources.empty()) set.sources = source_buffers(set, set.buffers, tiles);
 }
 
 void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
@@ -501,20 +493,19 @@ void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
   const int n = tiles();
   auto tag = [&](int t, long step) { return exchange_tag(*this, t, step); };
   submit_packs(*this, set, stencil, version_);
-  find_sources(set, n);
   tasks::Codelet& boundary =
       engine.codelets().get(stencil, type_, tasks::boundary_kind(element_size_));
   for (int t = 0; t < n; ++t) {
-    auto& plan = set.plans[static_cast<std::size_t>(t)];
-    if (plan.ghosts.count > 0)
-      engine.submitter().submit(
-          boundary, {impl_->handles[t]}, set.sources[static_cast<std::size_t>(t)], &plan.ghosts,
-          sizeof(plan.ghosts), false, tag(t, rt.steps), {n, 0, device_class(t)});
+    HaloTile& tile = set.tile(t);
+    if (tile.plan.ghosts.count > 0)
+      engine.submitter().submit(boundary, {impl_->tile(t).handle}, tile.sources, &tile.plan.ghosts,
+                                sizeof(tile.plan.ghosts), false, tag(t, rt.steps),
+                                {n, 0, device_class(t)});
   }
   // Boundary functions last: they transform the mirrored values the boundary tasks wrote.
   for (int t = 0; t < n; ++t)
-    for (auto& task : set.functions[static_cast<std::size_t>(t)])
-      engine.submitter().submit(*task.codelet, {impl_->handles[t]}, {}, task.args.data(),
+    for (auto& task : set.tile(t).functions)
+      engine.submitter().submit(*task.codelet, {impl_->tile(t).handle}, {}, task.args.data(),
                                 task.args.size(), false, tag(t, rt.steps), {n, 0, device_class(t)});
   set.version = version_;
   count_received(set);
@@ -525,13 +516,12 @@ HaloSet* FieldStorage::exchange_in_tasks(const std::string& stencil, int width, 
   if (set.version == version_) return nullptr;
   fill_constant_ghosts(stencil, width, box);
   bool functions = false;
-  for (const auto& list : set.functions) functions = functions || !list.empty();
+  for (const HaloTile& tile : set.tiles) functions = functions || !tile.functions.empty();
   if (!context().options.fused_exchange || functions) {
     exchange(stencil, width, box);
     return nullptr;
   }
   submit_packs(*this, set, stencil, version_);
-  find_sources(set, tiles());
   set.version = version_;
   return &set;
 }
@@ -540,7 +530,7 @@ HaloSet* FieldStorage::pack_target() {
   if (!context().options.fused_exchange) return nullptr;
   HaloSet* last = nullptr;
   for (auto& [key, set] : impl_->halos)
-    if (!set.plans.empty() &&
+    if (!set.tiles.empty() &&
         (last == nullptr || set.version > last->version))  // planned: buffers too
       last = &set;
   return last;
@@ -548,9 +538,10 @@ HaloSet* FieldStorage::pack_target() {
 
 HaloSet* FieldStorage::pack_spare(HaloSet* set) {
   if (set == nullptr || !context().options.fused_exchange) return nullptr;
-  if (set->spare_buffers.empty()) {
-    set->spare_buffers = face_buffers(*this, *set);
-    set->spare_sources = source_buffers(*set, set->spare_buffers, tiles());
+  if (!set->spares) {
+    add_face_buffers(*this, *set, true);
+    add_sources(*set, true);
+    set->spares = true;
   }
   return set;
 }
@@ -558,8 +549,10 @@ HaloSet* FieldStorage::pack_spare(HaloSet* set) {
 void FieldStorage::written_spare(HaloSet* set) {
   ++version_;
   if (set == nullptr) return;
-  std::swap(set->buffers, set->spare_buffers);
-  std::swap(set->sources, set->spare_sources);
+  for (HaloTile& tile : set->tiles) {
+    std::swap(tile.buffers, tile.spare_buffers);
+    std::swap(tile.sources, tile.spare_sources);
+  }
   set->packed = version_;
 }
 
@@ -571,13 +564,11 @@ void FieldStorage::written(HaloSet* packed) {
 bool FieldStorage::simulated() const { return context().simulated; }
 
 void* FieldStorage::acquire(int tile, bool write) {
-  context().engine->data().acquire(impl_->handles[static_cast<std::size_t>(tile)], write);
-  return impl_->memory[static_cast<std::size_t>(tile)];
+  context().engine->data().acquire(impl_->tile(tile).handle, write);
+  return impl_->tile(tile).memory;
 }
 
-void FieldStorage::release(int tile) {
-  context().engine->data().release(impl_->handles[static_cast<std::size_t>(tile)]);
-}
+void FieldStorage::release(int tile) { context().engine->data().release(impl_->tile(tile).handle); }
 
 void FieldStorage::gather(void* out) const {
   auto* self = const_cast<FieldStorage*>(this);

@@ -17,43 +17,87 @@
 
 namespace tessera::detail {
 
-// The halo buffers and copy plans for one (stencil radius, shape) used on a field.
-struct HaloSet {
-  std::vector<partition::TileHaloPlan> plans;
-  std::vector<std::vector<tasks::Handle>> buffers;  // [tile][k]: towards plans[tile].pack_dirs[k]
-  std::vector<std::vector<tasks::Handle>> sources;  // [tile]: the buffers its boundary task reads
-  // Constant (Dirichlet) ghost regions, split off plans[tile].ghosts: their values never
-  // change and nothing else writes ghost layers, so they are written once, not every step.
-  std::vector<partition::RegionCopyList> constants;
-  // Per tile, one task per face whose boundary function gives some of its ghost regions: the
+// One tile's part of a halo set: its copy plan, the face buffers it packs and those it reads.
+struct HaloTile {
+  partition::TileHaloPlan plan;
+  std::vector<tasks::Handle> buffers;  // [k]: towards plan.pack_dirs[k], on the tile's owner
+  std::vector<tasks::Handle> sources;  // the buffers (of its neighbours) its boundary task reads
+  // Constant (Dirichlet) ghost regions, split off plan.ghosts: their values never change and
+  // nothing else writes ghost layers, so they are written once, not every step.
+  partition::RegionCopyList constants;
+  // One task per face whose boundary function gives some of the tile's ghost regions: the
   // face's function and the task's argument block (its functor and the regions), kept for
   // every exchange.
   struct FunctionTask {
     tasks::Codelet* codelet;  // the function's, resolved with the plan (a name clash throws first)
     std::vector<unsigned char> args;
   };
-  std::vector<std::vector<FunctionTask>> functions;
-  long version = -1;  // field version the ghost layers reflect
-  long packed = -1;   // field version the face buffers hold (packed by halo-pack tasks or by
-                      // the tasks that wrote the field)
+  std::vector<FunctionTask> functions;
   // A second set of face buffers, for tasks that read one field's faces and pack its new ones
   // in one call (temporal blocks): they pack into these, which then become `buffers` (and
   // their `sources`), so a tile never overwrites faces a neighbour of the same call has still
   // to read. Empty until such a call.
-  std::vector<std::vector<tasks::Handle>> spare_buffers, spare_sources;
+  std::vector<tasks::Handle> spare_buffers, spare_sources;
+};
+
+// The halo buffers and copy plans for one (stencil radius, shape) used on a field, a record
+// per tile. It owns the face buffers (both sets) and unregisters them when it goes, if not
+// before (release_buffers: a field's handles released, or a retile). Tasks read the plans as
+// their argument blocks, so a set goes only once its field's tiles are freed.
+struct HaloSet {
+  HaloSet() = default;
+  HaloSet(const HaloSet&) = delete;
+  HaloSet& operator=(const HaloSet&) = delete;
+  ~HaloSet() { release_buffers(); }
+
+  /// Unregisters the face buffers (scratch: their data is dropped); the plans stay.
+  void release_buffers();
+
+  HaloTile& tile(int t) { return tiles[static_cast<std::size_t>(t)]; }
+  const HaloTile& tile(int t) const { return tiles[static_cast<std::size_t>(t)]; }
+
+  std::vector<HaloTile> tiles;          // empty until the set is planned
+  tasks::DataRegistry* data = nullptr;  // where the face buffers are registered
+  long version = -1;                    // field version the ghost layers reflect
+  long packed = -1;     // field version the face buffers hold (packed by halo-pack tasks or by
+                        // the tasks that wrote the field)
+  bool spares = false;  // the tiles' spare buffers are made
+};
+
+// One tile of a field: its data handle and, on its owner, the host memory under it. It frees
+// both when it goes (the handle first: unregistering brings the data home into that memory),
+// unless a retile's record for the same box took them over.
+struct FieldTile {
+  FieldTile() = default;
+  FieldTile(const FieldTile&) = delete;
+  FieldTile& operator=(const FieldTile&) = delete;
+  ~FieldTile() { free(); }
+
+  /// Unregisters the handle and frees the memory (what there is of them).
+  void free();
+  /// Takes over `from`'s handle and memory (not its rank edge: that depends on the tiling).
+  void take(FieldTile& from);
+
+  tasks::DataRegistry* data = nullptr;  // where `handle` is registered
+  tasks::Handle handle = nullptr;
+  void* memory = nullptr;  // host memory, null for other ranks' tiles
+  std::size_t bytes = 0;   // the memory's size
+  bool pinned = true;      // allocated pinned (not by a retile)
+  bool rank_edge = false;  // a neighbour belongs to another rank
 };
 
 struct FieldStorage::Impl {
+  FieldTile& tile(int t) { return tiles[static_cast<std::size_t>(t)]; }
+  const FieldTile& tile(int t) const { return tiles[static_cast<std::size_t>(t)]; }
+
   partition::Tiling tiling;
   partition::Distribution distribution;
-  int rank = 0;                           // this process's rank
-  std::vector<bool> rank_edge;            // per tile: a neighbour belongs to another rank
-  std::vector<tasks::Handle> handles;     // per tile
-  std::vector<void*> memory;              // per tile: host memory, null for other ranks' tiles
-  std::vector<std::size_t> memory_bytes;  // per tile: its size (freed with it)
-  std::vector<bool> pinned;               // per tile: allocated pinned (not by a retile)
-  std::map<std::pair<int, bool>, HaloSet> halos;  // by (width, box)
-  const char* tag_name = nullptr;                 // the field's name, interned for task tags
+  int rank = 0;  // this process's rank
+  // By (width, box). Before the tiles: destroyed after them, once the tiles' tasks, which read
+  // the sets' plans, are done.
+  std::map<std::pair<int, bool>, HaloSet> halos;
+  std::vector<FieldTile> tiles;    // in tile order, which is the handles' registration order
+  const char* tag_name = nullptr;  // the field's name, interned for task tags
   bool released = false;
 };
 

@@ -61,8 +61,7 @@ void submit_tile_tasks(const TileTaskCall& call) {
         frame[7 + 3 * k] = g.stride_y;
         frame[8 + 3 * k] = g.stride_z;
       }
-      (k < call.reads.size() ? read : write)
-          .push_back(f.impl().handles[static_cast<std::size_t>(t)]);
+      (k < call.reads.size() ? read : write).push_back(f.impl().tile(t).handle);
     }
     std::memcpy(kernel_block + call.args.frame_offset, frame.data(),
                 sizeof(std::int64_t) * frame.size());
@@ -86,12 +85,10 @@ void submit_tile_tasks(const TileTaskCall& call) {
     handles.insert(handles.end(), write.begin(), write.end());
     modes.assign(call.modes.begin(), call.modes.end());
     const auto add = [&](const HaloCopies& h, bool fill, tasks::HaloWork::Copies& c) {
-      const std::size_t tile = static_cast<std::size_t>(t);
+      const HaloTile& tile = h.set->tile(t);
       const FieldStorage& f = *fields[static_cast<std::size_t>(h.field)];
-      const auto& faces =
-          fill ? h.set->sources[tile] : (h.spare ? h.set->spare_buffers : h.set->buffers)[tile];
-      const partition::RegionCopyList& list =
-          fill ? h.set->plans[tile].ghosts : h.set->plans[tile].packs;
+      const auto& faces = fill ? tile.sources : h.spare ? tile.spare_buffers : tile.buffers;
+      const partition::RegionCopyList& list = fill ? tile.plan.ghosts : tile.plan.packs;
       c.args = &list;
       c.empty = list.count == 0;
       c.tile = h.field;

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -199,6 +200,11 @@ bool made_by_checkpoint(const fs::path& dir) {
   return fs::is_regular_file(dir / kMarker, ec);
 }
 
+// The folders this Runtime cleared of stale partial checkpoints (Context::state).
+struct ClearedFolders {
+  std::set<std::string> parents;
+};
+
 // A checkpoint is complete once DIR.partial is renamed to DIR, so a DIR.partial (with the
 // marker) left in the directory is one a killed run never committed, and never a complete
 // checkpoint. The first checkpoint this run writes into a directory removes every such
@@ -206,7 +212,7 @@ bool made_by_checkpoint(const fs::path& dir) {
 // time are not supported).
 void remove_stale_partials(Context& c, const std::string& dir) {
   const std::string parent = files::directory_of(dir);
-  if (!c.checkpoint_dirs.insert(parent).second) return;
+  if (!c.state<ClearedFolders>().parents.insert(parent).second) return;
   std::error_code ec;
   std::vector<std::string> removed;
   const std::string suffix = ".partial";

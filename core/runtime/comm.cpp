@@ -145,8 +145,8 @@ void start() {
     return;
   }
   // A process not started by an MPI launcher is one rank: MPI is left alone. (Open MPI would
-  // otherwise start a singleton daemon, orted, whose polling took 3-4% of a core beside every
-  // single-process run: on a 2-core node, time taken from the workers.)
+  // otherwise start a singleton daemon, orted, whose polling takes time from the workers beside
+  // every single-process run; figures: docs/distributed.md.)
   if (!launched_by_mpi()) return;
   // Tessera started MPI, so Tessera ends it, once, at exit: a process may create several
   // Runtimes one after the other (the tests do) but may initialise MPI only once.

@@ -1,12 +1,15 @@
-// The runtime context: everything a live Runtime holds, in parts with one job each. Fields
-// capture it when they are created, and every library call reaches it through them; the one
-// process-wide pointer (to the live context) serves only to create fields.
+// The runtime context: what a live Runtime holds, in parts with one job each, and the state
+// each feature above this room keeps for the Runtime's life (Context::state). Fields capture it
+// when they are created, and every library call reaches it through them; the one process-wide
+// pointer (to the live context) serves only to create fields.
 #pragma once
 
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <typeindex>
+#include <typeinfo>
 
 #include "core/runtime/recording.hpp"
 #include "core/runtime/watchdog.hpp"
@@ -36,16 +39,26 @@ struct Context {
   std::unique_ptr<Watchdog> watchdog;     // --watchdog: null when off
   std::set<FieldStorage*> fields;         // alive; released if the Runtime ends first
   std::set<HandleOwner*> handle_owners;   // the same for mesh objects
-  std::set<std::string> checkpoint_dirs;  // those cleared of stale DIR.partial (core/io/)
   long steps = 0;                         // stencil applications submitted: the step of task tags
-  std::map<std::string, double> point_seconds;  // block_costs: by stencil and tile points
-  double retile_seconds_per_byte = 0;  // a rebalance's host-side re-tiling (0: not measured)
   Traffic received;       // face buffers this rank's tasks received (counted at submission)
   int uncaught = 0;       // exceptions in flight when the Runtime was made (to see unwinding)
   bool finished = false;  // Runtime::finish() has written the outputs
   /// StarPU's SimGrid mode (docs/simulation.md): tasks do not run, so data hold no values;
   /// host-side reads and writes of field data are skipped and reductions give NaN.
   bool simulated = false;
+
+  /// The state of one feature for this Runtime, made on first use: a struct the feature
+  /// defines in its own room (core/grid/balance.cpp's retile rate, core/io/checkpoint.cpp's
+  /// folders), which this room cannot include. Usage: `c.state<RetileRate>().seconds_per_byte`.
+  template <class State>
+  State& state() {
+    std::shared_ptr<void>& s = states_[std::type_index(typeid(State))];
+    if (!s) s = std::make_shared<State>();
+    return *static_cast<State*>(s.get());
+  }
+
+ private:
+  std::map<std::type_index, std::shared_ptr<void>> states_;  // by the feature's type
 };
 
 /// The live runtime's context; throws tessera::Error naming `what` when none is alive.

@@ -112,7 +112,7 @@ void submit_tiles(const std::string& name, const TaskKind& kind, const std::vect
     for (std::size_t k = 0; k < tiles.size(); ++k) {
       const TileRef& r = tiles[k];
       if ((r.mode == Mode::Read) != reading) continue;
-      tasks::Handle h = r.field->impl().handles[static_cast<std::size_t>(r.tile)];
+      tasks::Handle h = r.field->impl().tile(r.tile).handle;
       std::vector<tasks::Handle>& list = reading ? read : write;
       auto at = std::find(list.begin(), list.end(), h);
       if (at == list.end()) {

@@ -26,7 +26,7 @@ void region_copy_cpu(void** buffers, void* arg) {
     // Rows whose x-stride is 1 on both sides are contiguous: copy or fill them whole, which
     // the compiler turns into memcpy/memset calls (the common case: every face but x). Rows of
     // a few words (an x face: the halo's width) go point by point: a call per row cost more
-    // than the copy (a periodic life tile 256 wide spent 9% of its time in those calls).
+    // than the copy (figure: docs/architecture.md, kernels/cpu).
     const bool contiguous = region.dims[0] >= kShortRow && region.dst_stride[0] == 1 &&
                             (region.src_slot < 0 || region.src_stride[0] == 1);
     detail::parallel_rows(region.dims[1], region.dims[2], [&](std::int64_t j, std::int64_t k) {
