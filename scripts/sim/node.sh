@@ -33,28 +33,29 @@ steady=${STEADY:-100}
 : "${GPU_LAT_US:=15}" "${CPU_LAT_US:=5}"
 # Per app: CPU GB/s per core and GPU GB/s over the bytes of a task (kind=CPU:GPU for a kind of
 # its own), fitted to the node's CPU-only and GPU-only rows; the measured seconds of
-# CPU-only / GPU-only / both, and the split the measured run chose (a --gpu-fraction, or -).
-# app | binary | arguments | CPU GB/s | GPU GB/s | kinds | measured cpu gpu both | old fraction
+# CPU-only / GPU-only / both, what the measured "both" run chose, and that split as a
+# --gpu-fraction (- where it was no split: dmda placed tiles task by task, not forceable now).
+# app | binary | arguments | CPU GB/s | GPU GB/s | kinds | measured cpu gpu both | chose | old
 cases=(
-  "cardiac2d|cardiac/cardiac2d|--size 2048 2048 --steps 50|12.2|1500||0.0330 0.0065 0.0215|0.9956"
-  "cardiac3d|cardiac/cardiac3d|--size 256 256 128 --steps 20|10.8|1150||0.0443 0.0085 0.0124|1"
-  "cloudsim|cloudsim/cloudsim|--size 2048 2048 --steps 50|11.6|1250||0.0225 0.0048 0.0170|-"
-  "jacobi2d|jacobi2d/jacobi2d|--size 8192 8192 --steps 100|22.1|2600||0.2570 0.0482 0.0556|0.9504"
-  "life|life/life|--size 8192 8192 --steps 100|2.29|500||0.4157 0.0319 0.0465|-"
-  "nbody|nbody/nbody|--size 16384 --steps 4|20|2600|pairs=0.0145:0.445|0.4142 0.2082 0.2135|-"
+  "cardiac2d|cardiac/cardiac2d|--size 2048 2048 --steps 50|12.2|1500||0.0330 0.0065 0.0215|y<2039/2048|0.9956"
+  "cardiac3d|cardiac/cardiac3d|--size 256 256 128 --steps 20|10.8|1150||0.0443 0.0085 0.0124|z<128/128|1"
+  "cloudsim|cloudsim/cloudsim|--size 2048 2048 --steps 50|11.6|1250||0.0225 0.0048 0.0170|2 tiles|-"
+  "jacobi2d|jacobi2d/jacobi2d|--size 8192 8192 --steps 100|22.1|2600||0.2570 0.0482 0.0556|y<7786/8192|0.9504"
+  "life|life/life|--size 8192 8192 --steps 100|2.29|500||0.4157 0.0319 0.0465|16 tiles|-"
+  "nbody|nbody/nbody|--size 16384 --steps 4|20|2600|pairs=0.0145:0.445|0.4142 0.2082 0.2135|16 tiles|-"
 )
 # heat3d 512^3, bench_heat3d_gpu's rows: name | arguments | measured s/step
 bench=(
   "GPU-only: tiles 512x512x32|--ncpu 0 --ncuda 1 --tile 512 512 32|0.001123"
   "GPU-only: automatic tiles|--ncpu 0 --ncuda 1|0.000825"
-  "15 CPU + 1 GPU: tiles 512x512x32|--ncuda 1 --tile 512 512 32|0.020395"
-  "15 CPU + 1 GPU: tiles 512x512x32, one on a core (old)|--ncuda 1 --tile 512 512 32 --gpu-fraction 0.9375|0.020395"
+  "15 CPU + 1 GPU: tiles 512x512x32|--ncuda 1 --tile 512 512 32|0.020395|dmda task by task"
+  "15 CPU + 1 GPU: tiles 512x512x32; one on a core (old)|--ncuda 1 --tile 512 512 32 --gpu-fraction 0.9375|0.020395"
   "hand-set GPU share 0.5|--ncuda 1 --gpu-fraction 0.5|0.01116"
   "hand-set GPU share 0.7|--ncuda 1 --gpu-fraction 0.7|0.00616"
   "hand-set GPU share 0.8|--ncuda 1 --gpu-fraction 0.8|0.00399"
   "hand-set GPU share 0.9|--ncuda 1 --gpu-fraction 0.9|0.00168"
   "hand-set GPU share 0.95|--ncuda 1 --gpu-fraction 0.95|0.00130"
-  "automatic split|--ncuda 1|0.000826"
+  "automatic split|--ncuda 1|0.000826|z<512/512"
 )
 : "${HEAT_CPU_GBS:=7.16}" "${HEAT_GPU_GBS:=2745}"
 
@@ -104,18 +105,20 @@ field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p"; }  # key=value of a result line
 chose() {  # what the run chose: the split, else the tile count, and the depth
   local line=$1 s
   s=$(echo "$line" | sed -n 's/.* split=\([xyz]<[0-9]*\/[0-9]*\).*/\1/p')
-  echo "${s:-$(echo "$line" | field tiles) tiles}; depth $(sed -n 's/.*: \([0-9]*\) step(s) per halo exchange.*/\1/p' "$work/run.log" | head -n 1)"
+  local d
+  d=$(sed -n 's/.*: \([0-9]*\) step(s) per halo exchange.*/\1/p' "$work/run.log" | head -n 1)
+  echo "${s:-$(echo "$line" | field tiles) tiles}${d:+; depth $d}"
 }
 
 csv="$out/node.csv"
-echo "app,run,arguments,measured_s,simulated_s,choice" > "$csv"
+echo "app,run,arguments,measured_s,simulated_s,choice,measured_choice" > "$csv"
 mkdir -p "$out/node-logs"
-row() {  # app run arguments measured simulated choice; keeps the run's output
-  echo "$1,$2,$3,$4,$5,$6" | tee -a "$csv"
+row() {  # app run arguments measured simulated choice [measured choice]; keeps the output
+  echo "$1,$2,$3,$4,$5,$6,${7:-}" | tee -a "$csv"
   cp "$work/run.log" "$out/node-logs/$1-${2//[^a-zA-Z0-9.]/_}.log"
 }
 for c in "${cases[@]}"; do
-  IFS='|' read -r app bin args cpu gpu kinds measured old <<< "$c"
+  IFS='|' read -r app bin args cpu gpu kinds measured m_chose old <<< "$c"
   [ -z "${ONLY:-}" ] || [[ "$app" =~ $ONLY ]] || continue
   read -r m_cpu m_gpu m_both <<< "$measured"
   dir="$work/models-$app"
@@ -128,18 +131,19 @@ for c in "${cases[@]}"; do
       old) [ "$old" != - ] || continue; w="--ncuda 1 --gpu-fraction $old"; m=$m_both ;;
     esac
     line=$(simulate "$dir" "$cpu" "$gpu" "$kinds" "$bin" $args $w)
-    row "$app" "$run" "$args $w" "$m" "$(echo "$line" | field seconds)" "$(chose "$line")"
+    row "$app" "$run" "$args $w" "$m" "$(echo "$line" | field seconds)" "$(chose "$line")" \
+      "$([ "$run" = both ] && echo "$m_chose" || true)"
   done
 done
 if [ -z "${ONLY:-}" ] || [[ heat3d =~ $ONLY ]]; then
   dir="$work/models-heat3d"
   for b in "${bench[@]}"; do
-    IFS='|' read -r name args m <<< "$b"
+    IFS='|' read -r name args m m_chose <<< "$b"
     common=(heat3d/heat3d --size 512 512 512 --steps-per-exchange 1 $args)
     l0=$(simulate "$dir" "$HEAT_CPU_GBS" "$HEAT_GPU_GBS" "" "${common[@]}" --steps 20)
     l1=$(simulate "$dir" "$HEAT_CPU_GBS" "$HEAT_GPU_GBS" "" "${common[@]}" --steps $((20 + steady)))
     s=$(python3 -c "print(f'{($(echo "$l1" | field seconds) - $(echo "$l0" | field seconds)) / $steady:.6f}')")
-    row heat3d "$name" "${common[*]:1}" "$m" "$s" "$(chose "$l1")"
+    row heat3d "$name" "${common[*]:1}" "$m" "$s" "$(chose "$l1")" "${m_chose:-}"
   done
 fi
 python3 scripts/sim/tables.py node "$csv" > "$out/node.md"
