@@ -53,15 +53,28 @@ void Recorder::start_clock() {
 }
 
 // What the models predict for `task` on the classes other than its worker's (the area bound
-// may place its kind there); nothing with one class. Under mutex_.
-void Recorder::predict_elsewhere(starpu_task* task, int worker, const char* kind) {
-  if (classes_.size() < 2) return;
+// may place its kind there); nothing with one class. Asked before mutex_ is taken: in a
+// simulated run (SimGrid) a model's lookup may switch to another simulated worker, which would
+// then wait forever on mutex_ held by this one (all of them run in one system thread).
+std::vector<std::pair<std::string, double>> Recorder::predict_elsewhere(starpu_task* task,
+                                                                        int worker) const {
+  std::vector<std::pair<std::string, double>> out;
+  if (classes_.size() < 2) return out;  // classes_ is set before any task runs (start_clock)
   const bool on_cuda = starpu_worker_get_type(worker) == STARPU_CUDA_WORKER;
   for (const auto& [arch, id] : classes_) {
     if ((arch == "cuda") == on_cuda) continue;
     starpu_perfmodel_arch* perf = starpu_worker_get_perf_archtype(id, STARPU_NMAX_SCHED_CTXS);
     const double us = starpu_task_expected_length(task, perf, 0);
     if (!std::isfinite(us) || us <= 0) continue;  // no model, or no implementation there
+    out.emplace_back(arch, us);
+  }
+  return out;
+}
+
+// Adds predict_elsewhere's answers. Under mutex_.
+void Recorder::add_elsewhere(const std::vector<std::pair<std::string, double>>& predicted,
+                             const char* kind) {
+  for (const auto& [arch, us] : predicted) {
     trace::ModelTime& m = model_times_[{kind, arch}];
     m.kind = kind;
     m.arch = arch;
@@ -99,6 +112,7 @@ void Recorder::task_done(void* arg) {
   const double end_us = to_us(info->end_time) - self.origin_us_;
   // Model-based schedulers set `predicted` (us); others leave 0, uncalibrated models NaN.
   const bool predicted = std::isfinite(w->task->predicted) && w->task->predicted > 0;
+  const auto elsewhere = self.predict_elsewhere(w->task, info->workerid);
   if (!self.keep_events_) {
     std::lock_guard<std::mutex> lock(self.mutex_);
     if (self.totals_.empty()) self.first_start_us_ = start_us;
@@ -118,7 +132,7 @@ void Recorder::task_done(void* arg) {
       t.measured_with_prediction_us += end_us - start_us;
     }
     self.fold(w->order, std::move(w->data), end_us - start_us);
-    self.predict_elsewhere(w->task, info->workerid, w->tag.kind);
+    self.add_elsewhere(elsewhere, w->tag.kind);
     return;
   }
   trace::TaskEvent e;
@@ -136,7 +150,7 @@ void Recorder::task_done(void* arg) {
   e.data = std::move(w->data);
   std::lock_guard<std::mutex> lock(self.mutex_);
   self.events_.push_back(std::move(e));
-  self.predict_elsewhere(w->task, info->workerid, w->tag.kind);
+  self.add_elsewhere(elsewhere, w->tag.kind);
   self.sample_buses(end_us);
 }
 

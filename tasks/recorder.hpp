@@ -58,7 +58,10 @@ class Recorder {
   // class where a task of it did not run) what the models predicted there.
   std::vector<std::pair<std::string, int>> classes_;
   std::map<std::pair<std::string, std::string>, trace::ModelTime> model_times_;
-  void predict_elsewhere(starpu_task* task, int worker, const char* kind);
+  std::vector<std::pair<std::string, double>> predict_elsewhere(starpu_task* task,
+                                                                int worker) const;
+  void add_elsewhere(const std::vector<std::pair<std::string, double>>& predicted,
+                     const char* kind);
   trace::DependencyTracker tracker_;
   double critical_path_us_ = 0;
   // Reads (and so resets) StarPU's bus counters: adds them to bus_totals_ and, where a bus

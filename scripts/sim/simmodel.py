@@ -19,6 +19,16 @@
       halo-pack, boundary    : the face buffers twice (read + write): 2 x (size - one tile)
       constant-ghosts        : latency only (runs once per plan)
 
+  simmodel.py regression <out-dir> SYMBOL... --cpu-gbs C --gpu-gbs G [--cpu-lat-us a]
+      [--gpu-lat-us b] [--gpus K] [--kind KIND=CPU_GBS:GPU_GBS ...] [--block-steps N]
+    Models for the named symbols only, each a non-linear regression time = size / bandwidth +
+    latency (size: every buffer of the task, or the face bytes moved for halo-pack and
+    boundary, as a simulating Tessera sizes them), with no calibrated file: what
+    scripts/sim/node.sh writes for the kinds a simulated run asks for. --kind gives one kind its
+    own bandwidths (nbody's pairs: a rate of interactions, not of bytes); time-block tasks
+    advance --block-steps steps (the apps' automatic depth, 4), so their time per byte is that
+    many times a step's.
+
   simmodel.py rescale <model-dir> <out-dir> <summary.txt>
     A copy of a calibrated model directory whose history means are scaled, per task kind, by
     mean / predicted of a run's "per task kind" summary (Tessera's end-of-run table): the
@@ -199,6 +209,24 @@ def write_platform(args):
           f"{args.pcie_gbs} GB/s {args.pcie_lat_us} us) in {dst}")
 
 
+def write_regression(args):
+    dst = os.path.join(args.out, "codelets", VERSION)
+    os.makedirs(dst, exist_ok=True)
+    kinds = {k: tuple(float(x) for x in v.split(":")) for k, v in (kv.split("=") for kv in args.kind)}
+    for symbol in args.symbols:
+        kind = kind_of(symbol)
+        cpu_gbs, gpu_gbs = kinds.get(kind, (args.cpu_gbs, args.gpu_gbs))
+        steps = args.block_steps if kind.startswith("time-block") else 1
+        line = lambda gbs, lat: (steps * 1e6 / (gbs * 1e9), lat)
+        combs = [comb_text(0, 0, 0, [], line(cpu_gbs, args.cpu_lat_us))]
+        combs += [comb_text(g + 1, 1, g, [], line(gpu_gbs, args.gpu_lat_us)) for g in range(args.gpus)]
+        with open(os.path.join(dst, symbol), "w") as f:
+            f.write("##################\n# Performance Model Version\n" + VERSION + "\n\n"
+                    "####################\n# COMBs\n# number of combinations\n" + str(len(combs))
+                    + "\n" + "".join(combs))
+    print(f"simmodel: {len(args.symbols)} regression models in {dst}")
+
+
 def rescale(args):
     import shutil
     ratio = {}
@@ -272,12 +300,24 @@ def main():
                    help="CPU times multiplied by this (a slowed CPU class)")
     m.add_argument("--buffers", default="heat3d=2,jacobi2d=3,life=2",
                    help="buffers of each stencil's interior task (fields it reads and writes)")
+    g = sub.add_parser("regression")
+    g.add_argument("out")
+    g.add_argument("symbols", nargs="+")
+    g.add_argument("--cpu-gbs", type=float, required=True)
+    g.add_argument("--gpu-gbs", type=float, required=True)
+    g.add_argument("--cpu-lat-us", type=float, default=2.0)
+    g.add_argument("--gpu-lat-us", type=float, default=5.0)
+    g.add_argument("--gpus", type=int, default=4)
+    g.add_argument("--kind", action="append", default=[])
+    g.add_argument("--block-steps", type=float, default=4)
     r = sub.add_parser("rescale")
     r.add_argument("models")
     r.add_argument("out")
     r.add_argument("summary")
     args = p.parse_args()
-    if args.cmd == "rescale":
+    if args.cmd == "regression":
+        write_regression(args)
+    elif args.cmd == "rescale":
         rescale(args)
     elif args.cmd == "platform":
         write_platform(args)

@@ -4,6 +4,7 @@
   tables.py hybrid <hybrid.csv> <plot.svg>
   tables.py weak <weak.csv> <plot.svg>
   tables.py hetero <hetero.csv>
+  tables.py node <node.csv>
 """
 import csv
 import sys
@@ -178,6 +179,22 @@ def hetero(path):
               f"| {r['split']} | {r['moves']} |")
 
 
+def node(path):
+    rows = list(csv.DictReader(open(path)))
+    print("| app | run | measured s | simulated s | simulated / measured | within 25 % "
+          "| simulated run chose | measured run chose | arguments |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        m, s = float(r["measured_s"]), float(r["simulated_s"])
+        ratio = s / m
+        ok = "yes" if 0.75 <= ratio <= 1.25 else "**no**"
+        chose = r["measured_choice"]
+        if chose and not r["choice"].startswith(chose):
+            ok = "other choice"  # the current code chose otherwise than the measured (older) one
+        print(f"| {r['app']} | {r['run']} | {m:.6g} | {s:.6g} | {ratio:.2f} | {ok} "
+              f"| {r['choice']} | {chose} | `{r['arguments']}` |")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "validation":
         validation(sys.argv[2])
@@ -187,3 +204,5 @@ if __name__ == "__main__":
         weak(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "hetero":
         hetero(sys.argv[2])
+    elif sys.argv[1] == "node":
+        node(sys.argv[2])
