@@ -148,8 +148,14 @@ void submit_tiles(const std::string& name, const TaskKind& kind, const std::vect
   tag.field = first_written.field->impl().tag_name;
   tag.tile = first_written.tile;
   tag.rank = first_written.field->owner(first_written.tile);
+  // With CUDA workers, on the device class of the tile it writes where the grid's placement
+  // (a split, or the planner's for tiles a user gave) gives one, as that tile's own tasks: its
+  // data stays in that part's memory. A team task keeps its team (no single worker).
+  const int device = engine.cuda_workers() > 0 && !kind.team
+                         ? first_written.field->device_class(first_written.tile)
+                         : 0;
   engine.submitter().submit(codelet, read, write, block, args.size, true, tag,
-                            {first_written.field->tiles(), 0});
+                            {first_written.field->tiles(), 0, device});
   for (const TileRef& r : tiles)
     if (r.mode != Mode::Read) r.field->written();
 }
