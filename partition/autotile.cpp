@@ -364,13 +364,15 @@ TileChoice choose_tiles(const Extent3& extent, int dims, const Extent3& fixed, c
     const std::int64_t stride = std::max<std::int64_t>(1, e / 128);
     std::int64_t best = e;
     double best_seconds = split_step(extent, dims, fixed, m, axis, e, &c, &cpu_seconds);
+    // For the summary: GPU-only (e planes), CPU-only (0, the coarse pass's first) and the best
+    // split with both parts.
     const double gpu_only = best_seconds;
-    const double cpu_only = split_step(extent, dims, fixed, m, axis, 0, &c, &cpu_seconds);
-    std::int64_t best_split = -1;  // the best split with both parts, for the summary
-    double best_split_seconds = -1;
+    double cpu_only = -1, best_split_seconds = -1;
+    std::int64_t best_split = -1;
     auto consider = [&](std::int64_t planes) {
       const double s = split_step(extent, dims, fixed, m, axis, planes, &c, &cpu_seconds);
       if (s >= 0 && s < best_seconds) best = planes, best_seconds = s;
+      if (planes == 0) cpu_only = s;
       if (planes > 0 && s >= 0 && (best_split_seconds < 0 || s < best_split_seconds))
         best_split = planes, best_split_seconds = s;
     };
@@ -451,21 +453,18 @@ Rebalance plan_rebalance(const Extent3& extent, int dims, int axis, std::int64_t
 namespace {
 // One part of a placed lattice: the tiles from `first` to `last` (tile indices along the split
 // axis) of every column across it, in whole rounds of `workers`, each round the part's largest
-// tile and a task.
-double lattice_part_seconds(const Extent3& extent, int dims, const std::array<Cuts, 3>& cuts,
+// tile and a task. `starts`: per axis, the tile starts and the extent.
+double lattice_part_seconds(const std::array<std::vector<std::int64_t>, 3>& starts, int dims,
                             int axis, std::size_t first, std::size_t last, int workers,
                             double point_seconds, double task_seconds) {
   if (first >= last) return 0;
   std::int64_t tiles = 1;
   double largest = 1;  // points of the part's largest tile
   for (int a = 0; a < dims; ++a) {
-    std::vector<std::int64_t> starts{0};
-    starts.insert(starts.end(), cuts[a].begin(), cuts[a].end());
-    starts.push_back(extent[a]);
-    const std::size_t from = a == axis ? first : 0, to = a == axis ? last : starts.size() - 1;
+    const std::vector<std::int64_t>& at = starts[a];
+    const std::size_t from = a == axis ? first : 0, to = a == axis ? last : at.size() - 1;
     std::int64_t thickest = 0;
-    for (std::size_t k = from; k < to; ++k)
-      thickest = std::max(thickest, starts[k + 1] - starts[k]);
+    for (std::size_t k = from; k < to; ++k) thickest = std::max(thickest, at[k + 1] - at[k]);
     tiles *= static_cast<std::int64_t>(to - from);
     largest *= static_cast<double>(thickest);
   }
@@ -488,11 +487,17 @@ LatticePlacement place_lattice(const Extent3& extent, int dims, const std::array
       break;
     }
   const std::size_t slabs = cuts[axis].size() + 1;
+  std::array<std::vector<std::int64_t>, 3> starts;
+  for (int a = 0; a < dims; ++a) {
+    starts[a] = {0};
+    starts[a].insert(starts[a].end(), cuts[a].begin(), cuts[a].end());
+    starts[a].push_back(extent[a]);
+  }
   const auto part = [&](std::size_t first, std::size_t last, bool gpu) {
-    return gpu ? lattice_part_seconds(extent, dims, cuts, axis, first, last,
-                                      std::max(1, m.cuda_workers), v.gpu_point, v.task)
-               : lattice_part_seconds(extent, dims, cuts, axis, first, last, m.cpu_workers,
-                                      v.cpu_point, v.task);
+    return gpu ? lattice_part_seconds(starts, dims, axis, first, last, std::max(1, m.cuda_workers),
+                                      v.gpu_point, v.task)
+               : lattice_part_seconds(starts, dims, axis, first, last, m.cpu_workers, v.cpu_point,
+                                      v.task);
   };
   p.split_axis = axis;
   p.gpu_only_seconds = part(0, slabs, true);

@@ -27,14 +27,7 @@ void IdleWorkers::pause_if_idle(std::chrono::microseconds grace) {
 }
 
 void IdleWorkers::wake() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  wake_locked(lock);
-}
-
-// Cancels a pause still to come (the pausing thread, woken, finds no request) or resumes the
-// workers; `lock` holds mutex_.
-void IdleWorkers::wake_locked(std::unique_lock<std::mutex>& lock) {
-  if (request_ != 0) {
+  if (request_ != 0) {  // a pause still to come: the pausing thread, woken, finds no request
     request_ = 0;
     requested_.notify_one();
     return;
@@ -42,7 +35,6 @@ void IdleWorkers::wake_locked(std::unique_lock<std::mutex>& lock) {
   if (!paused_) return;
   starpu_resume();
   paused_ = false;
-  (void)lock;
 }
 
 bool IdleWorkers::may_pause() const {
@@ -50,9 +42,9 @@ bool IdleWorkers::may_pause() const {
 }
 
 void IdleWorkers::hold() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(mutex_);
   ++held_;  // in the same critical section as the wake: no pause slips in between
-  wake_locked(lock);
+  wake();
 }
 
 void IdleWorkers::unhold() {
@@ -67,6 +59,7 @@ void IdleWorkers::stop() {
   }
   requested_.notify_one();
   if (thread_.joinable()) thread_.join();
+  std::lock_guard<std::mutex> lock(mutex_);
   wake();
 }
 

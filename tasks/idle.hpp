@@ -2,7 +2,8 @@
 // and 1.4 alike), so a live but idle Runtime keeps one core busy per worker. Tessera pauses
 // them where it knows nothing is left for them (a short while after waiting for every task,
 // and from start-up to the first use) and wakes them before anything that needs them: every
-// submission, data access, wait and the shutdown go through wake() (docs/reliability.md).
+// submission, data access and wait holds an Awake guard, and the shutdown wakes them
+// (docs/reliability.md).
 #pragma once
 
 #include <chrono>
@@ -28,10 +29,8 @@ class IdleWorkers {
 
   /// Pauses the workers (starpu_pause) if no task is submitted and not finished: at once, or
   /// after `grace` if nothing woke them meanwhile (a thread of this object's waits it out). A
-  /// task submitted while they are paused would wait until wake().
+  /// task submitted while they are paused would wait until they are woken (Awake).
   void pause_if_idle(std::chrono::microseconds grace = std::chrono::microseconds{0});
-  /// Resumes the workers (starpu_resume) if they are paused; cancels a pause still to come.
-  void wake();
   /// Wakes the workers and keeps them awake while it lives: around every call that blocks on
   /// StarPU (a wait, a synchronous acquire, an unregistration), whose internal tasks and data
   /// requests need running workers. No pause lands meanwhile, whichever thread asks for it.
@@ -50,7 +49,9 @@ class IdleWorkers {
 
  private:
   void pausing_thread();
-  void wake_locked(std::unique_lock<std::mutex>& lock);
+  // Resumes the workers (starpu_resume) if they are paused; cancels a pause still to come.
+  // With mutex_ held.
+  void wake();
   void hold();
   void unhold();
   bool may_pause() const;  // with mutex_ held
@@ -60,7 +61,7 @@ class IdleWorkers {
   bool paused_ = false;
   bool stopping_ = false;
   int held_ = 0;               // Awake guards alive
-  std::uint64_t request_ = 0;  // the pending pause (0: none), cancelled by wake()
+  std::uint64_t request_ = 0;  // the pending pause (0: none), cancelled by a wake
   std::uint64_t requests_ = 0;
   std::chrono::steady_clock::time_point due_;
   std::thread thread_;
