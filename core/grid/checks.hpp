@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tessera/detail/field_storage.hpp"
+#include "tessera/detail/memory.hpp"  // available_memory_bytes, defined in checks.cpp
 
 namespace tessera::detail {
 
@@ -21,9 +22,6 @@ void check_field(int halo, std::size_t element_size, const char* type_name,
 /// `simulated`: host memory is folded (tasks/data.hpp), only the tile size limit applies.
 void check_field_memory(const GridSpec& grid, int halo, std::size_t element_size,
                         const std::string& name, int ranks, bool simulated = false);
-/// Bytes this process may still allocate: the least of the system's available memory (shared
-/// by the ranks of this node), the cgroup's limit and the address-space limit (ulimit -v).
-double available_memory_bytes();
 /// The boundaries of a field on `grid`, with defaulted faces resolved (periodic axes become
 /// Periodic); checks that periodic faces match periodic axes and that Dirichlet values are
 /// exact in the element type.
