@@ -265,10 +265,10 @@ double split_step(const Extent3& extent, int dims, const Extent3& fixed, const M
          (planes > 0 && planes < e ? v.split : 0.0);
 }
 
-// "GPU-only 1.20 ms, CPU-only 9.50 ms, split at z 300: 1.10 ms": the alternatives' predicted
-// steps, for the summary a user reads on the configuration line.
-std::string alternatives_text(double gpu_only, double cpu_only, int axis, std::int64_t split,
-                              double split_step) {
+}  // namespace
+
+std::string predicted_steps_text(double gpu_only, double cpu_only, int axis, std::int64_t split,
+                                 double split_step) {
   std::string s = "predicted step: GPU-only " + seconds_text(gpu_only) + ", CPU-only " +
                   (cpu_only >= 0 ? seconds_text(cpu_only) : std::string("impossible"));
   if (split_step >= 0)
@@ -276,8 +276,6 @@ std::string alternatives_text(double gpu_only, double cpu_only, int axis, std::i
          seconds_text(split_step);
   return s;
 }
-
-}  // namespace
 
 TileChoice split_tiles(const Extent3& extent, int dims, const Extent3& fixed, const Machine& m,
                        int axis, std::int64_t split) {
@@ -384,7 +382,7 @@ TileChoice choose_tiles(const Extent3& extent, int dims, const Extent3& fixed, c
     TileChoice chosen = split_tiles(extent, dims, fixed, m, axis, best);
     if (best == e) chosen.summary += "; a CPU part would lengthen the step";
     chosen.summary +=
-        "; " + alternatives_text(gpu_only, cpu_only, axis, best_split, best_split_seconds);
+        "; " + predicted_steps_text(gpu_only, cpu_only, axis, best_split, best_split_seconds);
     return chosen;
   }
 
@@ -509,7 +507,7 @@ LatticePlacement place_lattice(const Extent3& extent, int dims, const std::array
       p.best_split = cuts[axis][k - 1];
     }
   }
-  const std::string alternatives = alternatives_text(p.gpu_only_seconds, p.cpu_only_seconds, axis,
+  const std::string alternatives = predicted_steps_text(p.gpu_only_seconds, p.cpu_only_seconds, axis,
                                                      p.best_split, p.split_seconds);
   p.split = extent[axis];  // every tile on the CUDA workers
   if (!speeds_known) {

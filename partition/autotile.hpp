@@ -21,6 +21,9 @@ struct Machine {
   double task_seconds = 0;       // what a task costs beyond its points (submission,
                                  // dependencies, scheduling)
   double split_seconds = 0;      // what a CPU/GPU split adds to every step (below)
+  // One interaction of an all-pairs task (tessera::Pairs) on one CPU worker and on one CUDA
+  // worker, from calibrated models of both (0: unknown; Planner::pairs).
+  double cpu_pair_seconds = 0, gpu_pair_seconds = 0;
   // With CUDA workers: a hand-set share of the split axis's planes for the GPU part (the
   // CPU part tiled as the chooser would); < 0: the chooser places the split.
   double gpu_share = -1;
@@ -138,6 +141,12 @@ Rebalance plan_rebalance(const Extent3& extent, int dims, int axis, std::int64_t
 inline constexpr std::int64_t kMinMeshTile = 65536;
 inline constexpr int kMostMeshRounds = 4;
 int choose_mesh_tiles(std::int64_t elements, int workers, int ranks);
+
+// "predicted step: GPU-only 1.20 ms, CPU-only 9.50 ms, split at z 300: 1.10 ms": the
+// alternatives' predicted steps (cpu_only < 0: impossible; split_step < 0: no split), for the
+// lines a user reads.
+std::string predicted_steps_text(double gpu_only, double cpu_only, int axis, std::int64_t split,
+                                 double split_step);
 
 // `extent` cut into `n` tiles whose extents differ by at most one point (the thicker first): the
 // cut positions (empty for n <= 1).

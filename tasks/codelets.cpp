@@ -38,6 +38,13 @@ std::uint32_t with_work(starpu_task* task, std::uint32_t footprint) {
                          : footprint;
 }
 
+// An all-pairs task's size for its model: its interactions (its flops, core/tiles/pairs.cpp),
+// not its bytes: tiles of different extents cost the product of their points, which the
+// planner (partition::Planner::pairs) reads back per interaction.
+std::size_t interactions(starpu_task* task, unsigned) {
+  return static_cast<std::size_t>(task->flops);
+}
+
 std::uint32_t tile_footprint(starpu_task* task) {
   return with_work(task, starpu_task_data_footprint(task));
 }
@@ -129,6 +136,7 @@ Codelet& CodeletRegistry::get(const std::string& stencil, const std::string& typ
   c.model.type = STARPU_HISTORY_BASED;
   c.model.symbol = c.symbol.c_str();
   c.model.footprint = is_halo_work(kind) ? &halo_work_footprint : &tile_footprint;
+  if (c.kind == "pairs") c.model.size_base = &interactions;
   starpu_codelet_init(&c.cl);
   c.cl.where = STARPU_CPU;
   c.cl.cpu_funcs[0] = cpu_entry(kind);

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tasks/starpu.hpp"
@@ -52,22 +53,31 @@ double us_per_byte(const starpu_perfmodel_per_arch* per, std::size_t* largest) {
   return rate;
 }
 
-// The tile tasks' models in the model directory whose symbol starts with `prefix`:
-// tessera.<stencil>.<kind>.<types>[.emulated-cuda] of the kinds interior, interior+halo,
-// time-block and time-block+halo (not the exchanges, boundaries or reductions), sorted so that
-// every rank and every run makes the same choice.
-std::vector<std::string> tile_task_symbols(const std::string& prefix) {
+// The models in the model directory whose symbol starts with `prefix` and whose kind starts
+// with one of `kinds`: tessera.<stencil>.<kind>.<types>[.emulated-cuda], sorted so that every
+// rank and every run makes the same choice.
+std::vector<std::string> model_symbols(const std::string& prefix,
+                                       std::initializer_list<std::string_view> kinds) {
   std::error_code error;
   std::vector<std::string> symbols;
   for (const auto& entry : std::filesystem::directory_iterator(codelet_model_dir(), error)) {
     const std::string name = entry.path().filename().string();
     const std::size_t kind = name.find('.', name.find('.') + 1) + 1;
-    if (name.rfind(prefix, 0) == 0 && kind > 0 &&
-        (name.compare(kind, 8, "interior") == 0 || name.compare(kind, 10, "time-block") == 0))
-      symbols.push_back(name);
+    if (name.rfind(prefix, 0) != 0 || kind == 0) continue;
+    for (std::string_view k : kinds)
+      if (name.compare(kind, k.size(), k) == 0) {
+        symbols.push_back(name);
+        break;
+      }
   }
   std::sort(symbols.begin(), symbols.end());
   return symbols;
+}
+
+// The tile tasks' models of the kinds interior, interior+halo, time-block and time-block+halo
+// (not the exchanges, boundaries or reductions).
+std::vector<std::string> tile_task_symbols(const std::string& prefix) {
+  return model_symbols(prefix, {"interior", "time-block"});
 }
 
 }  // namespace
@@ -88,6 +98,29 @@ ClassSpeeds model_class_speeds() {
     if (c > 0 && g > 0 && std::min(cpu_size, cuda_size) > best_size) {
       best_size = std::min(cpu_size, cuda_size);
       best = {c, g, symbol};
+    }
+    starpu_perfmodel_unload_model(&model);
+  }
+  return best;
+}
+
+PairSeconds model_pair_seconds() {
+  PairSeconds best;
+  starpu_perfmodel_arch* cpu = first_arch(STARPU_CPU_WORKER);
+  starpu_perfmodel_arch* cuda = first_arch(STARPU_CUDA_WORKER);
+  if (cpu == nullptr || cuda == nullptr) return best;
+  std::size_t best_size = 0;
+  for (const std::string& symbol : model_symbols("tessera.", {"pairs"})) {
+    starpu_perfmodel model{};
+    model.type = STARPU_HISTORY_BASED;
+    if (starpu_perfmodel_load_symbol(symbol.c_str(), &model) != 0) continue;
+    std::size_t cpu_size = 0, cuda_size = 0;
+    // Per unit of size: an interaction (the kind's size_base, tasks/codelets.cpp).
+    const double c = us_per_byte(starpu_perfmodel_get_model_per_arch(&model, cpu, 0), &cpu_size);
+    const double g = us_per_byte(starpu_perfmodel_get_model_per_arch(&model, cuda, 0), &cuda_size);
+    if (c > 0 && g > 0 && std::min(cpu_size, cuda_size) > best_size) {
+      best_size = std::min(cpu_size, cuda_size);
+      best = {c * 1e-6, g * 1e-6, symbol};
     }
     starpu_perfmodel_unload_model(&model);
   }
@@ -150,6 +183,13 @@ PointCost model_point_cost(const std::string& stencil, double tile_points) {
     starpu_perfmodel_unload_model(&model);
   }
   return best;
+}
+
+double bus_latency_seconds() {
+  for (unsigned w = 0; w < starpu_worker_get_count(); ++w)
+    if (starpu_worker_get_type(static_cast<int>(w)) == STARPU_CUDA_WORKER)
+      return starpu_transfer_latency(STARPU_MAIN_RAM, starpu_worker_get_memory_node(w)) * 1e-6;
+  return 0;
 }
 
 double bus_round_trip_seconds(std::size_t bytes) {

@@ -34,6 +34,20 @@ struct PointCost {
 };
 PointCost model_point_cost(const std::string& stencil, double tile_points);
 
+/// Seconds of one interaction of an all-pairs task (tessera::Pairs) on a CPU worker and on a
+/// CUDA worker, from the calibrated models of the model directory (`tessera.*.pairs.*`, sized
+/// by their interactions: the largest task each knows): 0 where no model says. `source`: the
+/// model read. Call with StarPU running.
+struct PairSeconds {
+  double cpu = 0, cuda = 0;
+  std::string source;
+};
+PairSeconds model_pair_seconds();
+
+/// The latency, in seconds, of StarPU's bus model from main memory to the first CUDA worker's
+/// memory (its calibrated bus sampling; 0 without CUDA workers).
+double bus_latency_seconds();
+
 /// Seconds StarPU's bus model predicts for moving `bytes` from main memory to the first CUDA
 /// worker's memory and back (0 without CUDA workers).
 double bus_round_trip_seconds(std::size_t bytes);

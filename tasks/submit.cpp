@@ -174,8 +174,8 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
     task->cl_arg_free = owned ? 1 : 0;
     task->priority = place.priority;
     if (place.work > 0) task->flops = place.work;
-    // The grid's CPU/GPU split (tiles the library chose with CUDA workers, with a hand-set
-    // --gpu-fraction as its share of the planes): every task of a tile runs on its part's
+    // The planner's placement of the tile (partition::Planner: a grid's split, a hand-set
+    // --gpu-fraction, a mesh's tiles): every task of a tile runs on its part's
     // workers, so the tile stays in that part's memory and only face buffers cross the bus. A
     // kind without a CUDA implementation stays on CPU workers.
     if (place.device != 0) {
@@ -193,11 +193,6 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
             static_cast<unsigned>(ids[static_cast<std::size_t>(tag.tile) % ids.size()]);
       }
     }
-    // Tiles of the user's (no split): a hand-set split pins the first round(F x tiles) tiles
-    // to CUDA workers, the rest to CPU workers; every task of a tile goes the same way.
-    else if (policy_.gpu_fraction >= 0 && tag.tile >= 0)
-      task->where =
-          tag.tile < std::lround(policy_.gpu_fraction * place.tiles) ? STARPU_CUDA : STARPU_CPU;
     if (policy_.name_tasks) {
       names_.push_back(name_of(tag));
       task->name = names_.back().c_str();

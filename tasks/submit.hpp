@@ -24,14 +24,12 @@ struct Codelet;
 class IdleWorkers;
 class Recorder;
 
-/// How a task is placed: its priority (higher first, for priority-aware schedulers), under a
-/// hand-set GPU fraction how many tiles its tile is one of, and the workers of its tile's part
-/// of a CPU/GPU split (FieldStorage::device_class: 0 any, 1 CPU, 2 CUDA where the codelet has
-/// a CUDA implementation). `work`: the points the task computes times the steps it advances
+/// How a task is placed: its priority (higher first, for priority-aware schedulers) and the
+/// device class the planner placed its tile on (partition::Planner, FieldStorage::device_class:
+/// 0 any, 1 CPU, 2 CUDA where the codelet has a CUDA implementation). `work`: the points the task computes times the steps it advances
 /// (a tile task's), kept as its flops in its model's history (the depth chooser's point cost,
 /// tasks::model_point_cost); 0: none.
 struct Placement {
-  int tiles = 0;
   int priority = 0;
   int device = 0;
   double work = 0;
@@ -58,9 +56,6 @@ struct Handles {
 /// The run's settings that submission needs.
 struct SubmitPolicy {
   std::string scheduler;
-  /// A hand-set split (Options::gpu_fraction): the first round(F x tiles) tiles' tasks are
-  /// pinned to CUDA workers, the others' to CPU workers. < 0: the scheduler decides.
-  double gpu_fraction = -1;
   bool calibrating = false;  // the run calibrates: no message about uncalibrated models
   bool quiet = false;
   std::string calibrate_command;  // how to calibrate, for the uncalibrated-model message

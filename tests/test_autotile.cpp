@@ -8,6 +8,7 @@
 #include <set>
 
 #include "partition/autotile.hpp"
+#include "partition/planner.hpp"
 #include "partition/tiling.hpp"
 #include "tests/autotile_cases.hpp"
 
@@ -265,6 +266,95 @@ TEST(Planner, UserTilesSplitWhereTheCoresAddThroughput) {
   std::array<Cuts, 3> coarse;
   for (std::int64_t x = 1024; x < 16384; x += 1024) coarse[0].push_back(x);
   EXPECT_EQ(tessera::partition::place_lattice({16384, 1, 1}, 2, coarse, m, true).split, 16384);
+}
+
+// The one planner of a run (partition::Planner) with known answers: what it places with and
+// without CUDA workers, a hand-set share for tiles it did not cut (the tile start nearest the
+// share, as for the tiles it cuts), a mesh's tiles, and when a split may move.
+TEST(Planner, OwnsEveryPlacementRule) {
+  using tessera::partition::DeviceClass;
+  using tessera::partition::Planner;
+  std::array<Cuts, 3> slabs;  // 20 planes in slabs of 4
+  for (std::int64_t z = 4; z < 20; z += 4) slabs[2].push_back(z);
+
+  const Planner none;  // no CUDA workers: nothing placed, nothing moved
+  EXPECT_FALSE(none.places());
+  EXPECT_EQ(none.given({8, 8, 20}, 3, slabs).split_axis, -1);
+  EXPECT_EQ(none.mesh_class(0, 4), DeviceClass::Any);
+  EXPECT_EQ(none.rebalancing_off(), "this run has no CUDA workers");
+
+  Machine m = h100_node(2.5e-9, 2.5e-9 / 20);
+  m.gpu_share = 0.7;  // 14 of 20 planes: the nearest tile start is 12 (16 is further)
+  const Planner hand(m, true);
+  const auto p = hand.given({8, 8, 20}, 3, slabs);
+  EXPECT_EQ(p.split_axis, 2);
+  EXPECT_EQ(p.split, 12);
+  EXPECT_THAT(p.summary, HasSubstr("hand-set GPU share 0.7: tiles below z 12 of 20"));
+  EXPECT_EQ(hand.mesh_class(2, 4), DeviceClass::Cuda);  // round(0.7 x 4) = 3 tiles
+  EXPECT_EQ(hand.mesh_class(3, 4), DeviceClass::Cpu);
+  EXPECT_EQ(hand.rebalancing_off(), "--gpu-fraction fixes the split");
+  const auto fixed = hand.rebalance({8, 8, 20}, 3, 2, 12, 1e-3, 4e-3, 0.05, 1000, 0, 2);
+  EXPECT_FALSE(fixed.move);
+  EXPECT_THAT(fixed.why, HasSubstr("--gpu-fraction fixes the split"));
+  m.gpu_share = 1;  // every tile, and a share of 0 none
+  EXPECT_EQ(Planner(m, true).given({8, 8, 20}, 3, slabs).split, 20);
+  m.gpu_share = 0;
+  EXPECT_EQ(Planner(m, true).given({8, 8, 20}, 3, slabs).split, 0);
+
+  m.gpu_share = -1;  // the planner's own choice: the same as place_lattice's
+  const Planner own(m, true);
+  EXPECT_EQ(own.given({8, 8, 20}, 3, slabs).split,
+            tessera::partition::place_lattice({8, 8, 20}, 3, slabs, m, true).split);
+  EXPECT_EQ(own.mesh_class(3, 4), DeviceClass::Cuda);
+  EXPECT_EQ(own.rebalancing_off(), "");
+  // A measured CPU part 4 times the GPU's: the split moves (plan_rebalance's rule).
+  EXPECT_TRUE(own.rebalance({8, 8, 200}, 3, 2, 100, 1e-3, 4e-3, 0.05, 1000, 0, 2).move);
+}
+
+// All-pairs work (nbody's 16384 bodies) on the H100 node: an interaction 5.39 ns on a core
+// (1024^2 in 5.65 ms), 0.176 ns on the GPU (1024^2 in 184 us). GPU-only 47 ms a step, CPU-only
+// (15 cores) 96 ms; the two devices' summed rate would take 31.6 ms. The planner cuts the GPU
+// part in one tile and the CPU part in 15 thin ones whose chains keep pace: within 0.85 of
+// the summed rate, which no uniform tiling reaches (UserTilesSplitWhereTheCoresAddThroughput).
+TEST(Planner, AllPairsWorkSplitsNearTheSummedRate) {
+  using tessera::partition::Planner;
+  Machine m = h100_node(0, 0);
+  m.cpu_pair_seconds = 5.65e-3 / (1024.0 * 1024);
+  m.gpu_pair_seconds = 184e-6 / (1024.0 * 1024);
+  const TileChoice c = Planner(m, true).pairs({16384, 1, 1}, 2);
+  SCOPED_TRACE(c.summary);
+  const double n2 = 16384.0 * 16384;
+  const double summed = 1 / (15 / (n2 * m.cpu_pair_seconds) + 1 / (n2 * m.gpu_pair_seconds));
+  EXPECT_EQ(c.split_axis, 0);
+  EXPECT_GT(c.split, 16384 * 6 / 10);
+  EXPECT_LT(c.split, 16384 * 3 / 4);
+  EXPECT_EQ(c.gpu_tiles, 1);
+  EXPECT_EQ(c.cpu_tiles, 15);
+  EXPECT_EQ(c.cuts[0].size(), 15U);
+  EXPECT_LT(c.step_seconds, summed / 0.85);
+  EXPECT_THAT(c.summary, HasSubstr("all-pairs work: the GPU part x < "));
+  // Without the pair models: the GPU takes every body, in one tile.
+  m.gpu_pair_seconds = 0;
+  const TileChoice unknown = Planner(m, true).pairs({16384, 1, 1}, 2);
+  EXPECT_EQ(unknown.split, 16384);
+  EXPECT_TRUE(unknown.cuts[0].empty());
+  EXPECT_THAT(unknown.summary, HasSubstr("calibrate"));
+  // No CUDA workers: one tile per CPU worker, no split.
+  m.cuda_workers = 0;
+  const TileChoice cpu = Planner(m, false).pairs({16384, 1, 1}, 2);
+  EXPECT_EQ(cpu.split_axis, -1);
+  EXPECT_EQ(cpu.cuts[0].size(), 14U);
+}
+
+// A split's fixed cost from the bus's calibrated latency: kSplitSeconds at the latency assumed
+// when it was measured, four transfers' worth more or less elsewhere.
+TEST(Planner, SplitCostFollowsTheBusLatency) {
+  using tessera::partition::kSplitSeconds;
+  using tessera::partition::split_seconds_for_bus;
+  EXPECT_EQ(split_seconds_for_bus(0), kSplitSeconds);  // unknown
+  EXPECT_NEAR(split_seconds_for_bus(10e-6), kSplitSeconds, 1e-12);
+  EXPECT_NEAR(split_seconds_for_bus(30e-6), kSplitSeconds + 80e-6, 1e-12);
+  EXPECT_NEAR(split_seconds_for_bus(1e-6), kSplitSeconds - 36e-6, 1e-12);
 }
 
 // The rebalancing rule: planes move to where the measured speeds balance the parts, not for

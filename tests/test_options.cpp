@@ -109,8 +109,8 @@ TEST(Options, GpuFractionNeedsWorkersOfEachKindItPinsTo) {
     EXPECT_THAT(e.what(), HasSubstr("--gpu-fraction 0.5"));
     EXPECT_THAT(e.what(), HasSubstr("pins tiles to CUDA workers, but there are none"));
   }
-  // StarPU was shut down cleanly: the next Runtime starts, and fraction 0 pins every tile to
-  // the CPU workers (task->where), which must still give the reference result.
+  // StarPU was shut down cleanly: the next Runtime starts, and fraction 0 (every tile on the
+  // CPU workers, the only ones) must still give the reference result.
   o.gpu_fraction = 0;
   tessera::Runtime rt(o);
   tessera::Grid<2> grid({8, 6}, {3, 2});

@@ -247,14 +247,12 @@ double timed_blocks(tessera::Runtime& rt, RunOptions& o, double points, Init ini
   if (state != nullptr) check_checkpoint_dir(o);
   // --rebalance-every moves a CPU/GPU split: say when this run cannot have one, rather than
   // ignore the flag without a word.
-  if (o.rebalance_every > 0 && !o.runtime.quiet && rt.rank() == 0 &&
-      (rt.cuda_workers() == 0 || o.runtime.gpu_fraction >= 0))
-    std::fprintf(
-        stderr,
-        "tessera: --rebalance-every %ld does nothing in this run: it moves the split of "
-        "a grid between CUDA and CPU workers, and %s\n",
-        o.rebalance_every,
-        rt.cuda_workers() == 0 ? "this run has no CUDA workers" : "--gpu-fraction fixes the split");
+  const std::string off = rt.rebalancing_off();
+  if (o.rebalance_every > 0 && !o.runtime.quiet && rt.rank() == 0 && !off.empty())
+    std::fprintf(stderr,
+                 "tessera: --rebalance-every %ld does nothing in this run: it moves the split of "
+                 "a grid between CUDA and CPU workers, and %s\n",
+                 o.rebalance_every, off.c_str());
   init();
   if (o.calibrate_models) {
     calibrate_models(rt, o.steps, init, advance);
@@ -315,9 +313,8 @@ double timed_blocks(tessera::Runtime& rt, RunOptions& o, double points, Init ini
 template <int D>
 struct Rebalancing {
   tessera::Balance<D> balance;
-  // A hand-set --gpu-fraction is a fixed split: never moved.
-  explicit Rebalancing(const RunOptions& o)
-      : balance(0.05, o.runtime.gpu_fraction >= 0 ? 0 : o.rebalance_every) {}
+  // The run's planner decides whether a split moves (a hand-set --gpu-fraction never does).
+  explicit Rebalancing(const RunOptions& o) : balance(0.05, o.rebalance_every) {}
   std::function<void(long)> hook(long steps) {
     return [this, steps](long done) { balance.at_step(done, steps); };
   }

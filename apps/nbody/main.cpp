@@ -16,7 +16,8 @@ struct Square {  // the checksum: positions and velocities sum to zero (centre o
 
 int main(int argc, char** argv) {
   CLI::App cli{"nbody: all-pairs gravitational N-body, Plummer sphere, leapfrog"};
-  apps::RunOptions o{{16384}, {1024}, 10, {}};
+  // Tiles: the planner's for all-pairs work (0), or --tile's.
+  apps::RunOptions o{{16384}, {0}, 10, {}};
   o.size_help = "number of bodies";
   o.add_to(cli);
   apps::NBodyParams params;

@@ -160,11 +160,13 @@ struct NBodyParams {
   double eps = 0.05;  // softening length
 };
 
-// The bodies on tiles of `tile` bodies, and the leapfrog.
+// The bodies on tiles of `tile` bodies (0: the tiles the planner chooses for all-pairs work),
+// and the leapfrog.
 class NBody {
  public:
   NBody(std::int64_t n, std::int64_t tile, const Bodies& start, NBodyParams p)
-      : grid({n, 1}, {tile, 1}),
+      : grid(tile > 0 ? tessera::Grid<2>({n, 1}, {tile, 1})
+                      : tessera::Grid<2>({n, 1}, tessera::PointWork::AllPairs)),
         x(grid, 0, {}, "x"),
         y(grid, 0, {}, "y"),
         z(grid, 0, {}, "z"),

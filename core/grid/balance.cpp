@@ -13,7 +13,7 @@
 #include "core/grid/field_impl.hpp"
 #include "core/runtime/comm.hpp"
 #include "core/runtime/context.hpp"
-#include "partition/autotile.hpp"
+#include "partition/planner.hpp"
 #include "partition/tiling.hpp"
 #include "tasks/device_classes.hpp"
 #include "tasks/engine.hpp"
@@ -61,9 +61,7 @@ double retile_seconds_per_byte(Context& rt) {
 Rebalanced plan_rebalance(const GridSpec& grid, double gpu_seconds, double cpu_seconds,
                           double threshold, long steps_left, double bytes) {
   Context& rt = live_context("tessera::Balance");
-  partition::Machine m;
-  m.cpu_workers = static_cast<int>(comm::sum(rt.engine->cpu_workers()));
-  m.cuda_workers = static_cast<int>(comm::sum(rt.engine->cuda_workers()));
+  const partition::Planner& planner = rt.planner;
   const int axis = grid.split_axis;
   const auto e = static_cast<double>(grid.extent[static_cast<std::size_t>(axis)]);
   // Where the rates put the split, then whether that pays: Field::retile keeps the GPU tiles
@@ -77,9 +75,8 @@ Rebalanced plan_rebalance(const GridSpec& grid, double gpu_seconds, double cpu_s
       grid.cuts[static_cast<std::size_t>(axis)]);
   const int slabs = static_cast<int>(
       std::count_if(along.begin(), along.end(), [&](std::int64_t s) { return s >= grid.split; }));
-  partition::Rebalance r =
-      partition::plan_rebalance(grid.extent, grid.dims, axis, grid.split, m, gpu_seconds,
-                                cpu_seconds, threshold, 0, 0, slabs);
+  partition::Rebalance r = planner.rebalance(grid.extent, grid.dims, axis, grid.split, gpu_seconds,
+                                             cpu_seconds, threshold, 0, 0, slabs);
   if (r.tiles.split_axis == axis) {
     // Growing: the planes between the splits go up. Shrinking: every GPU tile the new split
     // cuts is made again, its planes down and back (from the start of the tile holding it).
@@ -94,8 +91,8 @@ Rebalanced plan_rebalance(const GridSpec& grid, double gpu_seconds, double cpu_s
     const double recut_bytes = rt.ranks > 1 ? bytes : bytes * (e - static_cast<double>(from)) / e;
     const double move = tasks::bus_round_trip_seconds(static_cast<std::size_t>(bytes * share)) +
                         retile_seconds_per_byte(rt) * recut_bytes;
-    r = partition::plan_rebalance(grid.extent, grid.dims, axis, grid.split, m, gpu_seconds,
-                                  cpu_seconds, threshold, steps_left, move, slabs);
+    r = planner.rebalance(grid.extent, grid.dims, axis, grid.split, gpu_seconds, cpu_seconds,
+                          threshold, steps_left, move, slabs);
   }
   Rebalanced out;
   out.move = r.move;
@@ -131,6 +128,8 @@ Rebalanced plan_rebalance(const GridSpec& grid, double gpu_seconds, double cpu_s
   out.line += b;
   return out;
 }
+
+bool rebalancing_on() { return !live_context("tessera::Balance").planner.hand_set(); }
 
 void mark_balanced_step(long step) {
   live_context("tessera::Balance").engine->submitter().mark_step(step);

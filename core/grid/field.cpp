@@ -462,7 +462,7 @@ void FieldStorage::fill_constant_ghosts(const std::string& stencil, int width, b
     auto& constants = set.tile(t).constants;
     if (constants.count > 0)
       engine.submitter().submit(fill, {impl_->tile(t).handle}, {}, &constants, sizeof(constants),
-                                false, exchange_tag(*this, t, -1), {n, 0, device_class(t)});
+                                false, exchange_tag(*this, t, -1), {0, device_class(t)});
   }
 }
 
@@ -479,7 +479,7 @@ static void submit_packs(FieldStorage& f, HaloSet& set, const std::string& stenc
     if (tile.plan.packs.count > 0)
       engine.submitter().submit(pack, {f.impl().tile(t).handle}, tile.buffers, &tile.plan.packs,
                                 sizeof(tile.plan.packs), false, exchange_tag(f, t, rt.steps),
-                                {n, f.on_rank_edge(t) ? 1 : 0, f.device_class(t)});
+                                {f.on_rank_edge(t) ? 1 : 0, f.device_class(t)});
   }
   set.packed = version;
 }
@@ -500,13 +500,13 @@ void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
     if (tile.plan.ghosts.count > 0)
       engine.submitter().submit(boundary, {impl_->tile(t).handle}, tile.sources, &tile.plan.ghosts,
                                 sizeof(tile.plan.ghosts), false, tag(t, rt.steps),
-                                {n, 0, device_class(t)});
+                                {0, device_class(t)});
   }
   // Boundary functions last: they transform the mirrored values the boundary tasks wrote.
   for (int t = 0; t < n; ++t)
     for (auto& task : set.tile(t).functions)
       engine.submitter().submit(*task.codelet, {impl_->tile(t).handle}, {}, task.args.data(),
-                                task.args.size(), false, tag(t, rt.steps), {n, 0, device_class(t)});
+                                task.args.size(), false, tag(t, rt.steps), {0, device_class(t)});
   set.version = version_;
   count_received(set);
 }

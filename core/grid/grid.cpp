@@ -6,9 +6,8 @@
 
 #include "core/runtime/comm.hpp"
 #include "core/runtime/context.hpp"
-#include "partition/autotile.hpp"
+#include "partition/planner.hpp"
 #include "partition/tiling.hpp"
-#include "tasks/device_classes.hpp"
 #include "tessera/error.hpp"
 #include "tessera/grid.hpp"
 
@@ -44,105 +43,9 @@ void check_counts(const Extent3& extent, const Extent3& counts, const std::strin
   }
 }
 
-// The machine the chooser and the planner weigh: every rank's workers (the tiles are
-// distributed over the ranks in blocks, so every rank's count) and, with CUDA workers, the
-// GPU's speed against a core's from the calibrated models where they hold both (`known`;
-// `speeds`: said on the configuration line). A collective: every rank creates the same grids.
-partition::Machine machine_of(Context& rt, std::string* speeds, bool* known) {
-  partition::Machine m;
-  m.cpu_workers = static_cast<int>(comm::sum(rt.engine->cpu_workers()));
-  m.cuda_workers = static_cast<int>(comm::sum(rt.engine->cuda_workers()));
-  *known = false;
-  if (m.cuda_workers > 0) {
-    const tasks::ClassSpeeds s = tasks::model_class_speeds();
-    if (s.cpu_us_per_byte > 0 && s.cuda_us_per_byte > 0) {
-      m.cpu_point_seconds = partition::kCpuPointSeconds;
-      m.gpu_point_seconds = m.cpu_point_seconds * s.cuda_us_per_byte / s.cpu_us_per_byte;
-      char b[160];
-      std::snprintf(b, sizeof(b), "; a GPU %.0f times a core by the models of %s",
-                    s.cpu_us_per_byte / s.cuda_us_per_byte, s.source.c_str());
-      *speeds = b;
-      *known = true;
-    }
-    m.gpu_share = rt.options.gpu_fraction;
-  }
-  return m;
-}
-
-// Tiles chosen by the library along the axes whose tile is 0, from the live runtime's workers:
-// with CUDA workers the split is where both parts take a step in the shortest time (a hand-set
-// --gpu-fraction puts it at that share of the planes instead).
-Lattice automatic_lattice(const Extent3& extent, const Extent3& tile, int dims) {
-  Context& rt = live_context("a Grid whose tiles the library chooses (a tile extent of 0)");
-  std::string speeds;
-  bool known = false;
-  const partition::Machine m = machine_of(rt, &speeds, &known);
-  const partition::TileChoice choice = partition::choose_tiles(extent, dims, tile, m);
-  Lattice l = cut_lattice(extent, choice.cuts, dims);
-  l.split_axis = choice.split_axis;
-  l.split = choice.split;
-  l.chosen = choice.summary + speeds;
-  // Said once per grid and extent, after the configuration line, which the trace and the
-  // report carry too.
-  announce(rt, "tessera: tiles of " + lattice_text(extent, dims) + ": " + l.chosen);
-  return l;
-}
-
-// Tiles the user gave (or an application's own), with CUDA workers and no hand-set
-// --gpu-fraction: which run on the CUDA workers and which on the CPU workers is the planner's
-// (partition::place_lattice), not the scheduler's task by task (dmda put a user's heat3d tiles
-// on cores 20 times slower than the GPU: docs/scheduling.md). Single-rank runs only: a grid of
-// explicit tiles is not a collective, so ranks cannot agree on one placement here.
-void place_user_tiles(Lattice& l, const Extent3& extent, int dims) {
-  Context* rt = live_context_or_null();
-  if (rt == nullptr || rt->ranks > 1 || rt->engine->cuda_workers() == 0 ||
-      rt->options.gpu_fraction >= 0)
-    return;
-  std::string speeds;
-  bool known = false;
-  const partition::Machine m = machine_of(*rt, &speeds, &known);
-  std::array<std::vector<std::int64_t>, 3> cuts;
-  for (int a = 0; a < dims; ++a) {
-    const std::vector<std::int64_t> starts =
-        partition::tile_starts(extent[a], l.tile[a], l.cuts[a]);
-    cuts[a].assign(starts.begin() + 1, starts.end());
-  }
-  const partition::LatticePlacement p = partition::place_lattice(extent, dims, cuts, m, known);
-  l.split_axis = p.split_axis;
-  l.split = p.split;
-  announce(*rt, "tessera: placement of " + lattice_text(extent, dims) + " in tiles of " +
-                    lattice_text(l.tile, dims) + ": " + p.summary + speeds);
-}
-}  // namespace
-
-Lattice tile_lattice(const Extent3& extent, const Extent3& tile, int dims) {
-  check_extent(extent, dims);
-  bool automatic = false;
-  for (int a = 0; a < dims; ++a) {
-    if (tile[a] < 0)
-      throw Error("tile extent " + std::to_string(tile[a]) + " on axis " + axis_name(a) +
-                  " must be positive (or 0: the library chooses); use the grid extent for a "
-                  "single tile");
-    automatic = automatic || tile[a] == 0;
-  }
-  // The overflow checks of the fixed axes, before the chooser (which counts in tiles) is asked
-  // for the others.
-  Extent3 counts{1, 1, 1};
-  for (int a = 0; a < dims; ++a)
-    if (tile[a] > 0) counts[a] = partition::tile_count_along(extent[a], tile[a]);
-  check_counts(extent, counts, lattice_text(tile, dims), dims);
-  if (automatic) return automatic_lattice(extent, tile, dims);
-  Lattice l;
-  for (int a = 0; a < dims; ++a) {
-    l.tile[a] = partition::clamped_tile(extent[a], tile[a]);
-    l.tiles[a] = static_cast<int>(counts[a]);
-  }
-  place_user_tiles(l, extent, dims);
-  return l;
-}
-
-Lattice cut_lattice(const Extent3& extent, const std::array<std::vector<std::int64_t>, 3>& cuts,
-                    int dims, int split_axis, std::int64_t split) {
+// The lattice of `cuts` (checked), with the split given where `split_axis` >= 0.
+Lattice lattice_of_cuts(const Extent3& extent, const std::array<std::vector<std::int64_t>, 3>& cuts,
+                        int dims, int split_axis, std::int64_t split) {
   check_extent(extent, dims);
   for (int a = dims; a < 3; ++a)
     if (!cuts[a].empty())
@@ -182,6 +85,90 @@ Lattice cut_lattice(const Extent3& extent, const std::array<std::vector<std::int
     l.split_axis = split_axis;
     l.split = split;
   }
+  return l;
+}
+
+
+// Tiles chosen by the library along the axes whose tile is 0, by the run's planner: with CUDA
+// workers the split is where both parts take a step in the shortest time (a hand-set
+// --gpu-fraction puts it at that share of the planes instead).
+Lattice automatic_lattice(const Extent3& extent, const Extent3& tile, int dims) {
+  Context& rt = live_context("a Grid whose tiles the library chooses (a tile extent of 0)");
+  const partition::TileChoice choice = rt.planner.automatic(extent, dims, tile);
+  Lattice l = lattice_of_cuts(extent, choice.cuts, dims, -1, -1);
+  l.split_axis = choice.split_axis;
+  l.split = choice.split;
+  l.chosen = choice.summary + rt.planner_speeds;
+  // Said once per grid and extent, after the configuration line, which the trace and the
+  // report carry too.
+  announce(rt, "tessera: tiles of " + lattice_text(extent, dims) + ": " + l.chosen);
+  return l;
+}
+
+// Tiles chosen by the run's planner for all-pairs work (Planner::pairs).
+Lattice pairs_lattice(const Extent3& extent, int dims) {
+  Context& rt = live_context("a Grid for all-pairs work (PointWork::AllPairs)");
+  const partition::TileChoice choice = rt.planner.pairs(extent, dims);
+  Lattice l = lattice_of_cuts(extent, choice.cuts, dims, choice.split_axis, choice.split);
+  l.chosen = choice.summary + rt.planner_pair_speeds;
+  announce(rt, "tessera: tiles of " + lattice_text(extent, dims) + ": " + l.chosen);
+  return l;
+}
+
+// Tiles the user gave (or an application's own), with CUDA workers: which run on the CUDA
+// workers and which on the CPU workers is the run's planner's (with a hand-set --gpu-fraction,
+// the tile start nearest that share), not the scheduler's task by task (dmda put a user's
+// heat3d tiles on cores 20 times slower than the GPU: docs/scheduling.md). Single-rank runs
+// only: a split of the whole grid at one plane would put one rank's tiles on its GPU and
+// another's on its cores; several ranks leave the placement to their schedulers.
+void place_given_tiles(Lattice& l, const Extent3& extent, int dims) {
+  Context* rt = live_context_or_null();
+  if (rt == nullptr || rt->ranks > 1 || !rt->planner.places()) return;
+  std::array<std::vector<std::int64_t>, 3> cuts;
+  for (int a = 0; a < dims; ++a) {
+    const std::vector<std::int64_t> starts =
+        partition::tile_starts(extent[a], l.tile[a], l.cuts[a]);
+    cuts[a].assign(starts.begin() + 1, starts.end());
+  }
+  const partition::LatticePlacement p = rt->planner.given(extent, dims, cuts);
+  l.split_axis = p.split_axis;
+  l.split = p.split;
+  announce(*rt, "tessera: placement of " + lattice_text(extent, dims) + " in tiles of " +
+                    lattice_text(l.tile, dims) + ": " + p.summary + rt->planner_speeds);
+}
+}  // namespace
+
+Lattice tile_lattice(const Extent3& extent, const Extent3& tile, int dims, PointWork work) {
+  check_extent(extent, dims);
+  bool automatic = false;
+  for (int a = 0; a < dims; ++a) {
+    if (tile[a] < 0)
+      throw Error("tile extent " + std::to_string(tile[a]) + " on axis " + axis_name(a) +
+                  " must be positive (or 0: the library chooses); use the grid extent for a "
+                  "single tile");
+    automatic = automatic || tile[a] == 0;
+  }
+  // The overflow checks of the fixed axes, before the chooser (which counts in tiles) is asked
+  // for the others.
+  Extent3 counts{1, 1, 1};
+  for (int a = 0; a < dims; ++a)
+    if (tile[a] > 0) counts[a] = partition::tile_count_along(extent[a], tile[a]);
+  check_counts(extent, counts, lattice_text(tile, dims), dims);
+  if (work == PointWork::AllPairs) return pairs_lattice(extent, dims);
+  if (automatic) return automatic_lattice(extent, tile, dims);
+  Lattice l;
+  for (int a = 0; a < dims; ++a) {
+    l.tile[a] = partition::clamped_tile(extent[a], tile[a]);
+    l.tiles[a] = static_cast<int>(counts[a]);
+  }
+  place_given_tiles(l, extent, dims);
+  return l;
+}
+
+Lattice cut_lattice(const Extent3& extent, const std::array<std::vector<std::int64_t>, 3>& cuts,
+                    int dims, int split_axis, std::int64_t split) {
+  Lattice l = lattice_of_cuts(extent, cuts, dims, split_axis, split);
+  if (split_axis < 0) place_given_tiles(l, extent, dims);
   return l;
 }
 

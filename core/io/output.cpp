@@ -171,9 +171,8 @@ void submit_tile_file(FieldStorage& f, int t, TileFile& file, long step, const c
   tag.tile = t;
   tag.step = step;
   tag.rank = owner;
-  // Placement tiles 0: a hand-set GPU split never pins this CPU-only kind to a CUDA worker.
   engine.submitter().submit(codelet, {f.impl().tile(t).handle}, {file.done}, arg,
-                            sizeof(TileFileArg), true, tag, {0, 0});
+                            sizeof(TileFileArg), true, tag, {});
 }
 
 void wait_tile_files(std::deque<TileFile>& files, Context& c) {

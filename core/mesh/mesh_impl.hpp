@@ -61,6 +61,14 @@ struct MeshStorage : HandleOwner {
 
   int tiles() const { return part.tiles; }
   bool mine(int t) const { return owner[static_cast<std::size_t>(t)] == context->rank; }
+  /// The device class the run's planner places tile `t` on (tasks::Placement::device): every
+  /// task of the tile goes there; 0 (the scheduler's choice) where this rank has no CUDA
+  /// workers.
+  int device_class(int t) const {
+    return context->engine->cuda_workers() > 0
+               ? static_cast<int>(context->planner.mesh_class(t, tiles()))
+               : 0;
+  }
   /// The runtime, or an Error naming `what` once it has ended.
   Context& live(const std::string& what) const;
   IncrementState& increments_of(MapStorage& map, unsigned mask);

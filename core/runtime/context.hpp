@@ -13,6 +13,7 @@
 
 #include "core/runtime/recording.hpp"
 #include "core/runtime/watchdog.hpp"
+#include "partition/planner.hpp"
 #include "tasks/engine.hpp"
 #include "tessera/runtime.hpp"
 
@@ -37,6 +38,10 @@ struct Context {
   Recording recording;                    // --trace / --report paths, written at shutdown
   std::unique_ptr<tasks::Engine> engine;  // StarPU: codelets, data, submission, recorder
   std::unique_ptr<Watchdog> watchdog;     // --watchdog: null when off
+  // Which tiles run on which device class, for every tiling of this run, and whether a split
+  // may move; `planner_speeds` says where its speeds came from (its lines end with it).
+  partition::Planner planner;
+  std::string planner_speeds, planner_pair_speeds;
   std::set<FieldStorage*> fields;         // alive; released if the Runtime ends first
   std::set<HandleOwner*> handle_owners;   // the same for mesh objects
   long steps = 0;                         // stencil applications submitted: the step of task tags

@@ -20,6 +20,7 @@
 #include "core/runtime/comm.hpp"
 #include "core/runtime/context.hpp"
 #include "core/runtime/files.hpp"
+#include "tasks/device_classes.hpp"
 #include "tessera/detail/field_storage.hpp"
 #include "tessera/error.hpp"
 #include "tessera/options_fields.hpp"
@@ -172,6 +173,42 @@ void check_gpu_fraction(double fraction, int cpu_workers, int cuda_workers) {
                 "--gpu-fraction 1 or give CPU workers");
 }
 
+// The placement planner of this run (partition/planner.hpp): every rank's workers (a grid's
+// tiles are distributed over the ranks in blocks, so every rank's count), with CUDA workers
+// the GPU's speed against a core's from the calibrated models where they hold both (said on
+// the planner's lines: `speeds`), the split's fixed cost from StarPU's bus model, and a
+// hand-set --gpu-fraction. Collective.
+partition::Planner make_planner(detail::Context& c, std::string* speeds,
+                                std::string* pair_speeds) {
+  partition::Machine m;
+  m.cpu_workers = static_cast<int>(detail::comm::sum(c.engine->cpu_workers()));
+  m.cuda_workers = static_cast<int>(detail::comm::sum(c.engine->cuda_workers()));
+  if (m.cuda_workers == 0) return partition::Planner(m, false);  // CPU tiles only
+  bool known = false;
+  const tasks::ClassSpeeds s = tasks::model_class_speeds();
+  if (s.cpu_us_per_byte > 0 && s.cuda_us_per_byte > 0) {
+    m.cpu_point_seconds = partition::kCpuPointSeconds;
+    m.gpu_point_seconds = m.cpu_point_seconds * s.cuda_us_per_byte / s.cpu_us_per_byte;
+    char b[160];
+    std::snprintf(b, sizeof(b), "; a GPU %.0f times a core by the models of %s",
+                  s.cpu_us_per_byte / s.cuda_us_per_byte, s.source.c_str());
+    *speeds = b;
+    known = true;
+  }
+  const tasks::PairSeconds p = tasks::model_pair_seconds();
+  if (p.cpu > 0 && p.cuda > 0) {
+    m.cpu_pair_seconds = p.cpu;
+    m.gpu_pair_seconds = p.cuda;
+    char b[200];
+    std::snprintf(b, sizeof(b), "; an interaction %.3g ns on a core, %.3g ns on a GPU by the models of %s",
+                  p.cpu * 1e9, p.cuda * 1e9, p.source.c_str());
+    *pair_speeds = b;
+  }
+  m.split_seconds = partition::split_seconds_for_bus(tasks::bus_latency_seconds());
+  m.gpu_share = c.options.gpu_fraction;
+  return partition::Planner(m, known);
+}
+
 void check_watchdog(double seconds) {
   if (!(seconds >= 0) || std::isinf(seconds)) {
     std::ostringstream s;
@@ -303,7 +340,6 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
   e.keep_events = !o.trace.empty() || !o.report.empty();
   e.rank = c.rank;
   e.policy.scheduler = e.scheduler;
-  e.policy.gpu_fraction = o.gpu_fraction;
   // Calibrating, asked for by flag or by STARPU_CALIBRATE: no uncalibrated-model message.
   const char* calibrate_env = env("STARPU_CALIBRATE");
   e.policy.calibrating =
@@ -400,6 +436,7 @@ Runtime::Runtime(const Options& options) : context_(std::make_unique<detail::Con
     // Needs the worker counts StarPU actually started with.
     check_gpu_fraction(options.gpu_fraction, c.engine->cpu_workers(), c.engine->cuda_workers());
   });
+  c.planner = make_planner(c, &c.planner_speeds, &c.planner_pair_speeds);
   if (options.watchdog > 0) {
     tasks::Engine* engine = c.engine.get();
     c.watchdog = std::make_unique<detail::Watchdog>(options.watchdog, c.rank, c.ranks, [engine] {
@@ -525,6 +562,7 @@ const std::string& Runtime::configuration() const { return context_->configurati
 const std::string& Runtime::scheduler() const { return context_->scheduler; }
 int Runtime::cpu_workers() const { return context_->engine->cpu_workers(); }
 int Runtime::cuda_workers() const { return context_->engine->cuda_workers(); }
+std::string Runtime::rebalancing_off() const { return context_->planner.rebalancing_off(); }
 bool Runtime::simulated() const { return context_->simulated; }
 double Runtime::seconds() const { return tasks::clock_seconds(); }
 std::size_t Runtime::tasks_submitted() const { return context_->engine->submitter().submitted(); }

@@ -50,13 +50,21 @@ void submit_pairs(const std::string& name, const TaskKind& kind,
   check_pairs(name, targets, sources, accumulators);
   const int target_tiles = accumulators.front()->tiles(), source_tiles = sources.front()->tiles();
   std::vector<TileRef> refs;
+  const auto points = [](const FieldStorage& f, int t) {
+    const TileGeometry g = f.geometry(t);
+    return static_cast<double>(g.extent[0]) * static_cast<double>(g.extent[1]) *
+           static_cast<double>(g.extent[2]);
+  };
   for (int t = 0; t < target_tiles; ++t)
     for (int s = 0; s < source_tiles; ++s) {
       refs.clear();
       for (FieldStorage* f : targets) refs.push_back({f, t, Mode::Read});
       for (FieldStorage* f : sources) refs.push_back({f, s, Mode::Read});
       for (FieldStorage* f : accumulators) refs.push_back({f, t, Mode::Update});
-      submit_tiles(name, kind, refs, args);
+      // Its work, the interactions it sums: the size its model is priced by (tiles of
+      // different extents, as the planner cuts for all-pairs work, cost their product).
+      submit_tiles(name, kind, refs, args,
+                   points(*accumulators.front(), t) * points(*sources.front(), s));
     }
 }
 

@@ -100,7 +100,7 @@ void tile_info(const FieldStorage& f, int t, std::int64_t* origin, std::int64_t*
 }
 
 void submit_tiles(const std::string& name, const TaskKind& kind, const std::vector<TileRef>& tiles,
-                  const SlotBlock& args) {
+                  const SlotBlock& args, double work) {
   check_task(name, tiles);
   Context& rt = tiles.front().field->context();
   tasks::Engine& engine = *rt.engine;
@@ -155,7 +155,7 @@ void submit_tiles(const std::string& name, const TaskKind& kind, const std::vect
                          ? first_written.field->device_class(first_written.tile)
                          : 0;
   engine.submitter().submit(codelet, read, write, block, args.size, true, tag,
-                            {first_written.field->tiles(), 0, device});
+                            {0, device, work});
   for (const TileRef& r : tiles)
     if (r.mode != Mode::Read) r.field->written();
 }

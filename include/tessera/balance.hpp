@@ -29,6 +29,8 @@ struct Rebalanced {
 };
 Rebalanced plan_rebalance(const GridSpec& grid, double gpu_seconds, double cpu_seconds,
                           double threshold, long steps_left, double bytes);
+/// Whether the run's planner lets a split move (not under a hand-set --gpu-fraction).
+bool rebalancing_on();
 /// Tasks submitted from now on count to the step `step` begins (a step boundary of a balanced
 /// run; tasks::Submitter::mark_step).
 void mark_balanced_step(long step);
@@ -74,7 +76,10 @@ class Balance {
   /// measures the two parts and moves the split where it pays. Returns whether it moved.
   /// Collective.
   bool at_step(long done, long total) {
-    if (grid_ == nullptr || grid_->split_axis() < 0 || every_ <= 0) return false;
+    // Nothing measured where the split may not move: a measurement waits for the steps
+    // submitted.
+    if (grid_ == nullptr || grid_->split_axis() < 0 || every_ <= 0 || !detail::rebalancing_on())
+      return false;
     // The first `every` steps are not measured: they upload the GPU part and run the one-off
     // tasks of a run's start, which no later step repeats.
     if (last_ < 0 && done < every_) return false;

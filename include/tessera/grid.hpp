@@ -11,6 +11,12 @@
 
 namespace tessera {
 
+/// What a point of a grid costs a step, for tiles the library chooses: a stencil's point reads
+/// a few neighbours (the default); an all-pairs point (tessera::Pairs) reads every point, so a
+/// tile's chain of tasks grows with the grid, and a CPU part needs tiles thin enough to keep
+/// pace with the GPU's (docs/scheduling.md, "All-pairs work").
+enum class PointWork { Stencil, AllPairs };
+
 namespace detail {
 /// The tiling of a grid, by partition/'s rules (library): per axis the largest tile extent, the
 /// number of tiles and, where the tiles differ in extent, the cut positions (the first index of
@@ -30,7 +36,8 @@ struct Lattice {
 /// Uniform tiles of `tile` points; a tile of 0 along an axis: the library chooses the tiles
 /// along it from the live runtime's workers (throws without a live runtime; collective in a
 /// distributed run).
-Lattice tile_lattice(const Extent3& extent, const Extent3& tile, int dims);
+Lattice tile_lattice(const Extent3& extent, const Extent3& tile, int dims,
+                     PointWork work = PointWork::Stencil);
 /// Tiles cut at `cuts` along each axis (an empty list: one tile along it). A list that is a
 /// uniform lattice is stored as one (same tiles, same numbering, same Grid). With `split_axis`
 /// >= 0, the split between CUDA and CPU workers at `split` (a tile start along that axis, or
@@ -65,6 +72,13 @@ class Grid {
   }
   /// Tiles chosen by the library: Grid(extent, {0, 0, 0}) (and periodic axes with it).
   explicit Grid(Index<D> extent) : Grid(extent, Index<D>{}) {}
+  /// Tiles chosen by the library for work of `work`'s kind: for all-pairs work (an N-body's
+  /// bodies), one tile per worker, and with CUDA workers a split where both parts' task chains
+  /// take the same time.
+  Grid(Index<D> extent, PointWork work, std::array<bool, D> periodic = {})
+      : extent_(extent), periodic_(periodic) {
+    set(detail::tile_lattice(extent3(), {0, 0, 0}, D, work));
+  }
   /// Tiles of different extents: the grid cut at `cuts` along each axis. With `split_axis` >=
   /// 0, a CPU/GPU split (split()): the tiles starting before `split` along that axis run on
   /// CUDA workers, the others on CPU workers; `split` must be a tile start there (or the

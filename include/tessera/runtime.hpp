@@ -37,9 +37,10 @@ struct Options {
   std::string perfmodel_dir;  ///< --perfmodel-dir DIR (STARPU_PERF_MODEL_DIR): models' home
   std::string fxt;            ///< --fxt DIR: StarPU's own FxT traces (needs a StarPU with FxT)
   bool quiet = false;         ///< --quiet: print nothing but errors
-  /// --gpu-fraction F: a hand-set split, PSkel-style. The first round(F x tiles) tiles (in tile
-  /// order) run every task on CUDA workers, the others on CPU workers. Unset (< 0), the
-  /// scheduler places every task from its performance models: the automatic default.
+  /// --gpu-fraction F: a hand-set split, PSkel-style, never moved by a Balance. A grid's tiles
+  /// below the tile start nearest the share F of its slowest cut axis's planes run every task
+  /// on CUDA workers, the others on CPU workers (a mesh: its first round(F x tiles) tiles).
+  /// Unset (< 0), the placement planner decides (docs/scheduling.md): the automatic default.
   double gpu_fraction = -1;
   /// --rank-grid X Y [Z]: ranks per axis of the block distribution of tiles (product = number
   /// of ranks); empty: the grid that cuts the fewest points (docs/distributed.md)
@@ -120,6 +121,9 @@ class Runtime {
   const std::string& scheduler() const;
   int cpu_workers() const;
   int cuda_workers() const;
+  /// Why a Balance moves no CPU/GPU split in this run ("" where it may): no CUDA workers, or a
+  /// hand-set --gpu-fraction.
+  std::string rebalancing_off() const;
   /// Whether this is a simulated run: Tessera built against a StarPU in SimGrid mode
   /// (docs/simulation.md). Tasks are scheduled but not run, each takes the time its
   /// performance model predicts on the simulated platform; fields hold no values (fill does

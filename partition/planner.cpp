@@ -1,0 +1,181 @@
+#include "partition/planner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "partition/tiling.hpp"
+
+namespace tessera::partition {
+
+Planner::Planner(const Machine& machine, bool speeds_known)
+    : machine_(machine), speeds_known_(speeds_known) {}
+
+TileChoice Planner::automatic(const Extent3& extent, int dims, const Extent3& fixed) const {
+  return choose_tiles(extent, dims, fixed, machine_);
+}
+
+LatticePlacement Planner::given(const Extent3& extent, int dims,
+                                const std::array<Cuts, 3>& cuts) const {
+  if (!places()) return {};
+  if (!hand_set()) return place_lattice(extent, dims, cuts, machine_, speeds_known_);
+  // The slowest axis cut into several tiles (a split moves whole slabs), as place_lattice.
+  int axis = dims - 1;
+  for (int a = dims - 1; a >= 0; --a)
+    if (!cuts[a].empty()) {
+      axis = a;
+      break;
+    }
+  std::vector<std::int64_t> starts{0};
+  starts.insert(starts.end(), cuts[axis].begin(), cuts[axis].end());
+  starts.push_back(extent[axis]);
+  const double wanted = machine_.gpu_share * static_cast<double>(extent[axis]);
+  const auto nearest = std::min_element(starts.begin(), starts.end(), [&](auto a, auto b) {
+    return std::abs(static_cast<double>(a) - wanted) < std::abs(static_cast<double>(b) - wanted);
+  });
+  LatticePlacement p;
+  p.split_axis = axis;
+  p.split = *nearest;
+  char b[200];
+  std::snprintf(b, sizeof(b),
+                "hand-set GPU share %g: tiles below %s %lld of %lld on the CUDA workers, the "
+                "others on the CPU workers (the tile start nearest the share)",
+                machine_.gpu_share, axis_name(axis), static_cast<long long>(p.split),
+                static_cast<long long>(extent[axis]));
+  p.summary = b;
+  return p;
+}
+
+namespace {
+// One part of an all-pairs step: `planes` planes of `cross` points in `tiles` tiles on
+// `workers` workers, in whole rounds of its thickest tile's chain: that tile's points x
+// `points` sources x `pair_seconds`, and a task per source tile (`sources`).
+double pairs_part_seconds(std::int64_t planes, double cross, int tiles, int workers, double points,
+                          double pair_seconds, double task_seconds, int sources) {
+  if (planes <= 0 || tiles <= 0) return 0;
+  const std::int64_t thickest = (planes + tiles - 1) / tiles;
+  const int rounds = (tiles + std::max(1, workers) - 1) / std::max(1, workers);
+  return rounds * (static_cast<double>(thickest) * cross * points * pair_seconds +
+                   sources * task_seconds);
+}
+
+// The cuts of `extent` planes: [0, split) in `gpu_tiles` tiles, the rest in `cpu_tiles`.
+Cuts pairs_cuts(std::int64_t extent, std::int64_t split, int gpu_tiles, int cpu_tiles) {
+  Cuts along = split > 0 ? even_cuts(split, gpu_tiles) : Cuts{};
+  if (split > 0 && split < extent) along.push_back(split);
+  if (split < extent)
+    for (std::int64_t k : even_cuts(extent - split, cpu_tiles)) along.push_back(split + k);
+  return along;
+}
+}  // namespace
+
+TileChoice Planner::pairs(const Extent3& extent, int dims) const {
+  TileChoice out;
+  int axis = 0;
+  double points = 1;
+  for (int a = 0; a < dims; ++a) {
+    points *= static_cast<double>(extent[a]);
+    if (extent[a] > 1) axis = a;
+  }
+  const std::int64_t e = extent[axis];
+  const double cross = points / static_cast<double>(e);
+  const int cpus = std::max(0, machine_.cpu_workers), gpus = std::max(1, machine_.cuda_workers);
+  const auto cpu_tiles = [&](std::int64_t planes) {
+    return static_cast<int>(std::min<std::int64_t>(std::max(1, cpus), planes));
+  };
+  const auto gpu_tiles = [&](std::int64_t planes) {
+    return static_cast<int>(std::min<std::int64_t>(gpus, planes));
+  };
+  if (!places()) {
+    out.cpu_tiles = cpu_tiles(e);
+    out.cuts[axis] = even_cuts(e, out.cpu_tiles);
+    out.summary = std::to_string(out.cpu_tiles) + " tiles of all-pairs work along " +
+                  axis_name(axis) + ", one per CPU worker";
+    return out;
+  }
+  const double task = machine_.task_seconds > 0 ? machine_.task_seconds : kTaskSeconds;
+  const double fixed = machine_.split_seconds > 0 ? machine_.split_seconds : kSplitSeconds;
+  const double tc = machine_.cpu_pair_seconds, tg = machine_.gpu_pair_seconds;
+  const bool known = tc > 0 && tg > 0;
+  // One step split at `planes` (the GPU part below): the longer part, plus the fixed cost.
+  const auto step = [&](std::int64_t planes, double* gpu_part, double* cpu_part) {
+    const int g = planes > 0 ? gpu_tiles(planes) : 0, c = planes < e ? cpu_tiles(e - planes) : 0;
+    *gpu_part = pairs_part_seconds(planes, cross, g, gpus, points, tg, task, g + c);
+    *cpu_part = pairs_part_seconds(e - planes, cross, c, cpus, points, tc, task, g + c);
+    return std::max(*gpu_part, *cpu_part) + (planes > 0 && planes < e ? fixed : 0.0);
+  };
+  double gpu_part = 0, cpu_part = 0;
+  const double gpu_only = step(e, &gpu_part, &cpu_part);
+  const double cpu_only = cpus > 0 ? step(0, &gpu_part, &cpu_part) : -1;
+  std::int64_t best_split = -1;
+  double best_split_seconds = -1;
+  for (std::int64_t planes = 1; planes < e && cpus > 0 && known; ++planes) {
+    const double s = step(planes, &gpu_part, &cpu_part);
+    if (best_split_seconds < 0 || s < best_split_seconds)
+      best_split = planes, best_split_seconds = s;
+  }
+  std::string chosen;
+  if (hand_set()) {
+    out.split = std::llround(machine_.gpu_share * static_cast<double>(e));
+    chosen = "hand-set GPU share " + std::to_string(machine_.gpu_share);
+  } else if (!known) {
+    out.split = e;
+    chosen =
+        "every tile on the CUDA workers (no calibrated all-pairs models of both CPU and CUDA "
+        "workers to weigh a CPU part against; calibrate to let the planner consider one)";
+  } else {
+    out.split = e;
+    double best = gpu_only;
+    if (cpu_only >= 0 && cpu_only < best) out.split = 0, best = cpu_only;
+    if (best_split_seconds >= 0 && best_split_seconds < best) out.split = best_split;
+  }
+  out.step_seconds = step(out.split, &out.gpu_step_seconds, &out.cpu_step_seconds);
+  out.split_axis = axis;
+  out.gpu_tiles = out.split > 0 ? gpu_tiles(out.split) : 0;
+  out.cpu_tiles = out.split < e ? cpu_tiles(e - out.split) : 0;
+  out.cuts[axis] = pairs_cuts(e, out.split, out.gpu_tiles, out.cpu_tiles);
+  if (chosen.empty())
+    chosen = out.split == e   ? "every tile on the CUDA workers"
+             : out.split == 0 ? "every tile on the CPU workers"
+                              : "the GPU part " + std::string(axis_name(axis)) + " < " +
+                                    std::to_string(out.split) + " in " +
+                                    std::to_string(out.gpu_tiles) + " tile(s), the CPU part in " +
+                                    std::to_string(out.cpu_tiles);
+  out.summary = "all-pairs work: " + chosen + " (" +
+                predicted_steps_text(gpu_only, cpu_only, axis, best_split, best_split_seconds) +
+                (known ? ", modelled)" : ")");
+  return out;
+}
+
+DeviceClass Planner::mesh_class(int tile, int tiles) const {
+  if (!places()) return DeviceClass::Any;
+  if (!hand_set()) return DeviceClass::Cuda;
+  return tile < std::lround(machine_.gpu_share * tiles) ? DeviceClass::Cuda : DeviceClass::Cpu;
+}
+
+std::string Planner::rebalancing_off() const {
+  if (!places()) return "this run has no CUDA workers";
+  if (hand_set()) return "--gpu-fraction fixes the split";
+  return "";
+}
+
+Rebalance Planner::rebalance(const Extent3& extent, int dims, int axis, std::int64_t split,
+                             double gpu_seconds, double cpu_seconds, double threshold,
+                             long steps_left, double move_seconds, int cpu_slabs) const {
+  if (hand_set()) {
+    Rebalance r;
+    r.why = "no move: " + rebalancing_off();
+    return r;
+  }
+  return plan_rebalance(extent, dims, axis, split, machine_, gpu_seconds, cpu_seconds, threshold,
+                        steps_left, move_seconds, cpu_slabs);
+}
+
+double split_seconds_for_bus(double bus_latency_seconds) {
+  if (!(bus_latency_seconds > 0)) return kSplitSeconds;
+  constexpr double kTransfers = 4;  // a face each way, both ways
+  return kSplitSeconds + kTransfers * (bus_latency_seconds - kAssumedBusLatencySeconds);
+}
+
+}  // namespace tessera::partition

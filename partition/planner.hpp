@@ -1,0 +1,83 @@
+// The placement planner: one object per run that decides, for every tiling (tiles the library
+// chooses, tiles a user or an application gave, a mesh's tiles), which run on the CUDA workers
+// and which on the CPU workers, and whether a split may move (rebalancing). Every rule of a
+// CPU/GPU split lives here: the chooser's split, a hand-set --gpu-fraction, the placement of
+// given tiles and the rebalancing decision. Pure code: the runtime (core/runtime) makes it
+// from the machine it started on; the tests make it from modelled machines.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "partition/autotile.hpp"
+
+namespace tessera::partition {
+
+// A device class, as a tile's tasks are pinned to it (tasks::Placement::device).
+enum class DeviceClass : int { Any = 0, Cpu = 1, Cuda = 2 };
+
+class Planner {
+ public:
+  // One CPU worker, no CUDA workers (a Context before its runtime starts).
+  Planner() = default;
+  // `speeds_known`: `machine`'s per-point times come from calibrated models of both classes
+  // (without them the planner weighs no CPU part against the GPU for tiles it did not cut).
+  Planner(const Machine& machine, bool speeds_known);
+
+  const Machine& machine() const { return machine_; }
+  // With CUDA workers every tiling gets a placement; without, none.
+  bool places() const { return machine_.cuda_workers > 0; }
+  // A hand-set share of the GPU (--gpu-fraction): a fixed split, never moved.
+  bool hand_set() const { return machine_.gpu_share >= 0; }
+
+  // Tiles the library chooses for `extent` (`fixed[a]` > 0 keeps axis a in tiles of that
+  // extent): choose_tiles, the split where both parts take the shortest step, or at the
+  // hand-set share of the planes.
+  TileChoice automatic(const Extent3& extent, int dims, const Extent3& fixed) const;
+
+  // Tiles given (`cuts` per axis): without CUDA workers none (split_axis -1); with a hand-set
+  // share, the tile start of the slowest cut axis nearest that share of its planes (the GPU
+  // part below it); else place_lattice's choice between GPU-only, CPU-only and a split.
+  LatticePlacement given(const Extent3& extent, int dims, const std::array<Cuts, 3>& cuts) const;
+
+  // Tiles for all-pairs work on `extent` (every point interacts with every point: a tile's
+  // tasks, one per source tile, run in order on its accumulators, so a tile's step is its
+  // points x all points x an interaction's time), cut along the slowest axis longer than a
+  // point. Without CUDA workers, one tile per CPU worker (one chain each). With CUDA workers
+  // and the pair speeds of both classes (Machine::cpu_pair_seconds, gpu_pair_seconds), the
+  // shortest predicted step of: GPU-only (one tile per CUDA worker), CPU-only, and a split at
+  // the plane where the GPU part's tiles and the CPU part's tiles (one per CPU worker, thin
+  // enough to keep pace) take the same time, plus the split's fixed cost; without them,
+  // GPU-only. A hand-set share puts the split at that share of the planes.
+  TileChoice pairs(const Extent3& extent, int dims) const;
+
+  // The class of a mesh's tile `tile` of `tiles`: with a hand-set share, the first
+  // round(share x tiles) tiles on the CUDA workers, the others on the CPU workers; else every
+  // tile on the CUDA workers (a mesh loop is memory-bound, which a GPU runs tens of times
+  // faster than a core; a kind without a CUDA body stays on the CPU workers, and a split of
+  // an irregular mesh pays the fixed costs of a grid's and more); Any without CUDA workers.
+  DeviceClass mesh_class(int tile, int tiles) const;
+
+  // Why a Balance moves no split in this run ("" where it may), for the user: no CUDA workers
+  // (no split but the one a Grid::cut gives), or a hand-set share.
+  std::string rebalancing_off() const;
+
+  // plan_rebalance on this machine; under a hand-set share no move, and `why` says why.
+  Rebalance rebalance(const Extent3& extent, int dims, int axis, std::int64_t split,
+                      double gpu_seconds, double cpu_seconds, double threshold, long steps_left,
+                      double move_seconds, int cpu_slabs) const;
+
+ private:
+  Machine machine_;
+  bool speeds_known_ = false;
+};
+
+// What a CPU/GPU split adds to every step, from the bus's latency one way (StarPU's calibrated
+// bus model; <= 0: unknown, kSplitSeconds): the faces crossing it both ways, two transfers each
+// way, and the rest (pack tasks on both sides, the GPU part waiting for the CPU part's faces),
+// kSplitSeconds less the transfers at the latency assumed when it was measured.
+double split_seconds_for_bus(double bus_latency_seconds);
+inline constexpr double kAssumedBusLatencySeconds = 10e-6;  // PCIe 5 x16, one way
+
+}  // namespace tessera::partition
