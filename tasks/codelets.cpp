@@ -5,7 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <shared_mutex>
 
+#include "tasks/device_classes.hpp"
 #include "tasks/halo.hpp"
 #include "tasks/starpu.hpp"
 #include "tessera/error.hpp"
@@ -76,23 +79,86 @@ namespace {
 // symbols, so emulated timings never mix with the CPU bodies'. With TESSERA_EMULATED_CUDA=strict
 // the CPU workers stand for GPU workers only: a kind without a CUDA body is an error, as StarPU
 // refuses such a task in a run with CUDA workers only (--ncpu 0), but named before it is
-// submitted.
-enum class Emulation { Off, On, Strict };
-Emulation emulation_mode() {
+// submitted. With TESSERA_EMULATED_CUDA=split[:K] the first K CPU workers (1 unless given) stand
+// in for CUDA workers and the others stay CPU workers: a mixed machine, whose stand-ins run the
+// CUDA bodies and only the kinds that have one, the others the CPU bodies (split_entry).
+enum class Emulation { Off, On, Strict, Split };
+struct EmulationMode {
+  Emulation mode = Emulation::Off;
+  int stand_ins = 0;  // Split: the CPU workers that stand in for CUDA workers
+};
+EmulationMode emulation_mode() {
 #if TESSERA_EMULATED_DEVICE
   const char* v = std::getenv("TESSERA_EMULATED_CUDA");
-  if (v == nullptr || *v == '\0' || std::strcmp(v, "0") == 0) return Emulation::Off;
-  return std::strcmp(v, "strict") == 0 ? Emulation::Strict : Emulation::On;
+  if (v == nullptr || *v == '\0' || std::strcmp(v, "0") == 0) return {};
+  if (std::strcmp(v, "strict") == 0) return {Emulation::Strict, 0};
+  if (std::strncmp(v, "split", 5) != 0) return {Emulation::On, 0};
+  if (v[5] == '\0') return {Emulation::Split, 1};
+  char* end = nullptr;
+  const long k = v[5] == ':' ? std::strtol(v + 6, &end, 10) : 0;
+  if (end == nullptr || end == v + 6 || *end != '\0' || k < 1 || k > 1024)
+    throw Error(std::string("TESSERA_EMULATED_CUDA=") + v +
+                " is not a mode of the emulated device; give 1, strict, split (one CPU worker "
+                "stands in for a CUDA worker) or split:K (K of them), docs/gpu.md");
+  return {Emulation::Split, static_cast<int>(k)};
 #else
-  return Emulation::Off;
+  return {};
 #endif
+}
+
+// The split mode's bodies: the CPU body of each codelet whose CPU entry is split_entry (its CUDA
+// body is its cuda_funcs[0]), by codelet. Written by get(), read by the workers.
+std::shared_mutex split_mutex;
+std::unordered_map<const starpu_codelet*, detail::KernelFn> split_cpu_bodies;
+
+// The CPU entry of a kind with a CUDA body in the split mode: its CUDA body on a stand-in (the
+// emulated launcher runs its launches), its CPU body on any other CPU worker (a member of a
+// team included).
+void split_entry(void** buffers, void* arg) {
+  const starpu_codelet* cl = starpu_task_get_current()->cl;
+  if (is_cuda_stand_in(starpu_worker_get_id())) {
+    cl->cuda_funcs[0](buffers, arg);
+    return;
+  }
+  detail::KernelFn cpu = nullptr;
+  {
+    std::shared_lock<std::shared_mutex> lock(split_mutex);
+    cpu = split_cpu_bodies.at(cl);
+  }
+  cpu(buffers, arg);
+}
+
+// Whether `worker`, or a member of it where it is a team (a combined worker), stands in for a
+// CUDA worker.
+bool has_stand_in(unsigned worker) {
+  if (worker < starpu_worker_get_count()) return is_cuda_stand_in(static_cast<int>(worker));
+  int size = 0;
+  int* members = nullptr;
+  if (starpu_combined_worker_get_description(static_cast<int>(worker), &size, &members) != 0)
+    return false;
+  for (int i = 0; i < size; ++i)
+    if (is_cuda_stand_in(members[i])) return true;
+  return false;
+}
+// In the split mode a stand-in runs only the kinds a CUDA worker could run (a CUDA body), and
+// alone: a team of CPU workers never counts one.
+int cpu_workers_only(unsigned worker, starpu_task*, unsigned) { return !has_stand_in(worker); }
+int no_team_with_stand_in(unsigned worker, starpu_task*, unsigned) {
+  return worker < starpu_worker_get_count() || !has_stand_in(worker);
 }
 }  // namespace
 
-CodeletRegistry::CodeletRegistry()
-    : emulate_(emulation_mode() != Emulation::Off),
-      strict_(emulation_mode() == Emulation::Strict) {}
-CodeletRegistry::~CodeletRegistry() = default;
+CodeletRegistry::CodeletRegistry() {
+  const EmulationMode m = emulation_mode();
+  emulate_ = m.mode == Emulation::On || m.mode == Emulation::Strict;
+  strict_ = m.mode == Emulation::Strict;
+  stand_ins_ = m.stand_ins;
+}
+
+CodeletRegistry::~CodeletRegistry() {
+  std::unique_lock<std::shared_mutex> lock(split_mutex);
+  for (const auto& [key, c] : codelets_) split_cpu_bodies.erase(&c->cl);
+}
 
 detail::KernelFn CodeletRegistry::cpu_entry(const detail::TaskKind& kind) const {
   return emulate_ && kind.cuda != nullptr ? kind.cuda : kind.cpu;
@@ -105,8 +171,11 @@ Codelet& CodeletRegistry::get(const std::string& stencil, const std::string& typ
                 types +
                 ") has no CUDA body, so a run with GPU workers only cannot run it; give it one "
                 "(a user task: a cuda(stream, views...) member, docs/gpu.md)");
+  const bool split = stand_ins_ > 0 && kind.cuda != nullptr;  // both bodies, by worker
   const std::string symbol = "tessera." + stencil + "." + kind.kind + "." + types +
-                             (emulate_ && kind.cuda != nullptr ? ".emulated-cuda" : "");
+                             (emulate_ && kind.cuda != nullptr ? ".emulated-cuda"
+                              : split                          ? ".emulated-split"
+                                                               : "");
   // An untimed kind has no model file to share, so each implementation gets its own codelet
   // (e.g. sums of two different point functions).
   std::string key = symbol;
@@ -119,7 +188,7 @@ Codelet& CodeletRegistry::get(const std::string& stencil, const std::string& typ
   if (slot) {
     // One name, one implementation: otherwise tasks would run the wrong kernel and the
     // perfmodel would mix the timings of two different stencils.
-    if (slot->cl.cpu_funcs[0] != cpu_entry(kind))
+    if (slot->entry != cpu_entry(kind))
       throw Error("name '" + stencil + "' is already used by another functor (" + kind.kind +
                   " tasks on " + types +
                   "); give each stencil, loop, task and boundary function "
@@ -138,8 +207,9 @@ Codelet& CodeletRegistry::get(const std::string& stencil, const std::string& typ
   c.model.footprint = is_halo_work(kind) ? &halo_work_footprint : &tile_footprint;
   if (c.kind == "pairs") c.model.size_base = &interactions;
   starpu_codelet_init(&c.cl);
+  c.entry = cpu_entry(kind);
   c.cl.where = STARPU_CPU;
-  c.cl.cpu_funcs[0] = cpu_entry(kind);
+  c.cl.cpu_funcs[0] = split ? &split_entry : c.entry;
   c.cl.cpu_funcs_name[0] = c.name.c_str();
   // In simulation the implementation is never called: that the kind has one (it was compiled
   // by nvcc) is what lets the scheduler place it on a simulated GPU, timed by its model.
@@ -153,9 +223,21 @@ Codelet& CodeletRegistry::get(const std::string& stencil, const std::string& typ
 #endif
   // Every worker of a team (a combined worker) calls the entry; a CUDA body run on the emulated
   // device is one GPU worker's, never a team's (each member would run all of it).
-  if (kind.team && c.cl.cpu_funcs[0] == kind.cpu) {
+  if (kind.team && c.entry == kind.cpu) {
     c.cl.type = STARPU_SPMD;
     c.cl.max_parallelism = INT_MAX;
+  }
+  // The split mode (TESSERA_EMULATED_CUDA=split): the CUDA body is the codelet's CUDA
+  // implementation, run by split_entry on the stand-ins, which StarPU knows as CPU workers
+  // (where stays STARPU_CPU: a StarPU without CUDA has no other class); a kind without one never
+  // runs on a stand-in.
+  if (stand_ins_ > 0) {
+    if (split) {
+      c.cl.cuda_funcs[0] = kind.cuda;
+      std::unique_lock<std::shared_mutex> lock(split_mutex);
+      split_cpu_bodies[&c.cl] = kind.cpu;
+    }
+    c.cl.can_execute = split ? (kind.team ? &no_team_with_stand_in : nullptr) : &cpu_workers_only;
   }
   c.cl.nbuffers = STARPU_VARIABLE_NBUFFERS;
   c.cl.name = c.name.c_str();

@@ -34,8 +34,12 @@ class CodeletRegistry {
 
   /// The entry CPU workers run for `kind`: its CPU body, or on the emulated device
   /// (TESSERA_EMULATED_CUDA=1 or strict in a TESSERA_EMULATE_CUDA build) its CUDA body when
-  /// it has one.
+  /// it has one. (In the split mode the CPU body; the stand-ins run the CUDA body.)
   detail::KernelFn cpu_entry(const detail::TaskKind& kind) const;
+
+  /// The emulated device's split mode (TESSERA_EMULATED_CUDA=split or split:K, docs/gpu.md):
+  /// how many CPU workers stand in for CUDA workers (K, 1 for `split`); 0 in any other run.
+  int cuda_stand_ins() const { return stand_ins_; }
 
   /// Every codelet built so far, by key.
   const std::map<std::string, std::unique_ptr<Codelet>>& all() const { return codelets_; }
@@ -45,8 +49,9 @@ class CodeletRegistry {
   // Engine that owns this registry shuts StarPU down first.
   std::map<std::string, std::unique_ptr<Codelet>> codelets_;
   std::unordered_map<detail::KernelFn, std::vector<Codelet*>> by_entry_;  // for find()
-  bool emulate_;  // CPU workers run the kinds' CUDA bodies (the emulated device)
-  bool strict_;   // and a kind without one is an error (TESSERA_EMULATED_CUDA=strict)
+  bool emulate_ = false;  // CPU workers run the kinds' CUDA bodies (the emulated device)
+  bool strict_ = false;   // and a kind without one is an error (TESSERA_EMULATED_CUDA=strict)
+  int stand_ins_ = 0;     // the split mode's stand-ins (TESSERA_EMULATED_CUDA=split[:K])
 };
 
 }  // namespace tessera::tasks

@@ -13,6 +13,39 @@
 namespace tessera::tasks {
 
 namespace {
+// The split mode's stand-ins, by worker id: written by the Engine before StarPU runs a task and
+// after the last one ended, read by the workers (task submission orders the two).
+std::vector<char> stand_in;
+}  // namespace
+
+void set_cuda_stand_ins(std::vector<int> workers) {
+  stand_in.clear();
+  for (int w : workers) {
+    if (w >= static_cast<int>(stand_in.size())) stand_in.resize(static_cast<std::size_t>(w) + 1, 0);
+    stand_in[static_cast<std::size_t>(w)] = 1;
+  }
+}
+
+bool is_cuda_stand_in(int id) {
+  return id >= 0 && id < static_cast<int>(stand_in.size()) && stand_in[static_cast<std::size_t>(id)];
+}
+
+bool is_cuda_worker(int id) {
+  return is_cuda_stand_in(id) || starpu_worker_get_type(id) == STARPU_CUDA_WORKER;
+}
+
+std::vector<int> class_worker_ids(bool cuda) {
+  std::vector<int> ids;
+  for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
+    const auto type = starpu_worker_get_type(static_cast<int>(w));
+    if ((type == STARPU_CPU_WORKER || type == STARPU_CUDA_WORKER) &&
+        is_cuda_worker(static_cast<int>(w)) == cuda)
+      ids.push_back(static_cast<int>(w));
+  }
+  return ids;
+}
+
+namespace {
 
 // StarPU's model directory: STARPU_PERF_MODEL_DIR (set from --perfmodel-dir), else
 // $STARPU_HOME/.starpu/sampling, else ~/.starpu/sampling; its codelet models in codelets/45.
@@ -25,11 +58,23 @@ std::filesystem::path codelet_model_dir() {
          "45";
 }
 
+// The performance model architecture of the first worker of a class (CUDA: CUDA workers and
+// the split mode's stand-ins).
 starpu_perfmodel_arch* first_arch(starpu_worker_archtype type) {
-  for (unsigned w = 0; w < starpu_worker_get_count(); ++w)
-    if (starpu_worker_get_type(static_cast<int>(w)) == type)
-      return starpu_worker_get_perf_archtype(static_cast<int>(w), STARPU_NMAX_SCHED_CTXS);
-  return nullptr;
+  const std::vector<int> ids = class_worker_ids(type == STARPU_CUDA_WORKER);
+  return ids.empty() ? nullptr : starpu_worker_get_perf_archtype(ids.front(), STARPU_NMAX_SCHED_CTXS);
+}
+
+// Whether two architectures are one model (a stand-in's and a CPU worker's, unless StarPU keeps
+// a model per CPU worker: STARPU_PERF_MODEL_HOMOGENEOUS_CPU=0).
+bool same_arch(const starpu_perfmodel_arch* a, const starpu_perfmodel_arch* b) {
+  if (a == b) return true;
+  if (a->ndevices != b->ndevices) return false;
+  for (int d = 0; d < a->ndevices; ++d)
+    if (a->devices[d].type != b->devices[d].type || a->devices[d].devid != b->devices[d].devid ||
+        a->devices[d].ncores != b->devices[d].ncores)
+      return false;
+  return true;
 }
 
 // Microseconds per byte of the largest task `per` knows: the regression at its largest size
@@ -86,7 +131,8 @@ ClassSpeeds model_class_speeds() {
   ClassSpeeds best;
   starpu_perfmodel_arch* cpu = first_arch(STARPU_CPU_WORKER);
   starpu_perfmodel_arch* cuda = first_arch(STARPU_CUDA_WORKER);
-  if (cpu == nullptr || cuda == nullptr) return best;
+  // Stand-ins that share the CPU workers' model have timings of both bodies in it: unknown.
+  if (cpu == nullptr || cuda == nullptr || same_arch(cpu, cuda)) return best;
   std::size_t best_size = 0;
   for (const std::string& symbol : tile_task_symbols("tessera.")) {
     starpu_perfmodel model{};

@@ -5,8 +5,21 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace tessera::tasks {
+
+/// The emulated device's split mode (TESSERA_EMULATED_CUDA=split[:K], docs/gpu.md): the ids of
+/// the CPU workers that stand in for CUDA workers (the first K). The Engine sets them once
+/// StarPU started, before any task, and clears them at shutdown; empty in any other run.
+void set_cuda_stand_ins(std::vector<int> workers);
+/// Whether worker `id` stands in for a CUDA worker (the split mode's first K CPU workers).
+bool is_cuda_stand_in(int id);
+/// Whether worker `id` is of the CUDA class: a CUDA worker, or a CPU worker standing in for one.
+bool is_cuda_worker(int id);
+/// The ids of the workers of one class, in StarPU's order: the CUDA class (CUDA workers and
+/// stand-ins) or the CPU class (the other CPU workers). Call with StarPU running.
+std::vector<int> class_worker_ids(bool cuda);
 
 /// Microseconds per byte of a stencil's tile task on a CPU worker and on a CUDA worker, from the
 /// calibrated models of the model directory (StarPU's history entries, or a non-linear
@@ -17,7 +30,8 @@ struct ClassSpeeds {
 };
 /// The speeds of the largest tile task found in the tile-task models (`tessera.*.interior*.*`,
 /// `tessera.*.time-block*.*`) of the model directory with entries for both classes (the models of
-/// the first CPU and first CUDA worker). Call with StarPU running.
+/// the first CPU and first CUDA worker; in the split mode the first stand-in's, where StarPU
+/// keeps a model per CPU worker, and none where the two share one). Call with StarPU running.
 ClassSpeeds model_class_speeds();
 
 /// Seconds per point of one step of stencil `stencil` on one CPU worker, from the calibrated

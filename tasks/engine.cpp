@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "tasks/device_classes.hpp"
 #include "tasks/starpu.hpp"
 #include "tessera/error.hpp"
 
@@ -146,6 +147,14 @@ Engine::Engine(const EngineConfig& config)
   if (!config.perfmodel_dir.empty())
     setenv("STARPU_PERF_MODEL_DIR", config.perfmodel_dir.c_str(), 1);
   const PrivateModelHome private_home;  // until the end of start-up
+  // The emulated device's split mode (docs/gpu.md): the stand-ins run the CUDA bodies and the
+  // other CPU workers the CPU bodies, so each CPU worker gets a model of its own (unless the
+  // user said otherwise), which tells the classes' speeds apart (model_class_speeds). StarPU
+  // reads it at start-up only; taken back after.
+  const int stand_ins = codelets_.cuda_stand_ins();
+  const bool per_worker_models =
+      stand_ins > 0 && env("STARPU_PERF_MODEL_HOMOGENEOUS_CPU") == nullptr;
+  if (per_worker_models) setenv("STARPU_PERF_MODEL_HOMOGENEOUS_CPU", "0", 1);
   // StarPU's own traces (paje.trace for ViTE, tasks.rec) come from FxT; StarPU writes them into
   // STARPU_FXT_PREFIX at shutdown.
   if (!config.fxt_dir.empty()) {
@@ -162,6 +171,7 @@ Engine::Engine(const EngineConfig& config)
 #else
   const int ret = starpu_init(&conf);
 #endif
+  if (per_worker_models) unsetenv("STARPU_PERF_MODEL_HOMOGENEOUS_CPU");
   if (ret != 0 && set_limits_) {
     unsetenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS");
     unsetenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS");
@@ -173,6 +183,30 @@ Engine::Engine(const EngineConfig& config)
   if (ret != 0)
     throw Error("StarPU failed to start (starpu_init returned " + std::to_string(ret) +
                 "); check the STARPU_* environment and the worker counts");
+  // The split mode: the first K CPU workers stand in for CUDA workers (the Submitter pins the
+  // CUDA class's tiles to them, the planner counts them as CUDA workers); one must stay a CPU
+  // worker.
+  cpu_workers_ = static_cast<int>(starpu_cpu_worker_get_count());
+  if (stand_ins > 0) {
+    if (stand_ins >= cpu_workers_) {
+      stop(distributed_);
+      if (set_limits_) {
+        unsetenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS");
+        unsetenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS");
+      }
+      throw Error("TESSERA_EMULATED_CUDA=split" +
+                  (stand_ins > 1 ? ":" + std::to_string(stand_ins) : std::string()) +
+                  " stands " + std::to_string(stand_ins) +
+                  " CPU worker(s) in for CUDA workers and leaves the others CPU workers, but "
+                  "StarPU started " + std::to_string(cpu_workers_) + "; give --ncpu " +
+                  std::to_string(stand_ins + 1) + " or more (docs/gpu.md)");
+    }
+    std::vector<int> ids(static_cast<std::size_t>(cpu_workers_));
+    ids.resize(static_cast<std::size_t>(starpu_worker_get_ids_by_type(
+        STARPU_CPU_WORKER, ids.data(), static_cast<unsigned>(ids.size()))));
+    ids.resize(static_cast<std::size_t>(stand_ins));
+    set_cuda_stand_ins(ids);
+  }
   if (config.record) {
     starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
     recorder_ = std::make_unique<Recorder>(config.rank, config.keep_events);
@@ -180,14 +214,15 @@ Engine::Engine(const EngineConfig& config)
   SubmitPolicy policy = config.policy;
   policy.name_tasks = !config.fxt_dir.empty();
   submitter_ = std::make_unique<Submitter>(std::move(policy), recorder_.get(), idle_);
-  cpu_workers_ = static_cast<int>(starpu_cpu_worker_get_count());
-  cuda_workers_ = static_cast<int>(starpu_cuda_worker_get_count());
+  cpu_workers_ -= stand_ins;
+  cuda_workers_ = static_cast<int>(starpu_cuda_worker_get_count()) + stand_ins;
   idle_.pause_if_idle();  // until the first submission or data access
 }
 
 Engine::~Engine() {
   idle_.stop();  // StarPU shuts down only running workers (and asserts so in 1.4)
   stop(distributed_);
+  set_cuda_stand_ins({});
   if (set_limits_) {
     unsetenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS");
     unsetenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS");

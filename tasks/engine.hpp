@@ -64,6 +64,9 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
+  /// The CPU workers, and the CUDA workers. In the emulated device's split mode
+  /// (TESSERA_EMULATED_CUDA=split[:K], docs/gpu.md) the first K CPU workers StarPU started stand
+  /// in for CUDA workers: counted here as CUDA workers, not as CPU workers.
   int cpu_workers() const { return cpu_workers_; }
   /// StarPU 1.3 without STARPU_CALIBRATE: the models record every task's time (engine.cpp).
   bool calibrates_always() const { return calibrates_always_; }

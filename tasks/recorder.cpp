@@ -6,6 +6,7 @@
 #include <cmath>
 #include <memory>
 
+#include "tasks/device_classes.hpp"
 #include "tasks/starpu.hpp"
 
 namespace tessera::tasks {
@@ -44,8 +45,7 @@ void Recorder::start_clock() {
   origin_us_ = starpu_timing_now();
   classes_.clear();
   for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
-    const std::string arch =
-        starpu_worker_get_type(static_cast<int>(w)) == STARPU_CUDA_WORKER ? "cuda" : "cpu";
+    const std::string arch = is_cuda_worker(static_cast<int>(w)) ? "cuda" : "cpu";
     bool known = false;
     for (const auto& [a, id] : classes_) known = known || a == arch;
     if (!known) classes_.push_back({arch, static_cast<int>(w)});
@@ -60,7 +60,7 @@ std::vector<std::pair<std::string, double>> Recorder::predict_elsewhere(starpu_t
                                                                         int worker) const {
   std::vector<std::pair<std::string, double>> out;
   if (classes_.size() < 2) return out;  // classes_ is set before any task runs (start_clock)
-  const bool on_cuda = starpu_worker_get_type(worker) == STARPU_CUDA_WORKER;
+  const bool on_cuda = is_cuda_worker(worker);
   for (const auto& [arch, id] : classes_) {
     if ((arch == "cuda") == on_cuda) continue;
     starpu_perfmodel_arch* perf = starpu_worker_get_perf_archtype(id, STARPU_NMAX_SCHED_CTXS);
@@ -192,8 +192,13 @@ trace::RankTrace Recorder::rank_trace() const {
   for (unsigned w = 0; w < workers; ++w) {
     char name[64];
     starpu_worker_get_name(static_cast<int>(w), name, sizeof(name));
-    const bool cuda = starpu_worker_get_type(static_cast<int>(w)) == STARPU_CUDA_WORKER;
-    r.workers.push_back({static_cast<int>(w), name, cuda ? "cuda" : "cpu",
+    const bool cuda = is_cuda_worker(static_cast<int>(w));
+    // The emulated device's stand-ins for CUDA workers (docs/gpu.md) say so in their name.
+    r.workers.push_back({static_cast<int>(w),
+                         is_cuda_stand_in(static_cast<int>(w))
+                             ? std::string(name) + " (emulated CUDA)"
+                             : std::string(name),
+                         cuda ? "cuda" : "cpu",
                          static_cast<int>(starpu_worker_get_memory_node(w))});
   }
   // StarPU without FxT reports transfers as totals per bus, and reading them resets them:

@@ -25,6 +25,7 @@ struct Codelet {
   std::string name;  // "<stencil>:<kind>", StarPU's codelet name
   starpu_perfmodel model;
   starpu_codelet cl;
+  detail::KernelFn entry = nullptr;  // CodeletRegistry::cpu_entry of its kind (one name, one body)
   starpu_data_access_mode modes[2];  // of the first group of buffers, and of the rest
   long submitted = 0;                // tasks submitted: perfmodels::coverage skips unused ones
   // Data footprints (tile shapes) of the tasks submitted: the model entries this run uses,

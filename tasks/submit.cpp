@@ -8,6 +8,7 @@
 
 #include <starpu_profiling.h>
 
+#include "tasks/device_classes.hpp"
 #include "tasks/idle.hpp"
 #include "tasks/recorder.hpp"
 #include "tasks/starpu.hpp"
@@ -69,8 +70,7 @@ void Submitter::timed_task_done(void* arg) {
     const double s = seconds_of(info->end_time) - seconds_of(info->start_time);
     std::lock_guard<std::mutex> lock(m->submitter->step_mutex_);
     ClassBusy& busy = m->submitter->step_busy_[m->step];
-    (starpu_worker_get_type(info->workerid) == STARPU_CUDA_WORKER ? busy.cuda_seconds
-                                                                  : busy.cpu_seconds) += s;
+    (is_cuda_worker(info->workerid) ? busy.cuda_seconds : busy.cpu_seconds) += s;
   }
   if (m->next != nullptr) m->next(m->next_arg);
 }
@@ -103,14 +103,8 @@ void Submitter::submit(Codelet& c, Handles first, Handles rest, void* arg, std::
 
 Submitter::Submitter(SubmitPolicy policy, Recorder* recorder, IdleWorkers& idle)
     : policy_(std::move(policy)), recorder_(recorder), idle_(idle) {
-  const starpu_worker_archtype types[2] = {STARPU_CPU_WORKER, STARPU_CUDA_WORKER};
-  for (int k = 0; k < 2; ++k) {
-    std::vector<int>& ids = class_workers_[k];
-    ids.resize(static_cast<std::size_t>(std::max(0, starpu_worker_get_count_by_type(types[k]))));
-    if (!ids.empty())
-      ids.resize(static_cast<std::size_t>(
-          starpu_worker_get_ids_by_type(types[k], ids.data(), static_cast<unsigned>(ids.size()))));
-  }
+  // CUDA: the CUDA workers, or the emulated device's stand-ins for them (tasks/device_classes).
+  for (int k = 0; k < 2; ++k) class_workers_[k] = class_worker_ids(k == 1);
 }
 
 void Submitter::submit_with_modes(Codelet& c, const std::vector<Handle>& handles,
@@ -180,7 +174,9 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
     // kind without a CUDA implementation stays on CPU workers.
     if (place.device != 0) {
       const bool cuda = place.device == 2 && c.cl.cuda_funcs[0] != nullptr;
-      task->where = cuda ? STARPU_CUDA : STARPU_CPU;
+      // (On the emulated device's stand-ins for CUDA workers, CPU workers to StarPU, the codelet
+      // has no STARPU_CUDA: the worker id below pins it.)
+      task->where = cuda && (c.cl.where & STARPU_CUDA) ? STARPU_CUDA : STARPU_CPU;
       // And on one worker of that class, the same for every task of the tile (round-robin
       // over the tiles): the chooser sized the part's tiles in whole rounds of its workers,
       // and dmda, left to place a one-round CPU part, put two or three tiles of a step on one

@@ -1,0 +1,248 @@
+// The emulated device's split mode (TESSERA_EMULATED_CUDA=split, docs/gpu.md): of 2 CPU
+// workers the first stands in for a CUDA worker, so the CPU/GPU placement runs without a GPU: a
+// hand-set split of automatic tiles, a split given with explicit tiles (Grid::cut), and tiles a
+// user gave placed by the planner (partition::place_lattice). For each, every task of every
+// tile (stencil steps in both exchange modes, a loop, the sum's tile tasks, user tasks) must
+// have run on a worker of the class the grid's placement gives its tile
+// (FieldStorage::device_class; a kind without a CUDA body on a CPU worker), the CUDA class's
+// tasks their CUDA bodies (the emulated launcher's launches, a user task's marker), and the
+// results must be the serial reference's bits.
+#include <gmock/gmock.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <tessera/task.hpp>
+
+#include "tessera/detail/cuda_launch.hpp"
+#include "tests/cuda/cuda_options.hpp"
+#include "tests/stencil_cases.hpp"
+
+namespace {
+
+using tessera::Index;
+using tessera::detail::emulation::launches;
+
+// 2 CPU workers, the first a stand-in for a CUDA worker; every task recorded; the models in a
+// directory of this process's own (a fresh one per run: `run` names it), so that no
+// calibration decides the planner's choices.
+tessera::Options split_options(const std::string& run) {
+  setenv("TESSERA_EMULATED_CUDA", "split", 1);
+  unsetenv("STARPU_PERF_MODEL_DIR");  // a previous run's --perfmodel-dir (Runtime sets it)
+  tessera::Options o;
+  o.scheduler = "dmda";
+  o.cpu_workers = 2;
+  o.quiet = true;
+  const std::string dir = testing::TempDir() + "tessera_split." + std::to_string(getpid());
+  o.trace = dir + "." + run + ".json";
+  o.perfmodel_dir = dir + "." + run + ".models";
+  return o;
+}
+
+struct Scale {
+  TESSERA_HD void operator()(Index<3> p, tessera::In<double> u, tessera::Out<double> out) const {
+    out = u() * 0.75 + static_cast<double>(p[0] - 2 * p[1] + 3 * p[2]);
+  }
+};
+
+// A user task with both bodies, each leaving its own mark at the tile's first point: 2 from the
+// CUDA body (a launch through the emulated launcher), 1 from the CPU body.
+__global__ void mark_kernel(double* p) { *p = 2.0; }
+struct Mark {
+  void cpu(tessera::TileView<double, 3> t) const { t(0, 0, 0) = 1.0; }
+  void cuda(void* stream, tessera::TileView<double, 3> t) const {
+    tessera::detail::launch("mark_kernel", &mark_kernel, dim3(1), dim3(1),
+                            static_cast<cudaStream_t>(stream), tessera::detail::LaunchTile{},
+                            t.data);
+  }
+};
+// And one with a CPU body only: on CPU workers whatever its tile's class.
+struct CpuOnlyMark {
+  void cpu(tessera::TileView<double, 3> t) const { t(1, 0, 0) = 1.0; }
+};
+
+// Whether a task has a CUDA body: Tessera's kinds with one, and the user task "mark".
+bool has_cuda_body(const tessera::trace::TaskEvent& e) {
+  return e.stencil == "mark" || test::has_cuda_body(e.kind);
+}
+
+// The run: `steps` steps of a star stencil, a loop, `steps` more, the sum, the user tasks on
+// every tile; then the checks against the reference and of every task's worker.
+void run_and_check(tessera::Runtime& rt, const tessera::Grid<3>& grid, bool fused_exchange,
+                   int steps = 3) {
+  SCOPED_TRACE(std::string(fused_exchange ? "exchanges in the tile tasks"
+                                          : "separate exchange tasks"));
+  ASSERT_GE(grid.split_axis(), 0) << "the grid has no CPU/GPU placement";
+  const tessera::Boundaries<3> bc = test::distinct_dirichlet3();
+  using F = test::Mix<double, 3, 1, false>;
+  tessera::Field<double, 3> u(grid, 1, bc, "u"), next(grid, 1, bc, "next");
+  tessera::Field<double, 3> mark(grid, 0, {}, "mark");
+  u.fill(test::initial<double, 3>);
+  mark.fill([](Index<3>) { return 0.0; });
+  const long points = launches("point_kernel"), marks = launches("mark_kernel");
+  tessera::Stencil<3> mix("mix", tessera::Shape::Star, 1);
+  for (int s = 0; s < steps; ++s) {
+    mix.apply(F{}, tessera::in(u), tessera::out(next));
+    tessera::swap(u, next);
+  }
+  tessera::Loop<3>("scale").apply(Scale{}, tessera::in(u), tessera::out(next));
+  tessera::swap(u, next);
+  for (int s = 0; s < steps; ++s) {
+    mix.apply(F{}, tessera::in(u), tessera::out(next));
+    tessera::swap(u, next);
+  }
+  const double sum = tessera::sum(u);
+  for (int t = 0; t < grid.tiles(); ++t) {
+    tessera::Task("mark").submit(Mark{}, tessera::update_tile(mark, t));
+    tessera::Task("cpu-only-mark").submit(CpuOnlyMark{}, tessera::update_tile(mark, t));
+  }
+  rt.wait();
+
+  // The reference's bits.
+  reference::RefField<double, 3> ref{test::initial_values<double>(grid), bc};
+  const auto ref_steps = [&] {
+    for (int s = 0; s < steps; ++s) {
+      std::vector<double> out(ref.values.size());
+      reference::apply(test::domain(grid), 1, F{}, std::make_tuple(&ref), std::make_tuple(&out));
+      ref.values = out;
+    }
+  };
+  ref_steps();
+  const auto e = grid.extent();
+  for (std::int64_t z = 0, i = 0; z < e[2]; ++z)
+    for (std::int64_t y = 0; y < e[1]; ++y)
+      for (std::int64_t x = 0; x < e[0]; ++x, ++i)
+        ref.values[static_cast<std::size_t>(i)] =
+            ref.values[static_cast<std::size_t>(i)] * 0.75 + static_cast<double>(x - 2 * y + 3 * z);
+  ref_steps();
+  test::expect_bitwise_equal(u.gather(), ref.values);
+  EXPECT_EQ(sum, reference::exact_sum(ref.values));
+
+  // Every task of a tile on a worker of its tile's class, and the CUDA class's tasks running
+  // their CUDA bodies.
+  const tessera::detail::FieldStorage& placement = u.storage();
+  const tessera::trace::RankTrace r = rt.recorded();
+  std::map<int, std::string> arch;
+  int stand_ins = 0;
+  for (const auto& w : r.workers) {
+    arch[w.id] = w.arch;
+    stand_ins += w.arch == "cuda" && w.name.find("emulated CUDA") != std::string::npos;
+  }
+  EXPECT_EQ(stand_ins, 1);
+  std::map<std::string, int> on[2];  // per class (0 CPU, 1 CUDA), tasks per kind
+  int cuda_tiles = 0;
+  for (int t = 0; t < grid.tiles(); ++t) {
+    const int c = placement.device_class(t);
+    EXPECT_TRUE(c == 1 || c == 2) << "tile " << t << " has no class: " << c;
+    cuda_tiles += c == 2;
+    // The user task's mark says which body ran.
+    const tessera::detail::TileGeometry g = placement.geometry(t);
+    const Index<3> origin{g.origin[0], g.origin[1], g.origin[2]};
+    EXPECT_EQ(mark.at(origin), c == 2 ? 2.0 : 1.0) << "tile " << t;
+  }
+  for (const tessera::trace::TaskEvent& ev : r.tasks) {
+    if (ev.tile < 0) continue;
+    const bool cuda = placement.device_class(ev.tile) == 2 && has_cuda_body(ev);
+    const std::string want = cuda ? "cuda" : "cpu";
+    EXPECT_EQ(arch[ev.worker], want) << tessera::trace::task_name(ev) << " ran on worker "
+                                     << ev.worker << " of class " << arch[ev.worker];
+    ++on[arch[ev.worker] == "cuda"][ev.kind];
+  }
+  for (int k = 0; k < 2; ++k) {
+    std::string said;
+    for (const auto& [kind, n] : on[k]) said += " " + kind + "=" + std::to_string(n);
+    testing::Test::RecordProperty(k ? "tasks_on_cuda_class" : "tasks_on_cpu_class", said);
+  }
+  if (cuda_tiles > 0) {
+    EXPECT_GT(launches("point_kernel"), points);
+    EXPECT_EQ(launches("mark_kernel") - marks, cuda_tiles);
+    EXPECT_GT(on[1][fused_exchange ? "interior+halo" : "interior"], 0);
+    EXPECT_GT(on[1]["sum"], 0);
+  }
+  if (cuda_tiles < grid.tiles()) EXPECT_GT(on[0][fused_exchange ? "interior+halo" : "interior"], 0);
+  if (!fused_exchange && grid.tiles() > 1) EXPECT_GT(on[0]["halo-pack"] + on[1]["halo-pack"], 0);
+  EXPECT_GT(on[0]["task"], 0);  // the CPU-only user task
+}
+
+class EmulatedSplit : public testing::TestWithParam<bool> {
+ protected:
+  void TearDown() override { unsetenv("TESSERA_EMULATED_CUDA"); }
+};
+
+// The split mode's machine: 1 CPU + 1 CUDA worker to the Runtime and the planner.
+TEST(EmulatedSplitMode, CountsItsStandInsAsCudaWorkers) {
+  tessera::Options o = split_options("count");
+  o.trace.clear();
+  {
+    tessera::Runtime rt(o);
+    EXPECT_EQ(rt.cpu_workers(), 1);
+    EXPECT_EQ(rt.cuda_workers(), 1);
+  }
+  setenv("TESSERA_EMULATED_CUDA", "split:2", 1);
+  try {
+    tessera::Runtime rt(o);
+    ADD_FAILURE() << "split:2 on 2 CPU workers left no CPU worker";
+  } catch (const tessera::Error& e) {
+    EXPECT_THAT(e.what(), testing::HasSubstr("give --ncpu 3 or more"));
+  }
+  unsetenv("TESSERA_EMULATED_CUDA");
+}
+
+// (1) A hand-set split (--gpu-fraction 0.5) of tiles the library chooses.
+TEST_P(EmulatedSplit, HandSetSplitOfAutomaticTiles) {
+  tessera::Options o = split_options("hand-set");
+  o.gpu_fraction = 0.5;
+  o.fused_exchange = GetParam();
+  tessera::Runtime rt(o);
+  const tessera::Grid<3> grid({14, 12, 32}, {0, 0, 0});
+  EXPECT_EQ(grid.split_axis(), 2);
+  EXPECT_EQ(grid.split(), 16);
+  run_and_check(rt, grid, GetParam());
+}
+
+// (2) Explicit tiles with a split given by the user: z cut at 6, 12 and 18, y at 9, the tiles
+// below z = 12 on the CUDA workers.
+TEST_P(EmulatedSplit, ExplicitTilesWithAGivenSplit) {
+  tessera::Options o = split_options("given");
+  o.fused_exchange = GetParam();
+  tessera::Runtime rt(o);
+  run_and_check(rt, tessera::Grid<3>::cut({14, 18, 24}, {{{}, {9}, {6, 12, 18}}}, {}, 2, 12),
+                GetParam());
+}
+
+// Tiles a user gave, no split given: the planner places them (partition::place_lattice);
+// without calibrated models of both classes, every tile on the CUDA workers.
+TEST_P(EmulatedSplit, UserTilesPlacedByThePlanner) {
+  tessera::Options o = split_options("placed");
+  o.fused_exchange = GetParam();
+  tessera::Runtime rt(o);
+  const tessera::Grid<3> grid({14, 18, 24}, {14, 9, 6});
+  EXPECT_EQ(grid.split_axis(), 2);
+  EXPECT_EQ(grid.split(), 24);  // the extent: all on the CUDA workers
+  run_and_check(rt, grid, GetParam());
+}
+
+// Tiles the library chooses, no split given: the chooser places the split (partition::
+// choose_tiles) with the speeds it assumes without calibrated models of both classes (a GPU 20
+// times a core): on a grid this small the CPU part would not pay for the split's fixed cost,
+// so every tile on the CUDA workers. (Where the chooser splits for real depends on the
+// models a run calibrated, so on the load of the machine: not a test.)
+TEST_P(EmulatedSplit, AutomaticTilesPlacedByTheChooser) {
+  tessera::Options o = split_options("chosen");
+  o.fused_exchange = GetParam();
+  tessera::Runtime rt(o);
+  const tessera::Grid<3> grid({14, 12, 32}, {0, 0, 0});
+  EXPECT_EQ(grid.split_axis(), 2) << grid.chosen();
+  EXPECT_EQ(grid.split(), 32) << grid.chosen();
+  run_and_check(rt, grid, GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(EmulatedDevice, EmulatedSplit, testing::Bool(),
+                         [](const testing::TestParamInfo<bool>& p) {
+                           return p.param ? "ExchangesInTheTileTasks" : "SeparateExchangeTasks";
+                         });
+
+}  // namespace
