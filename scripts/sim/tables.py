@@ -5,6 +5,7 @@
   tables.py weak <weak.csv> <plot.svg>
   tables.py hetero <hetero.csv>
   tables.py node <node.csv>
+  tables.py planner <planner.csv>
 """
 import csv
 import sys
@@ -195,6 +196,48 @@ def node(path):
               f"| {r['choice']} | {chose} | `{r['arguments']}` |")
 
 
+def planner(path):
+    """Issue #40's check: both >= 0.98x the faster single device with the same tiles; nbody's
+    both also >= 0.85x the sum of the two throughputs (planner.sh)."""
+    rows = list(csv.DictReader(open(path)))
+    sec = lambda r: float(r["simulated_s"])
+    by = {}
+    for r in rows:
+        by.setdefault((r["app"], r["tiles"]), {})[r["run"]] = r
+    print("| app | tiles | steps | GPU-only s | CPU-only s | both s | both chose "
+          "| best single / both (>= 0.98) | sum of throughputs / both (nbody, >= 0.85) "
+          "| result | default tiles' best single / both |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    passed = total = 0
+    for (app, tiles), rs in by.items():
+        if not all(k in rs for k in ("gpu-only", "cpu-only", "both")):
+            continue
+        g, c, b = sec(rs["gpu-only"]), sec(rs["cpu-only"]), sec(rs["both"])
+        best = min(g, c)
+        ok = best / b >= 0.98
+        vs_sum = ""
+        if app == "nbody":
+            s = 1 / (1 / g + 1 / c)
+            vs_sum = f"{s / b:.3f}"
+            ok = ok and s / b >= 0.85
+        total += 1
+        passed += ok
+        vs_default = ""  # explicit tiles against the single devices with the library's tiles
+        d = by.get((app, "default"), {})
+        if tiles != "default" and "gpu-only" in d and "cpu-only" in d:
+            vs_default = f"{min(sec(d['gpu-only']), sec(d['cpu-only'])) / b:.3f}"
+        print(f"| {app} | {tiles} | {rs['both']['steps']} | {g:.6g} | {c:.6g} | {b:.6g} "
+              f"| {rs['both']['choice']} | {best / b:.3f} ({'GPU' if g <= c else 'CPU'}) "
+              f"| {vs_sum} | {'PASS' if ok else '**FAIL**'} | {vs_default} |")
+    print(f"\n{passed} of {total} pass.\n")
+    print("All runs (simulated seconds):\n")
+    print("| app | tiles | run | steps | simulated s | run chose | arguments |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['app']} | {r['tiles']} | {r['run']} | {r['steps']} | {sec(r):.6g} "
+              f"| {r['choice']} | `{r['arguments']}` |")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "validation":
         validation(sys.argv[2])
@@ -206,3 +249,5 @@ if __name__ == "__main__":
         hetero(sys.argv[2])
     elif sys.argv[1] == "node":
         node(sys.argv[2])
+    elif sys.argv[1] == "planner":
+        planner(sys.argv[2])

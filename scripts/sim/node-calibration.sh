@@ -1,0 +1,87 @@
+# shellcheck shell=bash
+# Shared by node.sh and planner.sh (sourced from the repository root, after `work` names a
+# scratch directory): the calibration of the measured H100 node (docs/simulation.md,
+# "Calibration: the measured H100 node, simulated"), its per-app cases, the simulated platform
+# in $work/platform, and the simulated run: simulate, field, chose. Each script's own rows and
+# output stay in the script.
+: "${STARPU_TARBALL:=/work/shared/deps/starpu_1.4.10+dfsg.orig.tar.gz}"
+mkdir -p "$work/home"
+export STARPU_HOME="$work/home"  # StarPU 1.4 would read ~/.starpu/sampling first (hybrid.sh)
+source scripts/sim/common.sh
+sample_platforms "$work/sampling" "$STARPU_TARBALL"
+
+# Calibration (docs/simulation.md says where each number comes from).
+# Platform: 16 cores; the bus (PCIe 5 x16) PCIE_GBS and PCIE_LAT_US each way.
+: "${PCIE_GBS:=50}" "${PCIE_LAT_US:=10}"
+# Per task, on top of its bytes: GPU_LAT_US on the GPU (launch and StarPU's handling: the node's
+# heat3d 512^3 in 16 tiles against 1 tile), CPU_LAT_US on a core.
+: "${GPU_LAT_US:=15}" "${CPU_LAT_US:=5}"
+# Per app: CPU GB/s per core and GPU GB/s over the bytes of a task (kind=CPU:GPU for a kind of
+# its own), fitted to the node's CPU-only and GPU-only rows; the measured seconds of
+# CPU-only / GPU-only / both, what the measured "both" run chose, and that split as a
+# --gpu-fraction (- where it was no split: dmda placed tiles task by task, not forceable now).
+# app | binary | arguments | CPU GB/s | GPU GB/s | kinds | measured cpu gpu both | chose | old
+# shellcheck disable=SC2034  # read by the scripts that source this file
+cases=(
+  "cardiac2d|cardiac/cardiac2d|--size 2048 2048 --steps 50|12.2|1500||0.0330 0.0065 0.0215|y<2039/2048|0.9956"
+  "cardiac3d|cardiac/cardiac3d|--size 256 256 128 --steps 20|10.8|1150||0.0443 0.0085 0.0124|z<128/128|1"
+  "cloudsim|cloudsim/cloudsim|--size 2048 2048 --steps 50|11.6|1250||0.0225 0.0048 0.0170|2 tiles|-"
+  "jacobi2d|jacobi2d/jacobi2d|--size 8192 8192 --steps 100|22.1|2600||0.2570 0.0482 0.0556|y<7786/8192|0.9504"
+  "life|life/life|--size 8192 8192 --steps 100|2.29|500||0.4157 0.0319 0.0465|16 tiles|-"
+  "nbody|nbody/nbody|--size 16384 --steps 4|20|2600|pairs=0.0145:0.445|0.4142 0.2082 0.2135|16 tiles|-"
+)
+# heat3d (512^3 on the node): fitted to bench_heat3d_gpu's 1-tile GPU-only row and its hand-set
+# share 0.5 (no CPU-only row).
+: "${HEAT_CPU_GBS:=7.16}" "${HEAT_GPU_GBS:=2745}"
+
+platform="$work/platform"
+python3 scripts/sim/simmodel.py platform "$work/sampling" "$platform" h100node --cpus 16 \
+  --pcie-gbs "$PCIE_GBS" --pcie-lat-us "$PCIE_LAT_US" > /dev/null
+
+# One simulated run: its result line on stdout, its output in $work/run.log. A kind without a
+# model stops StarPU with its symbol: the model is written (simmodel.py regression) and the run
+# repeated. A time-block task advances as many steps as the run's depth (printed by the app):
+# models per depth (base-dN), and the run repeated where its depth was not the one assumed.
+# RUN_TIMEOUT (seconds of host time, default 300) bounds one run.
+simulate() {  # model-dir-base cpu-gbs gpu-gbs kinds binary args...
+  local base=$1 cpu=$2 gpu=$3 kinds=$4 bin=$5 new k depth=4 ran dir
+  shift 5
+  local kopts=()
+  for k in ${kinds//,/ }; do kopts+=(--kind "$k"); done
+  models() {  # dir symbols...: the stated models of these symbols at this depth
+    python3 scripts/sim/simmodel.py regression "$@" --cpu-gbs "$cpu" --gpu-gbs "$gpu" \
+      --cpu-lat-us "$CPU_LAT_US" --gpu-lat-us "$GPU_LAT_US" --block-steps "$depth" "${kopts[@]}" > /dev/null
+  }
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    dir="$base-d$depth"
+    if [ ! -d "$dir" ]; then  # the platform, and the symbols known at another depth
+      cp -r "$platform" "$dir"
+      # shellcheck disable=SC2046,SC2010  # symbol names: no spaces
+      [ -z "$(ls "$base"-d*/codelets/45 2>/dev/null)" ] ||
+        models "$dir" $(ls "$base"-d*/codelets/45 | grep '^tessera\.' | sort -u)
+    fi
+    if STARPU_PERF_MODEL_DIR=$dir STARPU_HOSTNAME=h100node timeout "${RUN_TIMEOUT:-300}" \
+         "build-sim/apps/$bin" "$@" > "$work/run.log" 2>&1 && grep -q ' seconds=' "$work/run.log"; then
+      ran=$(sed -n 's/.*: \([0-9]*\) step(s) per halo exchange.*/\1/p' "$work/run.log" | head -n 1)
+      if [ -n "$ran" ] && [ "$ran" != "$depth" ] && [ "$ran" -gt 1 ]; then depth=$ran; continue; fi
+      grep ' seconds=' "$work/run.log" | tail -n 1
+      return
+    fi
+    new=$(sed -n -e 's/.*model \(tessera\.[^ ]*\) is not calibrated.*/\1/p' \
+                 -e 's/^Codelet \(tessera\.[^ ]*\) does not have a perfmodel.*/\1/p' "$work/run.log" | sort -u)
+    [ -n "$new" ] || break
+    # shellcheck disable=SC2086
+    models "$dir" $new
+  done
+  cat "$work/run.log" >&2
+  echo "$(basename "$0" .sh): $bin $* failed" >&2
+  exit 1
+}
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p"; }  # key=value of a result line
+chose() {  # what the run chose: the split, else the tile count, and the depth
+  local line=$1 s
+  s=$(echo "$line" | sed -n 's/.* split=\([xyz]<[0-9]*\/[0-9]*\).*/\1/p')
+  local d
+  d=$(sed -n 's/.*: \([0-9]*\) step(s) per halo exchange.*/\1/p' "$work/run.log" | head -n 1)
+  echo "${s:-$(echo "$line" | field tiles) tiles}${d:+; depth $d}"
+}
