@@ -154,6 +154,21 @@ DeviceClass Planner::mesh_class(int tile, int tiles) const {
   return tile < std::lround(machine_.gpu_share * tiles) ? DeviceClass::Cuda : DeviceClass::Cpu;
 }
 
+int Planner::mesh_workers(std::string* why) const {
+  const int all = std::max(0, machine_.cpu_workers) + std::max(0, machine_.cuda_workers);
+  if (!places()) {
+    *why = "";
+    return all;
+  }
+  if (hand_set()) {
+    *why = "; the first round(" + std::to_string(machine_.gpu_share) +
+           " x tiles) on the CUDA workers (hand-set), the others on the CPU workers";
+    return all;
+  }
+  *why = "; every tile on the CUDA workers (a mesh loop is memory-bound: a GPU's work)";
+  return machine_.cuda_workers;
+}
+
 std::string Planner::rebalancing_off() const {
   if (!places()) return "this run has no CUDA workers";
   if (hand_set()) return "--gpu-fraction fixes the split";

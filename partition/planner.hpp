@@ -58,6 +58,9 @@ class Planner {
   // faster than a core; a kind without a CUDA body stays on the CPU workers, and a split of
   // an irregular mesh pays the fixed costs of a grid's and more); Any without CUDA workers.
   DeviceClass mesh_class(int tile, int tiles) const;
+  // The workers a mesh's tiles are counted for (choose_mesh_tiles: whole rounds of them): the
+  // CUDA workers where they take every tile, else every worker. `why`: the placement, in words.
+  int mesh_workers(std::string* why) const;
 
   // Why a Balance moves no split in this run ("" where it may), for the user: no CUDA workers
   // (no split but the one a Grid::cut gives), or a hand-set share.

@@ -282,6 +282,9 @@ TEST(Planner, OwnsEveryPlacementRule) {
   EXPECT_EQ(none.given({8, 8, 20}, 3, slabs).split_axis, -1);
   EXPECT_EQ(none.mesh_class(0, 4), DeviceClass::Any);
   EXPECT_EQ(none.rebalancing_off(), "this run has no CUDA workers");
+  std::string why;
+  EXPECT_EQ(none.mesh_workers(&why), 1);
+  EXPECT_EQ(why, "");
 
   Machine m = h100_node(2.5e-9, 2.5e-9 / 20);
   m.gpu_share = 0.7;  // 14 of 20 planes: the nearest tile start is 12 (16 is further)
@@ -306,6 +309,9 @@ TEST(Planner, OwnsEveryPlacementRule) {
   EXPECT_EQ(own.given({8, 8, 20}, 3, slabs).split,
             tessera::partition::place_lattice({8, 8, 20}, 3, slabs, m, true).split);
   EXPECT_EQ(own.mesh_class(3, 4), DeviceClass::Cuda);
+  EXPECT_EQ(own.mesh_workers(&why), 1);  // a mesh's tiles counted for the GPU that takes them
+  EXPECT_THAT(why, HasSubstr("every tile on the CUDA workers"));
+  EXPECT_EQ(hand.mesh_workers(&why), 16);
   EXPECT_EQ(own.rebalancing_off(), "");
   // A measured CPU part 4 times the GPU's: the split moves (plan_rebalance's rule).
   EXPECT_TRUE(own.rebalance({8, 8, 200}, 3, 2, 100, 1e-3, 4e-3, 0.05, 1000, 0, 2).move);

@@ -174,14 +174,15 @@ void partition_mesh(const std::shared_ptr<SetStorage>& primary, int tiles, Parti
     for (auto& m : mesh->maps) m->number = -1;
   };
   if (tiles == 0) {  // the library chooses, from every rank's workers (the same on each rank)
-    const auto workers =
-        static_cast<int>(comm::sum(rt.engine->cpu_workers() + rt.engine->cuda_workers()));
+    // The workers that run the tiles, as the run's planner places them.
+    std::string placed;
+    const int workers = rt.planner.mesh_workers(&placed);
     tiles = partition::choose_mesh_tiles(primary->size, workers, rt.ranks);
     announce(rt, "tessera: tiles of set '" + primary->name + "' (" + std::to_string(primary->size) +
                      " elements): " + std::to_string(tiles) + " for " + std::to_string(workers) +
                      " workers (at least " + std::to_string(partition::kMinMeshTile) +
                      " elements a tile, up to " + std::to_string(partition::kMostMeshRounds) +
-                     " per worker)");
+                     " per worker)" + placed);
   }
   if (tiles < 1 || tiles > primary->size || tiles < rt.ranks) {
     undo();

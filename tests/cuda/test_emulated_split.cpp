@@ -225,6 +225,19 @@ TEST_P(EmulatedSplit, UserTilesPlacedByThePlanner) {
   run_and_check(rt, grid, GetParam());
 }
 
+// Tiles a user gave with a hand-set share (--gpu-fraction 0.6): the planner splits at the tile
+// start of z nearest 0.6 of its 24 planes (12: 14.4 is nearer 12 than 18).
+TEST_P(EmulatedSplit, UserTilesWithAHandSetShare) {
+  tessera::Options o = split_options("hand-set-given");
+  o.gpu_fraction = 0.6;
+  o.fused_exchange = GetParam();
+  tessera::Runtime rt(o);
+  const tessera::Grid<3> grid({14, 18, 24}, {14, 9, 6});
+  EXPECT_EQ(grid.split_axis(), 2);
+  EXPECT_EQ(grid.split(), 12);
+  run_and_check(rt, grid, GetParam());
+}
+
 // Tiles the library chooses, no split given: the chooser places the split (partition::
 // choose_tiles) with the speeds it assumes without calibrated models of both classes (a GPU 20
 // times a core): on a grid this small the CPU part would not pay for the split's fixed cost,
