@@ -14,6 +14,7 @@ namespace tessera::partition {
 
 // What the chooser knows of the machine. A time of 0 is unknown: the defaults below are used.
 struct Machine {
+  int ranks = 1;  // the workers below are every rank's
   int cpu_workers = 1;
   int cuda_workers = 0;
   double cpu_point_seconds = 0;  // one point of one step on one CPU worker

@@ -19,7 +19,12 @@ TileChoice Planner::automatic(const Extent3& extent, int dims, const Extent3& fi
 LatticePlacement Planner::given(const Extent3& extent, int dims,
                                 const std::array<Cuts, 3>& cuts) const {
   if (!places()) return {};
-  if (!hand_set()) return place_lattice(extent, dims, cuts, machine_, speeds_known_);
+  if (!hand_set()) {
+    LatticePlacement p = place_lattice(extent, dims, cuts, machine_, speeds_known_);
+    p.split = whole_classes(p.split, extent[p.split_axis], p.gpu_only_seconds, p.cpu_only_seconds,
+                            &p.summary);
+    return p;
+  }
   // The slowest axis cut into several tiles (a split moves whole slabs), as place_lattice.
   int axis = dims - 1;
   for (int a = dims - 1; a >= 0; --a)
@@ -128,7 +133,11 @@ TileChoice Planner::pairs(const Extent3& extent, int dims) const {
     out.split = e;
     double best = gpu_only;
     if (cpu_only >= 0 && cpu_only < best) out.split = 0, best = cpu_only;
-    if (best_split_seconds >= 0 && best_split_seconds < best) out.split = best_split;
+    if (best_split_seconds >= 0 && best_split_seconds < best) {
+      chosen = "the GPU part " + std::string(axis_name(axis)) + " < " + std::to_string(best_split) +
+               " on the CUDA workers, the rest on the CPU workers";
+      out.split = whole_classes(best_split, e, gpu_only, cpu_only, &chosen);
+    }
   }
   out.step_seconds = step(out.split, &out.gpu_step_seconds, &out.cpu_step_seconds);
   out.split_axis = axis;
@@ -136,16 +145,26 @@ TileChoice Planner::pairs(const Extent3& extent, int dims) const {
   out.cpu_tiles = out.split < e ? cpu_tiles(e - out.split) : 0;
   out.cuts[axis] = pairs_cuts(e, out.split, out.gpu_tiles, out.cpu_tiles);
   if (chosen.empty())
-    chosen = out.split == e   ? "every tile on the CUDA workers"
-             : out.split == 0 ? "every tile on the CPU workers"
-                              : "the GPU part " + std::string(axis_name(axis)) + " < " +
-                                    std::to_string(out.split) + " in " +
-                                    std::to_string(out.gpu_tiles) + " tile(s), the CPU part in " +
-                                    std::to_string(out.cpu_tiles);
+    chosen = out.split == e ? "every tile on the CUDA workers" : "every tile on the CPU workers";
+  if (out.split > 0 && out.split < e)
+    chosen += ", in " + std::to_string(out.gpu_tiles) + " and " + std::to_string(out.cpu_tiles) +
+              " tile(s)";
   out.summary = "all-pairs work: " + chosen + " (" +
                 predicted_steps_text(gpu_only, cpu_only, axis, best_split, best_split_seconds) +
                 (known ? ", modelled)" : ")");
   return out;
+}
+
+std::int64_t Planner::whole_classes(std::int64_t split, std::int64_t extent, double gpu_only,
+                                    double cpu_only, std::string* why) const {
+  if (machine_.ranks <= 1 || split <= 0 || split >= extent) return split;
+  const bool gpu = cpu_only < 0 || gpu_only <= cpu_only;
+  *why = std::string(gpu ? "every tile on the CUDA workers" : "every tile on the CPU workers") +
+         " (on " + std::to_string(machine_.ranks) +
+         " ranks whole classes only: a split at one plane would idle one rank's GPU and "
+         "another's cores; one rank would have split: " +
+         *why + ")";
+  return gpu ? extent : 0;
 }
 
 DeviceClass Planner::mesh_class(int tile, int tiles) const {

@@ -38,7 +38,8 @@ class Planner {
 
   // Tiles given (`cuts` per axis): without CUDA workers none (split_axis -1); with a hand-set
   // share, the tile start of the slowest cut axis nearest that share of its planes (the GPU
-  // part below it); else place_lattice's choice between GPU-only, CPU-only and a split.
+  // part below it); else place_lattice's choice between GPU-only, CPU-only and a split. On
+  // several ranks GPU-only or CPU-only (whole_classes).
   LatticePlacement given(const Extent3& extent, int dims, const std::array<Cuts, 3>& cuts) const;
 
   // Tiles for all-pairs work on `extent` (every point interacts with every point: a tile's
@@ -51,6 +52,14 @@ class Planner {
   // enough to keep pace) take the same time, plus the split's fixed cost; without them,
   // GPU-only. A hand-set share puts the split at that share of the planes.
   TileChoice pairs(const Extent3& extent, int dims) const;
+
+  // On several ranks a grid's tiles are distributed in blocks, so a split at one plane would put
+  // one rank's tiles on its GPU and another's on its cores, leaving the first's cores and the
+  // second's GPU idle: there the planner places whole classes, the shorter of GPU-only and
+  // CPU-only (`split` of `extent` planes: a split chosen on one rank's terms; returns the
+  // split, 0 or `extent`, and says why in `why`).
+  std::int64_t whole_classes(std::int64_t split, std::int64_t extent, double gpu_only,
+                             double cpu_only, std::string* why) const;
 
   // The class of a mesh's tile `tile` of `tiles`: with a hand-set share, the first
   // round(share x tiles) tiles on the CUDA workers, the others on the CPU workers; else every

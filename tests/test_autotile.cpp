@@ -352,6 +352,30 @@ TEST(Planner, AllPairsWorkSplitsNearTheSummedRate) {
   EXPECT_EQ(cpu.cuts[0].size(), 14U);
 }
 
+// On several ranks, whole classes: nbody's 64 tiles of 256 that one rank splits at 49 tiles
+// (UserTilesSplitWhereTheCoresAddThroughput) go to the GPUs (53.4 ms against 94 ms on the
+// cores); all-pairs work likewise; a hand-set share stays the user's.
+TEST(Planner, SeveralRanksPlaceWholeClasses) {
+  using tessera::partition::Planner;
+  Machine m = h100_node(9.4e-5, 3.2e-6);
+  m.ranks = 2;
+  std::array<Cuts, 3> tiles;
+  for (std::int64_t x = 256; x < 16384; x += 256) tiles[0].push_back(x);
+  const auto p = Planner(m, true).given({16384, 1, 1}, 2, tiles);
+  SCOPED_TRACE(p.summary);
+  EXPECT_EQ(p.split, 16384);
+  EXPECT_THAT(p.summary, HasSubstr("on 2 ranks whole classes only"));
+  EXPECT_THAT(p.summary, HasSubstr("one rank would have split"));
+  m.cpu_pair_seconds = 5.65e-3 / (1024.0 * 1024);
+  m.gpu_pair_seconds = 184e-6 / (1024.0 * 1024);
+  const TileChoice c = Planner(m, true).pairs({16384, 1, 1}, 2);
+  SCOPED_TRACE(c.summary);
+  EXPECT_EQ(c.split, 16384);
+  EXPECT_EQ(c.gpu_tiles, 1);  // one per CUDA worker of the whole run (h100_node: 1)
+  m.gpu_share = 0.5;
+  EXPECT_EQ(Planner(m, true).given({16384, 1, 1}, 2, tiles).split, 8192);
+}
+
 // A split's fixed cost from the bus's calibrated latency: kSplitSeconds at the latency assumed
 // when it was measured, four transfers' worth more or less elsewhere.
 TEST(Planner, SplitCostFollowsTheBusLatency) {

@@ -34,6 +34,18 @@ TEST(DistributedUnevenTiles, BalanceMovesTheSplitMidRunChangingNoValue) {
   test::expect_balanced_run_matches_reference(tessera::kAutoDepth);
 }
 
+// Tiles a user gave, with CUDA workers on every rank (TESSERA_EMULATED_CUDA=split: a CPU
+// worker of each rank stands in for one; mpi.autotile.emulated_split): the planner places them
+// on every rank alike, whole classes (no calibrated models: all on the CUDA workers), and the
+// steps give the reference's bits. Skipped without CUDA workers.
+TEST(DistributedUnevenTiles, GivenTilesPlacedAlikeOnEveryRank) {
+  if (runtime->cuda_workers() == 0) GTEST_SKIP() << "no CUDA workers (nor their stand-ins)";
+  const tessera::Grid<3> grid({12, 10, 24}, {12, 10, 4});
+  EXPECT_EQ(grid.split_axis(), 2);
+  EXPECT_EQ(grid.split(), 24);
+  test::expect_heat3d_advance_matches_reference(grid, 5, 1);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) { return test::run_mpi_tests(argc, argv, runtime); }

@@ -118,12 +118,11 @@ Lattice pairs_lattice(const Extent3& extent, int dims) {
 // Tiles the user gave (or an application's own), with CUDA workers: which run on the CUDA
 // workers and which on the CPU workers is the run's planner's (with a hand-set --gpu-fraction,
 // the tile start nearest that share), not the scheduler's task by task (dmda put a user's
-// heat3d tiles on cores 20 times slower than the GPU: docs/scheduling.md). Single-rank runs
-// only: a split of the whole grid at one plane would put one rank's tiles on its GPU and
-// another's on its cores; several ranks leave the placement to their schedulers.
+// heat3d tiles on cores 20 times slower than the GPU: docs/scheduling.md). On several ranks
+// whole classes only (Planner::whole_classes); every rank's planner decides alike.
 void place_given_tiles(Lattice& l, const Extent3& extent, int dims) {
   Context* rt = live_context_or_null();
-  if (rt == nullptr || rt->ranks > 1 || !rt->planner.places()) return;
+  if (rt == nullptr || !rt->planner.places()) return;
   std::array<std::vector<std::int64_t>, 3> cuts;
   for (int a = 0; a < dims; ++a) {
     const std::vector<std::int64_t> starts =

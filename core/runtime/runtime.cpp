@@ -173,38 +173,52 @@ void check_gpu_fraction(double fraction, int cpu_workers, int cuda_workers) {
                 "--gpu-fraction 1 or give CPU workers");
 }
 
+// A figure every rank agrees on: the mean over the ranks of `value` where every rank has one
+// (> 0), else 0. Collective.
+double agreed(double value, int ranks) {
+  constexpr double kScale = 1e15;  // in units of 1e-15: the figures here are 1e-10 to 1e2
+  const std::int64_t known = detail::comm::sum(value > 0 ? 1 : 0);
+  const std::int64_t total = detail::comm::sum(value > 0 ? std::llround(value * kScale) : 0);
+  return known == ranks ? static_cast<double>(total) / kScale / ranks : 0.0;
+}
+
 // The placement planner of this run (partition/planner.hpp): every rank's workers (a grid's
 // tiles are distributed over the ranks in blocks, so every rank's count), with CUDA workers
 // the GPU's speed against a core's from the calibrated models where they hold both (said on
-// the planner's lines: `speeds`), the split's fixed cost from StarPU's bus model, and a
-// hand-set --gpu-fraction. Collective.
+// the planner's lines: `speeds`; all-pairs work's per interaction: `pair_speeds`), the split's
+// fixed cost from StarPU's bus model, and a hand-set --gpu-fraction. Every figure is the mean
+// over the ranks, so that every rank's planner decides alike. Collective.
 partition::Planner make_planner(detail::Context& c, std::string* speeds,
                                 std::string* pair_speeds) {
   partition::Machine m;
+  m.ranks = c.ranks;
   m.cpu_workers = static_cast<int>(detail::comm::sum(c.engine->cpu_workers()));
   m.cuda_workers = static_cast<int>(detail::comm::sum(c.engine->cuda_workers()));
   if (m.cuda_workers == 0) return partition::Planner(m, false);  // CPU tiles only
-  bool known = false;
   const tasks::ClassSpeeds s = tasks::model_class_speeds();
-  if (s.cpu_us_per_byte > 0 && s.cuda_us_per_byte > 0) {
+  const double gpu_per_core = agreed(
+      s.cpu_us_per_byte > 0 && s.cuda_us_per_byte > 0 ? s.cuda_us_per_byte / s.cpu_us_per_byte : 0,
+      c.ranks);
+  const bool known = gpu_per_core > 0;
+  if (known) {
     m.cpu_point_seconds = partition::kCpuPointSeconds;
-    m.gpu_point_seconds = m.cpu_point_seconds * s.cuda_us_per_byte / s.cpu_us_per_byte;
+    m.gpu_point_seconds = m.cpu_point_seconds * gpu_per_core;
     char b[160];
-    std::snprintf(b, sizeof(b), "; a GPU %.0f times a core by the models of %s",
-                  s.cpu_us_per_byte / s.cuda_us_per_byte, s.source.c_str());
+    std::snprintf(b, sizeof(b), "; a GPU %.0f times a core by the models of %s", 1 / gpu_per_core,
+                  s.source.c_str());
     *speeds = b;
-    known = true;
   }
   const tasks::PairSeconds p = tasks::model_pair_seconds();
-  if (p.cpu > 0 && p.cuda > 0) {
-    m.cpu_pair_seconds = p.cpu;
-    m.gpu_pair_seconds = p.cuda;
+  m.cpu_pair_seconds = agreed(p.cpu > 0 && p.cuda > 0 ? p.cpu : 0, c.ranks);
+  m.gpu_pair_seconds = agreed(p.cpu > 0 && p.cuda > 0 ? p.cuda : 0, c.ranks);
+  if (m.cpu_pair_seconds > 0 && m.gpu_pair_seconds > 0) {
     char b[200];
-    std::snprintf(b, sizeof(b), "; an interaction %.3g ns on a core, %.3g ns on a GPU by the models of %s",
-                  p.cpu * 1e9, p.cuda * 1e9, p.source.c_str());
+    std::snprintf(b, sizeof(b),
+                  "; an interaction %.3g ns on a core, %.3g ns on a GPU by the models of %s",
+                  m.cpu_pair_seconds * 1e9, m.gpu_pair_seconds * 1e9, p.source.c_str());
     *pair_speeds = b;
   }
-  m.split_seconds = partition::split_seconds_for_bus(tasks::bus_latency_seconds());
+  m.split_seconds = partition::split_seconds_for_bus(agreed(tasks::bus_latency_seconds(), c.ranks));
   m.gpu_share = c.options.gpu_fraction;
   return partition::Planner(m, known);
 }
