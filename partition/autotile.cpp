@@ -507,8 +507,8 @@ LatticePlacement place_lattice(const Extent3& extent, int dims, const std::array
       p.best_split = cuts[axis][k - 1];
     }
   }
-  const std::string alternatives = predicted_steps_text(p.gpu_only_seconds, p.cpu_only_seconds, axis,
-                                                     p.best_split, p.split_seconds);
+  const std::string alternatives = predicted_steps_text(p.gpu_only_seconds, p.cpu_only_seconds,
+                                                        axis, p.best_split, p.split_seconds);
   p.split = extent[axis];  // every tile on the CUDA workers
   if (!speeds_known) {
     p.summary =

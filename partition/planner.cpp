@@ -61,8 +61,8 @@ double pairs_part_seconds(std::int64_t planes, double cross, int tiles, int work
   if (planes <= 0 || tiles <= 0) return 0;
   const std::int64_t thickest = (planes + tiles - 1) / tiles;
   const int rounds = (tiles + std::max(1, workers) - 1) / std::max(1, workers);
-  return rounds * (static_cast<double>(thickest) * cross * points * pair_seconds +
-                   sources * task_seconds);
+  return rounds *
+         (static_cast<double>(thickest) * cross * points * pair_seconds + sources * task_seconds);
 }
 
 // The cuts of `extent` planes: [0, split) in `gpu_tiles` tiles, the rest in `cpu_tiles`.

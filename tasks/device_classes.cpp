@@ -27,7 +27,8 @@ void set_cuda_stand_ins(std::vector<int> workers) {
 }
 
 bool is_cuda_stand_in(int id) {
-  return id >= 0 && id < static_cast<int>(stand_in.size()) && stand_in[static_cast<std::size_t>(id)];
+  return id >= 0 && id < static_cast<int>(stand_in.size()) &&
+         stand_in[static_cast<std::size_t>(id)];
 }
 
 bool is_cuda_worker(int id) {
@@ -62,7 +63,8 @@ std::filesystem::path codelet_model_dir() {
 // the split mode's stand-ins).
 starpu_perfmodel_arch* first_arch(starpu_worker_archtype type) {
   const std::vector<int> ids = class_worker_ids(type == STARPU_CUDA_WORKER);
-  return ids.empty() ? nullptr : starpu_worker_get_perf_archtype(ids.front(), STARPU_NMAX_SCHED_CTXS);
+  return ids.empty() ? nullptr
+                     : starpu_worker_get_perf_archtype(ids.front(), STARPU_NMAX_SCHED_CTXS);
 }
 
 // Whether two architectures are one model (a stand-in's and a CPU worker's, unless StarPU keeps
@@ -127,14 +129,18 @@ std::vector<std::string> tile_task_symbols(const std::string& prefix) {
 
 }  // namespace
 
-ClassSpeeds model_class_speeds() {
+namespace {
+// Microseconds per unit of size on the first CPU and the first CUDA worker from the model of
+// `symbols` whose largest task both classes know is the largest (sizes: bytes, or what the
+// kind's size_base counts). Zero where none has both.
+ClassSpeeds largest_known(const std::vector<std::string>& symbols) {
   ClassSpeeds best;
   starpu_perfmodel_arch* cpu = first_arch(STARPU_CPU_WORKER);
   starpu_perfmodel_arch* cuda = first_arch(STARPU_CUDA_WORKER);
   // Stand-ins that share the CPU workers' model have timings of both bodies in it: unknown.
   if (cpu == nullptr || cuda == nullptr || same_arch(cpu, cuda)) return best;
   std::size_t best_size = 0;
-  for (const std::string& symbol : tile_task_symbols("tessera.")) {
+  for (const std::string& symbol : symbols) {
     starpu_perfmodel model{};
     model.type = STARPU_HISTORY_BASED;
     if (starpu_perfmodel_load_symbol(symbol.c_str(), &model) != 0) continue;
@@ -149,28 +155,14 @@ ClassSpeeds model_class_speeds() {
   }
   return best;
 }
+}  // namespace
+
+ClassSpeeds model_class_speeds() { return largest_known(tile_task_symbols("tessera.")); }
 
 PairSeconds model_pair_seconds() {
-  PairSeconds best;
-  starpu_perfmodel_arch* cpu = first_arch(STARPU_CPU_WORKER);
-  starpu_perfmodel_arch* cuda = first_arch(STARPU_CUDA_WORKER);
-  if (cpu == nullptr || cuda == nullptr) return best;
-  std::size_t best_size = 0;
-  for (const std::string& symbol : model_symbols("tessera.", {"pairs"})) {
-    starpu_perfmodel model{};
-    model.type = STARPU_HISTORY_BASED;
-    if (starpu_perfmodel_load_symbol(symbol.c_str(), &model) != 0) continue;
-    std::size_t cpu_size = 0, cuda_size = 0;
-    // Per unit of size: an interaction (the kind's size_base, tasks/codelets.cpp).
-    const double c = us_per_byte(starpu_perfmodel_get_model_per_arch(&model, cpu, 0), &cpu_size);
-    const double g = us_per_byte(starpu_perfmodel_get_model_per_arch(&model, cuda, 0), &cuda_size);
-    if (c > 0 && g > 0 && std::min(cpu_size, cuda_size) > best_size) {
-      best_size = std::min(cpu_size, cuda_size);
-      best = {c * 1e-6, g * 1e-6, symbol};
-    }
-    starpu_perfmodel_unload_model(&model);
-  }
-  return best;
+  // Per unit of size: an interaction (the pairs kind's size_base, tasks/codelets.cpp).
+  const ClassSpeeds s = largest_known(model_symbols("tessera.", {"pairs"}));
+  return {s.cpu_us_per_byte * 1e-6, s.cuda_us_per_byte * 1e-6, s.source};
 }
 
 namespace {

@@ -195,11 +195,12 @@ Engine::Engine(const EngineConfig& config)
         unsetenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS");
       }
       throw Error("TESSERA_EMULATED_CUDA=split" +
-                  (stand_ins > 1 ? ":" + std::to_string(stand_ins) : std::string()) +
-                  " stands " + std::to_string(stand_ins) +
+                  (stand_ins > 1 ? ":" + std::to_string(stand_ins) : std::string()) + " stands " +
+                  std::to_string(stand_ins) +
                   " CPU worker(s) in for CUDA workers and leaves the others CPU workers, but "
-                  "StarPU started " + std::to_string(cpu_workers_) + "; give --ncpu " +
-                  std::to_string(stand_ins + 1) + " or more (docs/gpu.md)");
+                  "StarPU started " +
+                  std::to_string(cpu_workers_) + "; give --ncpu " + std::to_string(stand_ins + 1) +
+                  " or more (docs/gpu.md)");
     }
     std::vector<int> ids(static_cast<std::size_t>(cpu_workers_));
     ids.resize(static_cast<std::size_t>(starpu_worker_get_ids_by_type(

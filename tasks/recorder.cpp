@@ -194,12 +194,11 @@ trace::RankTrace Recorder::rank_trace() const {
     starpu_worker_get_name(static_cast<int>(w), name, sizeof(name));
     const bool cuda = is_cuda_worker(static_cast<int>(w));
     // The emulated device's stand-ins for CUDA workers (docs/gpu.md) say so in their name.
-    r.workers.push_back({static_cast<int>(w),
-                         is_cuda_stand_in(static_cast<int>(w))
-                             ? std::string(name) + " (emulated CUDA)"
-                             : std::string(name),
-                         cuda ? "cuda" : "cpu",
-                         static_cast<int>(starpu_worker_get_memory_node(w))});
+    r.workers.push_back(
+        {static_cast<int>(w),
+         is_cuda_stand_in(static_cast<int>(w)) ? std::string(name) + " (emulated CUDA)"
+                                               : std::string(name),
+         cuda ? "cuda" : "cpu", static_cast<int>(starpu_worker_get_memory_node(w))});
   }
   // StarPU without FxT reports transfers as totals per bus, and reading them resets them:
   // keep the running totals here so that every read sees the whole run. With events, the

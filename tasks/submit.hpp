@@ -26,9 +26,9 @@ class Recorder;
 
 /// How a task is placed: its priority (higher first, for priority-aware schedulers) and the
 /// device class the planner placed its tile on (partition::Planner, FieldStorage::device_class:
-/// 0 any, 1 CPU, 2 CUDA where the codelet has a CUDA implementation). `work`: the points the task computes times the steps it advances
-/// (a tile task's), kept as its flops in its model's history (the depth chooser's point cost,
-/// tasks::model_point_cost); 0: none.
+/// 0 any, 1 CPU, 2 CUDA where the codelet has a CUDA implementation). `work`: the points the task
+/// computes times the steps it advances (a tile task's), kept as its flops in its model's history
+/// (the depth chooser's point cost, tasks::model_point_cost); 0: none.
 struct Placement {
   int priority = 0;
   int device = 0;

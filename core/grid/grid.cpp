@@ -88,7 +88,6 @@ Lattice lattice_of_cuts(const Extent3& extent, const std::array<std::vector<std:
   return l;
 }
 
-
 // Tiles chosen by the library along the axes whose tile is 0, by the run's planner: with CUDA
 // workers the split is where both parts take a step in the shortest time (a hand-set
 // --gpu-fraction puts it at that share of the planes instead).

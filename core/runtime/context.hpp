@@ -42,9 +42,9 @@ struct Context {
   // may move; `planner_speeds` says where its speeds came from (its lines end with it).
   partition::Planner planner;
   std::string planner_speeds, planner_pair_speeds;
-  std::set<FieldStorage*> fields;         // alive; released if the Runtime ends first
-  std::set<HandleOwner*> handle_owners;   // the same for mesh objects
-  long steps = 0;                         // stencil applications submitted: the step of task tags
+  std::set<FieldStorage*> fields;        // alive; released if the Runtime ends first
+  std::set<HandleOwner*> handle_owners;  // the same for mesh objects
+  long steps = 0;                        // stencil applications submitted: the step of task tags
   Traffic received;       // face buffers this rank's tasks received (counted at submission)
   int uncaught = 0;       // exceptions in flight when the Runtime was made (to see unwinding)
   bool finished = false;  // Runtime::finish() has written the outputs

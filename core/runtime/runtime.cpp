@@ -188,8 +188,7 @@ double agreed(double value, int ranks) {
 // the planner's lines: `speeds`; all-pairs work's per interaction: `pair_speeds`), the split's
 // fixed cost from StarPU's bus model, and a hand-set --gpu-fraction. Every figure is the mean
 // over the ranks, so that every rank's planner decides alike. Collective.
-partition::Planner make_planner(detail::Context& c, std::string* speeds,
-                                std::string* pair_speeds) {
+partition::Planner make_planner(detail::Context& c, std::string* speeds, std::string* pair_speeds) {
   partition::Machine m;
   m.ranks = c.ranks;
   m.cpu_workers = static_cast<int>(detail::comm::sum(c.engine->cpu_workers()));

@@ -154,8 +154,7 @@ void submit_tiles(const std::string& name, const TaskKind& kind, const std::vect
   const int device = engine.cuda_workers() > 0 && !kind.team
                          ? first_written.field->device_class(first_written.tile)
                          : 0;
-  engine.submitter().submit(codelet, read, write, block, args.size, true, tag,
-                            {0, device, work});
+  engine.submitter().submit(codelet, read, write, block, args.size, true, tag, {0, device, work});
   for (const TileRef& r : tiles)
     if (r.mode != Mode::Read) r.field->written();
 }

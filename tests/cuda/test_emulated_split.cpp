@@ -73,8 +73,8 @@ bool has_cuda_body(const tessera::trace::TaskEvent& e) {
 // every tile; then the checks against the reference and of every task's worker.
 void run_and_check(tessera::Runtime& rt, const tessera::Grid<3>& grid, bool fused_exchange,
                    int steps = 3) {
-  SCOPED_TRACE(std::string(fused_exchange ? "exchanges in the tile tasks"
-                                          : "separate exchange tasks"));
+  SCOPED_TRACE(
+      std::string(fused_exchange ? "exchanges in the tile tasks" : "separate exchange tasks"));
   ASSERT_GE(grid.split_axis(), 0) << "the grid has no CPU/GPU placement";
   const tessera::Boundaries<3> bc = test::distinct_dirichlet3();
   using F = test::Mix<double, 3, 1, false>;
@@ -191,16 +191,23 @@ TEST(EmulatedSplitMode, CountsItsStandInsAsCudaWorkers) {
   unsetenv("TESSERA_EMULATED_CUDA");
 }
 
+// A run on a grid of `extent` in tiles of `tile` (0: the library's) under a hand-set GPU share
+// (< 0: none): the grid's split is along z at `split`, then run_and_check.
+void expect_split_and_run(const char* models, double share, bool fused, tessera::Index<3> extent,
+                          tessera::Index<3> tile, std::int64_t split) {
+  tessera::Options o = split_options(models);
+  o.gpu_fraction = share;
+  o.fused_exchange = fused;
+  tessera::Runtime rt(o);
+  const tessera::Grid<3> grid(extent, tile);
+  EXPECT_EQ(grid.split_axis(), 2) << grid.chosen();
+  EXPECT_EQ(grid.split(), split) << grid.chosen();
+  run_and_check(rt, grid, fused);
+}
+
 // (1) A hand-set split (--gpu-fraction 0.5) of tiles the library chooses.
 TEST_P(EmulatedSplit, HandSetSplitOfAutomaticTiles) {
-  tessera::Options o = split_options("hand-set");
-  o.gpu_fraction = 0.5;
-  o.fused_exchange = GetParam();
-  tessera::Runtime rt(o);
-  const tessera::Grid<3> grid({14, 12, 32}, {0, 0, 0});
-  EXPECT_EQ(grid.split_axis(), 2);
-  EXPECT_EQ(grid.split(), 16);
-  run_and_check(rt, grid, GetParam());
+  expect_split_and_run("hand-set", 0.5, GetParam(), {14, 12, 32}, {0, 0, 0}, 16);
 }
 
 // (2) Explicit tiles with a split given by the user: z cut at 6, 12 and 18, y at 9, the tiles
@@ -214,28 +221,15 @@ TEST_P(EmulatedSplit, ExplicitTilesWithAGivenSplit) {
 }
 
 // Tiles a user gave, no split given: the planner places them (partition::place_lattice);
-// without calibrated models of both classes, every tile on the CUDA workers.
+// without calibrated models of both classes, every tile on the CUDA workers (the extent).
 TEST_P(EmulatedSplit, UserTilesPlacedByThePlanner) {
-  tessera::Options o = split_options("placed");
-  o.fused_exchange = GetParam();
-  tessera::Runtime rt(o);
-  const tessera::Grid<3> grid({14, 18, 24}, {14, 9, 6});
-  EXPECT_EQ(grid.split_axis(), 2);
-  EXPECT_EQ(grid.split(), 24);  // the extent: all on the CUDA workers
-  run_and_check(rt, grid, GetParam());
+  expect_split_and_run("placed", -1, GetParam(), {14, 18, 24}, {14, 9, 6}, 24);
 }
 
 // Tiles a user gave with a hand-set share (--gpu-fraction 0.6): the planner splits at the tile
 // start of z nearest 0.6 of its 24 planes (12: 14.4 is nearer 12 than 18).
 TEST_P(EmulatedSplit, UserTilesWithAHandSetShare) {
-  tessera::Options o = split_options("hand-set-given");
-  o.gpu_fraction = 0.6;
-  o.fused_exchange = GetParam();
-  tessera::Runtime rt(o);
-  const tessera::Grid<3> grid({14, 18, 24}, {14, 9, 6});
-  EXPECT_EQ(grid.split_axis(), 2);
-  EXPECT_EQ(grid.split(), 12);
-  run_and_check(rt, grid, GetParam());
+  expect_split_and_run("hand-set-given", 0.6, GetParam(), {14, 18, 24}, {14, 9, 6}, 12);
 }
 
 // Tiles the library chooses, no split given: the chooser places the split (partition::
@@ -244,13 +238,7 @@ TEST_P(EmulatedSplit, UserTilesWithAHandSetShare) {
 // so every tile on the CUDA workers. (Where the chooser splits for real depends on the
 // models a run calibrated, so on the load of the machine: not a test.)
 TEST_P(EmulatedSplit, AutomaticTilesPlacedByTheChooser) {
-  tessera::Options o = split_options("chosen");
-  o.fused_exchange = GetParam();
-  tessera::Runtime rt(o);
-  const tessera::Grid<3> grid({14, 12, 32}, {0, 0, 0});
-  EXPECT_EQ(grid.split_axis(), 2) << grid.chosen();
-  EXPECT_EQ(grid.split(), 32) << grid.chosen();
-  run_and_check(rt, grid, GetParam());
+  expect_split_and_run("chosen", -1, GetParam(), {14, 12, 32}, {0, 0, 0}, 32);
 }
 
 INSTANTIATE_TEST_SUITE_P(EmulatedDevice, EmulatedSplit, testing::Bool(),
