@@ -15,7 +15,7 @@
 # the tests' scripts), the GPU_TARGETS programs and CTest files, StarPU's library and tools (not
 # its Python module, which needs Debian's libpython3.11), and every library the
 # programs load that is not glibc's, the compiler's or CUDA's (the node's CUDA is used): Debian
-# 12's hwloc, fxt, fftw3, metis, Kokkos, fmt and what they need. gpu-run.sh uses a carried
+# 12's hwloc, fxt, fftw3, metis, Kokkos and what they need (udev). gpu-run.sh uses a carried
 # library only where the node's loader does not know its name.
 set -euo pipefail
 
