@@ -8,12 +8,14 @@
 #   tar -xzf tessera-gpu.tar.gz && bash tessera-gpu/src/scripts/gpu-run.sh
 # Built in build-gpupack/ (kept, so a second pack only rebuilds what changed):
 #   CUDA_ARCH (default 90: H100/H200), GPU_TARGETS (default below), JOBS (default nproc).
+# ccache, when on PATH, is the compilers' launcher (CCACHE_DISABLE=1 turns it off).
 # The programs are built for the baseline x86-64 (TESSERA_NATIVE=OFF: the node's CPU is not this
 # one, and without FMA instructions the host code cannot contract) and without MPI (one node;
 # Open MPI's plugins would have to travel too). The archive holds the sources (git ls-files:
-# the tests' scripts), the programs and CTest files, StarPU's libraries, and every library the
+# the tests' scripts), the GPU_TARGETS programs and CTest files, StarPU's library and tools (not
+# its Python module, which needs Debian's libpython3.11), and every library the
 # programs load that is not glibc's, the compiler's or CUDA's (the node's CUDA is used): Debian
-# 12's hwloc, fxt, fftw3, metis, Kokkos, fmt and what they need. gpu-run.sh uses a carried
+# 12's hwloc, fxt, fftw3, metis, Kokkos and what they need (udev). gpu-run.sh uses a carried
 # library only where the node's loader does not know its name.
 set -euo pipefail
 
@@ -52,15 +54,21 @@ grep -qs '^#define STARPU_USE_CUDA 1' "$starpu/include/starpu/1.4/starpu_config.
   { echo "gpu-pack: the StarPU in $starpu has no CUDA" >&2; exit 2; }
 
 echo "gpu-pack: building $targets" | tr -s ' \n' ' '; echo
+t0=$SECONDS
+launcher=()
+if command -v ccache >/dev/null; then
+  for lang in C CXX CUDA; do launcher+=("-DCMAKE_${lang}_COMPILER_LAUNCHER=ccache"); done
+fi
 cmake -S "$root" -B "$build/tessera" -DCMAKE_BUILD_TYPE=Release -DTESSERA_STARPU_PREFIX="$starpu" \
   -DTESSERA_WITH_MPI=OFF -DTESSERA_NATIVE=OFF -DTESSERA_EMULATE_CUDA=OFF -DTESSERA_BUILD_TESTS=ON \
-  -DTESSERA_BUILD_BENCH=ON -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" >> "$log" 2>&1 ||
+  -DTESSERA_BUILD_BENCH=ON -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" "${launcher[@]}" >> "$log" 2>&1 ||
   { tail -n 30 "$log" >&2; echo "gpu-pack: configure failed ($log)" >&2; exit 1; }
 grep -- '-- Tessera: StarPU' "$log" | tail -n 1
 grep -q 'CUDA apps ON' "$log" || { echo "gpu-pack: Tessera would not compile its apps as CUDA" >&2; exit 1; }
-# shellcheck disable=SC2086
+# shellcheck disable=SC2046,SC2086
 cmake --build "$build/tessera" -j"${JOBS:-$(nproc)}" $(printf -- '--target %s ' $targets) >> "$log" 2>&1 ||
   { grep -m 20 -i 'error' "$log" >&2; echo "gpu-pack: build failed ($log)" >&2; exit 1; }
+echo "gpu-pack: configured and built in $((SECONDS - t0)) s (JOBS=${JOBS:-$(nproc)}${launcher:+, ccache${CCACHE_DISABLE:+ disabled}})"
 
 # The tree that travels: tessera-gpu/{src,build,starpu/lib,lib}; gpu-run.sh rewrites the CTest
 # files' absolute paths of this machine to wherever it is unpacked.
@@ -68,13 +76,22 @@ stage=$build/stage/tessera-gpu
 rm -rf "$build/stage" && mkdir -p "$stage/src" "$stage/lib" "$stage/starpu"
 git -C "$root" ls-files -z | (cd "$root" && xargs -0 tar -cf - --no-recursion) | tar -xf - -C "$stage/src"
 mkdir -p "$stage/build"
+# The CTest files, and of the programs only the targets': a build tree that has built more (a
+# wider GPU_TARGETS earlier) packs no more than asked.
+names=()
+for t in $targets; do names+=(-o -name "$t"); done
 (cd "$build/tessera" && find . -name CMakeFiles -prune -o \( -name CTestTestfile.cmake -o \
-   -name '*_tests.cmake' -o -name '*_include.cmake' -o \( -type f -perm -u+x ! -name '*.so*' \) \) \
+   -name '*_tests.cmake' -o -name '*_include.cmake' -o \( -type f -perm -u+x \( -false "${names[@]}" \) \) \) \
    -print0 | tar -cf - --null -T -) | tar -xf - -C "$stage/build"
+for t in $targets; do
+  [ -n "$(find "$stage/build" -type f -name "$t")" ] || { echo "gpu-pack: no program $t built" >&2; exit 1; }
+done
 cp -a "$starpu/lib" "$stage/starpu/"
 # StarPU-MPI stays behind: the programs are built without MPI, and it would bring Open MPI.
+# Nor its Python module (starpupy needs the packing machine's libpython) and module file.
 rm -rf "$stage/starpu/lib/pkgconfig" "$stage/starpu/lib"/*.a "$stage/starpu/lib"/*.la \
-  "$stage/starpu/lib"/libstarpumpi*
+  "$stage/starpu/lib"/libstarpumpi* "$stage/starpu/lib"/python3* "$stage/starpu/lib/starpu/python" \
+  "$stage/starpu/lib/modules"
 cp -a "$starpu/bin" "$stage/starpu/" 2>/dev/null || true  # starpu_fxt_tool and friends
 printf 'build=%s\nsrc=%s\nstarpu=%s\n' "$build/tessera" "$root" "$starpu" > "$stage/paths.txt"
 
@@ -92,6 +109,7 @@ mkdir -p "$(dirname "$out")"
 tar -czf "$out" -C "$build/stage" tessera-gpu
 size=$(stat -c %s "$out")
 echo "gpu-pack: $(find "$stage/lib" -type f | wc -l) carried libraries: $(cd "$stage/lib" && ls | tr '\n' ' ')"
-echo "gpu-pack: $out, $((size / 1024 / 1024)) MB ($size bytes)"
+echo "gpu-pack: $(find "$stage/build" -type f -perm -u+x | wc -l) programs, $(du -sh "$stage" | cut -f1) unpacked"
+echo "gpu-pack: $out, $((size / 1024 / 1024)) MB ($size bytes), $((SECONDS - t0)) s in all"
 if [ "$size" -ge $((40 * 1024 * 1024)) ]; then echo "gpu-pack: over 40 MB" >&2; exit 1; fi
 echo "gpu-pack: on the GPU node: tar -xzf $(basename "$out") && bash tessera-gpu/src/scripts/gpu-run.sh"

@@ -8,8 +8,11 @@
 # trace with its bus transfers. Each step appends to one summary, summary.txt, and the logs are
 # archived (logs.tgz) after each step, so a run cut short still returns what it had. Output goes
 # to $OUT when set, else ./gpu-run-results. STEPS="probe apps ..." runs only those.
-# Without a GPU every step says so and is skipped (the probe still runs: it checks that the
-# carried programs and libraries load); NCPU (default: cores - 1) sets the CPU-only runs' workers.
+# A step that would start after the budget is spent is skipped, so the run ends within about
+# BUDGET + 5 s. Every packed program is checked for libraries that neither the node nor the pack
+# has (ldd). Without a GPU every step says so and is skipped (the probe still runs: it checks
+# that the carried programs and libraries load); NCPU (default: cores - 1) sets the CPU-only
+# runs' workers.
 set -uo pipefail
 
 pack=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)  # tessera-gpu/
@@ -35,9 +38,11 @@ over() { [ $((SECONDS - t0)) -ge "$budget" ]; }
 run() {  # run <seconds> <log> <command...>: timeout, then the status in the summary's words
   local s=$1 log=$2
   shift 2
-  timeout -k 5 "$(limit "$s")" "$@" > "$log" 2>&1
+  local l
+  l=$(limit "$s")
+  timeout -k 5 "$l" "$@" > "$log" 2>&1
   local rc=$?
-  case $rc in 124 | 137) echo "timed out after $(limit "$s") s" ;; 0) echo "ok" ;; *) echo "rc=$rc" ;; esac
+  case $rc in 124 | 137) echo "timed out after $l s" ;; 0) echo "ok" ;; *) echo "rc=$rc" ;; esac
   return $rc
 }
 
@@ -71,13 +76,17 @@ export PATH=/usr/local/cuda/bin:$PATH
 export LD_LIBRARY_PATH=$pack/starpu/lib:/usr/local/cuda/lib64:${pylibs}$pack/missing${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export STARPU_HOME=$out/starpu-home  # performance models: fresh, written where results go
 mkdir -p "$STARPU_HOME"
-for f in tests/tessera_cuda_probe tests/test_cuda apps/heat3d/heat3d; do
-  ldd "$B/$f" 2>&1 | grep 'not found' | sed "s|^|missing library for $f: |" | tee -a "$S"
+# Every packed program must load: a library that neither the node nor the pack has is named here.
+for f in $(cd "$B" && find . -type f -perm -u+x ! -name '*.sh' | sort); do
+  ldd "$B/$f" 2>&1 | grep 'not found' | sed "s|^|missing library for ${f#./}: |" | tee -a "$S"
 done
 
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 say "GPUs: ${gpus:-0} ($(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1))"
 no_gpu() { [ "${gpus:-0}" -eq 0 ] && say "  skipped: no GPU on this machine (nvidia-smi lists none)"; }
+# A step that would start after the budget is spent says so instead (a run started late would
+# still get its 1 s and 5 s to die, and the run must end within 8 minutes).
+no_time() { over && say "  skipped: the budget ($budget s) is spent"; }
 
 if want probe; then
   step "probe: tessera_cuda_probe"
@@ -87,7 +96,7 @@ fi
 
 if want tests; then
   step "the cuda.* tests"
-  if ! no_gpu; then
+  if ! no_gpu && ! no_time; then
     if command -v ctest >/dev/null; then
       r=$(run 150 "$logs/ctest-cuda.log" ctest --test-dir "$B" -R '^cuda\.' --output-on-failure --timeout 90 -j1)
       say "  ctest -R ^cuda\\.: $r"
@@ -104,14 +113,14 @@ if want tests; then
   fi
 fi
 
-# What the runs of one application must agree on: checksum=..., or NPB's last norm or checksum
-# (mg and ft run without --quiet to print them).
+# What the runs of one application must agree on: checksum=..., airfoil's rms=..., or NPB's last
+# norm or checksum (mg and ft run without --quiet to print them).
 result_of() {
-  grep -oE 'checksum=[^ ]+|L2 Norm is +[^ ]+|Checksum *= *[^ ]+ +[^ ]+|VERIFICATION [A-Z]+' "$1" | tail -n 1 | tr -s ' ' _
+  grep -oE 'checksum=[^ ]+|rms=[^ ]+|L2 Norm is +[^ ]+|Checksum *= *[^ ]+ +[^ ]+|VERIFICATION [A-Z]+' "$1" | tail -n 1 | tr -s ' ' _
 }
 if want apps; then
   step "applications: CPU-only ($ncpu workers) / GPU-only / both, results compared"
-  if ! no_gpu; then
+  if ! no_gpu && ! no_time; then
     while read -r app args; do
       over && { say "  budget spent: the remaining applications not run"; break; }
       name=$(basename "$app")
@@ -142,15 +151,17 @@ mg/mg --class A
 ft/ft --class A
 LIST
     # nbody GPU-only on one tile: the pair kernel with every body in one launch (docs/gpu.md).
-    r=$(run 40 "$logs/app-nbody-gpu-one-tile.log" "$B/apps/nbody/nbody" --size 16384 --tile 16384 \
-        --steps 4 --ncpu 0 --ncuda 1 --quiet)
-    say "  nbody [gpu, one tile] $r $(grep -oE '(GFLOP/s|checksum)=[^ ]+' "$logs/app-nbody-gpu-one-tile.log" | tr '\n' ' ')"
+    if ! over; then
+      r=$(run 40 "$logs/app-nbody-gpu-one-tile.log" "$B/apps/nbody/nbody" --size 16384 --tile 16384 \
+          --steps 4 --ncpu 0 --ncuda 1 --quiet)
+      say "  nbody [gpu, one tile] $r $(grep -oE '(GFLOP/s|checksum)=[^ ]+' "$logs/app-nbody-gpu-one-tile.log" | tr '\n' ' ')"
+    fi
   fi
 fi
 
 if want bench; then
   step "bench_heat3d_gpu 512^3"
-  if ! no_gpu; then
+  if ! no_gpu && ! no_time; then
     r=$(run 90 "$logs/bench_heat3d_gpu.log" "$B/bench/bench_heat3d_gpu")
     say "  bench_heat3d_gpu: $r"
     grep -E '^(bench|copy|kernel|gpu|auto|fraction|ratio|tessera: tiles)' "$logs/bench_heat3d_gpu.log" >> "$S"
@@ -162,7 +173,7 @@ if want sanitize; then
   cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/compute-sanitizer/compute-sanitizer 2>/dev/null | head -n 1)
   if [ -z "$cs" ]; then
     say "  skipped: no compute-sanitizer on this node"
-  elif ! no_gpu; then
+  elif ! no_gpu && ! no_time; then
     for tool in memcheck racecheck; do
       over && break
       r=$(run 60 "$logs/$tool-heat3d.log" "$cs" --tool "$tool" --error-exitcode 1 "$B/apps/heat3d/heat3d" \
@@ -174,7 +185,7 @@ fi
 
 if want fxt; then
   step "FxT trace: heat3d 256^3, 20 steps, CPU + GPU, StarPU's paje.trace"
-  if ! no_gpu; then
+  if ! no_gpu && ! no_time; then
     rm -rf "$out/fxt" && mkdir -p "$out/fxt"
     r=$(run 60 "$logs/heat3d-fxt.log" "$B/apps/heat3d/heat3d" --size 256 256 256 --steps 20 --ncuda 1 \
         --fxt "$out/fxt")
