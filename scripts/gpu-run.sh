@@ -124,6 +124,7 @@ if want apps; then
     while read -r app args; do
       over && { say "  budget spent: the remaining applications not run"; break; }
       name=$(basename "$app")
+      [ -x "$B/apps/$app" ] || { say "  $name: not in this pack (GPU_TARGETS)"; continue; }
       results=()
       for w in "cpu:--ncpu $ncpu --ncuda 0" "gpu:--ncpu 0 --ncuda 1" "both:--ncuda 1"; do
         # shellcheck disable=SC2086
