@@ -13,7 +13,18 @@ Planner::Planner(const Machine& machine, bool speeds_known)
     : machine_(machine), speeds_known_(speeds_known) {}
 
 TileChoice Planner::automatic(const Extent3& extent, int dims, const Extent3& fixed) const {
-  return choose_tiles(extent, dims, fixed, machine_);
+  TileChoice c = choose_tiles(extent, dims, fixed, machine_);
+  const int axis = c.split_axis;
+  if (hand_set() || axis < 0 || c.split <= 0 || c.split >= extent[axis]) return c;
+  // A split on several ranks: whole classes instead, each tiled as choose_tiles lays it out.
+  TileChoice gpu = split_tiles(extent, dims, fixed, machine_, axis, extent[axis]);
+  TileChoice cpu = split_tiles(extent, dims, fixed, machine_, axis, 0);
+  std::string why = c.summary;
+  if (whole_classes(c.split, extent[axis], gpu.step_seconds, cpu.step_seconds, &why) == c.split)
+    return c;
+  TileChoice& whole = gpu.step_seconds <= cpu.step_seconds ? gpu : cpu;
+  whole.summary = why;
+  return whole;
 }
 
 LatticePlacement Planner::given(const Extent3& extent, int dims,

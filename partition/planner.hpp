@@ -33,7 +33,8 @@ class Planner {
 
   // Tiles the library chooses for `extent` (`fixed[a]` > 0 keeps axis a in tiles of that
   // extent): choose_tiles, the split where both parts take the shortest step, or at the
-  // hand-set share of the planes.
+  // hand-set share of the planes. On several ranks whole classes (whole_classes), each
+  // class's part tiled as split_tiles lays it out.
   TileChoice automatic(const Extent3& extent, int dims, const Extent3& fixed) const;
 
   // Tiles given (`cuts` per axis): without CUDA workers none (split_axis -1); with a hand-set

@@ -374,6 +374,21 @@ TEST(Planner, SeveralRanksPlaceWholeClasses) {
   EXPECT_EQ(c.gpu_tiles, 1);  // one per CUDA worker of the whole run (h100_node: 1)
   m.gpu_share = 0.5;
   EXPECT_EQ(Planner(m, true).given({16384, 1, 1}, 2, tiles).split, 8192);
+  // Tiles the library chooses: jacobi2d 8192^2 with a free split, which one rank takes
+  // (AutomaticTilesPayTheSplitsFixedCost), goes whole to the GPUs, a slab per CUDA worker.
+  Machine j = h100_node(5.7e-10, 7.2e-12);
+  j.split_seconds = 1e-9;
+  j.cuda_workers = 2;  // one per rank
+  j.cpu_workers = 30;
+  const TileChoice one = Planner(j, true).automatic({8192, 8192, 1}, 2, {0, 0, 0});
+  EXPECT_LT(one.split, 8192);
+  j.ranks = 2;
+  const TileChoice two = Planner(j, true).automatic({8192, 8192, 1}, 2, {0, 0, 0});
+  SCOPED_TRACE(two.summary);
+  EXPECT_EQ(two.split_axis, 1);
+  EXPECT_EQ(two.split, 8192);
+  EXPECT_EQ(two.gpu_tiles, 2);
+  EXPECT_THAT(two.summary, HasSubstr("on 2 ranks whole classes only"));
 }
 
 // A split's fixed cost from the bus's calibrated latency: kSplitSeconds at the latency assumed
