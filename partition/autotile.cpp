@@ -472,18 +472,17 @@ double lattice_part_seconds(const std::array<std::vector<std::int64_t>, 3>& star
 }
 }  // namespace
 
+int split_axis_of(const std::array<Cuts, 3>& cuts, int dims) {
+  for (int a = dims - 1; a >= 0; --a)
+    if (!cuts[a].empty()) return a;
+  return dims - 1;
+}
+
 LatticePlacement place_lattice(const Extent3& extent, int dims, const std::array<Cuts, 3>& cuts,
                                const Machine& m, bool speeds_known) {
   LatticePlacement p;
   const Speeds v = speeds_of(m);
-  // The slowest axis cut into several tiles (the split moves whole slabs of tiles), else the
-  // slowest axis.
-  int axis = dims - 1;
-  for (int a = dims - 1; a >= 0; --a)
-    if (!cuts[a].empty()) {
-      axis = a;
-      break;
-    }
+  const int axis = split_axis_of(cuts, dims);
   const std::size_t slabs = cuts[axis].size() + 1;
   std::array<std::vector<std::int64_t>, 3> starts;
   for (int a = 0; a < dims; ++a) {

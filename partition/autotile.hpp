@@ -92,6 +92,10 @@ struct LatticePlacement {
 LatticePlacement place_lattice(const Extent3& extent, int dims, const std::array<Cuts, 3>& cuts,
                                const Machine& machine, bool speeds_known);
 
+// The axis a split of given tiles (`cuts` per axis) moves along: the slowest axis cut into
+// several tiles (a split moves whole slabs of tiles), else the slowest axis.
+int split_axis_of(const std::array<Cuts, 3>& cuts, int dims);
+
 // The tiles of `extent` with the GPU part [0, split) along `axis` (one slab per CUDA worker)
 // and the CPU part [split, extent) tiled for the CPU workers, as choose_tiles lays them out
 // (a rebalance: the split moved, the CPU part tiled again). `split` == extent: GPU part only.

@@ -15,7 +15,8 @@ Planner::Planner(const Machine& machine, bool speeds_known)
 TileChoice Planner::automatic(const Extent3& extent, int dims, const Extent3& fixed) const {
   TileChoice c = choose_tiles(extent, dims, fixed, machine_);
   const int axis = c.split_axis;
-  if (hand_set() || axis < 0 || c.split <= 0 || c.split >= extent[axis]) return c;
+  if (machine_.ranks <= 1 || hand_set() || axis < 0 || c.split <= 0 || c.split >= extent[axis])
+    return c;
   // A split on several ranks: whole classes instead, each tiled as choose_tiles lays it out.
   TileChoice gpu = split_tiles(extent, dims, fixed, machine_, axis, extent[axis]);
   TileChoice cpu = split_tiles(extent, dims, fixed, machine_, axis, 0);
@@ -36,13 +37,7 @@ LatticePlacement Planner::given(const Extent3& extent, int dims,
                             &p.summary);
     return p;
   }
-  // The slowest axis cut into several tiles (a split moves whole slabs), as place_lattice.
-  int axis = dims - 1;
-  for (int a = dims - 1; a >= 0; --a)
-    if (!cuts[a].empty()) {
-      axis = a;
-      break;
-    }
+  const int axis = split_axis_of(cuts, dims);
   std::vector<std::int64_t> starts{0};
   starts.insert(starts.end(), cuts[axis].begin(), cuts[axis].end());
   starts.push_back(extent[axis]);

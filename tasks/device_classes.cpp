@@ -127,9 +127,6 @@ std::vector<std::string> tile_task_symbols(const std::string& prefix) {
   return model_symbols(prefix, {"interior", "time-block"});
 }
 
-}  // namespace
-
-namespace {
 // Microseconds per unit of size on the first CPU and the first CUDA worker from the model of
 // `symbols` whose largest task both classes know is the largest (sizes: bytes, or what the
 // kind's size_base counts). Zero where none has both.
@@ -223,22 +220,29 @@ PointCost model_point_cost(const std::string& stencil, double tile_points) {
   return best;
 }
 
-double bus_latency_seconds() {
+namespace {
+// The memory node of the first CUDA worker (a real one: the stand-ins have no bus); -1: none.
+int first_cuda_node() {
   for (unsigned w = 0; w < starpu_worker_get_count(); ++w)
     if (starpu_worker_get_type(static_cast<int>(w)) == STARPU_CUDA_WORKER)
-      return starpu_transfer_latency(STARPU_MAIN_RAM, starpu_worker_get_memory_node(w)) * 1e-6;
-  return 0;
+      return static_cast<int>(starpu_worker_get_memory_node(w));
+  return -1;
+}
+}  // namespace
+
+double bus_latency_seconds() {
+  const int node = first_cuda_node();
+  return node < 0 ? 0
+                  : starpu_transfer_latency(STARPU_MAIN_RAM, static_cast<unsigned>(node)) * 1e-6;
 }
 
 double bus_round_trip_seconds(std::size_t bytes) {
-  for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
-    if (starpu_worker_get_type(static_cast<int>(w)) != STARPU_CUDA_WORKER) continue;
-    const unsigned node = starpu_worker_get_memory_node(w);
-    const unsigned ram = STARPU_MAIN_RAM;
-    return (starpu_transfer_predict(ram, node, bytes) + starpu_transfer_predict(node, ram, bytes)) *
-           1e-6;
-  }
-  return 0;
+  const int node = first_cuda_node();
+  if (node < 0) return 0;
+  const auto gpu = static_cast<unsigned>(node);
+  return (starpu_transfer_predict(STARPU_MAIN_RAM, gpu, bytes) +
+          starpu_transfer_predict(gpu, STARPU_MAIN_RAM, bytes)) *
+         1e-6;
 }
 
 }  // namespace tessera::tasks
