@@ -6,7 +6,10 @@
 //   copy      cudaMemcpy device to device of N^3 doubles; GB/s counts read + write
 //   kernel    the hand-written baseline: one (N+2)^3 array pair on the device with a constant
 //             ghost shell, one launch per step, a thread per (x, y) column marching along z
-//   gpu       Tessera with 0 CPU workers and 1 CUDA worker
+//   gpu       Tessera with 0 CPU workers and 1 CUDA worker, in the --tile tiles, which the
+//             planner merges into one tile for the one CUDA worker (Planner::merge_gpu_part)
+//   gpu-kept  the same with the --tile tiles kept as cut (Grid::cut with the split given):
+//             one task per tile and the ghost-layer copies between them, what merging saves
 //   auto      Tessera with --ncpu CPU workers and 1 CUDA worker: the scheduler (dmda by
 //             default) splits the tiles between them from its calibrated performance models
 //   fraction  Tessera as auto, but a hand-set share of the tiles pinned to the GPU
@@ -115,7 +118,7 @@ int main(int argc, char** argv) {
   std::vector<long> size{512, 512, 512}, tile{512, 512, 32};
   int steps = 20, reps = 5, warmup = 20;
   double alpha = 0.1;
-  std::vector<std::string> variants{"copy", "kernel", "gpu", "auto"};
+  std::vector<std::string> variants{"copy", "kernel", "gpu", "gpu-kept", "auto"};
   std::vector<double> fractions;
   cli.add_option("--size", size, "grid points per axis (x y z)")->expected(3);
   cli.add_option("--tile", tile, "Tessera tile points per axis (x y z)")->expected(3);
@@ -124,7 +127,7 @@ int main(int argc, char** argv) {
   cli.add_option("--warmup", warmup, "untimed steps first per Tessera variant (calibrates models)")
       ->check(CLI::NonNegativeNumber);
   cli.add_option("--alpha", alpha, "dt/h^2 (<= 1/6 for stability)");
-  cli.add_option("--variants", variants, "any of copy kernel gpu auto")->delimiter(',');
+  cli.add_option("--variants", variants, "any of copy kernel gpu gpu-kept auto")->delimiter(',');
   cli.add_option("--fractions", fractions,
                  "hand-set GPU shares of the tiles to run as 'fraction' variants, e.g. 0.5,0.75,1")
       ->delimiter(',')
@@ -199,13 +202,15 @@ int main(int argc, char** argv) {
   struct Variant {
     std::string name;
     tessera::Options options;
+    bool keep_tiles = false;  // Grid::cut with the split given: the --tile tiles as cut
   };
   std::vector<Variant> runs;
-  if (wants("gpu")) {
+  for (const char* name : {"gpu", "gpu-kept"}) {
+    if (!wants(name)) continue;
     tessera::Options o = opts;
     o.cpu_workers = 0;
     o.cuda_workers = 1;
-    runs.push_back({"gpu", o});
+    runs.push_back({name, o, std::string(name) == "gpu-kept"});
   }
   if (wants("auto")) {
     tessera::Options o = opts;
@@ -226,7 +231,12 @@ int main(int argc, char** argv) {
   try {
     for (Variant& v : runs) {
       tessera::Runtime rt(v.options);
-      tessera::Grid<3> grid({size[0], size[1], size[2]}, {tile[0], tile[1], tile[2]});
+      tessera::Grid<3>::Cuts cuts;
+      for (int a = 0; a < 3; ++a)
+        for (long c = tile[a]; c < size[a]; c += tile[a]) cuts[a].push_back(c);
+      const tessera::Grid<3> grid =
+          v.keep_tiles ? tessera::Grid<3>::cut({size[0], size[1], size[2]}, cuts, {}, 2, size[2])
+                       : tessera::Grid<3>({size[0], size[1], size[2]}, {tile[0], tile[1], tile[2]});
       tessera::Field<double, 3> u(grid, 1, apps::heat3d_boundaries(), "u");
       tessera::Field<double, 3> next(grid, 1, apps::heat3d_boundaries(), "next");
       u.fill([](tessera::Index<3>) { return 0.0; });

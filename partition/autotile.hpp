@@ -88,6 +88,9 @@ struct LatticePlacement {
   double split_seconds = -1;     // predicted step of the best split (-1: no split possible)
   std::int64_t best_split = -1;  // where that split is
   std::string summary;           // the choice and the alternatives' predicted steps, in words
+  // The tiles to make (Planner::given): the cuts given, or with the GPU part's tiles merged.
+  std::array<Cuts, 3> cuts;
+  bool merged = false;
 };
 LatticePlacement place_lattice(const Extent3& extent, int dims, const std::array<Cuts, 3>& cuts,
                                const Machine& machine, bool speeds_known);

@@ -28,9 +28,17 @@ TileChoice Planner::automatic(const Extent3& extent, int dims, const Extent3& fi
   return whole;
 }
 
-LatticePlacement Planner::given(const Extent3& extent, int dims,
-                                const std::array<Cuts, 3>& cuts) const {
+LatticePlacement Planner::given(const Extent3& extent, int dims, const std::array<Cuts, 3>& cuts,
+                                bool may_merge) const {
   if (!places()) return {};
+  LatticePlacement p = placed(extent, dims, cuts);
+  p.cuts = cuts;
+  if (may_merge) merge_gpu_part(extent, dims, &p);
+  return p;
+}
+
+LatticePlacement Planner::placed(const Extent3& extent, int dims,
+                                 const std::array<Cuts, 3>& cuts) const {
   if (!hand_set()) {
     LatticePlacement p = place_lattice(extent, dims, cuts, machine_, speeds_known_);
     p.split = whole_classes(p.split, extent[p.split_axis], p.gpu_only_seconds, p.cpu_only_seconds,
@@ -56,6 +64,36 @@ LatticePlacement Planner::given(const Extent3& extent, int dims,
                 static_cast<long long>(extent[axis]));
   p.summary = b;
   return p;
+}
+
+void Planner::merge_gpu_part(const Extent3& extent, int dims, LatticePlacement* p) const {
+  const std::array<Cuts, 3> cuts = p->cuts;
+  const int axis = p->split_axis;
+  if (machine_.ranks > 1 || axis < 0 || p->split <= 0) return;
+  const bool gpu_only = p->split >= extent[axis];
+  const Cuts& along = cuts[static_cast<std::size_t>(axis)];
+  std::int64_t others = 1;  // tiles per slab of the split axis
+  for (int a = 0; a < dims; ++a)
+    if (a != axis)
+      others *= static_cast<std::int64_t>(cuts[static_cast<std::size_t>(a)].size()) + 1;
+  const std::int64_t slabs_below =
+      1 + std::count_if(along.begin(), along.end(), [&](std::int64_t c) { return c < p->split; });
+  const std::int64_t before = slabs_below * others;
+  const int slabs =
+      static_cast<int>(std::min<std::int64_t>(std::max(1, machine_.cuda_workers), p->split));
+  const std::int64_t after = gpu_only ? slabs : slabs * others;
+  if (after >= before) return;
+  Cuts merged = even_cuts(p->split, slabs);
+  for (std::int64_t c : along)  // the split itself (a tile start), then the CPU part's tiles
+    if (c >= p->split) merged.push_back(c);
+  if (gpu_only)
+    for (Cuts& c : p->cuts) c.clear();
+  p->cuts[static_cast<std::size_t>(axis)] = merged;
+  p->merged = true;
+  p->summary += "; the " + std::to_string(before) + " tiles on the CUDA workers merged into " +
+                std::to_string(after) + (slabs == 1 ? "" : ", one slab per CUDA worker") +
+                " (a CUDA worker runs its tiles one after another: separate tiles would add only "
+                "their tasks' fixed costs and the ghost-layer copies between them)";
 }
 
 namespace {

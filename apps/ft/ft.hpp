@@ -168,6 +168,13 @@ class Ft {
   }
 
   const tessera::Grid<3>& slab_grid() const { return slab_grid_; }
+  // One row of samples per slab tile, each its own tile (cut, so that the planner keeps them
+  // as they are numbered: a slab's samples task writes row s).
+  tessera::Grid<2> samples_grid() const {
+    tessera::Grid<2>::Cuts rows;
+    for (int s = 1; s < slab_grid_.tiles(); ++s) rows[1].push_back(s);
+    return tessera::Grid<2>::cut({2 * kFtSamples, slab_grid_.tiles()}, rows);
+  }
   const tessera::Grid<3>& pencil_grid() const { return pencil_grid_; }
   tessera::Field<double, 3>& slabs() { return slabs_; }
 
@@ -198,9 +205,7 @@ class Ft {
     evolve_.apply(Evolve{}, tessera::in(twiddle_), tessera::inout(u0_), tessera::out(u1_));
     for (int d = 0; d < pencil_grid_.tiles(); ++d)
       fft_z_.submit(FftZ{fz_[0]}, tessera::update_tile(u1_, d));
-    samples_.emplace_back(
-        tessera::Grid<2>({2 * kFtSamples, slab_grid_.tiles()}, {2 * kFtSamples, 1}), 0,
-        tessera::Boundaries<2>{}, "ft-samples");
+    samples_.emplace_back(samples_grid(), 0, tessera::Boundaries<2>{}, "ft-samples");
     for (int s = 0; s < slab_grid_.tiles(); ++s) {
       for (int d = 0; d < pencil_grid_.tiles(); ++d)
         to_slabs_.submit(PencilToSlab{}, tessera::read_tile(u1_, d),

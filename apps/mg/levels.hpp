@@ -76,9 +76,16 @@ class Mg {
       r.emplace_back(g, 1, tessera::Boundaries<3>{}, "r" + level);
     }
     v = std::make_unique<tessera::Field<double, 3>>(grids.back(), 0, tessera::Boundaries<3>{}, "v");
+    // The norm planes in the top level's z slabs, as the planner made them (it merges the
+    // slabs it puts on a GPU), cut so that it keeps them: a slab's norms task writes its tile.
+    tessera::Grid<3>::Cuts slab_starts;
+    const tessera::Grid<3>& top = grids.back();
+    slab_starts[2] = top.cuts()[2];
+    if (slab_starts[2].empty())
+      for (std::int64_t z = top.tile()[2]; z < n; z += top.tile()[2]) slab_starts[2].push_back(z);
     planes = std::make_unique<tessera::Field<double, 3>>(
-        tessera::Grid<3>({kPlaneWords, 1, n}, {kPlaneWords, 1, tile_z}), 0,
-        tessera::Boundaries<3>{}, "norm-planes");
+        tessera::Grid<3>::cut({kPlaneWords, 1, n}, slab_starts), 0, tessera::Boundaries<3>{},
+        "norm-planes");
     while (coarse_task && one_task_levels < std::min(lt, kMaxOneTaskLevels) &&
            grid(one_task_levels + 1).tiles() == 1)
       ++one_task_levels;

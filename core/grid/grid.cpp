@@ -117,9 +117,11 @@ Lattice pairs_lattice(const Extent3& extent, int dims) {
 // Tiles the user gave (or an application's own), with CUDA workers: which run on the CUDA
 // workers and which on the CPU workers is the run's planner's (with a hand-set --gpu-fraction,
 // the tile start nearest that share), not the scheduler's task by task (dmda put a user's
-// heat3d tiles on cores 20 times slower than the GPU: docs/scheduling.md). On several ranks
+// heat3d tiles on cores 20 times slower than the GPU: docs/scheduling.md). On one rank the
+// tiles it places on the CUDA workers are merged where `may_merge` (tiles given as an extent;
+// cut positions are kept: Planner::merge_gpu_part); on several ranks
 // whole classes only (Planner::whole_classes); every rank's planner decides alike.
-void place_given_tiles(Lattice& l, const Extent3& extent, int dims) {
+void place_given_tiles(Lattice& l, const Extent3& extent, int dims, bool may_merge) {
   Context* rt = live_context_or_null();
   if (rt == nullptr || !rt->planner.places()) return;
   std::array<std::vector<std::int64_t>, 3> cuts;
@@ -128,11 +130,15 @@ void place_given_tiles(Lattice& l, const Extent3& extent, int dims) {
         partition::tile_starts(extent[a], l.tile[a], l.cuts[a]);
     cuts[a].assign(starts.begin() + 1, starts.end());
   }
-  const partition::LatticePlacement p = rt->planner.given(extent, dims, cuts);
-  l.split_axis = p.split_axis;
-  l.split = p.split;
+  const partition::LatticePlacement p = rt->planner.given(extent, dims, cuts, may_merge);
   announce(*rt, "tessera: placement of " + lattice_text(extent, dims) + " in tiles of " +
                     lattice_text(l.tile, dims) + ": " + p.summary + rt->planner_speeds);
+  if (p.merged) {
+    l = lattice_of_cuts(extent, p.cuts, dims, -1, -1);
+    l.chosen = p.summary + rt->planner_speeds;
+  }
+  l.split_axis = p.split_axis;
+  l.split = p.split;
 }
 }  // namespace
 
@@ -159,14 +165,14 @@ Lattice tile_lattice(const Extent3& extent, const Extent3& tile, int dims, Point
     l.tile[a] = partition::clamped_tile(extent[a], tile[a]);
     l.tiles[a] = static_cast<int>(counts[a]);
   }
-  place_given_tiles(l, extent, dims);
+  place_given_tiles(l, extent, dims, true);
   return l;
 }
 
 Lattice cut_lattice(const Extent3& extent, const std::array<std::vector<std::int64_t>, 3>& cuts,
                     int dims, int split_axis, std::int64_t split) {
   Lattice l = lattice_of_cuts(extent, cuts, dims, split_axis, split);
-  if (split_axis < 0) place_given_tiles(l, extent, dims);
+  if (split_axis < 0) place_given_tiles(l, extent, dims, false);  // cut positions: kept
   return l;
 }
 

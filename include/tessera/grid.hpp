@@ -64,6 +64,11 @@ class Grid {
   /// but the first, increasing (an empty list: one tile along that axis).
   using Cuts = std::array<std::vector<std::int64_t>, D>;
 
+  /// Tiles of `tile` points (the last of an axis may be smaller). With CUDA workers in a
+  /// single-rank run, those the placement planner puts on them are merged, one slab per CUDA
+  /// worker (a worker runs its tiles one after another: separate tiles would cost only a task
+  /// each and the ghost copies between them); tiles() counts what was made. Tiles numbered
+  /// as cut, whatever runs them: Grid::cut.
   Grid(Index<D> extent, Index<D> tile, std::array<bool, D> periodic = {})
       : extent_(extent), periodic_(periodic) {
     detail::Extent3 t{1, 1, 1};
@@ -82,7 +87,10 @@ class Grid {
   /// Tiles of different extents: the grid cut at `cuts` along each axis. With `split_axis` >=
   /// 0, a CPU/GPU split (split()): the tiles starting before `split` along that axis run on
   /// CUDA workers, the others on CPU workers; `split` must be a tile start there (or the
-  /// extent: every tile on CUDA workers). Moving it (Field::retile) rebalances a run.
+  /// extent: every tile on CUDA workers). Moving it (Field::retile) rebalances a run. Without
+  /// a split the run's planner places the tiles; they stay as cut (tile numbers an application
+  /// relies on stay), where tiles given as an extent (Grid(extent, tile)) that the planner
+  /// puts on the CUDA workers are merged in a single-rank run (chosen() says so).
   static Grid cut(Index<D> extent, const Cuts& cuts, std::array<bool, D> periodic = {},
                   int split_axis = -1, std::int64_t split = -1) {
     Grid g(extent, periodic, 0);
@@ -100,7 +108,9 @@ class Grid {
   const Cuts& cuts() const { return cuts_; }
   /// Tiles along `axis`.
   int tiles_along(int axis) const { return along_[axis]; }
-  /// What the library chose, for tiles it chose (empty otherwise).
+  /// What the library chose, for tiles it chose or merged (with CUDA workers on one rank, tiles
+  /// given as an extent that it places on them are merged, one slab per CUDA worker; empty
+  /// otherwise).
   const std::string& chosen() const { return chosen_; }
   /// A split between CUDA and CPU workers (with CUDA workers: tiles the library chose, or the
   /// placement planner's for tiles a user gave in a single-rank run): the tiles that start

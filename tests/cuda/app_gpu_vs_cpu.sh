@@ -9,7 +9,11 @@
 # skip) with the probe's one-line reason when CUDA tasks cannot run. With --emulated (a build
 # with TESSERA_EMULATE_CUDA) it is two CPU workers in strict emulation
 # (TESSERA_EMULATED_CUDA=strict), standing for two GPU workers: every task runs its CUDA body,
-# and a task without one stops the run with its name, as a GPU-only run would refuse it.
+# and a task without one stops the run with its name, as a GPU-only run would refuse it; then
+# a third run in split emulation (TESSERA_EMULATED_CUDA=split: one of the two CPU workers
+# stands for a CUDA worker) with --gpu-fraction 0.5, where the placement planner splits the
+# application's tiles and merges those it puts on the CUDA worker (Planner::merge_gpu_part),
+# which must give the same digits too.
 set -euo pipefail
 
 probe=$1 tolerance=$2 key=$3 app=$4
@@ -36,6 +40,19 @@ gpu=$(result "${gpu_env[@]}" "$app" "$@" "${gpu_run[@]}")
 if [ -z "$cpu" ] || [ -z "$gpu" ]; then
   echo "app_gpu_vs_cpu: no $key= in the output" >&2
   exit 1
+fi
+if [ "$probe" = --emulated ]; then
+  # Its models in a directory of its own: split emulation's models in the default one would
+  # give the next split run speeds (tests that expect a placement without them).
+  models=$(mktemp -d)
+  trap 'rm -rf "$models"' EXIT
+  split=$(result TESSERA_EMULATED_CUDA=split "$app" "$@" --ncpu 2 --ncuda 0 --gpu-fraction 0.5 \
+    --perfmodel-dir "$models")
+  [ "$cpu" = "$split" ] || {
+    echo "$key: CPU $cpu, split emulation $split: not identical" >&2
+    exit 1
+  }
+  echo "$key: CPU $cpu, split emulation (--gpu-fraction 0.5) $split (identical)"
 fi
 if [ "$tolerance" = 0 ]; then
   [ "$cpu" = "$gpu" ] || { echo "$key: CPU $cpu, GPU $gpu: not identical" >&2; exit 1; }

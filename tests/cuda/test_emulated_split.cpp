@@ -192,9 +192,10 @@ TEST(EmulatedSplitMode, CountsItsStandInsAsCudaWorkers) {
 }
 
 // A run on a grid of `extent` in tiles of `tile` (0: the library's) under a hand-set GPU share
-// (< 0: none): the grid's split is along z at `split`, then run_and_check.
+// (< 0: none): the grid's split is along z at `split`, it has `tiles` tiles (-1: any), then
+// run_and_check.
 void expect_split_and_run(const char* models, double share, bool fused, tessera::Index<3> extent,
-                          tessera::Index<3> tile, std::int64_t split) {
+                          tessera::Index<3> tile, std::int64_t split, int tiles = -1) {
   tessera::Options o = split_options(models);
   o.gpu_fraction = share;
   o.fused_exchange = fused;
@@ -202,6 +203,7 @@ void expect_split_and_run(const char* models, double share, bool fused, tessera:
   const tessera::Grid<3> grid(extent, tile);
   EXPECT_EQ(grid.split_axis(), 2) << grid.chosen();
   EXPECT_EQ(grid.split(), split) << grid.chosen();
+  if (tiles >= 0) EXPECT_EQ(grid.tiles(), tiles) << grid.chosen();
   run_and_check(rt, grid, fused);
 }
 
@@ -221,15 +223,17 @@ TEST_P(EmulatedSplit, ExplicitTilesWithAGivenSplit) {
 }
 
 // Tiles a user gave, no split given: the planner places them (partition::place_lattice);
-// without calibrated models of both classes, every tile on the CUDA workers (the extent).
+// without calibrated models of both classes, every tile on the CUDA workers (the extent),
+// where its 8 tiles merge into one for the one CUDA worker (Planner::merge_gpu_part).
 TEST_P(EmulatedSplit, UserTilesPlacedByThePlanner) {
-  expect_split_and_run("placed", -1, GetParam(), {14, 18, 24}, {14, 9, 6}, 24);
+  expect_split_and_run("placed", -1, GetParam(), {14, 18, 24}, {14, 9, 6}, 24, 1);
 }
 
 // Tiles a user gave with a hand-set share (--gpu-fraction 0.6): the planner splits at the tile
-// start of z nearest 0.6 of its 24 planes (12: 14.4 is nearer 12 than 18).
+// start of z nearest 0.6 of its 24 planes (12: 14.4 is nearer 12 than 18); the GPU part's 4
+// tiles merge into one z slab (2 tiles: y stays cut at 9), the CPU part keeps its 4.
 TEST_P(EmulatedSplit, UserTilesWithAHandSetShare) {
-  expect_split_and_run("hand-set-given", 0.6, GetParam(), {14, 18, 24}, {14, 9, 6}, 12);
+  expect_split_and_run("hand-set-given", 0.6, GetParam(), {14, 18, 24}, {14, 9, 6}, 12, 6);
 }
 
 // Tiles the library chooses, no split given: the chooser places the split (partition::
