@@ -297,9 +297,9 @@ TEST(Options, EveryFieldIsComparedAcrossRanks) {
   std::set<std::string> names;
   tessera::detail::for_each_option(tessera::Options{},
                                    [&](const char* name, const auto&) { names.insert(name); });
-  EXPECT_EQ(names.size(), 17u);
-  for (const char* name :
-       {"fused_exchange", "max_submitted_tasks", "watchdog", "rank_grid", "default_scheduler"})
+  EXPECT_EQ(names.size(), 18u);
+  for (const char* name : {"fused_exchange", "merge_gpu_tiles", "max_submitted_tasks", "watchdog",
+                           "rank_grid", "default_scheduler"})
     EXPECT_EQ(names.count(name), 1u) << name;
 }
 

@@ -97,6 +97,10 @@ void add_options(CLI::App& app, Options& o) {
                "exchange ghost layers in halo-pack and boundary tasks of their own, as the "
                "simulation models assume (default: inside the tasks that read and write the tiles)")
       ->group(group);
+  app.add_flag("--keep-gpu-tiles{false}", o.merge_gpu_tiles,
+               "keep the tiles of --tile (a tile extent) that run on CUDA workers as given "
+               "(default: merged, one per CUDA worker)")
+      ->group(group);
   app.add_option("--watchdog", o.watchdog,
                  "end every rank, with a message, when this rank waits and nothing progresses "
                  "for SECONDS (a stopped rank, a deadlocked task); default 0: off")

@@ -14,7 +14,7 @@ template <class F>
 void for_each_option(const Options& o, F&& f) {
   const auto& [scheduler, cpu_workers, cuda_workers, calibrate, trace, report, summary,
                perfmodel_dir, fxt, quiet, gpu_fraction, rank_grid, max_submitted_tasks, watchdog,
-               fused_exchange, calibrate_command, default_scheduler] = o;
+               fused_exchange, merge_gpu_tiles, calibrate_command, default_scheduler] = o;
   f("scheduler", scheduler);
   f("cpu_workers", cpu_workers);
   f("cuda_workers", cuda_workers);
@@ -30,6 +30,7 @@ void for_each_option(const Options& o, F&& f) {
   f("max_submitted_tasks", max_submitted_tasks);
   f("watchdog", watchdog);
   f("fused_exchange", fused_exchange);
+  f("merge_gpu_tiles", merge_gpu_tiles);
   f("calibrate_command", calibrate_command);
   f("default_scheduler", default_scheduler);
 }

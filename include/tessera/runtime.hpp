@@ -62,6 +62,12 @@ struct Options {
   /// "time-block+halo", "loop+halo") tasks, with halo-pack tasks only where no writer packed.
   /// false (--separate-exchange-tasks): halo-pack and boundary tasks of their own.
   bool fused_exchange = true;
+  /// Tiles given as a tile extent (Grid(extent, tile), the applications' --tile) that the
+  /// placement planner puts on the CUDA workers are merged in a single-rank run, one slab per
+  /// CUDA worker (default): a worker runs its tiles one after another, so separate tiles there
+  /// cost a task each and the ghost copies between them. false (--keep-gpu-tiles): kept as
+  /// given, e.g. to study them in a trace. Values are the same bits either way.
+  bool merge_gpu_tiles = true;
   /// How to rerun this program to calibrate its models, for the uncalibrated-model message.
   std::string calibrate_command = "this program with --calibrate";
   /// The scheduler this program prefers when neither --sched nor STARPU_SCHED names one (mg:

@@ -23,9 +23,10 @@ work=${SIM_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/sim-node.XXXXXX")}
 source scripts/sim/node-calibration.sh
 steady=${STEADY:-100}
 
-# heat3d 512^3, bench_heat3d_gpu's rows: name | arguments | measured s/step
+# heat3d 512^3, bench_heat3d_gpu's rows: name | arguments | measured s/step. The 16 tiles the
+# node ran GPU-only are kept (--keep-gpu-tiles): the planner would merge them into one now.
 bench=(
-  "GPU-only: tiles 512x512x32|--ncpu 0 --ncuda 1 --tile 512 512 32|0.001123"
+  "GPU-only: tiles 512x512x32|--ncpu 0 --ncuda 1 --tile 512 512 32 --keep-gpu-tiles|0.001123"
   "GPU-only: automatic tiles|--ncpu 0 --ncuda 1|0.000825"
   "15 CPU + 1 GPU: tiles 512x512x32|--ncuda 1 --tile 512 512 32|0.020395|dmda task by task"
   "15 CPU + 1 GPU: tiles 512x512x32; one on a core (old)|--ncuda 1 --tile 512 512 32 --gpu-fraction 0.9375|0.020395"

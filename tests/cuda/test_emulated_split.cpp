@@ -229,6 +229,19 @@ TEST_P(EmulatedSplit, UserTilesPlacedByThePlanner) {
   expect_split_and_run("placed", -1, GetParam(), {14, 18, 24}, {14, 9, 6}, 24, 1);
 }
 
+// The same with --keep-gpu-tiles (Options::merge_gpu_tiles false): the 8 tiles stay, each
+// pinned to the CUDA class.
+TEST_P(EmulatedSplit, UserTilesKeptWhenAsked) {
+  tessera::Options o = split_options("kept");
+  o.fused_exchange = GetParam();
+  o.merge_gpu_tiles = false;
+  tessera::Runtime rt(o);
+  const tessera::Grid<3> grid({14, 18, 24}, {14, 9, 6});
+  EXPECT_EQ(grid.split(), 24) << grid.chosen();
+  EXPECT_EQ(grid.tiles(), 8);
+  run_and_check(rt, grid, GetParam());
+}
+
 // Tiles a user gave with a hand-set share (--gpu-fraction 0.6): the planner splits at the tile
 // start of z nearest 0.6 of its 24 planes (12: 14.4 is nearer 12 than 18); the GPU part's 4
 // tiles merge into one z slab (2 tiles: y stays cut at 9), the CPU part keeps its 4.
