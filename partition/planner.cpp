@@ -67,7 +67,7 @@ LatticePlacement Planner::placed(const Extent3& extent, int dims,
 }
 
 void Planner::merge_gpu_part(const Extent3& extent, int dims, LatticePlacement* p) const {
-  const std::array<Cuts, 3> cuts = p->cuts;
+  const std::array<Cuts, 3>& cuts = p->cuts;  // read before the merged cuts replace them
   const int axis = p->split_axis;
   if (machine_.ranks > 1 || axis < 0 || p->split <= 0) return;
   const bool gpu_only = p->split >= extent[axis];

@@ -118,12 +118,14 @@ Lattice pairs_lattice(const Extent3& extent, int dims) {
 // workers and which on the CPU workers is the run's planner's (with a hand-set --gpu-fraction,
 // the tile start nearest that share), not the scheduler's task by task (dmda put a user's
 // heat3d tiles on cores 20 times slower than the GPU: docs/scheduling.md). On one rank the
-// tiles it places on the CUDA workers are merged where `may_merge` (tiles given as an extent,
-// unless Options::merge_gpu_tiles is off; cut positions are kept: Planner::merge_gpu_part); on
-// several ranks whole classes only (Planner::whole_classes); every rank's planner decides alike.
-void place_given_tiles(Lattice& l, const Extent3& extent, int dims, bool may_merge) {
+// tiles it places on the CUDA workers are merged where they were given as a tile extent
+// (`as_extent`; cut positions are kept) unless Options::merge_gpu_tiles is off
+// (Planner::merge_gpu_part); on several ranks whole classes only (Planner::whole_classes);
+// every rank's planner decides alike.
+void place_given_tiles(Lattice& l, const Extent3& extent, int dims, bool as_extent) {
   Context* rt = live_context_or_null();
   if (rt == nullptr || !rt->planner.places()) return;
+  const bool may_merge = as_extent && rt->options.merge_gpu_tiles;
   std::array<std::vector<std::int64_t>, 3> cuts;
   for (int a = 0; a < dims; ++a) {
     const std::vector<std::int64_t> starts =
@@ -165,8 +167,7 @@ Lattice tile_lattice(const Extent3& extent, const Extent3& tile, int dims, Point
     l.tile[a] = partition::clamped_tile(extent[a], tile[a]);
     l.tiles[a] = static_cast<int>(counts[a]);
   }
-  Context* rt = live_context_or_null();
-  place_given_tiles(l, extent, dims, rt != nullptr && rt->options.merge_gpu_tiles);
+  place_given_tiles(l, extent, dims, true);
   return l;
 }
 
