@@ -25,6 +25,9 @@ struct Machine {
   // One interaction of an all-pairs task (tessera::Pairs) on one CPU worker and on one CUDA
   // worker, from calibrated models of both (0: unknown; Planner::pairs).
   double cpu_pair_seconds = 0, gpu_pair_seconds = 0;
+  // One CUDA worker's memory, in bytes (0: unknown): what bounds a merged GPU slab
+  // (Planner::merge_gpu_part).
+  double cuda_memory_bytes = 0;
   // With CUDA workers: a hand-set share of the split axis's planes for the GPU part (the
   // CPU part tiled as the chooser would); < 0: the chooser places the split.
   double gpu_share = -1;

@@ -66,6 +66,25 @@ LatticePlacement Planner::placed(const Extent3& extent, int dims,
   return p;
 }
 
+namespace {
+// The slabs `points` of a GPU part need so that none holds more of a CUDA worker's `memory`
+// bytes than kMergedMemoryShare at kMergedBytesPerPoint (1 where memory is unknown, 0); where
+// more than 1, `why` says the bound.
+std::int64_t slabs_for_memory(double points, double memory, std::string* why) {
+  if (!(memory > 0)) return 1;
+  const double most = kMergedMemoryShare * memory / kMergedBytesPerPoint;
+  const auto slabs = static_cast<std::int64_t>(std::ceil(points / most));
+  if (slabs > 1) {
+    char b[160];
+    std::snprintf(b, sizeof(b),
+                  ", at most %.3g points a slab (%g of a CUDA worker's memory at %g bytes a point)",
+                  most, kMergedMemoryShare, kMergedBytesPerPoint);
+    *why = b;
+  }
+  return slabs;
+}
+}  // namespace
+
 void Planner::merge_gpu_part(const Extent3& extent, int dims, LatticePlacement* p) const {
   const std::array<Cuts, 3>& cuts = p->cuts;  // read before the merged cuts replace them
   const int axis = p->split_axis;
@@ -79,8 +98,17 @@ void Planner::merge_gpu_part(const Extent3& extent, int dims, LatticePlacement* 
   const std::int64_t slabs_below =
       1 + std::count_if(along.begin(), along.end(), [&](std::int64_t c) { return c < p->split; });
   const std::int64_t before = slabs_below * others;
-  const int slabs =
-      static_cast<int>(std::min<std::int64_t>(std::max(1, machine_.cuda_workers), p->split));
+  double plane = 1;  // points per plane of the split axis, in one tile of the other axes
+  for (int a = 0; a < dims; ++a)
+    if (a != axis) plane *= static_cast<double>(extent[static_cast<std::size_t>(a)]);
+  if (!gpu_only) plane /= static_cast<double>(others);
+  std::string bound;
+  const std::int64_t workers = std::max(1, machine_.cuda_workers);
+  const std::int64_t for_memory =
+      slabs_for_memory(plane * static_cast<double>(p->split), machine_.cuda_memory_bytes, &bound);
+  if (for_memory <= workers) bound.clear();  // one slab per worker holds it
+  const std::int64_t needed = std::max(workers, for_memory);
+  const int slabs = static_cast<int>(std::min(needed, p->split));
   const std::int64_t after = gpu_only ? slabs : slabs * others;
   if (after >= before) return;
   Cuts merged = even_cuts(p->split, slabs);
@@ -91,7 +119,8 @@ void Planner::merge_gpu_part(const Extent3& extent, int dims, LatticePlacement* 
   p->cuts[static_cast<std::size_t>(axis)] = merged;
   p->merged = true;
   p->summary += "; the " + std::to_string(before) + " tiles on the CUDA workers merged into " +
-                std::to_string(after) + (slabs == 1 ? "" : ", one slab per CUDA worker") +
+                std::to_string(after) +
+                (slabs == 1 || !bound.empty() ? "" : ", one slab per CUDA worker") + bound +
                 " (a CUDA worker runs its tiles one after another: separate tiles would add only "
                 "their tasks' fixed costs and the ghost-layer copies between them)";
 }

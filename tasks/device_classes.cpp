@@ -236,6 +236,12 @@ double bus_latency_seconds() {
                   : starpu_transfer_latency(STARPU_MAIN_RAM, static_cast<unsigned>(node)) * 1e-6;
 }
 
+double cuda_memory_bytes() {
+  const int node = first_cuda_node();
+  const starpu_ssize_t total = node < 0 ? -1 : starpu_memory_get_total(static_cast<unsigned>(node));
+  return total > 0 ? static_cast<double>(total) : 0;
+}
+
 double bus_round_trip_seconds(std::size_t bytes) {
   const int node = first_cuda_node();
   if (node < 0) return 0;

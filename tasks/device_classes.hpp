@@ -62,6 +62,10 @@ PairSeconds model_pair_seconds();
 /// memory (its calibrated bus sampling; 0 without CUDA workers).
 double bus_latency_seconds();
 
+/// The bytes of the first CUDA worker's memory StarPU may use (0 without CUDA workers or where
+/// StarPU does not know: an emulated stand-in's is main memory).
+double cuda_memory_bytes();
+
 /// Seconds StarPU's bus model predicts for moving `bytes` from main memory to the first CUDA
 /// worker's memory and back (0 without CUDA workers).
 double bus_round_trip_seconds(std::size_t bytes);

@@ -347,6 +347,22 @@ TEST(Planner, MergesTheTilesOfEachCudaWorker) {
   p = Planner(m, true).given({512, 512, 512}, 3, slabs);
   EXPECT_EQ(p.cuts[2], Cuts({256}));
   EXPECT_THAT(p.summary, HasSubstr("merged into 2, one slab per CUDA worker"));
+  m.cuda_workers = 1;
+  // The GPU's memory bounds a slab: 512^3 points at 64 bytes are 8.6 GB, within half of an
+  // H100's 80 GB (one slab); half of a 4 GB GPU holds 31.25 M points, so 5 slabs; half of a
+  // 1 GB GPU would need 18, more than the 16 given: kept.
+  m.cuda_memory_bytes = 80e9;
+  EXPECT_TRUE(Planner(m, true).given({512, 512, 512}, 3, slabs).cuts[2].empty());
+  m.cuda_memory_bytes = 4e9;
+  p = Planner(m, true).given({512, 512, 512}, 3, slabs);
+  EXPECT_EQ(p.cuts[2].size(), 4u);
+  EXPECT_THAT(p.summary, HasSubstr("merged into 5, at most 3.12e+07 points a slab (0.5 of a "
+                                   "CUDA worker's memory at 64 bytes a point)"));
+  m.cuda_memory_bytes = 1e9;
+  p = Planner(m, true).given({512, 512, 512}, 3, slabs);
+  EXPECT_FALSE(p.merged);
+  EXPECT_EQ(p.cuts, slabs);
+  m.cuda_memory_bytes = 0;
 
   m.cuda_workers = 1;
   m.gpu_share = 0.5;  // 10 of 20 planes: the tile starts 8 and 12 are as near; the first wins

@@ -218,6 +218,7 @@ partition::Planner make_planner(detail::Context& c, std::string* speeds, std::st
     *pair_speeds = b;
   }
   m.split_seconds = partition::split_seconds_for_bus(agreed(tasks::bus_latency_seconds(), c.ranks));
+  m.cuda_memory_bytes = agreed(tasks::cuda_memory_bytes(), c.ranks);
   m.gpu_share = c.options.gpu_fraction;
   return partition::Planner(m, known);
 }
