@@ -8,8 +8,8 @@
 //             ghost shell, one launch per step, a thread per (x, y) column marching along z
 //   gpu       Tessera with 0 CPU workers and 1 CUDA worker, in the --tile tiles, which the
 //             planner merges into one tile for the one CUDA worker (Planner::merge_gpu_part)
-//   gpu-kept  the same with the --tile tiles kept as cut (Grid::cut with the split given):
-//             one task per tile and the ghost-layer copies between them, what merging saves
+//   gpu-kept  the same with the --tile tiles kept as given (--keep-gpu-tiles): one task per
+//             tile and the ghost-layer copies between them, what merging saves
 //   auto      Tessera with --ncpu CPU workers and 1 CUDA worker: the scheduler (dmda by
 //             default) splits the tiles between them from its calibrated performance models
 //   fraction  Tessera as auto, but a hand-set share of the tiles pinned to the GPU
@@ -202,7 +202,6 @@ int main(int argc, char** argv) {
   struct Variant {
     std::string name;
     tessera::Options options;
-    bool keep_tiles = false;  // Grid::cut with the split given: the --tile tiles as cut
   };
   std::vector<Variant> runs;
   for (const char* name : {"gpu", "gpu-kept"}) {
@@ -210,7 +209,8 @@ int main(int argc, char** argv) {
     tessera::Options o = opts;
     o.cpu_workers = 0;
     o.cuda_workers = 1;
-    runs.push_back({name, o, std::string(name) == "gpu-kept"});
+    if (std::string(name) == "gpu-kept") o.merge_gpu_tiles = false;
+    runs.push_back({name, o});
   }
   if (wants("auto")) {
     tessera::Options o = opts;
@@ -231,12 +231,7 @@ int main(int argc, char** argv) {
   try {
     for (Variant& v : runs) {
       tessera::Runtime rt(v.options);
-      tessera::Grid<3>::Cuts cuts;
-      for (int a = 0; a < 3; ++a)
-        for (long c = tile[a]; c < size[a]; c += tile[a]) cuts[a].push_back(c);
-      const tessera::Grid<3> grid =
-          v.keep_tiles ? tessera::Grid<3>::cut({size[0], size[1], size[2]}, cuts, {}, 2, size[2])
-                       : tessera::Grid<3>({size[0], size[1], size[2]}, {tile[0], tile[1], tile[2]});
+      tessera::Grid<3> grid({size[0], size[1], size[2]}, {tile[0], tile[1], tile[2]});
       tessera::Field<double, 3> u(grid, 1, apps::heat3d_boundaries(), "u");
       tessera::Field<double, 3> next(grid, 1, apps::heat3d_boundaries(), "next");
       u.fill([](tessera::Index<3>) { return 0.0; });

@@ -92,16 +92,16 @@ void Planner::merge_gpu_part(const Extent3& extent, int dims, LatticePlacement* 
   const bool gpu_only = p->split >= extent[axis];
   const Cuts& along = cuts[static_cast<std::size_t>(axis)];
   std::int64_t others = 1;  // tiles per slab of the split axis
+  double plane = 1;         // points per plane of the split axis
   for (int a = 0; a < dims; ++a)
-    if (a != axis)
+    if (a != axis) {
       others *= static_cast<std::int64_t>(cuts[static_cast<std::size_t>(a)].size()) + 1;
+      plane *= static_cast<double>(extent[static_cast<std::size_t>(a)]);
+    }
   const std::int64_t slabs_below =
       1 + std::count_if(along.begin(), along.end(), [&](std::int64_t c) { return c < p->split; });
   const std::int64_t before = slabs_below * others;
-  double plane = 1;  // points per plane of the split axis, in one tile of the other axes
-  for (int a = 0; a < dims; ++a)
-    if (a != axis) plane *= static_cast<double>(extent[static_cast<std::size_t>(a)]);
-  if (!gpu_only) plane /= static_cast<double>(others);
+  if (!gpu_only) plane /= static_cast<double>(others);  // in one tile of the other axes
   std::string bound;
   const std::int64_t workers = std::max(1, machine_.cuda_workers);
   const std::int64_t for_memory =

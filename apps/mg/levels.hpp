@@ -79,10 +79,8 @@ class Mg {
     // The norm planes in the top level's z slabs, as the planner made them (it merges the
     // slabs it puts on a GPU), cut so that it keeps them: a slab's norms task writes its tile.
     tessera::Grid<3>::Cuts slab_starts;
-    const tessera::Grid<3>& top = grids.back();
-    slab_starts[2] = top.cuts()[2];
-    if (slab_starts[2].empty())
-      for (std::int64_t z = top.tile()[2]; z < n; z += top.tile()[2]) slab_starts[2].push_back(z);
+    for (int t = 1; t < grids.back().tiles(); ++t)
+      slab_starts[2].push_back(tessera::tile_of(u.back(), t).origin[2]);
     planes = std::make_unique<tessera::Field<double, 3>>(
         tessera::Grid<3>::cut({kPlaneWords, 1, n}, slab_starts), 0, tessera::Boundaries<3>{},
         "norm-planes");
