@@ -1,5 +1,7 @@
 #include "partition/autotile.hpp"
 
+#include "partition/gpu_memory.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -210,11 +212,20 @@ namespace {
 
 // The GPU part: one slab per CUDA worker of `planes` planes, cut into `across` tiles along the
 // other axes (the CPU part's cuts there), a task each.
-double gpu_part_seconds(const Extent3& extent, int dims, int axis, std::int64_t planes, int gpus,
-                        double gpu_point, double task, int across) {
-  double points = static_cast<double>(planes);
-  for (int a = 0; a < dims; ++a) points *= a == axis ? 1.0 : static_cast<double>(extent[a]);
-  return planes > 0 ? gpu_point * points / std::min<std::int64_t>(gpus, planes) + task * across : 0;
+// The GPU part of `planes` planes along `axis` in the GPUs' memory (plan_gpu_memory).
+GpuMemoryPlan gpu_part(const Extent3& extent, int dims, int axis, std::int64_t planes,
+                       const Machine& m, double gpu_point, double task, int across) {
+  double plane = 1;
+  for (int a = 0; a < dims; ++a) plane *= a == axis ? 1.0 : static_cast<double>(extent[a]);
+  return plan_gpu_memory(plane, planes, m, gpu_point, task, across);
+}
+
+// Its predicted step: 0 without planes, -1 where not even streaming fits it.
+double gpu_part_seconds(const Extent3& extent, int dims, int axis, std::int64_t planes,
+                        const Machine& m, double gpu_point, double task, int across) {
+  if (planes <= 0) return 0;
+  const GpuMemoryPlan p = gpu_part(extent, dims, axis, planes, m, gpu_point, task, across);
+  return p.possible ? p.step_seconds : -1.0;
 }
 
 }  // namespace
@@ -252,24 +263,30 @@ double split_step(const Extent3& extent, int dims, const Extent3& fixed, const M
   if (planes < e) {
     Extent3 cpu_extent = extent;
     cpu_extent[axis] = e - planes;
+    // A GPU part that streams through the GPUs' memory is cut along the split axis only: cut
+    // across too (a lattice: the CPU part's cuts), each slab's visit would be many small tasks.
+    const bool streamed =
+        planes > 0 && gpu_part(extent, dims, axis, planes, m, v.gpu_point, v.task, 1).streamed;
     // No imbalance term: each CPU worker runs its own tile of each round, pinned there (the
     // shared-queue imbalance of CPU-only runs does not arise), and what the model misses the
     // measured rebalancing corrects.
-    *c = best_cpu_counts(cpu_extent, dims, fixed, m, kMostCrossCuts, cpu_seconds, 0.0);
+    *c = best_cpu_counts(cpu_extent, dims, fixed, m, streamed ? 1 : kMostCrossCuts, cpu_seconds,
+                         0.0);
     across = c->tiles() / c->n[axis];
   }
   if (planes < e && (m.cpu_workers <= 0 || e - planes < kMinThickness)) return -1.0;
-  return std::max(gpu_part_seconds(extent, dims, axis, planes, std::max(1, m.cuda_workers),
-                                   v.gpu_point, v.task, across),
-                  *cpu_seconds) +
-         (planes > 0 && planes < e ? v.split : 0.0);
+  const double gpu = gpu_part_seconds(extent, dims, axis, planes, m, v.gpu_point, v.task, across);
+  if (gpu < 0) return -1.0;  // the GPU part does not fit even streamed
+  return std::max(gpu, *cpu_seconds) + (planes > 0 && planes < e ? v.split : 0.0);
 }
 
 }  // namespace
 
 std::string predicted_steps_text(double gpu_only, double cpu_only, int axis, std::int64_t split,
                                  double split_step) {
-  std::string s = "predicted step: GPU-only " + seconds_text(gpu_only) + ", CPU-only " +
+  std::string s = "predicted step: GPU-only " +
+                  (gpu_only >= 0 ? seconds_text(gpu_only) : std::string("impossible")) +
+                  ", CPU-only " +
                   (cpu_only >= 0 ? seconds_text(cpu_only) : std::string("impossible"));
   if (split_step >= 0)
     s += ", split at " + std::string(axis_name(axis)) + " " + std::to_string(split) + ": " +
@@ -288,9 +305,12 @@ TileChoice split_tiles(const Extent3& extent, int dims, const Extent3& fixed, co
   Counts c_best;
   double cpu_seconds = 0;
   const double step = split_step(extent, dims, fixed, m, axis, best, &c_best, &cpu_seconds);
-  const double gpu_seconds = gpu_part_seconds(extent, dims, axis, best, gpus, v.gpu_point, v.task,
-                                              best < e ? c_best.tiles() / c_best.n[axis] : 1);
-  const int slabs = static_cast<int>(std::min<std::int64_t>(gpus, best));
+  const GpuMemoryPlan memory = gpu_part(extent, dims, axis, best, m, v.gpu_point, v.task,
+                                        best < e ? c_best.tiles() / c_best.n[axis] : 1);
+  const double gpu_seconds = best > 0 ? memory.step_seconds : 0;
+  const int slabs = static_cast<int>(std::min<std::int64_t>(memory.slabs, best));
+  out.stream_depth = best > 0 && memory.streamed && memory.possible ? memory.depth : 0;
+  out.gpu_fits = best <= 0 || memory.possible;
   Cuts along = even_cuts(best, std::max(1, slabs));
   if (best > 0 && best < e) along.push_back(best);
   if (best < e)
@@ -319,9 +339,10 @@ TileChoice split_tiles(const Extent3& extent, int dims, const Extent3& fixed, co
     std::snprintf(b, sizeof(b), "%.3g points", plane * static_cast<double>(planes));
     return std::string(b);
   };
-  const std::string gpu_text = std::to_string(out.gpu_tiles) + " tiles (" + points(best) +
-                               ") for " + std::to_string(gpus) + " CUDA worker(s), " +
-                               seconds_text(gpu_seconds) + " per step";
+  const std::string gpu_text =
+      std::to_string(out.gpu_tiles) + " tiles (" + points(best) + ") for " +
+      std::to_string(gpus) + " CUDA worker(s), " + seconds_text(gpu_seconds) + " per step" +
+      (best > 0 && !memory.why.empty() ? " (" + memory.why + ")" : "");
   const std::string assumed =
       m.gpu_point_seconds > 0
           ? ")"
@@ -369,7 +390,7 @@ TileChoice choose_tiles(const Extent3& extent, int dims, const Extent3& fixed, c
     std::int64_t best_split = -1;
     auto consider = [&](std::int64_t planes) {
       const double s = split_step(extent, dims, fixed, m, axis, planes, &c, &cpu_seconds);
-      if (s >= 0 && s < best_seconds) best = planes, best_seconds = s;
+      if (s >= 0 && (best_seconds < 0 || s < best_seconds)) best = planes, best_seconds = s;
       if (planes == 0) cpu_only = s;
       if (planes > 0 && s >= 0 && (best_split_seconds < 0 || s < best_split_seconds))
         best_split = planes, best_split_seconds = s;

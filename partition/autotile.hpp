@@ -12,6 +12,13 @@
 
 namespace tessera::partition {
 
+// One GPU as the planner sees it: its memory and its link to main memory (#48 adds the links
+// between GPUs).
+struct Gpu {
+  double memory_bytes = 0;          // what StarPU may use of it (STARPU_LIMIT_CUDA_MEM); 0: unknown
+  double bus_bytes_per_second = 0;  // main memory <-> this GPU, one way; 0: unknown
+};
+
 // What the chooser knows of the machine. A time of 0 is unknown: the defaults below are used.
 struct Machine {
   int ranks = 1;  // the workers below are every rank's
@@ -25,9 +32,13 @@ struct Machine {
   // One interaction of an all-pairs task (tessera::Pairs) on one CPU worker and on one CUDA
   // worker, from calibrated models of both (0: unknown; Planner::pairs).
   double cpu_pair_seconds = 0, gpu_pair_seconds = 0;
-  // One CUDA worker's memory, in bytes (0: unknown): what bounds a merged GPU slab
-  // (Planner::merge_gpu_part).
-  double cuda_memory_bytes = 0;
+  // The GPUs of one rank (one per CUDA worker; every rank's alike, the figures agreed over
+  // the ranks): what bounds the tiles placed on them (plan_gpu_memory).
+  std::vector<Gpu> gpus;
+  // The memory every GPU has at least (0: some GPU's is unknown, or no GPU).
+  double gpu_memory_bytes() const;
+  // The slowest GPU's bus to main memory, bytes per second one way (0: unknown).
+  double gpu_bus_bytes_per_second() const;
   // With CUDA workers: a hand-set share of the split axis's planes for the GPU part (the
   // CPU part tiled as the chooser would); < 0: the chooser places the split.
   double gpu_share = -1;
@@ -51,6 +62,11 @@ inline constexpr std::int64_t kMinThickness = 8;
 
 struct TileChoice {
   std::array<Cuts, 3> cuts;  // per axis, where it is cut (empty: not cut)
+  // The GPU part streamed through the GPUs' memory (plan_gpu_memory): its steps per visit of a
+  // slab (0: resident, every slab stays on its GPU).
+  int stream_depth = 0;
+  // false: the GPU part does not fit the GPUs' memory even streamed (the run is refused).
+  bool gpu_fits = true;
   // With CUDA workers: the axis of the split, and where the CPU part starts along it (the
   // tiles before it form the GPU part); -1 without a split.
   int split_axis = -1;
@@ -94,6 +110,7 @@ struct LatticePlacement {
   // The tiles to make (Planner::given): the cuts given, or with the GPU part's tiles merged.
   std::array<Cuts, 3> cuts;
   bool merged = false;
+  int stream_depth = 0;  // merged slabs streamed through the GPUs' memory: steps a visit
 };
 LatticePlacement place_lattice(const Extent3& extent, int dims, const std::array<Cuts, 3>& cuts,
                                const Machine& machine, bool speeds_known);

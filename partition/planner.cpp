@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "partition/gpu_memory.hpp"
 #include "partition/tiling.hpp"
 
 namespace tessera::partition {
@@ -66,25 +67,6 @@ LatticePlacement Planner::placed(const Extent3& extent, int dims,
   return p;
 }
 
-namespace {
-// The slabs `points` of a GPU part need so that none holds more of a CUDA worker's `memory`
-// bytes than kMergedMemoryShare at kMergedBytesPerPoint (1 where memory is unknown, 0); where
-// more than 1, `why` says the bound.
-std::int64_t slabs_for_memory(double points, double memory, std::string* why) {
-  if (!(memory > 0)) return 1;
-  const double most = kMergedMemoryShare * memory / kMergedBytesPerPoint;
-  const auto slabs = static_cast<std::int64_t>(std::ceil(points / most));
-  if (slabs > 1) {
-    char b[160];
-    std::snprintf(b, sizeof(b),
-                  ", at most %.3g points a slab (%g of a CUDA worker's memory at %g bytes a point)",
-                  most, kMergedMemoryShare, kMergedBytesPerPoint);
-    *why = b;
-  }
-  return slabs;
-}
-}  // namespace
-
 void Planner::merge_gpu_part(const Extent3& extent, int dims, LatticePlacement* p) const {
   const std::array<Cuts, 3>& cuts = p->cuts;  // read before the merged cuts replace them
   const int axis = p->split_axis;
@@ -102,13 +84,13 @@ void Planner::merge_gpu_part(const Extent3& extent, int dims, LatticePlacement* 
       1 + std::count_if(along.begin(), along.end(), [&](std::int64_t c) { return c < p->split; });
   const std::int64_t before = slabs_below * others;
   if (!gpu_only) plane /= static_cast<double>(others);  // in one tile of the other axes
-  std::string bound;
-  const std::int64_t workers = std::max(1, machine_.cuda_workers);
-  const std::int64_t for_memory =
-      slabs_for_memory(plane * static_cast<double>(p->split), machine_.cuda_memory_bytes, &bound);
-  if (for_memory <= workers) bound.clear();  // one slab per worker holds it
-  const std::int64_t needed = std::max(workers, for_memory);
-  const int slabs = static_cast<int>(std::min(needed, p->split));
+  // One slab per CUDA worker, or where that does not fit its GPU, the slabs that stream
+  // through it (plan_gpu_memory).
+  const GpuMemoryPlan memory =
+      plan_gpu_memory(plane, p->split, machine_, 0, 0, static_cast<int>(gpu_only ? 1 : others));
+  if (!memory.possible) return;  // kept as given: Planner::given's caller refuses or evicts
+  const std::string bound = memory.streamed ? ", " + memory.why : "";
+  const int slabs = static_cast<int>(std::min(memory.slabs, p->split));
   const std::int64_t after = gpu_only ? slabs : slabs * others;
   if (after >= before) return;
   Cuts merged = even_cuts(p->split, slabs);
@@ -118,6 +100,7 @@ void Planner::merge_gpu_part(const Extent3& extent, int dims, LatticePlacement* 
     for (Cuts& c : p->cuts) c.clear();
   p->cuts[static_cast<std::size_t>(axis)] = merged;
   p->merged = true;
+  p->stream_depth = memory.streamed ? memory.depth : 0;
   p->summary += "; the " + std::to_string(before) + " tiles on the CUDA workers merged into " +
                 std::to_string(after) +
                 (slabs == 1 || !bound.empty() ? "" : ", one slab per CUDA worker") + bound +

@@ -94,7 +94,7 @@ class Planner {
   // between them (heat3d 512^3 on an H100 in 16 given slabs: 0.65 of copy bandwidth against
   // 0.88 in one). Every tile on the CUDA workers: those slabs alone; a split: the other axes'
   // cuts and the CPU part's tiles stay. More slabs where one per worker would exceed what a
-  // slab may hold of the GPU's memory (kMergedBytesPerPoint, kMergedMemoryShare). Rewrites
+  // slab may hold of the GPU's memory: the slabs that stream through it (plan_gpu_memory). Rewrites
   // p.cuts (the tiles as given) where it merges and says what merged in p.summary. Tiles given
   // as cut positions (Grid::cut) are kept: an application that numbers its tiles (one per row
   // of a result, one per slab of another grid) cuts them so.
@@ -110,13 +110,6 @@ class Planner {
 // kSplitSeconds less the transfers at the latency assumed when it was measured.
 double split_seconds_for_bus(double bus_latency_seconds);
 
-// What a merged GPU slab may hold (Planner::merge_gpu_part): at most kMergedMemoryShare of a
-// CUDA worker's memory at kMergedBytesPerPoint a point, eight doubles (the fields of a
-// stencil, double-buffered, with room to spare; the rest of the memory for ghost layers, face
-// buffers and other grids). Tiles given smaller than that still merge up to it: a grid too
-// large for the GPU stays in slabs StarPU can move in and out of its memory.
-inline constexpr double kMergedBytesPerPoint = 64;
-inline constexpr double kMergedMemoryShare = 0.5;
 inline constexpr double kAssumedBusLatencySeconds = 10e-6;  // PCIe 5 x16, one way
 
 }  // namespace tessera::partition

@@ -171,6 +171,22 @@ if want bench; then
   fi
 fi
 
+if want ooc; then
+  # Issue #47: a grid larger than the GPU, which STARPU_LIMIT_CUDA_MEM makes a 4 GiB one:
+  # heat3d 1024^3 (17 GB) GPU-only streams through it; its checksum must be the CPU-only run's
+  # (both in 16 steps, a depth that divides them) and the placement line says "streamed".
+  step "out-of-core: heat3d 1024^3 on a GPU limited to 4 GiB"
+  if ! no_gpu && ! no_time; then
+    for w in gpu cpu; do
+      case $w in gpu) wk=(--ncpu 0 --ncuda 1) ;; cpu) wk=(--ncpu "$ncpu" --ncuda 0) ;; esac
+      r=$(STARPU_LIMIT_CUDA_MEM=4096 run 120 "$logs/ooc-heat3d-$w.log" "$B/apps/heat3d/heat3d" \
+            --size 1024 1024 1024 --steps 16 "${wk[@]}")
+      say "  heat3d 1024^3 [$w] $r $(grep -oE '(MLUPS|checksum)=[^ ]+' "$logs/ooc-heat3d-$w.log" | tr '\n' ' ')"
+    done
+    grep -m1 -h 'streamed' "$logs/ooc-heat3d-gpu.log" >> "$S" || say "  (no streamed placement line)"
+  fi
+fi
+
 if want sanitize; then
   step "compute-sanitizer memcheck and racecheck, heat3d 48x40x32, GPU-only"
   cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/compute-sanitizer/compute-sanitizer 2>/dev/null | head -n 1)

@@ -48,6 +48,14 @@ void DataRegistry::unregister_later(Handle h) {
   starpu_data_unregister_submit(raw(h));
 }
 
+void DataRegistry::after_visit(Handle h, bool keep) {
+  const IdleWorkers::Awake awake(idle_);
+  if (keep)
+    starpu_data_wont_use(raw(h));
+  else
+    starpu_data_invalidate_submit(raw(h));
+}
+
 bool DataRegistry::received(Handle h) const {
 #ifdef TESSERA_WITH_MPI
   return distributed_ && starpu_mpi_cached_receive(raw(h)) != 0;

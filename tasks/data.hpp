@@ -38,6 +38,12 @@ class DataRegistry {
   const void* acquire_host(Handle h);
   /// Forgets `h` once the tasks using it have run, without waiting; its data is dropped.
   void unregister_later(Handle h);
+  /// For a tile streamed through a GPU's memory (docs/gpu.md, "Grids larger than a GPU"), once
+  /// the tasks submitted so far that use `h` have run: `keep`, its values go back to main
+  /// memory while the bus is idle and it is the first to leave the GPU (starpu_data_wont_use);
+  /// else its values are scratch and dropped on every memory node, nothing written back
+  /// (starpu_data_invalidate_submit): the next task that uses it must write what it reads.
+  void after_visit(Handle h, bool keep);
   /// Whether StarPU-MPI holds `h` in this rank's receive cache: received from its owner for a
   /// task of this rank since the owner last wrote it.
   bool received(Handle h) const;

@@ -236,10 +236,33 @@ double bus_latency_seconds() {
                   : starpu_transfer_latency(STARPU_MAIN_RAM, static_cast<unsigned>(node)) * 1e-6;
 }
 
-double cuda_memory_bytes() {
-  const int node = first_cuda_node();
-  const starpu_ssize_t total = node < 0 ? -1 : starpu_memory_get_total(static_cast<unsigned>(node));
-  return total > 0 ? static_cast<double>(total) : 0;
+namespace {
+// STARPU_LIMIT_CUDA_MEM (MiB) in bytes, 0 where unset or not a positive number.
+double limit_cuda_mem_bytes() {
+  const char* text = std::getenv("STARPU_LIMIT_CUDA_MEM");
+  if (text == nullptr || *text == '\0') return 0;
+  char* end = nullptr;
+  const double mib = std::strtod(text, &end);
+  return end != text && *end == '\0' && mib > 0 ? mib * 1024 * 1024 : 0;
+}
+}  // namespace
+
+std::vector<GpuFigures> cuda_devices() {
+  std::vector<GpuFigures> gpus;
+  for (int w : class_worker_ids(true)) {
+    GpuFigures g;
+    if (is_cuda_stand_in(w)) {
+      g.memory_bytes = limit_cuda_mem_bytes();
+    } else {
+      const unsigned node = starpu_worker_get_memory_node(static_cast<unsigned>(w));
+      const starpu_ssize_t total = starpu_memory_get_total(node);
+      g.memory_bytes = total > 0 ? static_cast<double>(total) : 0;
+      const double mb_per_s = starpu_transfer_bandwidth(STARPU_MAIN_RAM, node);  // MB/s
+      g.bus_bytes_per_second = mb_per_s > 0 ? mb_per_s * 1e6 : 0;
+    }
+    gpus.push_back(g);
+  }
+  return gpus;
 }
 
 double bus_round_trip_seconds(std::size_t bytes) {

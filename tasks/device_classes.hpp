@@ -62,9 +62,15 @@ PairSeconds model_pair_seconds();
 /// memory (its calibrated bus sampling; 0 without CUDA workers).
 double bus_latency_seconds();
 
-/// The bytes of the first CUDA worker's memory StarPU may use (0 without CUDA workers or where
-/// StarPU does not know: an emulated stand-in's is main memory).
-double cuda_memory_bytes();
+/// One GPU as StarPU knows it, one per worker of the CUDA class in StarPU's order: the bytes of
+/// its memory StarPU may use (STARPU_LIMIT_CUDA_MEM honoured) and its bus from main memory in
+/// bytes per second, one way; 0 where unknown. An emulated stand-in has main memory, no bus:
+/// its memory is STARPU_LIMIT_CUDA_MEM's where set (the tests plan GPUs of any size with it),
+/// else unknown.
+struct GpuFigures {
+  double memory_bytes = 0, bus_bytes_per_second = 0;
+};
+std::vector<GpuFigures> cuda_devices();
 
 /// Seconds StarPU's bus model predicts for moving `bytes` from main memory to the first CUDA
 /// worker's memory and back (0 without CUDA workers).

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -105,8 +106,28 @@ bool smpi_program(int& rank, int& ranks) {
 // rename it to starpu_main), and this hands it over. A program that keeps its main still
 // runs: StarPU then attaches its thread at starpu_init, and SimGrid switches between real
 // threads, about a hundred times slower with many simulated workers.
+// When SimGrid finds the simulated processes deadlocked it says so and ends the simulation, and
+// StarPU's main() returns 0 without the program's main having returned: that exit is made a
+// failure here (a run that produced no result must not look like one that did).
 int tessera_simulated_main(int argc, char** argv) __attribute__((weak));
-extern "C" int starpu_main(int argc, char** argv) { return tessera_simulated_main(argc, argv); }
+namespace {
+bool simulated_main_returned = false;
+void fail_unless_simulated_main_returned() {
+  if (simulated_main_returned) return;
+  std::fputs(
+      "tessera: the simulation ended before the program's main() returned (SimGrid reports a "
+      "deadlock above, or the program called exit()); no result: exit status 70\n",
+      stderr);
+  std::fflush(stderr);
+  std::_Exit(70);
+}
+}  // namespace
+extern "C" int starpu_main(int argc, char** argv) {
+  std::atexit(fail_unless_simulated_main_returned);
+  const int status = tessera_simulated_main(argc, argv);
+  simulated_main_returned = true;
+  return status;
+}
 #endif
 
 namespace tessera::tasks {

@@ -59,6 +59,15 @@ TaskKind constant_ghosts_kind(std::size_t element_size) {
   return k;
 }
 
+TaskKind scratch_ghosts_kind(std::size_t element_size) {
+  // Write only: the tile's values were dropped (FieldStorage::after_visit), so StarPU allocates
+  // it where the task runs and moves nothing; the task writes the ghost regions, and the block
+  // that follows writes every point it then reads.
+  TaskKind k = by_size(element_size, "scratch-ghosts", Access::Write, Access::Read);
+  k.untimed = true;
+  return k;
+}
+
 void region_copies(std::size_t element_size, KernelFn& cpu, KernelFn& cuda) {
   const TaskKind k = by_size(element_size, "copy", Access::Read, Access::Write);
   cpu = k.cpu;

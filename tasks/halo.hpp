@@ -16,6 +16,9 @@ detail::TaskKind boundary_kind(std::size_t element_size);
 // constant-ghosts: writes the Dirichlet ghost regions of a tile (first buffer, no others)
 // once per halo shape; they never change, so boundary tasks leave them out.
 detail::TaskKind constant_ghosts_kind(std::size_t element_size);
+// scratch-ghosts: the same into a tile whose values were dropped (a streamed grid's scratch
+// field, FieldStorage::after_visit), written only: nothing of it crosses the bus.
+detail::TaskKind scratch_ghosts_kind(std::size_t element_size);
 
 /// The exchange folded into the tasks that read and write the tiles: a tile task of `kind`
 /// ("interior", "time-block", "loop", a mesh loop) that first copies its neighbours' face

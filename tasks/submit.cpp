@@ -75,6 +75,18 @@ void Submitter::timed_task_done(void* arg) {
   if (m->next != nullptr) m->next(m->next_arg);
 }
 
+void Submitter::chain_visit(starpu_task* task, int worker, bool runs) {
+  std::deque<std::uint64_t>& last = visits_[worker];
+  const auto tag = static_cast<starpu_tag_t>(next_visit_tag_++);
+  task->use_tag = 1;
+  task->tag_id = tag;
+  const bool full = last.size() == static_cast<std::size_t>(kVisitsAhead);
+  if (full) starpu_tag_declare_deps(tag, 1, static_cast<starpu_tag_t>(last.front()));
+  if (!runs) return;  // opens the next visit: waits as it will, is not one
+  if (full) last.pop_front();
+  last.push_back(tag);
+}
+
 void Submitter::submit(Codelet& c, Handles first, Handles rest, void* arg, std::size_t arg_size,
                        bool owned, TaskTag tag, Placement place) {
   const std::size_t n = first.size + rest.size;
@@ -187,6 +199,9 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
         task->execute_on_a_specific_worker = 1;
         task->workerid =
             static_cast<unsigned>(ids[static_cast<std::size_t>(tag.tile) % ids.size()]);
+        if (place.visit != Placement::Visit::None && cuda)
+          chain_visit(task, static_cast<int>(task->workerid),
+                      place.visit == Placement::Visit::Runs);
       }
     }
     if (policy_.name_tasks) {

@@ -33,7 +33,18 @@ struct Placement {
   int priority = 0;
   int device = 0;
   double work = 0;
+  /// A tile streamed through a GPU's memory (Grid::stream_depth): on each CUDA worker, a visit
+  /// (Visit::Runs, a block's task) may start only once the visit kVisitsAhead before it ended,
+  /// so that a GPU holds the tile it computes, the next one arriving and the last one leaving,
+  /// not every tile whose task is ready (StarPU would fetch them all, and evict what it needs
+  /// next). A task that allocates the tile's scratch for its next visit (Visit::Opens) waits
+  /// as that visit does.
+  enum class Visit { None, Opens, Runs };
+  Visit visit = Visit::None;
 };
+
+/// Visits of streamed tiles a CUDA worker may have ready beyond the one it runs (Placement).
+inline constexpr int kVisitsAhead = 2;
 
 /// The handles of one task group, as submit() takes them without copying: a vector, an
 /// initializer list (`{h}`, alive until the call returns) or none (`{}`).
@@ -114,6 +125,10 @@ class Submitter {
   std::deque<std::string> names_;  // StarPU keeps task->name as a pointer
   // The CPU and the CUDA workers' ids: a split grid's tiles are pinned to them round-robin.
   std::vector<int> class_workers_[2];
+  // Per worker, the StarPU tags of its last streamed visits (Placement::streamed), newest last.
+  void chain_visit(starpu_task* task, int worker, bool runs);
+  std::map<int, std::deque<std::uint64_t>> visits_;
+  std::uint64_t next_visit_tag_ = std::uint64_t{1} << 62;  // clear of StarPU-MPI's tags
   // Step timing (mark_step): the mark of the tasks submitted now, and per mark what the ended
   // ones ran (filled by their callbacks, on StarPU's threads).
   static void timed_task_done(void* mark);

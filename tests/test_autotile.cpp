@@ -4,10 +4,12 @@
 #include <gmock/gmock.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
 #include "partition/autotile.hpp"
+#include "partition/gpu_memory.hpp"
 #include "partition/planner.hpp"
 #include "partition/tiling.hpp"
 #include "tests/autotile_cases.hpp"
@@ -348,21 +350,28 @@ TEST(Planner, MergesTheTilesOfEachCudaWorker) {
   EXPECT_EQ(p.cuts[2], Cuts({256}));
   EXPECT_THAT(p.summary, HasSubstr("merged into 2, one slab per CUDA worker"));
   m.cuda_workers = 1;
-  // The GPU's memory bounds a slab: 512^3 points at 64 bytes are 8.6 GB, within half of an
-  // H100's 80 GB (one slab); half of a 4 GB GPU holds 31.25 M points, so 5 slabs; half of a
-  // 1 GB GPU would need 18, more than the 16 given: kept.
-  m.cuda_memory_bytes = 80e9;
+  // The GPU's memory bounds a slab (plan_gpu_memory): 512^3 points at 24 bytes are 3.2 GB,
+  // within 0.85 of an H100's 80 GB or of a 4 GB GPU (one slab, resident); on a 2 GB GPU
+  // (1.7 GB usable, 567 MB a slab in flight: 87 planes of 6.3 MB less the faces and ghost
+  // planes of the depth) the 16 given slabs merge into 12 that stream through it, 14 steps a
+  // visit (no compute speed: the bus alone prices the depth; 12 slabs of 43 planes move
+  // 1353 bytes a plane's column a step, 11 of 47 at depth 12 1386, 15 of 34 at depth 16
+  // 1472); on a 1 GB GPU streaming needs more slabs than the 16 given: kept.
+  m.gpus = {{80e9, 0}};
   EXPECT_TRUE(Planner(m, true).given({512, 512, 512}, 3, slabs).cuts[2].empty());
-  m.cuda_memory_bytes = 4e9;
+  m.gpus = {{4e9, 0}};
+  EXPECT_TRUE(Planner(m, true).given({512, 512, 512}, 3, slabs).cuts[2].empty());
+  m.gpus = {{2e9, 0}};
   p = Planner(m, true).given({512, 512, 512}, 3, slabs);
-  EXPECT_EQ(p.cuts[2].size(), 4u);
-  EXPECT_THAT(p.summary, HasSubstr("merged into 5, at most 3.12e+07 points a slab (0.5 of a "
-                                   "CUDA worker's memory at 64 bytes a point)"));
-  m.cuda_memory_bytes = 1e9;
+  EXPECT_EQ(p.cuts[2].size(), 11u);
+  EXPECT_EQ(p.stream_depth, 14);
+  EXPECT_THAT(p.summary, HasSubstr("merged into 12, streamed: 3.22e+09 bytes a GPU's share "
+                                   "against 1.7e+09 it may hold; 12 slabs, 14 steps a visit"));
+  m.gpus = {{1e9, 0}};
   p = Planner(m, true).given({512, 512, 512}, 3, slabs);
   EXPECT_FALSE(p.merged);
   EXPECT_EQ(p.cuts, slabs);
-  m.cuda_memory_bytes = 0;
+  m.gpus.clear();
 
   m.cuda_workers = 1;
   m.gpu_share = 0.5;  // 10 of 20 planes: the tile starts 8 and 12 are as near; the first wins
@@ -631,6 +640,121 @@ TEST_P(UnevenTiles, RetilingMidRunChangesNoValue) {
                 u.retile(tessera::Grid<3>({8, 8, 9}, {8, 8, 4}));
               }),
               AllOf(HasSubstr("cannot move onto a grid of 8 x 8 x 9"), HasSubstr("same extent")));
+}
+
+// What a GPU part asks of a GPU's memory (partition::plan_gpu_memory), with the figures of the
+// calibrated H100 node's simulation: heat3d's 16 bytes a point at 2745 GB/s on the GPU, a task
+// 15 us, the bus 50 GB/s.
+constexpr double kH100PointSeconds = 16 / 2745e9;
+Machine gpu_node(double memory_bytes, int gpus = 1, double point_seconds = kH100PointSeconds) {
+  Machine m;
+  m.cpu_workers = 15;
+  m.cuda_workers = gpus;
+  m.gpu_point_seconds = point_seconds;
+  m.gpus.assign(static_cast<std::size_t>(gpus), {memory_bytes, 50e9});
+  return m;
+}
+
+TEST(GpuMemory, AGridThatFitsStaysResident) {
+  using tessera::partition::plan_gpu_memory;
+  // heat3d 1024^3 on an 80 GB H100: 25.8 GB at 24 bytes a point fits 0.85 of it.
+  const auto p = plan_gpu_memory(1024.0 * 1024, 1024, gpu_node(80e9), kH100PointSeconds, 15e-6, 1);
+  EXPECT_FALSE(p.streamed);
+  EXPECT_TRUE(p.possible);
+  EXPECT_EQ(p.slabs, 1);
+  EXPECT_EQ(p.depth, 0);
+  EXPECT_TRUE(p.why.empty());
+  // Memory unknown (0): resident, as before the planner knew memory.
+  EXPECT_FALSE(plan_gpu_memory(1024.0 * 1024, 1024, gpu_node(0), kH100PointSeconds, 15e-6, 1)
+                   .streamed);
+}
+
+TEST(GpuMemory, AGridLargerThanTheGpuStreamsInSlabsThatFit) {
+  using tessera::partition::kPlannedBytesPerPoint;
+  using tessera::partition::kSlabsInFlight;
+  using tessera::partition::plan_gpu_memory;
+  // heat3d 1024^3 on a 4 GiB GPU as StarPU reports it (3.6 GiB): 3.29 GB usable, 1.1 GB a slab
+  // in flight, 41 planes of 25 MB less the faces and 2 x depth ghost planes. The bus dominates
+  // (the GPU computes a step in 6 ms), and what crosses it a step, per plane's column, is
+  // 10050 bytes at depth 2 (29 slabs), 6344 at 4 (35), 5617 at 6 (45 slabs of 23 planes),
+  // 6144 at 8 (64): depth 6. The fields alone would be 2731 at depth 6: at this memory the
+  // ghost planes and faces cost as much as the fields.
+  const double memory = 3865051136;
+  const double plane = 1024.0 * 1024;
+  const auto p = plan_gpu_memory(plane, 1024, gpu_node(memory), kH100PointSeconds, 15e-6, 1);
+  EXPECT_TRUE(p.streamed);
+  EXPECT_TRUE(p.possible);
+  EXPECT_EQ(p.depth, 6);
+  EXPECT_EQ(p.slabs, 45);
+  // What the GPU holds at once fits: kSlabsInFlight slabs with their ghost planes.
+  const double slab_planes = std::ceil(1024.0 / static_cast<double>(p.slabs)) + 2 * p.depth;
+  EXPECT_LE(kSlabsInFlight * slab_planes * plane * kPlannedBytesPerPoint, 0.85 * memory);
+  // The bus: the field in and out once a visit with its ghost planes (16 bytes a point), four
+  // faces of 6 planes (8 bytes a point), over 6 steps.
+  const double thick = 1024.0 / 45;
+  EXPECT_NEAR(p.bus_bytes_per_step, 45 * plane * ((thick + 12) * 16 + 4 * 6 * 8) / 6, 1e3);
+  EXPECT_NEAR(p.fields_bytes_per_step, plane * 1024 * 16 / 6, 1e3);
+  EXPECT_NEAR(p.bus_seconds, p.bus_bytes_per_step / 50e9, 1e-9);
+  EXPECT_GT(p.bus_seconds, p.compute_seconds);
+  EXPECT_THAT(p.why, HasSubstr("streamed: 2.58e+10 bytes a GPU's share against 3.29e+09 it may "
+                               "hold; 45 slabs, 6 steps a visit, 5.88e+09 bytes over the bus a step (the fields 2.86e+09"));
+  // Four such GPUs: a quarter each, still streamed, 4 x the slabs of one GPU's share.
+  const auto four = plan_gpu_memory(plane, 1024, gpu_node(memory, 4), kH100PointSeconds, 15e-6, 1);
+  EXPECT_TRUE(four.streamed);
+  EXPECT_EQ(four.slabs % 4, 0);
+  EXPECT_LT(four.step_seconds, p.step_seconds / 3);
+}
+
+TEST(GpuMemory, SlowComputeTakesAShallowerDepth) {
+  using tessera::partition::plan_gpu_memory;
+  // A GPU as slow as 20 cores (134 ms a step): compute dominates from depth 4 on, where the
+  // recomputed ghost planes (4 of 29) cost more than the bus saves: 152 ms against 169 ms at
+  // depth 6 (the bus alone would take 6), 210 ms at depth 2 (the bus).
+  const auto p = plan_gpu_memory(1024.0 * 1024, 1024, gpu_node(3865051136, 1, 2.5e-9 / 20),
+                                 2.5e-9 / 20, 15e-6, 1);
+  EXPECT_TRUE(p.streamed);
+  EXPECT_EQ(p.depth, 4);
+  EXPECT_GT(p.compute_seconds, p.bus_seconds);
+  // Without a calibrated GPU speed the bus alone prices it: depth 6.
+  EXPECT_EQ(plan_gpu_memory(1024.0 * 1024, 1024, gpu_node(3865051136, 1, 0), 2.5e-9 / 20, 15e-6, 1)
+                .depth,
+            6);
+}
+
+TEST(GpuMemory, NotEvenTheThinnestSlabFitsIsRefused) {
+  using tessera::partition::plan_gpu_memory;
+  // A 100 MB GPU for planes of 25 MB: three slabs of 8 planes, their ghost planes and faces
+  // at depth 2 need 1.1 GB.
+  const auto p = plan_gpu_memory(1024.0 * 1024, 1024, gpu_node(100e6), kH100PointSeconds, 15e-6, 1);
+  EXPECT_FALSE(p.possible);
+  EXPECT_THAT(p.why, HasSubstr("streaming needs 3 slabs of at least 8 planes (1.11e+09 bytes) "
+                               "on a GPU at once, more than the 8.5e+07 bytes it may use of its "
+                               "1e+08"));
+  // The chooser then gives the GPU only what it holds (3 planes, 75 MB), the rest to the CPU
+  // workers, or, without any, refuses the grid.
+  Machine m = gpu_node(100e6);
+  TileChoice c = choose_tiles({1024, 1024, 1024}, 3, {0, 0, 0}, m);
+  EXPECT_TRUE(c.gpu_fits);
+  EXPECT_EQ(c.stream_depth, 0);
+  EXPECT_LE(c.split, 3);
+  m.cpu_workers = 0;
+  c = choose_tiles({1024, 1024, 1024}, 3, {0, 0, 0}, m);
+  EXPECT_FALSE(c.gpu_fits);
+}
+
+TEST(GpuMemory, TheSplitPricesTheStreamedPart) {
+  // heat3d 1024^3 on a 4 GiB GPU with 15 cores at 7.16 GB/s each (the node's calibration): the
+  // GPU part streams at the bus's rate, so the cores take a share of the planes where that
+  // shortens the step, and the line says streamed.
+  Machine m = gpu_node(3865051136);
+  m.cpu_point_seconds = 16 / 7.16e9;
+  m.gpu_point_seconds = kH100PointSeconds;
+  const TileChoice c = choose_tiles({1024, 1024, 1024}, 3, {0, 0, 0}, m);
+  EXPECT_GT(c.split, 0);
+  EXPECT_LT(c.split, 1024);
+  EXPECT_GT(c.stream_depth, 0);
+  EXPECT_THAT(c.summary, HasSubstr("streamed: "));
+  EXPECT_THAT(c.summary, HasSubstr("predicted step: GPU-only "));
 }
 
 }  // namespace

@@ -52,9 +52,7 @@ double retile_seconds_per_byte(Context& rt) {
       rate = took.count() / static_cast<double>(kBytes);
     }
   }
-  // In femtoseconds per byte (a GB/s is a million): exact enough, and an integer to sum.
-  const std::int64_t fs = std::llround(rate * 1e15);
-  return static_cast<double>(comm::sum(fs)) * 1e-15 / static_cast<double>(rt.ranks);
+  return comm::mean_over_ranks({rate}, false)[0];
 }
 }  // namespace
 
@@ -172,12 +170,10 @@ std::array<double, 2> measured_part_seconds(const GridSpec& grid, const std::vec
     gpu.push_back(per_step(b->second.cuda_seconds, gpu_tiles, rt.engine->cuda_workers(), steps));
     cpu.push_back(per_step(b->second.cpu_seconds, cpu_tiles, rt.engine->cpu_workers(), steps));
   }
-  // The same figures on every rank (the same decision): the mean over the ranks, in ns.
-  const double per = 1e-9 / static_cast<double>(rt.ranks);
-  return {
-      static_cast<double>(comm::sum(std::llround(partition::recent_step_seconds(gpu) * 1e9))) * per,
-      static_cast<double>(comm::sum(std::llround(partition::recent_step_seconds(cpu) * 1e9))) *
-          per};
+  // The same figures on every rank (the same decision): the mean over the ranks.
+  const std::vector<double> mean = comm::mean_over_ranks(
+      {partition::recent_step_seconds(gpu), partition::recent_step_seconds(cpu)}, false);
+  return {mean[0], mean[1]};
 }
 
 void note_balance(const std::string& line) { announce(live_context("tessera::Balance"), line); }

@@ -468,11 +468,8 @@ BlockCosts block_costs(const std::string& stencil, const GridSpec& grid) {
   auto known = point_seconds.find(key);
   if (known == point_seconds.end()) {
     const tasks::PointCost mine = tasks::model_point_cost(stencil, tile_points);
-    // In picoseconds, summed; the models' choice only where every rank's models have one.
-    const std::int64_t with_model = comm::sum(mine.seconds > 0 ? 1 : 0);
-    const std::int64_t ps = comm::sum(std::llround(mine.seconds * 1e12));
-    const double mean = with_model == rt->ranks ? static_cast<double>(ps) * 1e-12 / rt->ranks : 0;
-    known = point_seconds.emplace(key, mean).first;
+    // The models' choice only where every rank's models have one.
+    known = point_seconds.emplace(key, comm::mean_over_ranks({mine.seconds}, true)[0]).first;
   }
   if (known->second > 0) costs.point_seconds = known->second;
   return costs;
@@ -497,6 +494,9 @@ int deepest_block_for_tiles(int radius, const GridSpec& grid, int most, const Bl
     return more;
   };
   int limit = std::max(1, static_cast<int>(width / radius));
+  // A GPU part streamed through the GPUs' memory: the planner's depth, priced with the bus (each
+  // step of a visit saves a crossing), within what the tiles allow.
+  if (grid.stream_depth > 0) return std::min(limit, grid.stream_depth);
   while (limit > 1 && recomputed(limit) > kRedundantWorkLimit) --limit;
   // Up to kMaxAutoDepth, the deepest: a deeper block also brings each plane from memory fewer
   // times, which the per-point cost below does not see.

@@ -466,6 +466,31 @@ void FieldStorage::fill_constant_ghosts(const std::string& stencil, int width, b
   }
 }
 
+void FieldStorage::after_visit(bool keep) {
+  tasks::DataRegistry& data = context().engine->data();
+  impl_->discarded.resize(static_cast<std::size_t>(tiles()), 0);
+  for (int t = 0; t < tiles(); ++t)
+    if (mine(t) && device_class(t) == 2) {
+      data.after_visit(impl_->tile(t).handle, keep);
+      if (!keep) impl_->discarded[static_cast<std::size_t>(t)] = 1;
+    }
+}
+
+void FieldStorage::refill_discarded(const std::string& stencil, int width, bool box, int tile) {
+  const auto t = static_cast<std::size_t>(tile);
+  if (t >= impl_->discarded.size() || !impl_->discarded[t]) return;
+  impl_->discarded[t] = 0;
+  fill_constant_ghosts(stencil, width, box);  // plans the set's constant regions, once
+  auto& constants = impl_->halos[{width, box}].tile(tile).constants;
+  if (constants.count == 0) return;
+  tasks::Engine& engine = *context().engine;
+  tasks::Codelet& fill =
+      engine.codelets().get(stencil, type_, tasks::scratch_ghosts_kind(element_size_));
+  engine.submitter().submit(fill, {impl_->tile(tile).handle}, {}, &constants, sizeof(constants),
+                            false, exchange_tag(*this, tile, -1),
+                            {0, device_class(tile), 0, tasks::Placement::Visit::Opens});
+}
+
 // The halo-pack tasks, unless the tasks that wrote the field packed the face buffers already.
 static void submit_packs(FieldStorage& f, HaloSet& set, const std::string& stencil, long version) {
   if (set.packed == version) return;

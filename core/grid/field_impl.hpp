@@ -99,6 +99,7 @@ struct FieldStorage::Impl {
   std::vector<FieldTile> tiles;    // in tile order, which is the handles' registration order
   const char* tag_name = nullptr;  // the field's name, interned for task tags
   bool released = false;
+  std::vector<char> discarded;  // per tile: dropped by FieldStorage::after_visit, not refilled
 };
 
 // Calls work(0 .. n-1) on up to the machine's hardware threads, each index once; returns when

@@ -88,6 +88,18 @@ Lattice lattice_of_cuts(const Extent3& extent, const std::array<std::vector<std:
   return l;
 }
 
+// A grid whose GPU part fits no GPU even streamed, refused before any task: the planner's
+// figures (bytes needed, bytes available) and what to change.
+std::string gpu_memory_refusal(const Context& rt, const Extent3& extent, int dims,
+                               const partition::TileChoice& choice) {
+  return "a grid of " + lattice_text(extent, dims) + " does not fit the memory of " +
+         std::to_string(rt.planner.machine().cuda_workers) +
+         " CUDA worker(s) even streamed through it in slabs, and no CPU part can take it (" +
+         choice.summary +
+         "); run with CPU workers (--ncpu), on GPUs with more memory (STARPU_LIMIT_CUDA_MEM "
+         "limits what StarPU uses of them), or on a smaller grid";
+}
+
 // Tiles chosen by the library along the axes whose tile is 0, by the run's planner: with CUDA
 // workers the split is where both parts take a step in the shortest time (a hand-set
 // --gpu-fraction puts it at that share of the planes instead).
@@ -97,7 +109,9 @@ Lattice automatic_lattice(const Extent3& extent, const Extent3& tile, int dims) 
   Lattice l = lattice_of_cuts(extent, choice.cuts, dims, -1, -1);
   l.split_axis = choice.split_axis;
   l.split = choice.split;
+  l.stream_depth = choice.stream_depth;
   l.chosen = choice.summary + rt.planner_speeds;
+  if (!choice.gpu_fits) throw Error(gpu_memory_refusal(rt, extent, dims, choice));
   // Said once per grid and extent, after the configuration line, which the trace and the
   // report carry too.
   announce(rt, "tessera: tiles of " + lattice_text(extent, dims) + ": " + l.chosen);
@@ -141,6 +155,7 @@ void place_given_tiles(Lattice& l, const Extent3& extent, int dims, bool as_exte
   }
   l.split_axis = p.split_axis;
   l.split = p.split;
+  l.stream_depth = p.stream_depth;
 }
 }  // namespace
 

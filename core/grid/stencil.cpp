@@ -105,6 +105,10 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
   // Steps 1, 3, ... read next at the faces: its Dirichlet ghosts must hold their values too.
   // This also plans next's halo set of this (width, shape), which an odd block packs (below).
   next.fill_constant_ghosts(name, width, deep_box);
+  // A streamed grid's scratch, dropped after the last visit: refilled just before each visit.
+  call.before_tile = [&next, &name, width, deep_box](int t) {
+    next.refill_discarded(name, width, deep_box, t);
+  };
   // The block tasks copy the ghost layers of u and of the in-place fields in and, the block
   // done, pack the faces of what the next block exchanges, so that no halo-pack task runs
   // between blocks. The in-place fields, and u after an even number of steps (the result then
@@ -139,6 +143,16 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
   call.steps = steps;
   rt.steps += steps;
   submit_tile_tasks(call);
+  // A grid streamed through the GPUs' memory: each tile's result leaves the GPU first, written
+  // back while the bus is idle, and what the block left in the other field is scratch, dropped
+  // unwritten (the bus then carries u in and out once a visit, next never). After an odd
+  // number of steps both are kept: the caller swaps next, which then holds the result, into u.
+  if (u.grid().stream_depth > 0) {
+    u.after_visit(true);
+    next.after_visit(ends_in_next);
+    for (FieldStorage* f : state) f->after_visit(true);
+    for (FieldStorage* f : extras) f->after_visit(true);
+  }
   for (std::size_t k = 0; k < exchanged.size(); ++k) {
     if (filled[k] != nullptr)
       exchanged[k]->count_received(*filled[k]);  // before the spares become the buffers

@@ -73,7 +73,10 @@ void submit_tile_tasks(const TileTaskCall& call) {
     tag.rank = first.owner(t);
     const double point_steps = static_cast<double>(w.extent[0]) * static_cast<double>(w.extent[1]) *
                                static_cast<double>(w.extent[2]) * static_cast<double>(call.steps);
-    const tasks::Placement place{first.on_rank_edge(t) ? 1 : 0, first.device_class(t), point_steps};
+    if (call.before_tile) call.before_tile(t);
+    const tasks::Placement place{
+        first.on_rank_edge(t) ? 1 : 0, first.device_class(t), point_steps,
+        first.grid().stream_depth > 0 ? tasks::Placement::Visit::Runs : tasks::Placement::Visit::None};
     if (call.with_halo == nullptr) {
       engine.submitter().submit(*call.codelet, read, write, block, call.args.size, true, tag,
                                 place);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,9 @@ struct TileTaskCall {
   tasks::Codelet* with_halo = nullptr;
   KernelFn kernel_cpu = nullptr, kernel_cuda = nullptr;  // the kind's own entries
   std::vector<Access> modes;  // the kind's modes: of the reads, then of the writes
+  /// Called before each tile's task is submitted (a streamed grid's scratch refill,
+  /// FieldStorage::refill_discarded); empty: nothing.
+  std::function<void(int)> before_tile;
 };
 
 /// Makes the call's tasks pack the faces of the fields they write, `written` (its fields from

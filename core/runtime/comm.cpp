@@ -292,4 +292,29 @@ std::int64_t sum(std::int64_t value) { return value; }
 
 #endif
 
+std::vector<double> mean_over_ranks(const std::vector<double>& mine, bool known_everywhere) {
+  const int n = ranks();
+  if (n == 1 || smpi_simulated()) {
+    std::vector<double> out = mine;
+    if (known_everywhere)
+      for (double& v : out) v = v > 0 ? v : 0.0;
+    return out;
+  }
+  const std::vector<unsigned char> all = all_gather(mine.data(), mine.size() * sizeof(double));
+  std::vector<double> out(mine.size(), 0.0);
+  for (std::size_t k = 0; k < mine.size(); ++k) {
+    double total = 0;
+    bool known = true;
+    for (int r = 0; r < n; ++r) {
+      double v;
+      std::memcpy(&v, all.data() + (static_cast<std::size_t>(r) * mine.size() + k) * sizeof(double),
+                  sizeof(double));
+      known = known && v > 0;
+      total += v;
+    }
+    out[k] = known || !known_everywhere ? total / n : 0.0;
+  }
+  return out;
+}
+
 }  // namespace tessera::detail::comm

@@ -47,6 +47,12 @@ void share_owned(int tiles, Owner owner, Pack pack, Unpack unpack) {
 void broadcast(void* data, std::size_t bytes, int root);
 /// Sum of `value` over the ranks, on every rank.
 std::int64_t sum(std::int64_t value);
+/// Figures every rank agrees on, in one collective: for each of `mine`, the mean of that figure
+/// over the ranks, added in rank order so that every rank gets the same bits (a GPU's memory in
+/// bytes, a time per point in seconds: any magnitude, no fixed-point scale). With
+/// `known_everywhere`, a figure is known (> 0) on every rank or it is 0 for all: the ranks would
+/// otherwise decide on figures some of them do not have. Under SMPI, this rank's own figures.
+std::vector<double> mean_over_ranks(const std::vector<double>& mine, bool known_everywhere);
 /// Runs `local` on every rank: checks whose outcome may differ between ranks (paths, memory,
 /// the environment, starting StarPU). Collective. When it throws tessera::Error on any rank,
 /// every rank throws the same Error: the message itself when every rank failed alike, else the

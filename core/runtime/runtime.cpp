@@ -4,6 +4,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -173,21 +174,28 @@ void check_gpu_fraction(double fraction, int cpu_workers, int cuda_workers) {
                 "--gpu-fraction 1 or give CPU workers");
 }
 
-// A figure every rank agrees on: the mean over the ranks of `value` where every rank has one
-// (> 0), else 0. Collective.
-double agreed(double value, int ranks) {
-  constexpr double kScale = 1e15;  // in units of 1e-15: the figures here are 1e-10 to 1e2
-  const std::int64_t known = detail::comm::sum(value > 0 ? 1 : 0);
-  const std::int64_t total = detail::comm::sum(value > 0 ? std::llround(value * kScale) : 0);
-  return known == ranks ? static_cast<double>(total) / kScale / ranks : 0.0;
+// The least of `count` over the ranks (this rank's under SMPI, which gathers nothing).
+// Collective.
+std::size_t fewest_over_ranks(std::size_t count) {
+  if (detail::comm::ranks() == 1 || detail::comm::smpi_simulated()) return count;
+  const auto mine = static_cast<std::uint64_t>(count);
+  const std::vector<unsigned char> all = detail::comm::all_gather(&mine, sizeof(mine));
+  std::uint64_t least = mine;
+  for (std::size_t r = 0; r + sizeof(mine) <= all.size(); r += sizeof(mine)) {
+    std::uint64_t v;
+    std::memcpy(&v, all.data() + r, sizeof(v));
+    least = std::min(least, v);
+  }
+  return static_cast<std::size_t>(least);
 }
 
 // The placement planner of this run (partition/planner.hpp): every rank's workers (a grid's
 // tiles are distributed over the ranks in blocks, so every rank's count), with CUDA workers
 // the GPU's speed against a core's from the calibrated models where they hold both (said on
 // the planner's lines: `speeds`; all-pairs work's per interaction: `pair_speeds`), the split's
-// fixed cost from StarPU's bus model, and a hand-set --gpu-fraction. Every figure is the mean
-// over the ranks, so that every rank's planner decides alike. Collective.
+// fixed cost from StarPU's bus model, each GPU's memory and bus, and a hand-set
+// --gpu-fraction. Every figure is the mean over the ranks, agreed in one collective
+// (comm::mean_over_ranks), so that every rank's planner decides alike. Collective.
 partition::Planner make_planner(detail::Context& c, std::string* speeds, std::string* pair_speeds) {
   partition::Machine m;
   m.ranks = c.ranks;
@@ -195,9 +203,22 @@ partition::Planner make_planner(detail::Context& c, std::string* speeds, std::st
   m.cuda_workers = static_cast<int>(detail::comm::sum(c.engine->cuda_workers()));
   if (m.cuda_workers == 0) return partition::Planner(m, false);  // CPU tiles only
   const tasks::ClassSpeeds s = tasks::model_class_speeds();
-  const double gpu_per_core = agreed(
+  const tasks::PairSeconds p = tasks::model_pair_seconds();
+  const bool pairs_known = p.cpu > 0 && p.cuda > 0;
+  // Every rank's GPUs alike: as many as the rank with the fewest has (the figures of the others
+  // are not agreed, and a rank without their like could not place tiles on them).
+  const std::vector<tasks::GpuFigures> gpus = tasks::cuda_devices();
+  const std::size_t fewest = fewest_over_ranks(gpus.size());
+  std::vector<double> mine{
       s.cpu_us_per_byte > 0 && s.cuda_us_per_byte > 0 ? s.cuda_us_per_byte / s.cpu_us_per_byte : 0,
-      c.ranks);
+      pairs_known ? p.cpu : 0, pairs_known ? p.cuda : 0, tasks::bus_latency_seconds()};
+  for (std::size_t g = 0; g < gpus.size() && g < fewest; ++g) {
+    mine.push_back(gpus[g].memory_bytes);
+    mine.push_back(gpus[g].bus_bytes_per_second);
+  }
+  mine.resize(4 + 2 * fewest, 0.0);
+  const std::vector<double> agreed = detail::comm::mean_over_ranks(mine, true);
+  const double gpu_per_core = agreed[0];
   const bool known = gpu_per_core > 0;
   if (known) {
     m.cpu_point_seconds = partition::kCpuPointSeconds;
@@ -207,9 +228,8 @@ partition::Planner make_planner(detail::Context& c, std::string* speeds, std::st
                   s.source.c_str());
     *speeds = b;
   }
-  const tasks::PairSeconds p = tasks::model_pair_seconds();
-  m.cpu_pair_seconds = agreed(p.cpu > 0 && p.cuda > 0 ? p.cpu : 0, c.ranks);
-  m.gpu_pair_seconds = agreed(p.cpu > 0 && p.cuda > 0 ? p.cuda : 0, c.ranks);
+  m.cpu_pair_seconds = agreed[1];
+  m.gpu_pair_seconds = agreed[2];
   if (m.cpu_pair_seconds > 0 && m.gpu_pair_seconds > 0) {
     char b[200];
     std::snprintf(b, sizeof(b),
@@ -217,8 +237,9 @@ partition::Planner make_planner(detail::Context& c, std::string* speeds, std::st
                   m.cpu_pair_seconds * 1e9, m.gpu_pair_seconds * 1e9, p.source.c_str());
     *pair_speeds = b;
   }
-  m.split_seconds = partition::split_seconds_for_bus(agreed(tasks::bus_latency_seconds(), c.ranks));
-  m.cuda_memory_bytes = agreed(tasks::cuda_memory_bytes(), c.ranks);
+  m.split_seconds = partition::split_seconds_for_bus(agreed[3]);
+  for (std::size_t g = 0; g < fewest; ++g)
+    m.gpus.push_back({agreed[4 + 2 * g], agreed[5 + 2 * g]});
   m.gpu_share = c.options.gpu_fraction;
   return partition::Planner(m, known);
 }

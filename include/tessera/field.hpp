@@ -46,6 +46,7 @@ GridSpec grid_spec(const Grid<D>& g) {
   }
   s.split_axis = g.split_axis();
   s.split = g.split();
+  s.stream_depth = g.stream_depth();
   s.chosen = !g.chosen().empty();
   return s;
 }

@@ -32,6 +32,7 @@ struct Lattice {
   std::string chosen;
   int split_axis = -1;
   std::int64_t split = -1;
+  int stream_depth = 0;  // the GPU part streamed through the GPUs' memory: steps a visit
 };
 /// Uniform tiles of `tile` points; a tile of 0 along an axis: the library chooses the tiles
 /// along it from the live runtime's workers (throws without a live runtime; collective in a
@@ -119,6 +120,10 @@ class Grid {
   /// without one (the scheduler places every tile).
   int split_axis() const { return split_axis_; }
   std::int64_t split() const { return split_; }
+  /// With CUDA workers, where the tiles on them do not fit their GPUs' memory: the steps each
+  /// visit of a slab advances as they stream through it (the planner's depth, which
+  /// Stencil::auto_depth gives); 0 where they stay (docs/gpu.md, "Grids larger than a GPU").
+  int stream_depth() const { return stream_depth_; }
   const std::array<bool, D>& periodic() const { return periodic_; }
   std::int64_t points() const {
     std::int64_t p = 1;
@@ -172,6 +177,7 @@ class Grid {
     chosen_ = lattice.chosen;
     split_axis_ = lattice.split_axis;
     split_ = lattice.split;
+    stream_depth_ = lattice.stream_depth;
   }
 
   Index<D> extent_, tile_{};
@@ -182,6 +188,7 @@ class Grid {
   std::string chosen_;
   int split_axis_ = -1;
   std::int64_t split_ = -1;
+  int stream_depth_ = 0;
 };
 
 }  // namespace tessera

@@ -38,8 +38,10 @@ cases=(
 : "${HEAT_CPU_GBS:=7.16}" "${HEAT_GPU_GBS:=2745}"
 
 platform="$work/platform"
+# GPU_MEM: the simulated GPU's memory in bytes (the H100's 80 GiB unless said; out-of-core.sh
+# makes it a small one).
 python3 scripts/sim/simmodel.py platform "$work/sampling" "$platform" h100node --cpus 16 \
-  --pcie-gbs "$PCIE_GBS" --pcie-lat-us "$PCIE_LAT_US" > /dev/null
+  --pcie-gbs "$PCIE_GBS" --pcie-lat-us "$PCIE_LAT_US" --gpu-mem "${GPU_MEM:-$((80 << 30))}" > /dev/null
 
 # One simulated run: its result line on stdout, its output in $work/run.log. A kind without a
 # model stops StarPU with its symbol: the model is written (simmodel.py regression) and the run

@@ -19,6 +19,7 @@
 
 #include "tessera/detail/cuda_launch.hpp"
 #include "tests/cuda/cuda_options.hpp"
+#include "tests/autotile_cases.hpp"
 #include "tests/stencil_cases.hpp"
 
 namespace {
@@ -256,6 +257,42 @@ TEST_P(EmulatedSplit, UserTilesWithAHandSetShare) {
 // models a run calibrated, so on the load of the machine: not a test.)
 TEST_P(EmulatedSplit, AutomaticTilesPlacedByTheChooser) {
   expect_split_and_run("chosen", -1, GetParam(), {14, 12, 32}, {0, 0, 0}, 32);
+}
+
+// A grid larger than its GPU (the stand-in's memory made 1 MiB by STARPU_LIMIT_CUDA_MEM, which
+// the planner reads for stand-ins): the planner streams it in slabs (Grid::stream_depth), each
+// visit's scratch field dropped and its constant ghosts refilled (FieldStorage::after_visit),
+// and the result is still the reference's bits, with blocks of the streamed depth and a last,
+// odd one.
+TEST_P(EmulatedSplit, AGridLargerThanTheGpuStreamsBitwise) {
+  setenv("STARPU_LIMIT_CUDA_MEM", "1", 1);
+  tessera::Options o = split_options("streamed");
+  o.fused_exchange = GetParam();
+  tessera::Runtime rt(o);
+  // 2.36 MB at 24 bytes a point; 0.85 MiB usable, 297 KB a slab in flight: slabs of 10 planes
+  // of 12 KB with 4 ghost planes a side and four faces of 4 planes (depth 2: 12 slabs of 16
+  // planes move more a step).
+  const tessera::Grid<3> grid({16, 32, 192}, {0, 0, 0});
+  unsetenv("STARPU_LIMIT_CUDA_MEM");
+  EXPECT_EQ(grid.split(), 192) << grid.chosen();
+  EXPECT_EQ(grid.stream_depth(), 4) << grid.chosen();
+  EXPECT_EQ(grid.tiles(), 20) << grid.chosen();
+  EXPECT_THAT(grid.chosen(), testing::HasSubstr("streamed: 2.36e+06 bytes a GPU's share "
+                                                "against 8.91e+05 it may hold; 20 slabs, 4 steps"));
+  test::expect_heat3d_advance_matches_reference(grid, 9, tessera::kAutoDepth);
+}
+
+// A GPU's memory of tens of GB goes through the runtime's agreement of figures whole (it once
+// overflowed a fixed-point scale and read as unknown): 40 GiB for the stand-in, a grid of 38.7
+// GB at the planner's 24 bytes a point streams, against 0.85 of 42949672960 bytes.
+TEST(EmulatedSplitMemory, TensOfGigabytesAgreed) {
+  setenv("STARPU_LIMIT_CUDA_MEM", "40960", 1);
+  tessera::Options o = split_options("agreed");
+  tessera::Runtime rt(o);
+  const tessera::Grid<3> grid({1024, 1024, 1536}, {0, 0, 0});
+  unsetenv("STARPU_LIMIT_CUDA_MEM");
+  EXPECT_GT(grid.stream_depth(), 0) << grid.chosen();
+  EXPECT_THAT(grid.chosen(), testing::HasSubstr("against 3.65e+10 it may hold")) << grid.chosen();
 }
 
 INSTANTIATE_TEST_SUITE_P(EmulatedDevice, EmulatedSplit, testing::Bool(),

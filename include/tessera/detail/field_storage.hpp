@@ -28,6 +28,7 @@ struct GridSpec {
   std::array<bool, 3> periodic{};
   int split_axis = -1;
   std::int64_t split = -1;
+  int stream_depth = 0;  // Grid::stream_depth
   bool chosen = false;
   bool operator==(const GridSpec& o) const {
     return dims == o.dims && extent == o.extent && tile == o.tile && cuts == o.cuts &&
@@ -108,6 +109,16 @@ class FieldStorage {
   /// regions of `width` layers; exchange() does it first. For a field that is written before
   /// it is ever exchanged but read at its faces (the second field of a temporal block).
   void fill_constant_ghosts(const std::string& stencil, int width, bool box);
+  /// A grid streamed through the GPUs' memory (GridSpec::stream_depth), after the tasks of one
+  /// visit of its tiles were submitted: the tiles this rank runs on CUDA workers are kept
+  /// (written back while the bus is idle, first to leave the GPU) or, `keep` false, discarded
+  /// (scratch: nothing written back or read again; refill_discarded restores their constant
+  /// ghost layers before the next visit).
+  void after_visit(bool keep);
+  /// Submits the constant (Dirichlet) ghost layers of `width` of tile `tile` if after_visit
+  /// discarded it (the tasks of a block read them at the faces), just before the tile's next
+  /// visit (tasks::Placement::Visit::Opens: it allocates the scratch on the GPU).
+  void refill_discarded(const std::string& stencil, int width, bool box, int tile);
   /// Records that tasks were submitted that write the tiles (ghost layers now stale).
   void written() { ++version_; }
 

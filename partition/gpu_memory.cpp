@@ -1,0 +1,114 @@
+#include "partition/gpu_memory.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace tessera::partition {
+
+double Machine::gpu_memory_bytes() const {
+  double least = 0;
+  for (const Gpu& g : gpus) {
+    if (!(g.memory_bytes > 0)) return 0;
+    least = least > 0 ? std::min(least, g.memory_bytes) : g.memory_bytes;
+  }
+  return least;
+}
+
+double Machine::gpu_bus_bytes_per_second() const {
+  double slowest = 0;
+  for (const Gpu& g : gpus) {
+    if (!(g.bus_bytes_per_second > 0)) return 0;
+    slowest = slowest > 0 ? std::min(slowest, g.bus_bytes_per_second) : g.bus_bytes_per_second;
+  }
+  return slowest;
+}
+
+GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Machine& m,
+                              double gpu_point_seconds, double task_seconds, int across) {
+  GpuMemoryPlan p;
+  const int gpus = std::max(1, m.cuda_workers);
+  p.slabs = std::min<std::int64_t>(gpus, std::max<std::int64_t>(1, planes));
+  if (planes <= 0) return p;
+  // A GPU's share: the thickest of the slabs, one a GPU.
+  const std::int64_t share = (planes + gpus - 1) / gpus;
+  const double share_points = plane_points * static_cast<double>(share);
+  p.compute_seconds = gpu_point_seconds * share_points;
+  p.step_seconds = p.compute_seconds + task_seconds * across;
+  const double memory = m.gpu_memory_bytes();
+  p.available_bytes = kUsableMemoryShare * memory;
+  p.needed_bytes = share_points * kPlannedBytesPerPoint;
+  if (!(memory > 0) || p.needed_bytes <= p.available_bytes) return p;  // resident
+
+  p.streamed = true;
+  const double bus = m.gpu_bus_bytes_per_second() > 0 ? m.gpu_bus_bytes_per_second()
+                                                       : kAssumedBusBytesPerSecond;
+  // Streamed, the GPU's compute counts only where calibrated models give its speed: a GPU's
+  // memory moves a step's points tens of times faster than the bus does, so without them the
+  // bus alone prices the step (an assumed slow GPU would keep the depth shallow for nothing).
+  const bool speed_known = m.gpu_point_seconds > 0;
+  if (!speed_known) gpu_point_seconds = 0;
+  const double plane_bytes = plane_points * kPlannedBytesPerPoint;
+  // A visit of a slab of `t` planes at depth `d`: its fields' tiles hold d ghost planes each
+  // side, which cross the bus with them, and it reads the faces its two neighbours packed on
+  // their last visit (d planes each) and packs its own two for their next: every face crosses
+  // the bus both ways, as the passes follow one another.
+  const auto face_bytes = [&](int d) { return kFaceCrossings * d * plane_points * kFaceBytesPerPoint; };
+  // The thickest slab of which kSlabsInFlight fit, with their ghost planes and faces.
+  const auto thickest = [&](int d) {
+    const double per_slab = p.available_bytes / kSlabsInFlight - face_bytes(d);
+    return static_cast<std::int64_t>(std::floor(per_slab / plane_bytes)) - 2 * d;
+  };
+  double best = -1;
+  // Even depths only: a block of an even number of steps ends in the field it started from,
+  // so that the other one is scratch and never crosses the bus (an odd one ends in next, and
+  // both would have to be kept).
+  for (int depth = 2; depth <= kDeepestStreamDepth; depth += 2) {
+    const std::int64_t t = std::min(thickest(depth), share);
+    if (t < std::max<std::int64_t>(kMinThickness, depth)) break;  // deeper only thins slabs
+    const std::int64_t slabs = (share + t - 1) / t;
+    const double thick = static_cast<double>(share) / static_cast<double>(slabs);
+    // A visit recomputes about `depth` ghost planes beside its own (the widened windows).
+    const double compute = gpu_point_seconds * share_points * (1 + depth / thick);
+    const double visit = (thick + 2 * depth) * plane_points * kStreamedBytesPerPoint + face_bytes(depth);
+    const double bytes = static_cast<double>(slabs) * visit / depth;
+    const double step =
+        std::max(compute, bytes / bus) + task_seconds * static_cast<double>(slabs * across) / depth;
+    if (best < 0 || step < best) {
+      best = step;
+      p.depth = depth;
+      p.slabs = slabs * gpus;
+      p.compute_seconds = compute;
+      p.bus_bytes_per_step = bytes * gpus;
+      p.fields_bytes_per_step = share_points * kStreamedBytesPerPoint / depth * gpus;
+      p.bus_seconds = bytes / bus;
+      p.step_seconds = step;
+    }
+  }
+  if (best < 0) {
+    p.possible = false;
+    p.needed_bytes =
+        kSlabsInFlight * (plane_bytes * static_cast<double>(kMinThickness + 4) + face_bytes(2));
+    char b[320];
+    std::snprintf(b, sizeof(b),
+                  "streaming needs %d slabs of at least %lld planes (%.3g bytes) on a GPU at "
+                  "once, more than the %.3g bytes it may use of its %.3g",
+                  kSlabsInFlight, static_cast<long long>(kMinThickness), p.needed_bytes,
+                  p.available_bytes, memory);
+    p.why = b;
+    return p;
+  }
+  char b[320];
+  std::snprintf(b, sizeof(b),
+                "streamed: %.3g bytes a GPU's share against %.3g it may hold; %lld slabs, %d "
+                "steps a visit, %.3g bytes over the bus a step (the fields %.3g, their ghost "
+                "planes and faces the rest; %.2f ms at %.3g GB/s%s), compute %.2f ms%s",
+                p.needed_bytes, p.available_bytes, static_cast<long long>(p.slabs), p.depth,
+                p.bus_bytes_per_step, p.fields_bytes_per_step, p.bus_seconds * 1e3, bus * 1e-9,
+                m.gpu_bus_bytes_per_second() > 0 ? "" : " assumed", p.compute_seconds * 1e3,
+                speed_known ? "" : " (the GPU's speed not calibrated: the bus alone)");
+  p.why = b;
+  return p;
+}
+
+}  // namespace tessera::partition

@@ -1,0 +1,62 @@
+// What a GPU part of a grid asks of the GPUs' memory, and how it runs when it does not fit:
+// resident (every slab stays on its GPU), or streamed (slabs visit the GPU one after another,
+// several steps a visit, the next slab arriving and the last leaving while one is computed).
+// Pure code: the planner (partition/autotile.cpp) prices with it, the tests give it machines.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "partition/autotile.hpp"
+
+namespace tessera::partition {
+
+// The bytes a point of a stencil's fields holds on a GPU, as the planner plans before the
+// fields exist (a Grid is made before its fields): three doubles, a field, its next and one more
+// input (heat3d has two, jacobi2d three). A field registered beyond it is checked against the
+// plan when it is made (check_streamed_fields in core/).
+inline constexpr double kPlannedBytesPerPoint = 24;
+// The bytes a point moves over the bus each visit of a streamed slab: its field in and out (a
+// double each way); the next field is scratch within a visit and never moves (the tasks
+// discard it: tasks/ invalidates it after each visit and refills its constant ghost layers).
+inline constexpr double kStreamedBytesPerPoint = 16;
+// A visit's faces: the two its neighbours packed on their last visit come in, the two it packs
+// go out (the next pass reads them), a double each (the stencil's field).
+inline constexpr int kFaceCrossings = 4;
+inline constexpr double kFaceBytesPerPoint = 8;
+// What the slabs may hold of a GPU's memory: the rest for StarPU's own allocations, the face
+// buffers and what other grids keep there.
+inline constexpr double kUsableMemoryShare = 0.85;
+// Slabs a GPU holds at once when streaming: the one computed, the next arriving, the last
+// leaving.
+inline constexpr int kSlabsInFlight = 3;
+// The deepest temporal block a streamed part is given (each step of a visit saves a crossing of
+// the bus; ghost layers deepen with it).
+inline constexpr int kDeepestStreamDepth = 16;
+// Assumed where StarPU's bus model says nothing: a PCIe 5 x16 link one way.
+inline constexpr double kAssumedBusBytesPerSecond = 50e9;
+
+struct GpuMemoryPlan {
+  bool streamed = false;  // the part does not fit: its slabs visit the GPUs in turn
+  bool possible = true;   // false: not even the thinnest streamed slab fits (refuse the run)
+  std::int64_t slabs = 1;           // slabs of the part along its axis (at least one per GPU)
+  int depth = 0;                    // streamed: steps per visit
+  double bus_bytes_per_step = 0;    // streamed: what crosses the bus each step, every GPU
+  double fields_bytes_per_step = 0; // of which the fields' points (the least any plan moves)
+  double bus_seconds = 0;           // streamed: those bytes at the bus's rate, per GPU
+  double compute_seconds = 0;       // the part's points (and recomputed ghosts), per GPU
+  double step_seconds = 0;          // the part's predicted step: the longer of the two, tasks
+  double needed_bytes = 0;          // resident: the part per GPU; impossible: the thinnest slabs
+  double available_bytes = 0;       // what the slabs may hold of a GPU (kUsableMemoryShare)
+  std::string why;                  // in words, for the placement line (empty: resident)
+};
+
+// The GPU part of `planes` planes of `plane_points` points each (along the split axis) on
+// `machine`'s GPUs (one slab per GPU at least), at `gpu_point_seconds` a point of a step and
+// `task_seconds` a task, `across` tiles a plane (the other axes' cuts). Resident where a GPU's
+// share fits its memory (or the memory is unknown); else streamed in slabs of which
+// kSlabsInFlight fit, at the depth whose step (the longer of compute and the bus) is shortest.
+GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Machine& machine,
+                              double gpu_point_seconds, double task_seconds, int across);
+
+}  // namespace tessera::partition

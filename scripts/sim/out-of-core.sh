@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Issue #47's check in the calibrated simulation of the H100 node (docs/simulation.md, "Grids
+# larger than the GPU"): heat3d 1024^3 and jacobi2d 49152^2 (several times the GPU's memory) on
+# the node's platform with a GPU of GPU_MEM bytes (default 4 GiB), default options but the
+# workers: GPU-only (--ncpu 0 --ncuda 1), CPU-only (--ncpu 15 --ncuda 0), both (--ncuda 1).
+#   bash scripts/sim/out-of-core.sh [out-dir]     (default build/sim)
+# Writes out-dir/out-of-core.csv: per configuration the simulated seconds of STEPS steps (24)
+# and of twice as many, the steady state (their difference over STEPS steps: the first pass,
+# which fills the GPU and uploads both fields, left out), what the planner chose (its placement
+# line, with its predicted step) and the exit status (a run that SimGrid finds deadlocked exits
+# 70). Needs build-sim/ (docs/simulation.md, "Build and run in
+# simulation"). Settings: STEPS, GPU_MEM, ONLY=REGEX (app), RUN_TIMEOUT (host seconds a run).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root"
+out=${1:-build/sim}
+mkdir -p "$out"
+work=$(mktemp -d "${TMPDIR:-/tmp}/sim-ooc.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export GPU_MEM=${GPU_MEM:-$((4 << 30))}
+: "${RUN_TIMEOUT:=1200}"
+steps=${STEPS:-24}
+source scripts/sim/node-calibration.sh
+# app | binary | size | CPU GB/s | GPU GB/s (node-calibration.sh's fits)
+apps=(
+  "heat3d|heat3d/heat3d|--size 1024 1024 1024|$HEAT_CPU_GBS|$HEAT_GPU_GBS"
+  "jacobi2d|jacobi2d/jacobi2d|--size 49152 49152|22.1|2600"
+)
+csv="$out/out-of-core.csv"
+echo "app,run,steps,gpu_mem,simulated_s,simulated_2x_s,steady_ms_per_step,status,placement" > "$csv.part"
+for a in "${apps[@]}"; do
+  IFS='|' read -r app bin size cpu gpu <<< "$a"
+  [ -z "${ONLY:-}" ] || [[ "$app" =~ $ONLY ]] || continue
+  for run in gpu-only cpu-only both; do
+    case $run in
+      gpu-only) w=(--ncpu 0 --ncuda 1) ;;
+      cpu-only) w=(--ncpu 15 --ncuda 0) ;;
+      both) w=(--ncuda 1) ;;
+    esac
+    status=0 s=() 
+    for n in "$steps" $((2 * steps)); do
+      # shellcheck disable=SC2086  # the size's words
+      line=$(simulate "$work/models-$app" "$cpu" "$gpu" "" "$bin" $size --steps "$n" "${w[@]}") ||
+        status=$?
+      s+=("$(echo "$line" | field seconds)")
+    done
+    ms=$(awk -v a="${s[0]:-0}" -v b="${s[1]:-0}" -v n="$steps" 'BEGIN { printf "%.2f", (b - a) * 1000 / n }')
+    placement=$(grep -m1 '^tessera: tiles of' "$work/run.log" | sed 's/^tessera: //; s/,/;/g')
+    echo "$app,$run,$steps,$GPU_MEM,${s[0]},${s[1]},$ms,$status,$placement" | tee -a "$csv.part"
+    cp "$work/run.log" "$out/out-of-core-$app-$run.log"
+  done
+done
+mv "$csv.part" "$csv"
+echo "out-of-core: $csv"
