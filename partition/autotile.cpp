@@ -339,10 +339,10 @@ TileChoice split_tiles(const Extent3& extent, int dims, const Extent3& fixed, co
     std::snprintf(b, sizeof(b), "%.3g points", plane * static_cast<double>(planes));
     return std::string(b);
   };
-  const std::string gpu_text =
-      std::to_string(out.gpu_tiles) + " tiles (" + points(best) + ") for " +
-      std::to_string(gpus) + " CUDA worker(s), " + seconds_text(gpu_seconds) + " per step" +
-      (best > 0 && !memory.why.empty() ? " (" + memory.why + ")" : "");
+  const std::string gpu_text = std::to_string(out.gpu_tiles) + " tiles (" + points(best) +
+                               ") for " + std::to_string(gpus) + " CUDA worker(s), " +
+                               seconds_text(gpu_seconds) + " per step" +
+                               (best > 0 && !memory.why.empty() ? " (" + memory.why + ")" : "");
   const std::string assumed =
       m.gpu_point_seconds > 0
           ? ")"

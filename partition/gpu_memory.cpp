@@ -41,8 +41,8 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   if (!(memory > 0) || p.needed_bytes <= p.available_bytes) return p;  // resident
 
   p.streamed = true;
-  const double bus = m.gpu_bus_bytes_per_second() > 0 ? m.gpu_bus_bytes_per_second()
-                                                       : kAssumedBusBytesPerSecond;
+  const double bus =
+      m.gpu_bus_bytes_per_second() > 0 ? m.gpu_bus_bytes_per_second() : kAssumedBusBytesPerSecond;
   // Streamed, the GPU's compute counts only where calibrated models give its speed: a GPU's
   // memory moves a step's points tens of times faster than the bus does, so without them the
   // bus alone prices the step (an assumed slow GPU would keep the depth shallow for nothing).
@@ -53,7 +53,9 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   // side, which cross the bus with them, and it reads the faces its two neighbours packed on
   // their last visit (d planes each) and packs its own two for their next: every face crosses
   // the bus both ways, as the passes follow one another.
-  const auto face_bytes = [&](int d) { return kFaceCrossings * d * plane_points * kFaceBytesPerPoint; };
+  const auto face_bytes = [&](int d) {
+    return kFaceCrossings * d * plane_points * kFaceBytesPerPoint;
+  };
   // The thickest slab of which kSlabsInFlight fit, with their ghost planes and faces.
   const auto thickest = [&](int d) {
     const double per_slab = p.available_bytes / kSlabsInFlight - face_bytes(d);
@@ -70,7 +72,8 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
     const double thick = static_cast<double>(share) / static_cast<double>(slabs);
     // A visit recomputes about `depth` ghost planes beside its own (the widened windows).
     const double compute = gpu_point_seconds * share_points * (1 + depth / thick);
-    const double visit = (thick + 2 * depth) * plane_points * kStreamedBytesPerPoint + face_bytes(depth);
+    const double visit =
+        (thick + 2 * depth) * plane_points * kStreamedBytesPerPoint + face_bytes(depth);
     const double bytes = static_cast<double>(slabs) * visit / depth;
     const double step =
         std::max(compute, bytes / bus) + task_seconds * static_cast<double>(slabs * across) / depth;

@@ -37,18 +37,18 @@ inline constexpr int kDeepestStreamDepth = 16;
 inline constexpr double kAssumedBusBytesPerSecond = 50e9;
 
 struct GpuMemoryPlan {
-  bool streamed = false;  // the part does not fit: its slabs visit the GPUs in turn
-  bool possible = true;   // false: not even the thinnest streamed slab fits (refuse the run)
-  std::int64_t slabs = 1;           // slabs of the part along its axis (at least one per GPU)
-  int depth = 0;                    // streamed: steps per visit
-  double bus_bytes_per_step = 0;    // streamed: what crosses the bus each step, every GPU
-  double fields_bytes_per_step = 0; // of which the fields' points (the least any plan moves)
-  double bus_seconds = 0;           // streamed: those bytes at the bus's rate, per GPU
-  double compute_seconds = 0;       // the part's points (and recomputed ghosts), per GPU
-  double step_seconds = 0;          // the part's predicted step: the longer of the two, tasks
-  double needed_bytes = 0;          // resident: the part per GPU; impossible: the thinnest slabs
-  double available_bytes = 0;       // what the slabs may hold of a GPU (kUsableMemoryShare)
-  std::string why;                  // in words, for the placement line (empty: resident)
+  bool streamed = false;   // the part does not fit: its slabs visit the GPUs in turn
+  bool possible = true;    // false: not even the thinnest streamed slab fits (refuse the run)
+  std::int64_t slabs = 1;  // slabs of the part along its axis (at least one per GPU)
+  int depth = 0;           // streamed: steps per visit
+  double bus_bytes_per_step = 0;     // streamed: what crosses the bus each step, every GPU
+  double fields_bytes_per_step = 0;  // of which the fields' points (the least any plan moves)
+  double bus_seconds = 0;            // streamed: those bytes at the bus's rate, per GPU
+  double compute_seconds = 0;        // the part's points (and recomputed ghosts), per GPU
+  double step_seconds = 0;           // the part's predicted step: the longer of the two, tasks
+  double needed_bytes = 0;           // resident: the part per GPU; impossible: the thinnest slabs
+  double available_bytes = 0;        // what the slabs may hold of a GPU (kUsableMemoryShare)
+  std::string why;                   // in words, for the placement line (empty: resident)
 };
 
 // The GPU part of `planes` planes of `plane_points` points each (along the split axis) on

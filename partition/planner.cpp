@@ -25,7 +25,7 @@ TileChoice Planner::automatic(const Extent3& extent, int dims, const Extent3& fi
   if (whole_classes(c.split, extent[axis], gpu.step_seconds, cpu.step_seconds, &why) == c.split)
     return c;
   TileChoice& whole = gpu.step_seconds <= cpu.step_seconds ? gpu : cpu;
-  whole.summary = why;
+  whole.summary = why + ": " + whole.summary;  // the whole class's tiles (and memory plan)
   return whole;
 }
 

@@ -266,6 +266,7 @@ void Engine::wait_all() {
 #endif
   }
   submitter_->forget_names();
+  submitter_->forget_visits();
   idle_.pause_if_idle(IdleWorkers::kGrace);
 }
 

@@ -75,11 +75,18 @@ void Submitter::timed_task_done(void* arg) {
   if (m->next != nullptr) m->next(m->next_arg);
 }
 
+void Submitter::forget_visits() {
+  for (std::uint64_t tag : visit_tags_) starpu_tag_remove(static_cast<starpu_tag_t>(tag));
+  visit_tags_.clear();
+  visits_.clear();
+}
+
 void Submitter::chain_visit(starpu_task* task, int worker, bool runs) {
   std::deque<std::uint64_t>& last = visits_[worker];
   const auto tag = static_cast<starpu_tag_t>(next_visit_tag_++);
   task->use_tag = 1;
   task->tag_id = tag;
+  visit_tags_.push_back(tag);
   const bool full = last.size() == static_cast<std::size_t>(kVisitsAhead);
   if (full) starpu_tag_declare_deps(tag, 1, static_cast<starpu_tag_t>(last.front()));
   if (!runs) return;  // opens the next visit: waits as it will, is not one

@@ -104,6 +104,9 @@ class Submitter {
   std::uint64_t submissions() const { return submissions_.load(); }
   /// Drops the task names kept for StarPU; call once every task has run.
   void forget_names() { names_.clear(); }
+  /// Releases the StarPU tags of the streamed visits (Placement::Visit); call once every task
+  /// has run: the next visits start a new chain.
+  void forget_visits();
   /// Tasks submitted from now on are timed as part of step `step` (tessera::Balance marks each
   /// step boundary of a split grid's run); < 0: not timed. Switches StarPU's task profiling on.
   void mark_step(long step);
@@ -128,6 +131,7 @@ class Submitter {
   // Per worker, the StarPU tags of its last streamed visits (Placement::streamed), newest last.
   void chain_visit(starpu_task* task, int worker, bool runs);
   std::map<int, std::deque<std::uint64_t>> visits_;
+  std::vector<std::uint64_t> visit_tags_;  // every tag given since the last forget_visits
   std::uint64_t next_visit_tag_ = std::uint64_t{1} << 62;  // clear of StarPU-MPI's tags
   // Step timing (mark_step): the mark of the tasks submitted now, and per mark what the ended
   // ones ran (filled by their callbacks, on StarPU's threads).

@@ -665,8 +665,8 @@ TEST(GpuMemory, AGridThatFitsStaysResident) {
   EXPECT_EQ(p.depth, 0);
   EXPECT_TRUE(p.why.empty());
   // Memory unknown (0): resident, as before the planner knew memory.
-  EXPECT_FALSE(plan_gpu_memory(1024.0 * 1024, 1024, gpu_node(0), kH100PointSeconds, 15e-6, 1)
-                   .streamed);
+  EXPECT_FALSE(
+      plan_gpu_memory(1024.0 * 1024, 1024, gpu_node(0), kH100PointSeconds, 15e-6, 1).streamed);
 }
 
 TEST(GpuMemory, AGridLargerThanTheGpuStreamsInSlabsThatFit) {
@@ -697,7 +697,8 @@ TEST(GpuMemory, AGridLargerThanTheGpuStreamsInSlabsThatFit) {
   EXPECT_NEAR(p.bus_seconds, p.bus_bytes_per_step / 50e9, 1e-9);
   EXPECT_GT(p.bus_seconds, p.compute_seconds);
   EXPECT_THAT(p.why, HasSubstr("streamed: 2.58e+10 bytes a GPU's share against 3.29e+09 it may "
-                               "hold; 45 slabs, 6 steps a visit, 5.88e+09 bytes over the bus a step (the fields 2.86e+09"));
+                               "hold; 45 slabs, 6 steps a visit, 5.88e+09 bytes over the bus a "
+                               "step (the fields 2.86e+09"));
   // Four such GPUs: a quarter each, still streamed, 4 x the slabs of one GPU's share.
   const auto four = plan_gpu_memory(plane, 1024, gpu_node(memory, 4), kH100PointSeconds, 15e-6, 1);
   EXPECT_TRUE(four.streamed);
@@ -716,9 +717,9 @@ TEST(GpuMemory, SlowComputeTakesAShallowerDepth) {
   EXPECT_EQ(p.depth, 4);
   EXPECT_GT(p.compute_seconds, p.bus_seconds);
   // Without a calibrated GPU speed the bus alone prices it: depth 6.
-  EXPECT_EQ(plan_gpu_memory(1024.0 * 1024, 1024, gpu_node(3865051136, 1, 0), 2.5e-9 / 20, 15e-6, 1)
-                .depth,
-            6);
+  EXPECT_EQ(
+      plan_gpu_memory(1024.0 * 1024, 1024, gpu_node(3865051136, 1, 0), 2.5e-9 / 20, 15e-6, 1).depth,
+      6);
 }
 
 TEST(GpuMemory, NotEvenTheThinnestSlabFitsIsRefused) {

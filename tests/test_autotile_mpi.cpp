@@ -47,11 +47,11 @@ TEST(DistributedUnevenTiles, GivenTilesPlacedAlikeOnEveryRank) {
 }
 
 // Every rank's GPU memory agreed whole (STARPU_LIMIT_CUDA_MEM=40960 for the stand-ins, the
-// mpi.autotile.gpu_memory entry): a grid of 38.7 GB streams alike on every rank, against 0.85
-// of 40 GiB.
+// mpi.autotile.gpu_memory entry): a grid of 77 GB at 24 bytes a point, 38.7 GB a rank's GPU,
+// streams alike on every rank, against 0.85 of 40 GiB.
 TEST(DistributedGpuMemory, TensOfGigabytesAgreedOnEveryRank) {
   if (runtime->cuda_workers() == 0) GTEST_SKIP() << "no CUDA workers (nor their stand-ins)";
-  const tessera::Grid<3> grid({1024, 1024, 1536}, {0, 0, 0});
+  const tessera::Grid<3> grid({1024, 1024, 3072}, {0, 0, 0});
   EXPECT_GT(grid.stream_depth(), 0) << grid.chosen();
   EXPECT_THAT(grid.chosen(), testing::HasSubstr("against 3.65e+10 it may hold")) << grid.chosen();
 }

@@ -1,6 +1,8 @@
 // Validation of fields, boundaries and stencil applications: every rule is checked before any
 // task is submitted.
 #include "core/grid/checks.hpp"
+
+#include "partition/gpu_memory.hpp"
 #include "tessera/stencil.hpp"
 
 #include <sys/resource.h>
@@ -32,6 +34,68 @@ namespace tessera::detail {
 
 std::string face_name(int axis, int side) {
   return std::string(axis_name(axis)) + (side == 0 ? "-low" : "-high");
+}
+
+namespace {
+// The points of the largest tile of `grid` placed on the CUDA workers (those starting below the
+// split along its axis), with `halo` ghost layers on each side of every axis; 0 without any.
+double largest_gpu_tile_points(const GridSpec& grid, int halo) {
+  if (grid.split_axis < 0 || grid.split <= 0) return 0;
+  double points = 1;
+  for (int a = 0; a < grid.dims; ++a) {
+    const auto ax = static_cast<std::size_t>(a);
+    const std::vector<std::int64_t> starts =
+        partition::tile_starts(grid.extent[ax], grid.tile[ax], grid.cuts[ax]);
+    std::int64_t largest = 0;
+    for (std::size_t k = 0; k < starts.size(); ++k) {
+      if (a == grid.split_axis && starts[k] >= grid.split) break;
+      const std::int64_t end = k + 1 < starts.size() ? starts[k + 1] : grid.extent[ax];
+      largest = std::max(largest, end - starts[k]);
+    }
+    points *= static_cast<double>(largest + 2 * halo);
+  }
+  return points;
+}
+}  // namespace
+
+void check_gpu_fields(const Context& rt, const GridSpec& grid, int halo, std::size_t element_size,
+                      const std::string& name) {
+  const double memory = rt.planner.places() ? rt.planner.machine().gpu_memory_bytes() : 0;
+  if (!(memory > 0)) return;
+  double bytes = static_cast<double>(element_size);  // a point of every field on the grid
+  // A step reads one field and writes another: the new field's largest GPU tile and the
+  // largest of the others' must be there at once.
+  const double mine = static_cast<double>(element_size) * largest_gpu_tile_points(grid, halo);
+  double other_tile = 0;
+  std::string names;
+  for (const FieldStorage* other : rt.fields)
+    if (other->grid() == grid) {
+      bytes += static_cast<double>(other->element_size());
+      other_tile = std::max(other_tile, static_cast<double>(other->element_size()) *
+                                            largest_gpu_tile_points(grid, other->halo()));
+      names += "'" + other->name() + "', ";
+    }
+  names += "'" + name + "'";
+  const double tile_bytes = mine + other_tile;
+  char b[200];
+  if (grid.stream_depth > 0 && bytes > partition::kPlannedBytesPerPoint) {
+    std::snprintf(b, sizeof(b), "%.0f bytes a point, more than the %.0f", bytes,
+                  partition::kPlannedBytesPerPoint);
+    throw Error("field '" + name + "' makes the fields of its grid (" + names + ") hold " + b +
+                " the planner sized the grid's slabs for: the grid is larger than the GPUs' "
+                "memory and streams through it in slabs (Grid::stream_depth), of which those "
+                "bytes would not fit; run with CPU workers taking a share (--ncpu), on more or "
+                "larger GPUs, or give the tiles yourself (--tile with --keep-gpu-tiles) in "
+                "slabs thin enough");
+  }
+  if (grid.stream_depth == 0 && tile_bytes > memory) {
+    std::snprintf(b, sizeof(b), "%.3g bytes on a GPU, more than the %.3g", tile_bytes, memory);
+    throw Error("field '" + name + "' and the largest other field of its grid (of " + names +
+                ") need, in the largest tile the grid places on the CUDA workers, " + b +
+                " StarPU may use of the GPU's memory: a step that reads one and writes the other "
+                "never fits there; give thinner tiles (--tile), let the planner merge and stream "
+                "given tiles (no --keep-gpu-tiles), or run with CPU workers (--ncpu)");
+  }
 }
 
 void check_field(int halo, std::size_t element_size, const char* type_name,

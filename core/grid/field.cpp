@@ -80,6 +80,7 @@ FieldStorage::FieldStorage(const GridSpec& grid, int halo, const FaceSpecs& face
   faces_ = checked_faces(grid, faces, type_name);
   Context& rt = live_context("creating a Field");
   context_ = &rt;
+  check_gpu_fields(rt, grid, halo, element_size, name_);
   build(rt);
 }
 
@@ -460,10 +461,23 @@ void FieldStorage::fill_constant_ghosts(const std::string& stencil, int width, b
       engine.codelets().get(stencil, type_, tasks::constant_ghosts_kind(element_size_));
   for (int t = 0; t < n; ++t) {
     auto& constants = set.tile(t).constants;
-    if (constants.count > 0)
+    const bool discarded = static_cast<std::size_t>(t) < impl_->discarded.size() &&
+                           impl_->discarded[static_cast<std::size_t>(t)];
+    if (constants.count > 0 && !discarded)  // a discarded tile's are refilled before its visit
       engine.submitter().submit(fill, {impl_->tile(t).handle}, {}, &constants, sizeof(constants),
-                                false, exchange_tag(*this, t, -1), {0, device_class(t)});
+                                false, exchange_tag(*this, t, -1), placement_of(*this, t));
   }
+}
+
+tasks::Placement placement_of(const FieldStorage& f, int tile, int priority) {  // field_impl.hpp
+  const int device = f.device_class(tile);
+  const bool streamed = f.grid().stream_depth > 0 && device == 2;
+  return {priority, device, 0,
+          streamed ? tasks::Placement::Visit::Runs : tasks::Placement::Visit::None};
+}
+
+void FieldStorage::start_streaming_scratch() {
+  if (impl_->discarded.empty()) after_visit(false);
 }
 
 void FieldStorage::after_visit(bool keep) {
@@ -504,7 +518,7 @@ static void submit_packs(FieldStorage& f, HaloSet& set, const std::string& stenc
     if (tile.plan.packs.count > 0)
       engine.submitter().submit(pack, {f.impl().tile(t).handle}, tile.buffers, &tile.plan.packs,
                                 sizeof(tile.plan.packs), false, exchange_tag(f, t, rt.steps),
-                                {f.on_rank_edge(t) ? 1 : 0, f.device_class(t)});
+                                placement_of(f, t, f.on_rank_edge(t) ? 1 : 0));
   }
   set.packed = version;
 }
@@ -525,13 +539,13 @@ void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
     if (tile.plan.ghosts.count > 0)
       engine.submitter().submit(boundary, {impl_->tile(t).handle}, tile.sources, &tile.plan.ghosts,
                                 sizeof(tile.plan.ghosts), false, tag(t, rt.steps),
-                                {0, device_class(t)});
+                                placement_of(*this, t));
   }
   // Boundary functions last: they transform the mirrored values the boundary tasks wrote.
   for (int t = 0; t < n; ++t)
     for (auto& task : set.tile(t).functions)
       engine.submitter().submit(*task.codelet, {impl_->tile(t).handle}, {}, task.args.data(),
-                                task.args.size(), false, tag(t, rt.steps), {0, device_class(t)});
+                                task.args.size(), false, tag(t, rt.steps), placement_of(*this, t));
   set.version = version_;
   count_received(set);
 }

@@ -13,6 +13,7 @@
 #include "partition/tiling.hpp"
 #include "tasks/codelets.hpp"
 #include "tasks/data.hpp"
+#include "tasks/submit.hpp"
 #include "tessera/detail/field_storage.hpp"
 
 namespace tessera::detail {
@@ -101,6 +102,11 @@ struct FieldStorage::Impl {
   bool released = false;
   std::vector<char> discarded;  // per tile: dropped by FieldStorage::after_visit, not refilled
 };
+
+// How tile `tile` of `f`'s tasks are placed: its device class, and on a grid streamed through
+// the GPUs' memory every task that uses a tile on a GPU is a visit of it, in order
+// (tasks::Placement::Visit::Runs).
+tasks::Placement placement_of(const FieldStorage& f, int tile, int priority = 0);
 
 // Calls work(0 .. n-1) on up to the machine's hardware threads, each index once; returns when
 // all have run. For host-side copies between steps (a retile's new tiles), while StarPU's

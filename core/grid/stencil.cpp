@@ -104,6 +104,7 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
   TileTaskCall call{&rt.engine->codelets().get(name, types, kind), extras, written, args};
   // Steps 1, 3, ... read next at the faces: its Dirichlet ghosts must hold their values too.
   // This also plans next's halo set of this (width, shape), which an odd block packs (below).
+  if (u.grid().stream_depth > 0) next.start_streaming_scratch();
   next.fill_constant_ghosts(name, width, deep_box);
   // A streamed grid's scratch, dropped after the last visit: refilled just before each visit.
   call.before_tile = [&next, &name, width, deep_box](int t) {

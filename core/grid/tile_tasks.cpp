@@ -74,9 +74,8 @@ void submit_tile_tasks(const TileTaskCall& call) {
     const double point_steps = static_cast<double>(w.extent[0]) * static_cast<double>(w.extent[1]) *
                                static_cast<double>(w.extent[2]) * static_cast<double>(call.steps);
     if (call.before_tile) call.before_tile(t);
-    const tasks::Placement place{
-        first.on_rank_edge(t) ? 1 : 0, first.device_class(t), point_steps,
-        first.grid().stream_depth > 0 ? tasks::Placement::Visit::Runs : tasks::Placement::Visit::None};
+    tasks::Placement place = placement_of(first, t, first.on_rank_edge(t) ? 1 : 0);
+    place.work = point_steps;
     if (call.with_halo == nullptr) {
       engine.submitter().submit(*call.codelet, read, write, block, call.args.size, true, tag,
                                 place);

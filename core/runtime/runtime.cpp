@@ -238,8 +238,7 @@ partition::Planner make_planner(detail::Context& c, std::string* speeds, std::st
     *pair_speeds = b;
   }
   m.split_seconds = partition::split_seconds_for_bus(agreed[3]);
-  for (std::size_t g = 0; g < fewest; ++g)
-    m.gpus.push_back({agreed[4 + 2 * g], agreed[5 + 2 * g]});
+  for (std::size_t g = 0; g < fewest; ++g) m.gpus.push_back({agreed[4 + 2 * g], agreed[5 + 2 * g]});
   m.gpu_share = c.options.gpu_fraction;
   return partition::Planner(m, known);
 }

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Issue #47's check in the calibrated simulation of the H100 node (docs/simulation.md, "Grids
 # larger than the GPU"): heat3d 1024^3 and jacobi2d 49152^2 (several times the GPU's memory) on
-# the node's platform with a GPU of GPU_MEM bytes (default 4 GiB), default options but the
-# workers: GPU-only (--ncpu 0 --ncuda 1), CPU-only (--ncpu 15 --ncuda 0), both (--ncuda 1).
+# the node's platform with GPUs of GPU_MEM bytes (default 4 GiB), default options but the
+# workers: GPU-only (--ncpu 0 --ncuda 1), CPU-only (--ncpu 15 --ncuda 0), both (--ncuda 1), and
+# on 4 such GPUs without and with 12 cores (--ncpu 0 --ncuda 4, --ncpu 12 --ncuda 4; the
+# platform's GPUs share one host link, docs/simulation.md).
 #   bash scripts/sim/out-of-core.sh [out-dir]     (default build/sim)
 # Writes out-dir/out-of-core.csv: per configuration the simulated seconds of STEPS steps (24)
 # and of twice as many, the steady state (their difference over STEPS steps: the first pass,
@@ -31,11 +33,13 @@ echo "app,run,steps,gpu_mem,simulated_s,simulated_2x_s,steady_ms_per_step,status
 for a in "${apps[@]}"; do
   IFS='|' read -r app bin size cpu gpu <<< "$a"
   [ -z "${ONLY:-}" ] || [[ "$app" =~ $ONLY ]] || continue
-  for run in gpu-only cpu-only both; do
+  for run in gpu-only cpu-only both 4-gpus 4-gpus+cpus; do
     case $run in
       gpu-only) w=(--ncpu 0 --ncuda 1) ;;
       cpu-only) w=(--ncpu 15 --ncuda 0) ;;
       both) w=(--ncuda 1) ;;
+      4-gpus) w=(--ncpu 0 --ncuda 4) ;;
+      4-gpus+cpus) w=(--ncpu 12 --ncuda 4) ;;
     esac
     status=0 s=() 
     for n in "$steps" $((2 * steps)); do

@@ -282,6 +282,51 @@ TEST_P(EmulatedSplit, AGridLargerThanTheGpuStreamsBitwise) {
   test::expect_heat3d_advance_matches_reference(grid, 9, tessera::kAutoDepth);
 }
 
+// The slabs of a streamed grid were sized for 24 bytes a point (three doubles): a fourth double
+// field on it is refused when it is made, before any task, naming the fields and the fix.
+TEST(EmulatedSplitMemory, FieldsBeyondTheStreamedPlanAreRefused) {
+  setenv("STARPU_LIMIT_CUDA_MEM", "1", 1);
+  tessera::Options o = split_options("refused");
+  tessera::Runtime rt(o);
+  const tessera::Grid<3> grid({16, 32, 192}, {0, 0, 0});
+  unsetenv("STARPU_LIMIT_CUDA_MEM");
+  ASSERT_GT(grid.stream_depth(), 0) << grid.chosen();
+  const auto bc = tessera::Boundaries<3>::all(tessera::Boundary::dirichlet(0.0));
+  tessera::Field<double, 3> a(grid, 4, bc, "a"), b(grid, 4, bc, "b"), c(grid, 4, bc, "c");
+  try {
+    tessera::Field<double, 3> d(grid, 4, bc, "d");
+    ADD_FAILURE() << "a fourth double field on the streamed grid was accepted";
+  } catch (const tessera::Error& e) {
+    EXPECT_THAT(e.what(), testing::HasSubstr("field 'd' makes the fields of its grid ('a', 'b', "
+                                             "'c', 'd') hold 32 bytes a point, more than the 24"));
+    EXPECT_THAT(e.what(), testing::HasSubstr("--ncpu"));
+  }
+}
+
+// Tiles a user keeps as given (--keep-gpu-tiles) on a GPU too small for a step's two tiles: the
+// second field is refused when it is made, before any task (StarPU would wait for memory
+// forever: a simulated run of that kind ended in SimGrid's deadlock).
+TEST(EmulatedSplitMemory, AGpuTileThatNeverFitsIsRefused) {
+  setenv("STARPU_LIMIT_CUDA_MEM", "1", 1);
+  tessera::Options o = split_options("too-large");
+  o.merge_gpu_tiles = false;
+  tessera::Runtime rt(o);
+  const tessera::Grid<3> grid({32, 32, 96}, {32, 32, 96});  // one tile, kept on the GPU
+  unsetenv("STARPU_LIMIT_CUDA_MEM");
+  ASSERT_EQ(grid.split(), 96) << grid.chosen();
+  const auto bc = tessera::Boundaries<3>::all(tessera::Boundary::dirichlet(0.0));
+  tessera::Field<double, 3> u(grid, 1, bc, "u");  // 906 KB with its ghost layers: fits alone
+  try {
+    tessera::Field<double, 3> next(grid, 1, bc, "next");
+    ADD_FAILURE() << "two tiles of 906 KB were accepted on a GPU of 1 MiB";
+  } catch (const tessera::Error& e) {
+    EXPECT_THAT(e.what(), testing::HasSubstr("field 'next' and the largest other field of its "
+                                             "grid (of 'u', 'next') need, in the largest tile "
+                                             "the grid places on the CUDA workers, 1.81e+06 "
+                                             "bytes on a GPU, more than the 1.05e+06"));
+  }
+}
+
 // A GPU's memory of tens of GB goes through the runtime's agreement of figures whole (it once
 // overflowed a fixed-point scale and read as unknown): 40 GiB for the stand-in, a grid of 38.7
 // GB at the planner's 24 bytes a point streams, against 0.85 of 42949672960 bytes.

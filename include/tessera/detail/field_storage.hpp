@@ -109,6 +109,10 @@ class FieldStorage {
   /// regions of `width` layers; exchange() does it first. For a field that is written before
   /// it is ever exchanged but read at its faces (the second field of a temporal block).
   void fill_constant_ghosts(const std::string& stencil, int width, bool box);
+  /// On a streamed grid, before the first block that uses this field as its scratch (a time
+  /// block's next): drops its tiles on the CUDA workers, as after_visit(false) (their values are
+  /// written before they are read; their constant ghost layers are refilled before each visit).
+  void start_streaming_scratch();
   /// A grid streamed through the GPUs' memory (GridSpec::stream_depth), after the tasks of one
   /// visit of its tiles were submitted: the tiles this rank runs on CUDA workers are kept
   /// (written back while the bus is idle, first to leave the GPU) or, `keep` false, discarded
