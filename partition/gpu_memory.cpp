@@ -6,22 +6,22 @@
 
 namespace tessera::partition {
 
-double Machine::gpu_memory_bytes() const {
+namespace {
+// The least of a figure over `gpus`, 0 where some GPU's is unknown (or there is none).
+double least_known(const std::vector<Gpu>& gpus, double Gpu::*figure) {
   double least = 0;
   for (const Gpu& g : gpus) {
-    if (!(g.memory_bytes > 0)) return 0;
-    least = least > 0 ? std::min(least, g.memory_bytes) : g.memory_bytes;
+    if (!(g.*figure > 0)) return 0;
+    least = least > 0 ? std::min(least, g.*figure) : g.*figure;
   }
   return least;
 }
+}  // namespace
+
+double Machine::gpu_memory_bytes() const { return least_known(gpus, &Gpu::memory_bytes); }
 
 double Machine::gpu_bus_bytes_per_second() const {
-  double slowest = 0;
-  for (const Gpu& g : gpus) {
-    if (!(g.bus_bytes_per_second > 0)) return 0;
-    slowest = slowest > 0 ? std::min(slowest, g.bus_bytes_per_second) : g.bus_bytes_per_second;
-  }
-  return slowest;
+  return least_known(gpus, &Gpu::bus_bytes_per_second);
 }
 
 GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Machine& m,

@@ -282,14 +282,28 @@ TEST_P(EmulatedSplit, AGridLargerThanTheGpuStreamsBitwise) {
   test::expect_heat3d_advance_matches_reference(grid, 9, tessera::kAutoDepth);
 }
 
+// A runtime in split emulation whose stand-in has `mib` MiB of memory (STARPU_LIMIT_CUDA_MEM,
+// which the planner reads when the Runtime starts), and a grid made on it.
+struct LimitedGpu {
+  LimitedGpu(const char* mib, const std::string& run, const tessera::Index<3>& extent,
+             const tessera::Index<3>& tile, bool merge = true)
+      : rt(options(mib, run, merge)), grid(extent, tile) {}
+  static tessera::Options options(const char* mib, const std::string& run, bool merge) {
+    setenv("STARPU_LIMIT_CUDA_MEM", mib, 1);
+    tessera::Options o = split_options(run);
+    o.merge_gpu_tiles = merge;
+    return o;
+  }
+  ~LimitedGpu() { unsetenv("STARPU_LIMIT_CUDA_MEM"); }
+  tessera::Runtime rt;
+  const tessera::Grid<3> grid;
+};
+
 // The slabs of a streamed grid were sized for 24 bytes a point (three doubles): a fourth double
 // field on it is refused when it is made, before any task, naming the fields and the fix.
 TEST(EmulatedSplitMemory, FieldsBeyondTheStreamedPlanAreRefused) {
-  setenv("STARPU_LIMIT_CUDA_MEM", "1", 1);
-  tessera::Options o = split_options("refused");
-  tessera::Runtime rt(o);
-  const tessera::Grid<3> grid({16, 32, 192}, {0, 0, 0});
-  unsetenv("STARPU_LIMIT_CUDA_MEM");
+  const LimitedGpu run("1", "refused", {16, 32, 192}, {0, 0, 0});
+  const tessera::Grid<3>& grid = run.grid;
   ASSERT_GT(grid.stream_depth(), 0) << grid.chosen();
   const auto bc = tessera::Boundaries<3>::all(tessera::Boundary::dirichlet(0.0));
   tessera::Field<double, 3> a(grid, 4, bc, "a"), b(grid, 4, bc, "b"), c(grid, 4, bc, "c");
@@ -307,12 +321,9 @@ TEST(EmulatedSplitMemory, FieldsBeyondTheStreamedPlanAreRefused) {
 // second field is refused when it is made, before any task (StarPU would wait for memory
 // forever: a simulated run of that kind ended in SimGrid's deadlock).
 TEST(EmulatedSplitMemory, AGpuTileThatNeverFitsIsRefused) {
-  setenv("STARPU_LIMIT_CUDA_MEM", "1", 1);
-  tessera::Options o = split_options("too-large");
-  o.merge_gpu_tiles = false;
-  tessera::Runtime rt(o);
-  const tessera::Grid<3> grid({32, 32, 96}, {32, 32, 96});  // one tile, kept on the GPU
-  unsetenv("STARPU_LIMIT_CUDA_MEM");
+  // One tile, kept on the GPU as given.
+  const LimitedGpu run("1", "too-large", {32, 32, 96}, {32, 32, 96}, false);
+  const tessera::Grid<3>& grid = run.grid;
   ASSERT_EQ(grid.split(), 96) << grid.chosen();
   const auto bc = tessera::Boundaries<3>::all(tessera::Boundary::dirichlet(0.0));
   tessera::Field<double, 3> u(grid, 1, bc, "u");  // 906 KB with its ghost layers: fits alone
@@ -331,11 +342,8 @@ TEST(EmulatedSplitMemory, AGpuTileThatNeverFitsIsRefused) {
 // overflowed a fixed-point scale and read as unknown): 40 GiB for the stand-in, a grid of 38.7
 // GB at the planner's 24 bytes a point streams, against 0.85 of 42949672960 bytes.
 TEST(EmulatedSplitMemory, TensOfGigabytesAgreed) {
-  setenv("STARPU_LIMIT_CUDA_MEM", "40960", 1);
-  tessera::Options o = split_options("agreed");
-  tessera::Runtime rt(o);
-  const tessera::Grid<3> grid({1024, 1024, 1536}, {0, 0, 0});
-  unsetenv("STARPU_LIMIT_CUDA_MEM");
+  const LimitedGpu run("40960", "agreed", {1024, 1024, 1536}, {0, 0, 0});
+  const tessera::Grid<3>& grid = run.grid;
   EXPECT_GT(grid.stream_depth(), 0) << grid.chosen();
   EXPECT_THAT(grid.chosen(), testing::HasSubstr("against 3.65e+10 it may hold")) << grid.chosen();
 }
