@@ -41,8 +41,9 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   if (!(memory > 0) || p.needed_bytes <= p.available_bytes) return p;  // resident
 
   p.streamed = true;
-  const double bus =
+  const double link =
       m.gpu_bus_bytes_per_second() > 0 ? m.gpu_bus_bytes_per_second() : kAssumedBusBytesPerSecond;
+  const double bus = kStreamedBusShare * link;  // what the visits' transfers reach of it
   // Streamed, the GPU's compute counts only where calibrated models give its speed: a GPU's
   // memory moves a step's points tens of times faster than the bus does, so without them the
   // bus alone prices the step (an assumed slow GPU would keep the depth shallow for nothing).
@@ -76,7 +77,7 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
         (thick + 2 * depth) * plane_points * kStreamedBytesPerPoint + face_bytes(depth);
     const double bytes = static_cast<double>(slabs) * visit / depth;
     const double step =
-        std::max(compute, bytes / bus) + task_seconds * static_cast<double>(slabs * across) / depth;
+        bytes / bus + compute + task_seconds * static_cast<double>(slabs * across) / depth;
     if (best < 0 || step < best) {
       best = step;
       p.depth = depth;
@@ -105,10 +106,11 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   std::snprintf(b, sizeof(b),
                 "streamed: %.3g bytes a GPU's share against %.3g it may hold; %lld slabs, %d "
                 "steps a visit, %.3g bytes over the bus a step (the fields %.3g, their ghost "
-                "planes and faces the rest; %.2f ms at %.3g GB/s%s), compute %.2f ms%s",
+                "planes and faces the rest; %.2f ms at %.2g of %.3g GB/s%s), compute %.2f ms%s",
                 p.needed_bytes, p.available_bytes, static_cast<long long>(p.slabs), p.depth,
-                p.bus_bytes_per_step, p.fields_bytes_per_step, p.bus_seconds * 1e3, bus * 1e-9,
-                m.gpu_bus_bytes_per_second() > 0 ? "" : " assumed", p.compute_seconds * 1e3,
+                p.bus_bytes_per_step, p.fields_bytes_per_step, p.bus_seconds * 1e3,
+                kStreamedBusShare, link * 1e-9, m.gpu_bus_bytes_per_second() > 0 ? "" : " assumed",
+                p.compute_seconds * 1e3,
                 speed_known ? "" : " (the GPU's speed not calibrated: the bus alone)");
   p.why = b;
   return p;

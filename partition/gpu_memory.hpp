@@ -27,12 +27,22 @@ inline constexpr double kFaceBytesPerPoint = 8;
 // What the slabs may hold of a GPU's memory: the rest for StarPU's own allocations, the face
 // buffers and what other grids keep there.
 inline constexpr double kUsableMemoryShare = 0.85;
-// Slabs a GPU holds at once when streaming: the one computed, the next arriving, the last
-// leaving.
-inline constexpr int kSlabsInFlight = 3;
+// Slabs a GPU holds at once when streaming: the one computed and the last one leaving (its
+// result written back while the next arrives). The visits run one after another
+// (tasks::kVisitsAhead): a streamed part waits on the bus, which moves a step's points at a
+// fiftieth of the GPU memory's rate, so a third slab to overlap the compute would cost more
+// (thinner slabs: more ghost planes and faces over the bus) than it saves. Simulated, heat3d
+// 1024^3 on a 4 GiB GPU: three slabs, the next visit's fetched during one: 144.6 ms a step;
+// two, one after another: 96.6 ms (docs/simulation.md, "Grids larger than the GPU").
+inline constexpr int kSlabsInFlight = 2;
 // The deepest temporal block a streamed part is given (each step of a visit saves a crossing of
 // the bus; ghost layers deepen with it).
 inline constexpr int kDeepestStreamDepth = 16;
+// The share of the bus's rate a streamed part's transfers reach: each visit's transfers follow
+// one another, each with its latency, and the last slab's write-back shares the link with the
+// next one's arrival. Simulated, heat3d 1024^3 on a 4 GiB GPU: 0.82 (a step 1.22x its bytes'
+// time at the full rate); not measured on a GPU yet (the `ooc` step of scripts/gpu-run.sh).
+inline constexpr double kStreamedBusShare = 0.82;
 // Assumed where StarPU's bus model says nothing: a PCIe 5 x16 link one way.
 inline constexpr double kAssumedBusBytesPerSecond = 50e9;
 
@@ -55,7 +65,8 @@ struct GpuMemoryPlan {
 // `machine`'s GPUs (one slab per GPU at least), at `gpu_point_seconds` a point of a step and
 // `task_seconds` a task, `across` tiles a plane (the other axes' cuts). Resident where a GPU's
 // share fits its memory (or the memory is unknown); else streamed in slabs of which
-// kSlabsInFlight fit, at the depth whose step (the longer of compute and the bus) is shortest.
+// kSlabsInFlight fit, at the depth whose step (the bus's time, then the compute's: one visit
+// after another) is shortest.
 GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Machine& machine,
                               double gpu_point_seconds, double task_seconds, int across);
 

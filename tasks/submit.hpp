@@ -35,16 +35,17 @@ struct Placement {
   double work = 0;
   /// A tile streamed through a GPU's memory (Grid::stream_depth): on each CUDA worker, a visit
   /// (Visit::Runs, a block's task) may start only once the visit kVisitsAhead before it ended,
-  /// so that a GPU holds the tile it computes, the next one arriving and the last one leaving,
-  /// not every tile whose task is ready (StarPU would fetch them all, and evict what it needs
-  /// next). A task that allocates the tile's scratch for its next visit (Visit::Opens) waits
-  /// as that visit does.
+  /// so that a GPU holds only the slabs the plan sized for, not every tile whose task is ready
+  /// (StarPU would fetch them all, and evict what it needs next). A task that allocates the tile's
+  /// scratch for its next visit (Visit::Opens) waits as that visit does.
   enum class Visit { None, Opens, Runs };
   Visit visit = Visit::None;
 };
 
-/// Visits of streamed tiles a CUDA worker may have ready beyond the one it runs (Placement).
-inline constexpr int kVisitsAhead = 2;
+/// Visits of streamed tiles a CUDA worker may have ready beyond the one it runs (Placement): one,
+/// so that a GPU holds the slab it computes and the last one leaving, and the slabs can be
+/// thicker (partition::kSlabsInFlight says why that pays).
+inline constexpr int kVisitsAhead = 1;
 
 /// The handles of one task group, as submit() takes them without copying: a vector, an
 /// initializer list (`{h}`, alive until the call returns) or none (`{}`).

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <vector>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -67,14 +69,17 @@ void check_gpu_fields(const Context& rt, const GridSpec& grid, int halo, std::si
   // largest of the others' must be there at once.
   const double mine = static_cast<double>(element_size) * largest_gpu_tile_points(grid, halo);
   double other_tile = 0;
-  std::string names;
+  std::vector<std::string> on_grid;  // the fields' names, sorted: the message is the same each run
   for (const FieldStorage* other : rt.fields)
     if (other->grid() == grid) {
       bytes += static_cast<double>(other->element_size());
       other_tile = std::max(other_tile, static_cast<double>(other->element_size()) *
                                             largest_gpu_tile_points(grid, other->halo()));
-      names += "'" + other->name() + "', ";
+      on_grid.push_back(other->name());
     }
+  std::sort(on_grid.begin(), on_grid.end());
+  std::string names;
+  for (const std::string& n : on_grid) names += "'" + n + "', ";
   names += "'" + name + "'";
   const double tile_bytes = mine + other_tile;
   char b[200];
