@@ -95,6 +95,14 @@ printf "4 4294967298 4 4\n0 0\n1 0\n1 1\n0 1\n$mesh_tail" > wrap.dat
 check "airfoil mesh header 2^32+2 cells (wraps)" fail "count of cells, 4294967298, is not a whole number between 1 and 536870912" "$airfoil" --mesh wrap.dat --iterations 1
 printf "4 1000000000000 4 4\n0 0\n1 0\n1 1\n0 1\n$mesh_tail" > tera.dat
 check "airfoil mesh header 10^12 cells" fail "count of cells, 1000000000000, is not a whole number between 1 and 536870912" "$airfoil" --mesh tera.dat --iterations 1
+# The body's indices are read into 64 bits and checked against their sets (%d had wrapped them).
+mesh_nodes='0 0\n1 0\n1 1\n0 1\n'
+printf "4 1 4 4\n$mesh_nodes""0 1 2 3\n0 1 0 4294967296\n1 2 0 0\n2 3 0 0\n3 0 0 0\n0 1 0 1\n1 2 0 1\n2 3 0 1\n3 0 0 1\n" > ecell.dat
+check "airfoil mesh edge cell 2^32 (wraps to 0)" fail "edge 0's cell, 4294967296, is not a cell number between 0 and 0 \\(the header's count of cells is 1" "$airfoil" --mesh ecell.dat --iterations 1
+printf "4 1 4 4\n$mesh_nodes""0 1 2 4294967299\n0 1 0 0\n1 2 0 0\n2 3 0 0\n3 0 0 0\n0 1 0 1\n1 2 0 1\n2 3 0 1\n3 0 0 1\n" > cnode.dat
+check "airfoil mesh cell node 2^32+3 (wraps to 3)" fail "cell 0's node, 4294967299, is not a node number between 0 and 3" "$airfoil" --mesh cnode.dat --iterations 1
+printf "4 1 4 4\n$mesh_nodes""0 1 2 3\n0 1 0 0\n1 2 0 0\n2 3 0 0\n3 0 0 0\n0 1 0 1\n1 2 0 1\n2 3 0 1\n3 99999999999 0 1\n" > bnode.dat
+check "airfoil mesh node 99999999999 shown as written" fail "boundary edge 3's node, 99999999999, is not a node number" "$airfoil" --mesh bnode.dat --iterations 1
 echo "== runtime flags and environment"
 check "unknown flag" fail "bogus" "$heat3d" --bogus
 check "sched empty" fail "empty scheduler" "$heat3d" "${small[@]}" --sched ""
@@ -124,6 +132,12 @@ check "checkpoint-dir is a file" fail "checkpoint-dir afile: it is a file, not a
 check "checkpoint-dir under a file" fail "checkpoint-dir afile/ck: 'afile' is a file, not a directory" "$heat3d" "${small[@]}" --checkpoint-every 1 --checkpoint-dir afile/ck
 # A user's own *.partial directory in the checkpoint directory is not Tessera's: kept.
 check "checkpoints keep a user's mydata.partial" ok "mydata.partial kept" bash -c "mkdir -p ck/mydata.partial && echo data > ck/mydata.partial/f && \"$heat3d\" ${small[*]} --quiet --checkpoint-every 1 --checkpoint-dir ck > /dev/null && test -f ck/mydata.partial/f && echo 'mydata.partial kept'"
+# Folders a user made where a checkpoint goes are theirs: refused, never renamed aside or removed.
+check "checkpoints keep a user's step-00000002.old" fail "checkpoint ck1/step-00000002.old is in the way: it exists and was not made by a Tessera checkpoint" bash -c "mkdir -p ck1/step-00000002.old && echo data > ck1/step-00000002.old/f && \"$heat3d\" --size 8 8 8 --tile 8 8 4 --ncpu 1 --quiet --steps 4 --checkpoint-every 2 --checkpoint-dir ck1; rc=\$?; test -f ck1/step-00000002.old/f || echo 'LOST the user file'; exit \$rc"
+check "checkpoints keep a user's step-00000002" fail "checkpoint ck2/step-00000002 is in the way: .*move it away, or give another --checkpoint-dir" bash -c "mkdir -p ck2/step-00000002 && echo data > ck2/step-00000002/f && \"$heat3d\" --size 8 8 8 --tile 8 8 4 --ncpu 1 --quiet --steps 4 --checkpoint-every 2 --checkpoint-dir ck2; rc=\$?; test -f ck2/step-00000002/f || echo 'LOST the user file'; exit \$rc"
+check "checkpoint-dir empty" fail "--checkpoint-dir is empty; give a directory for the checkpoints" "$heat3d" "${small[@]}" --checkpoint-every 1 --checkpoint-dir ""
+# A second run checkpointing into a directory that a running one holds (its lock, flock(2)).
+check "two runs, one checkpoint directory" fail "checkpoint directory ck3 is in use: another run is checkpointing into it .*give this run its own --checkpoint-dir" bash -c "mkdir -p ck3 && exec flock ck3/tessera-checkpoint.lock \"$heat3d\" ${small[*]} --quiet --checkpoint-every 1 --checkpoint-dir ck3"
 check "perfmodel-dir missing (created)" ok "checksum=" "$heat3d" "${small[@]}" --perfmodel-dir new/models --quiet
 check "HOME under a file (default models)" fail "StarPU's default model directory \\(from HOME" env -u XDG_CACHE_HOME -u STARPU_HOME HOME=afile/home "$heat3d" "${small[@]}"
 check "STARPU_HOME under a file" fail "default model directory \\(from STARPU_HOME" env -u XDG_CACHE_HOME STARPU_HOME=afile/home "$heat3d" "${small[@]}"

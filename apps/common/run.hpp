@@ -161,9 +161,15 @@ inline std::string checkpoint_path(const RunOptions& o, long step) {
 }
 
 // Before any task: --checkpoint-dir must be a directory, or name one that can be created (not
-// a file, nor a path under one), else the run would fail at its first checkpoint, mid-run.
+// empty, not a file, nor a path under one), else the run would fail at its first checkpoint,
+// mid-run.
 inline void check_checkpoint_dir(const RunOptions& o) {
   if (o.checkpoint_every <= 0) return;
+  // An empty name is no directory the user named: the steps would go to /step-<N>.
+  if (o.checkpoint_dir.empty())
+    throw tessera::Error(
+        "--checkpoint-dir is empty; give a directory for the checkpoints (created if missing), "
+        "e.g. --checkpoint-dir checkpoints");
   std::error_code ec;
   for (std::filesystem::path p = o.checkpoint_dir; !p.empty(); p = p.parent_path()) {
     if (!std::filesystem::exists(p, ec)) {
