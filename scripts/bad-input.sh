@@ -138,6 +138,31 @@ check "checkpoints keep a user's step-00000002" fail "checkpoint ck2/step-000000
 check "checkpoint-dir empty" fail "--checkpoint-dir is empty; give a directory for the checkpoints" "$heat3d" "${small[@]}" --checkpoint-every 1 --checkpoint-dir ""
 # A second run checkpointing into a directory that a running one holds (its lock, flock(2)).
 check "two runs, one checkpoint directory" fail "checkpoint directory ck3 is in use: another run is checkpointing into it .*give this run its own --checkpoint-dir" bash -c "mkdir -p ck3 && exec flock ck3/tessera-checkpoint.lock \"$heat3d\" ${small[*]} --quiet --checkpoint-every 1 --checkpoint-dir ck3"
+# StarPU aborts (an assertion, SIGABRT) or crashes on these lists: refused before it starts.
+check "STARPU_WORKERS_CPUID=abc" fail "STARPU_WORKERS_CPUID='abc' is not a list of device numbers .*such as '0 1' or '0-3'" env STARPU_WORKERS_CPUID=abc "$heat3d" "${small[@]}"
+check "STARPU_WORKERS_CPUID=-1 (crashed)" fail "STARPU_WORKERS_CPUID='-1' is not a list of device numbers" env STARPU_WORKERS_CPUID=-1 "$heat3d" "${small[@]}"
+check "STARPU_WORKERS_CPUID empty" fail "STARPU_WORKERS_CPUID='' is not a list" env STARPU_WORKERS_CPUID= "$heat3d" "${small[@]}"
+check "STARPU_WORKERS_CPUID=0,1 (a list)" ok "checksum=" env STARPU_WORKERS_CPUID=0,1 "$heat3d" "${small[@]}" --quiet
+# A model directory whose disk takes no more data: StarPU asserted writing its bus calibration.
+# A file-size limit stands for a full disk anywhere (a tmpfs, below, where this user may mount).
+check "perfmodel-dir takes no data (ulimit -f)" fail "cannot write in --perfmodel-dir 'fsize' \\(a test file of 64 KiB: File too large\\); free some space there" bash -c "trap '' XFSZ; ulimit -f 16; exec \"$heat3d\" ${small[*]} --perfmodel-dir fsize"
+if mkdir -p full && mount -t tmpfs -o size=100k tmpfs full 2> /dev/null; then
+  mkdir -p full/models full/home && dd if=/dev/zero of=full/fill bs=4k 2> /dev/null
+  check "perfmodel-dir on a full disk" fail "cannot write in --perfmodel-dir 'full/models' \\(a test file of 64 KiB: No space left on device\\)" "$heat3d" "${small[@]}" --perfmodel-dir full/models
+  check "HOME on a full disk" fail "cannot write in StarPU's default model directory \\(from HOME.*No space left on device" env -u XDG_CACHE_HOME -u STARPU_HOME -u STARPU_PERF_MODEL_DIR HOME="$work/full/home" "$heat3d" "${small[@]}"
+  umount full
+else
+  echo "SKIP full-disk cases (cannot mount a tmpfs here; the ulimit -f case stands for them)"
+fi
+# TESSERA_EMULATED_CUDA takes its documented values only (an emulated build), and a build
+# without the emulated device says so rather than ignore it.
+no_device="asks for the emulated CUDA device, and this build has none"
+check "TESSERA_EMULATED_CUDA=off" fail "TESSERA_EMULATED_CUDA=off is not a mode of the emulated device; give 0 \\(off, as unset\\), 1, strict|$no_device" env TESSERA_EMULATED_CUDA=off "$heat3d" "${small[@]}"
+check "TESSERA_EMULATED_CUDA=false" fail "TESSERA_EMULATED_CUDA=false is not a mode|$no_device" env TESSERA_EMULATED_CUDA=false "$heat3d" "${small[@]}"
+check "TESSERA_EMULATED_CUDA=no" fail "TESSERA_EMULATED_CUDA=no is not a mode|$no_device" env TESSERA_EMULATED_CUDA=no "$heat3d" "${small[@]}"
+check "TESSERA_EMULATED_CUDA=yes please" fail "TESSERA_EMULATED_CUDA=yes please is not a mode|$no_device" env "TESSERA_EMULATED_CUDA=yes please" "$heat3d" "${small[@]}"
+check "TESSERA_EMULATED_CUDA=0 (off)" ok "checksum=" env TESSERA_EMULATED_CUDA=0 "$heat3d" "${small[@]}" --quiet
+check "TESSERA_EMULATED_CUDA=split:99" fail "split:99 is not a mode of the emulated device; .*split:K \\(K of them, 1 to [0-9]+\\)|$no_device" env TESSERA_EMULATED_CUDA=split:99 "$heat3d" "${grid[@]}" --ncpu 2
 check "perfmodel-dir missing (created)" ok "checksum=" "$heat3d" "${small[@]}" --perfmodel-dir new/models --quiet
 check "HOME under a file (default models)" fail "StarPU's default model directory \\(from HOME" env -u XDG_CACHE_HOME -u STARPU_HOME HOME=afile/home "$heat3d" "${small[@]}"
 check "STARPU_HOME under a file" fail "default model directory \\(from STARPU_HOME" env -u XDG_CACHE_HOME STARPU_HOME=afile/home "$heat3d" "${small[@]}"
@@ -189,10 +214,12 @@ if [ -n "$mpirun" ] && [ -x "$build/tests/rank_error" ]; then
       "${mpi[@]}" -np 2 "$build/tests/watchdog" stop --watchdog 3
   fi
   check "more ranks than tiles" fail "has 2 tiles but the run has 3 ranks" "${mpi[@]}" -np 3 "$heat3d" "${small[@]}" --quiet
-  check "options differ between ranks" fail "differ between ranks" \
+  check "options differ between ranks" fail "the command lines differ between ranks: --steps is given '3' on rank 1 and '2' on rank 0" \
     "${mpi[@]}" -np 1 "$heat3d" "${grid[@]}" : -np 1 "$heat3d" --size 8 8 8 --tile 8 8 4 --steps 3
   check "STARPU_NCPU differs between ranks" fail "rank 1: .*STARPU_NCPU" \
     "${mpi[@]}" -np 1 -x STARPU_NCPU=1 "$heat3d" --size 8 8 8 --tile 8 8 4 --steps 1 --ncpu 1 : -np 1 -x STARPU_NCPU=2 "$heat3d" --size 8 8 8 --tile 8 8 4 --steps 1 --ncpu 1
+  check "TESSERA_EMULATED_CUDA=split on rank 0 only" fail "the values of TESSERA_EMULATED_CUDA differ between ranks: unset on rank 1, 'split' on rank 0; set it alike on every rank" \
+    "${mpi[@]}" -np 1 -x TESSERA_EMULATED_CUDA=split "$heat3d" "${grid[@]}" : -np 1 "$heat3d" "${grid[@]}"
   unset STARPU_NCPU
 fi
 

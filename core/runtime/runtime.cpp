@@ -109,6 +109,37 @@ long whole_number(const char* text) {
   return v;
 }
 
+// StarPU reads these as lists of device numbers and aborts the program on a list without one
+// ("abc", " "), or crashes on a negative one ("-1"): checked here first, with a message.
+constexpr const char* kDeviceListVariables[] = {"STARPU_WORKERS_CPUID", "STARPU_WORKERS_CUDAID",
+                                                "STARPU_WORKERS_OPENCLID"};
+
+// Whether `text` is what StarPU's lists hold: numbers >= 0 or ranges "2-5" and "2-", separated
+// by spaces or commas, at least one.
+bool is_device_list(const std::string& text) {
+  int items = 0;
+  std::size_t at = 0;
+  const auto digits = [&] {
+    const std::size_t from = at;
+    while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at]))) ++at;
+    return at > from;
+  };
+  while (at < text.size()) {
+    if (text[at] == ' ' || text[at] == ',') {
+      ++at;
+      continue;
+    }
+    if (!digits()) return false;
+    if (at < text.size() && text[at] == '-') {
+      ++at;
+      digits();  // "2-": from 2 on
+    }
+    if (at < text.size() && text[at] != ' ' && text[at] != ',') return false;
+    ++items;
+  }
+  return items > 0;
+}
+
 void check_runtime_environment() {
   for (const char* var : kNumericStarpuVariables) {
     const char* v = env(var);
@@ -116,6 +147,14 @@ void check_runtime_environment() {
       throw Error(std::string(var) + "=" + v +
                   " is not a whole number >= 0 (StarPU would abort on it); set it to a number "
                   "such as 2, or unset it");
+  }
+  for (const char* var : kDeviceListVariables) {
+    const char* v = std::getenv(var);
+    if (v != nullptr && !is_device_list(v))
+      throw Error(std::string(var) + "='" + v +
+                  "' is not a list of device numbers (StarPU would abort on it); give numbers "
+                  ">= 0 or ranges separated by spaces or commas, such as '0 1' or '0-3', or unset "
+                  "it");
   }
 }
 
