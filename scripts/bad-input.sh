@@ -49,6 +49,11 @@ check "size 2^63-1 (overflow)" fail "tiles, more than|64-bit count" "$heat3d" --
 check "size 3e9^3 tile 1 (tile count)" fail "more than the 2147483647" "$heat3d" --size 3000000000 3000000000 3000000000 --tile 1 1 1 --steps 1
 check "256^3 in tiles of 1 (memory)" fail "use larger tiles, e.g." "$heat3d" --size 256 256 256 --tile 1 1 1 --steps 1
 check "one 3000^3 tile (StarPU vector)" fail "2\^32 - 1" "$heat3d" --size 3000 3000 3000 --tile 3000 3000 3000 --steps 1
+# Many small tiles: every field's bookkeeping counts, 48 KiB a tile (measured 43.6), so the
+# second field is refused at once (before: a 40^3 grid in 1^3 tiles ended in StarPU's "Cannot
+# allocate" assertion after 65 s; 64^3 ran on for minutes).
+check "40^3 in tiles of 1 under ulimit -v 4 GB" fail "field '(u|next)' on 40 x 40 x 40 points in tiles of 1 x 1 x 1 needs about 2.9 GiB .*use larger tiles, e.g." bash -c "ulimit -v 4000000; exec \"$heat3d\" --size 40 40 40 --tile 1 1 1 --steps 2"
+check "64^3 in tiles of 1 under ulimit -v 16 GB" fail "field '(u|next)' on 64 x 64 x 64 points in tiles of 1 x 1 x 1 needs about 12.1 GiB .*use larger tiles, e.g." bash -c "ulimit -v 16000000; exec \"$heat3d\" --size 64 64 64 --tile 1 1 1 --steps 2"
 check "jacobi2d more tiles than fit" fail "use larger tiles" "$jacobi2d" --size 1000000 100000 --tile 1 1 --steps 1
 check "life 1x1 periodic" ok "checksum=" "$life" --size 1 1 --tile 1 1 --steps 3 --ncpu 1 --quiet
 check "size 10^20 (beyond 64 bits)" fail "size: 99999999999999999999 is out of range; give a whole number between" "$heat3d" --size 99999999999999999999 8 8 --steps 1
