@@ -9,7 +9,10 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -155,10 +158,14 @@ inline Mesh generate_mesh(std::int64_t size_i, std::int64_t size_j) {
 /// "x y", per cell 4 node numbers, per edge "node node cell cell", per boundary edge
 /// "node node cell bound"; 0-based numbers.
 inline Mesh read_mesh(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))  // which fopen opens, and fscanf reads as empty
+    throw tessera::Error("mesh file '" + path +
+                         "' is a directory; give the path of an OP2 new_grid.dat");
   std::FILE* f = std::fopen(path.c_str(), "r");
   if (f == nullptr)
-    throw tessera::Error("cannot open mesh file '" + path +
-                         "'; give the path of an OP2 new_grid.dat");
+    throw tessera::Error("cannot open mesh file '" + path + "' (" + std::strerror(errno) +
+                         "); give the path of an OP2 new_grid.dat");
   auto fail = [&](const std::string& what) {
     std::fclose(f);
     throw tessera::Error("mesh file '" + path + "': " + what +

@@ -133,7 +133,9 @@ std::string refused(const std::string& dir, const std::string& why) {
 RestartState read_manifest(const std::string& dir) {
   const std::string path = dir + "/manifest";
   std::ifstream in(path, std::ios::binary);
-  if (!fs::is_directory(dir)) throw Error(refused(dir, "it is not a directory"));
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) throw Error(refused(dir, "it does not exist"));
+  if (!fs::is_directory(dir, ec)) throw Error(refused(dir, "it is a file, not a directory"));
   if (!in)
     throw Error(refused(dir,
                         "it has no manifest (not a checkpoint, or one whose writing did not "
@@ -393,7 +395,9 @@ Checkpoint::Checkpoint(std::string dir, long step, std::string about)
   detail::comm::agree([&] {
     if (s.context->rank != 0) return;
     if (detail::fs::exists(s.dir) && !detail::fs::is_directory(s.dir))
-      throw Error("checkpoint directory " + s.dir + " is a file; give a directory name");
+      throw Error("checkpoint " + s.dir + " is in the way: it is a file, not a checkpoint " +
+                  "directory, so it is neither replaced nor removed; move it away, or give " +
+                  "another --checkpoint-dir");
     detail::files::check_directory(detail::files::directory_of(s.dir),
                                    "the directory that holds checkpoint " + s.dir + ",");
     detail::remove_stale_partials(*s.context, s.dir);

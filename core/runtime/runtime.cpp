@@ -411,6 +411,13 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
                   " but this StarPU has no CUDA support; build StarPU with CUDA (see README)");
     e.cuda_workers = o.cuda_workers;
   }
+  // StarPU without CUDA starts no CUDA worker whatever STARPU_NCUDA says, without a word: the
+  // flag is refused above, the variable likewise.
+  if (o.cuda_workers < 0 && !caps.cuda && env("STARPU_NCUDA") != nullptr &&
+      whole_number(env("STARPU_NCUDA")) > 0)
+    throw Error(std::string("STARPU_NCUDA=") + env("STARPU_NCUDA") +
+                " asks for CUDA workers, but this StarPU has no CUDA support and would run "
+                "without them; unset it (or set it to 0), or build StarPU with CUDA (see README)");
   // StarPU fails to start without a worker ("returned -19"): say which setting left none.
   const int cpus =
       resolved_count(o.cpu_workers, env("STARPU_NCPU") ? "STARPU_NCPU" : "STARPU_NCPUS");
