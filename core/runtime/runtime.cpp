@@ -472,6 +472,7 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
   e.policy.calibrating =
       o.calibrate || (calibrate_env != nullptr && std::strcmp(calibrate_env, "0") != 0);
   e.policy.quiet = o.quiet;
+  e.policy.says_uncalibrated = c.rank == 0;
   e.policy.calibrate_command = o.calibrate_command;
 #ifdef TESSERA_WITH_MPI
   e.policy.distributed = c.ranks > 1;  // one rank has nothing to exchange: plain StarPU
