@@ -13,7 +13,8 @@ int main(int argc, char** argv) {
   int tiles = 0, iterations = 1000;
   std::string mesh_file, partitioner = "metis";
   CLI::Option* generated =
-      cli.add_option("--mesh-size", size, "I J of the generated mesh: 3I x J cells (OP2's: 400 600)")
+      cli.add_option("--mesh-size", size,
+                     "I J of the generated mesh: 3I x J cells (OP2's: 400 600)")
           ->expected(2)
           ->check(apps::whole());
   // One mesh: --mesh-size beside --mesh was ignored without a word.

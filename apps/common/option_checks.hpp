@@ -10,7 +10,6 @@
 #include <regex>
 #include <string>
 
-
 namespace apps {
 
 // Reads a whole number as typed, in decimal; returns why it is not one, or "" when it is.
@@ -66,8 +65,8 @@ CLI::Validator at_least(long low) {
         const long high = static_cast<long>(std::numeric_limits<T>::max());
         if (v > high)
           return text + " is above " + std::to_string(high) +
-                 ", the most this option holds; give a value from " + std::to_string(low) +
-                 " to " + std::to_string(high);
+                 ", the most this option holds; give a value from " + std::to_string(low) + " to " +
+                 std::to_string(high);
         return {};
       },
       ">=" + std::to_string(low));
@@ -77,7 +76,8 @@ CLI::Validator at_least(long low) {
 // required but received 2", for an option given twice; "--size: At least 3 required but
 // received 2"), said plainly; every other failure as CLI11 says it.
 inline std::string plain_failure(const CLI::App* app, const CLI::Error& e) {
-  static const std::regex miscounted("^(.*): (At Most |At least |)([0-9]+) required but received ([0-9]+)$");
+  static const std::regex miscounted(
+      "^(.*): (At Most |At least |)([0-9]+) required but received ([0-9]+)$");
   std::smatch m;
   const std::string what = e.what();
   if (!std::regex_match(what, m, miscounted)) return CLI::FailureMessage::simple(app, e);
@@ -85,8 +85,9 @@ inline std::string plain_failure(const CLI::App* app, const CLI::Error& e) {
   const std::string takes = m[2] == "At Most " ? "at most " : "";
   const std::string values = m[3] == "1" ? " value" : " values";
   return m[1].str() + " takes " + takes + m[3].str() + values + " and was given " + m[4].str() +
-         (m[3] == "1" && m[2] == "At Most " ? " (given more than once?); give it once, with one value"
-                                            : "; give " + m[3].str() + values) +
+         (m[3] == "1" && m[2] == "At Most "
+              ? " (given more than once?); give it once, with one value"
+              : "; give " + m[3].str() + values) +
          "\nRun with --help for more information.\n";
 }
 

@@ -25,8 +25,7 @@ inline void check_heat3d_alpha(double alpha) {
   if (!(alpha >= 0.0 && alpha <= 1.0 / 6.0))
     throw tessera::Error("--alpha " + exact_text(alpha) +
                          " is outside the explicit scheme's stability range 0 <= alpha <= 1/6 (" +
-                         exact_text(1.0 / 6.0) +
-                         "); give a value in that range, e.g. --alpha 0.1");
+                         exact_text(1.0 / 6.0) + "); give a value in that range, e.g. --alpha 0.1");
 }
 
 // The boundary value: hot x-low face, cold elsewhere.

@@ -247,7 +247,8 @@ void lock_checkpoint_folder(ClearedFolders& folders, const std::string& parent) 
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     ::close(fd);
     throw Error("checkpoint directory " + parent +
-                " is in use: another run is checkpointing into it (that run holds the lock " + path +
+                " is in use: another run is checkpointing into it (that run holds the lock " +
+                path +
                 "); two runs cannot share a checkpoint directory, give this run its own "
                 "--checkpoint-dir");
   }

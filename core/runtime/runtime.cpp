@@ -292,7 +292,7 @@ bool is_flag(const std::string& arg) {
 }
 
 // Where rank `r`'s command line first differs from rank 0's, as a person would say it: the
-// option and both values ("--steps is 3 on rank 1 and 2 on rank 0").
+// option and both values ("--steps is given '3' on rank 1 and '2' on rank 0").
 std::string first_difference(const std::string& line0, const std::string& line_r, int r) {
   const std::vector<std::string> a = arguments(line0), b = arguments(line_r);
   std::size_t k = 0;
@@ -300,8 +300,8 @@ std::string first_difference(const std::string& line0, const std::string& line_r
   const auto at = [](const std::vector<std::string>& args, std::size_t k) {
     return k < args.size() ? "'" + args[k] + "'" : std::string("nothing");
   };
-  const std::string both = at(b, k) + " on rank " + std::to_string(r) + " and " + at(a, k) +
-                           " on rank 0";
+  const std::string both =
+      at(b, k) + " on rank " + std::to_string(r) + " and " + at(a, k) + " on rank 0";
   if (k == 0) return "the program is " + both;
   std::size_t flag = k;
   while (flag > 0 && !is_flag(a[flag - 1])) --flag;
@@ -318,8 +318,8 @@ void require_same_text(const std::string& text, const std::string& what, const s
   const std::vector<std::string> all = detail::comm::all_gather_text(text);
   for (std::size_t r = 1; r < all.size(); ++r)
     if (all[r] != all[0])
-      throw Error(what + " differ between ranks: " +
-                  describe(all[0], all[r], static_cast<int>(r)) + "; " + fix);
+      throw Error(what + " differ between ranks: " + describe(all[0], all[r], static_cast<int>(r)) +
+                  "; " + fix);
 }
 
 // How a value differs between rank 0 and rank `r`, for require_same_text.
