@@ -251,6 +251,7 @@ check "size with 2 values for 3 axes" fail "--size takes 3 values and was given 
 check "airfoil iterations 99999999999 (an int)" fail "--iterations: 99999999999 is above 2147483647, the most this option holds; give a value from 1 to 2147483647" "$airfoil" --iterations 99999999999
 check "airfoil tiles 99999999999 (an int)" fail "--tiles: 99999999999 is above 2147483647" "$airfoil" --tiles 99999999999
 check "mg iterations 2^31 (an int)" fail "--iterations: 2147483648 is above 2147483647" "$mg" --class U --iterations 2147483648
+check "ncpu 99999999999 (an int)" fail "--ncpu: 99999999999 is above 2147483647, the most this option holds" "$heat3d" "${grid[@]}" --ncpu 99999999999
 check "alpha just above 1/6, shown exactly" fail "--alpha 0.16666666666666669 is outside the explicit scheme's stability range 0 <= alpha <= 1/6 \(0.16666666666666666\)" "$heat3d" "${small[@]}" --alpha 0.16666666666666669
 # As --ncuda 1 is refused by a StarPU without CUDA; one with CUDA and no GPU (the prebuilt 1.4)
 # starts none and says so on the configuration line.
