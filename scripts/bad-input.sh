@@ -49,6 +49,11 @@ check "size 2^63-1 (overflow)" fail "tiles, more than|64-bit count" "$heat3d" --
 check "size 3e9^3 tile 1 (tile count)" fail "more than the 2147483647" "$heat3d" --size 3000000000 3000000000 3000000000 --tile 1 1 1 --steps 1
 check "256^3 in tiles of 1 (memory)" fail "use larger tiles, e.g." "$heat3d" --size 256 256 256 --tile 1 1 1 --steps 1
 check "one 3000^3 tile (StarPU vector)" fail "2\^32 - 1" "$heat3d" --size 3000 3000 3000 --tile 3000 3000 3000 --steps 1
+# Many small tiles: every field's bookkeeping counts, 48 KiB a tile (measured 43.6), so the
+# second field is refused at once (before: a 40^3 grid in 1^3 tiles ended in StarPU's "Cannot
+# allocate" assertion after 65 s; 64^3 ran on for minutes).
+check "40^3 in tiles of 1 under ulimit -v 4 GB" fail "field '(u|next)' on 40 x 40 x 40 points in tiles of 1 x 1 x 1 needs about 2.9 GiB .*use larger tiles, e.g." bash -c "ulimit -v 4000000; exec \"$heat3d\" --size 40 40 40 --tile 1 1 1 --steps 2"
+check "64^3 in tiles of 1 under ulimit -v 16 GB" fail "field '(u|next)' on 64 x 64 x 64 points in tiles of 1 x 1 x 1 needs about 12.1 GiB .*use larger tiles, e.g." bash -c "ulimit -v 16000000; exec \"$heat3d\" --size 64 64 64 --tile 1 1 1 --steps 2"
 check "jacobi2d more tiles than fit" fail "use larger tiles" "$jacobi2d" --size 1000000 100000 --tile 1 1 --steps 1
 check "life 1x1 periodic" ok "checksum=" "$life" --size 1 1 --tile 1 1 --steps 3 --ncpu 1 --quiet
 check "size 10^20 (beyond 64 bits)" fail "size: 99999999999999999999 is out of range; give a whole number between" "$heat3d" --size 99999999999999999999 8 8 --steps 1
@@ -95,6 +100,14 @@ printf "4 4294967298 4 4\n0 0\n1 0\n1 1\n0 1\n$mesh_tail" > wrap.dat
 check "airfoil mesh header 2^32+2 cells (wraps)" fail "count of cells, 4294967298, is not a whole number between 1 and 536870912" "$airfoil" --mesh wrap.dat --iterations 1
 printf "4 1000000000000 4 4\n0 0\n1 0\n1 1\n0 1\n$mesh_tail" > tera.dat
 check "airfoil mesh header 10^12 cells" fail "count of cells, 1000000000000, is not a whole number between 1 and 536870912" "$airfoil" --mesh tera.dat --iterations 1
+# The body's indices are read into 64 bits and checked against their sets (%d had wrapped them).
+mesh_nodes='0 0\n1 0\n1 1\n0 1\n'
+printf "4 1 4 4\n$mesh_nodes""0 1 2 3\n0 1 0 4294967296\n1 2 0 0\n2 3 0 0\n3 0 0 0\n0 1 0 1\n1 2 0 1\n2 3 0 1\n3 0 0 1\n" > ecell.dat
+check "airfoil mesh edge cell 2^32 (wraps to 0)" fail "edge 0's cell, 4294967296, is not a cell number between 0 and 0 \\(the header's count of cells is 1" "$airfoil" --mesh ecell.dat --iterations 1
+printf "4 1 4 4\n$mesh_nodes""0 1 2 4294967299\n0 1 0 0\n1 2 0 0\n2 3 0 0\n3 0 0 0\n0 1 0 1\n1 2 0 1\n2 3 0 1\n3 0 0 1\n" > cnode.dat
+check "airfoil mesh cell node 2^32+3 (wraps to 3)" fail "cell 0's node, 4294967299, is not a node number between 0 and 3" "$airfoil" --mesh cnode.dat --iterations 1
+printf "4 1 4 4\n$mesh_nodes""0 1 2 3\n0 1 0 0\n1 2 0 0\n2 3 0 0\n3 0 0 0\n0 1 0 1\n1 2 0 1\n2 3 0 1\n3 99999999999 0 1\n" > bnode.dat
+check "airfoil mesh node 99999999999 shown as written" fail "boundary edge 3's node, 99999999999, is not a node number" "$airfoil" --mesh bnode.dat --iterations 1
 echo "== runtime flags and environment"
 check "unknown flag" fail "bogus" "$heat3d" --bogus
 check "sched empty" fail "empty scheduler" "$heat3d" "${small[@]}" --sched ""
@@ -124,6 +137,37 @@ check "checkpoint-dir is a file" fail "checkpoint-dir afile: it is a file, not a
 check "checkpoint-dir under a file" fail "checkpoint-dir afile/ck: 'afile' is a file, not a directory" "$heat3d" "${small[@]}" --checkpoint-every 1 --checkpoint-dir afile/ck
 # A user's own *.partial directory in the checkpoint directory is not Tessera's: kept.
 check "checkpoints keep a user's mydata.partial" ok "mydata.partial kept" bash -c "mkdir -p ck/mydata.partial && echo data > ck/mydata.partial/f && \"$heat3d\" ${small[*]} --quiet --checkpoint-every 1 --checkpoint-dir ck > /dev/null && test -f ck/mydata.partial/f && echo 'mydata.partial kept'"
+# Folders a user made where a checkpoint goes are theirs: refused, never renamed aside or removed.
+check "checkpoints keep a user's step-00000002.old" fail "checkpoint ck1/step-00000002.old is in the way: it exists and was not made by a Tessera checkpoint" bash -c "mkdir -p ck1/step-00000002.old && echo data > ck1/step-00000002.old/f && \"$heat3d\" --size 8 8 8 --tile 8 8 4 --ncpu 1 --quiet --steps 4 --checkpoint-every 2 --checkpoint-dir ck1; rc=\$?; test -f ck1/step-00000002.old/f || echo 'LOST the user file'; exit \$rc"
+check "checkpoints keep a user's step-00000002" fail "checkpoint ck2/step-00000002 is in the way: .*move it away, or give another --checkpoint-dir" bash -c "mkdir -p ck2/step-00000002 && echo data > ck2/step-00000002/f && \"$heat3d\" --size 8 8 8 --tile 8 8 4 --ncpu 1 --quiet --steps 4 --checkpoint-every 2 --checkpoint-dir ck2; rc=\$?; test -f ck2/step-00000002/f || echo 'LOST the user file'; exit \$rc"
+check "checkpoint-dir empty" fail "--checkpoint-dir: an empty directory name was given; name one \\(e.g. checkpoints\\) or drop the flag" "$heat3d" "${small[@]}" --checkpoint-every 1 --checkpoint-dir ""
+# A second run checkpointing into a directory that a running one holds (its lock, flock(2)).
+check "two runs, one checkpoint directory" fail "checkpoint directory ck3 is in use: another run is checkpointing into it .*give this run its own --checkpoint-dir" bash -c "mkdir -p ck3 && exec flock ck3/tessera-checkpoint.lock \"$heat3d\" ${small[*]} --quiet --checkpoint-every 1 --checkpoint-dir ck3"
+# StarPU aborts (an assertion, SIGABRT) or crashes on these lists: refused before it starts.
+check "STARPU_WORKERS_CPUID=abc" fail "STARPU_WORKERS_CPUID='abc' is not a list of device numbers .*such as '0 1' or '0-3'" env STARPU_WORKERS_CPUID=abc "$heat3d" "${small[@]}"
+check "STARPU_WORKERS_CPUID=-1 (crashed)" fail "STARPU_WORKERS_CPUID='-1' is not a list of device numbers" env STARPU_WORKERS_CPUID=-1 "$heat3d" "${small[@]}"
+check "STARPU_WORKERS_CPUID empty" fail "STARPU_WORKERS_CPUID='' is not a list" env STARPU_WORKERS_CPUID= "$heat3d" "${small[@]}"
+check "STARPU_WORKERS_CPUID=0,1 (a list)" ok "checksum=" env STARPU_WORKERS_CPUID=0,1 "$heat3d" "${small[@]}" --quiet
+# A model directory whose disk takes no more data: StarPU asserted writing its bus calibration.
+# A file-size limit stands for a full disk anywhere (a tmpfs, below, where this user may mount).
+check "perfmodel-dir takes no data (ulimit -f)" fail "cannot write in --perfmodel-dir 'fsize' \\(a test file of 64 KiB: File too large\\); free some space there" bash -c "trap '' XFSZ; ulimit -f 16; exec \"$heat3d\" ${small[*]} --perfmodel-dir fsize"
+if mkdir -p full && mount -t tmpfs -o size=100k tmpfs full 2> /dev/null; then
+  mkdir -p full/models full/home && dd if=/dev/zero of=full/fill bs=4k 2> /dev/null
+  check "perfmodel-dir on a full disk" fail "cannot write in --perfmodel-dir 'full/models' \\(a test file of 64 KiB: No space left on device\\)" "$heat3d" "${small[@]}" --perfmodel-dir full/models
+  check "HOME on a full disk" fail "cannot write in StarPU's default model directory \\(from HOME.*No space left on device" env -u XDG_CACHE_HOME -u STARPU_HOME -u STARPU_PERF_MODEL_DIR HOME="$work/full/home" "$heat3d" "${small[@]}"
+  umount full
+else
+  echo "SKIP full-disk cases (cannot mount a tmpfs here; the ulimit -f case stands for them)"
+fi
+# TESSERA_EMULATED_CUDA takes its documented values only (an emulated build), and a build
+# without the emulated device says so rather than ignore it.
+no_device="asks for the emulated CUDA device, and this build has none"
+check "TESSERA_EMULATED_CUDA=off" fail "TESSERA_EMULATED_CUDA=off is not a mode of the emulated device; give 0 \\(off, as unset\\), 1, strict|$no_device" env TESSERA_EMULATED_CUDA=off "$heat3d" "${small[@]}"
+check "TESSERA_EMULATED_CUDA=false" fail "TESSERA_EMULATED_CUDA=false is not a mode|$no_device" env TESSERA_EMULATED_CUDA=false "$heat3d" "${small[@]}"
+check "TESSERA_EMULATED_CUDA=no" fail "TESSERA_EMULATED_CUDA=no is not a mode|$no_device" env TESSERA_EMULATED_CUDA=no "$heat3d" "${small[@]}"
+check "TESSERA_EMULATED_CUDA=yes please" fail "TESSERA_EMULATED_CUDA=yes please is not a mode|$no_device" env "TESSERA_EMULATED_CUDA=yes please" "$heat3d" "${small[@]}"
+check "TESSERA_EMULATED_CUDA=0 (off)" ok "checksum=" env TESSERA_EMULATED_CUDA=0 "$heat3d" "${small[@]}" --quiet
+check "TESSERA_EMULATED_CUDA=split:99" fail "split:99 is not a mode of the emulated device; .*split:K \\(K of them, 1 to [0-9]+\\)|$no_device" env TESSERA_EMULATED_CUDA=split:99 "$heat3d" "${grid[@]}" --ncpu 2
 check "perfmodel-dir missing (created)" ok "checksum=" "$heat3d" "${small[@]}" --perfmodel-dir new/models --quiet
 check "HOME under a file (default models)" fail "StarPU's default model directory \\(from HOME" env -u XDG_CACHE_HOME -u STARPU_HOME HOME=afile/home "$heat3d" "${small[@]}"
 check "STARPU_HOME under a file" fail "default model directory \\(from STARPU_HOME" env -u XDG_CACHE_HOME STARPU_HOME=afile/home "$heat3d" "${small[@]}"
@@ -151,6 +195,72 @@ check "trace is a directory" fail "is a directory" "$heat3d" "${small[@]}" --tra
 check "trace empty name" fail "empty file name" "$heat3d" "${small[@]}" --trace ""
 check "trace to /dev/null (a device)" ok "checksum=" "$heat3d" "${small[@]}" --quiet --trace /dev/null
 check "fxt without FxT (or written)" any "needs a StarPU built with FxT|checksum=" "$heat3d" "${small[@]}" --quiet --fxt fxt
+echo "== restarts, disks, signals, meshes, messages (issue 49's own cases)"
+ck=(--size 8 8 8 --tile 8 8 4 --ncpu 1 --quiet)
+"$heat3d" "${ck[@]}" --steps 4 --checkpoint-every 2 --checkpoint-dir ok > /dev/null
+check "restart into its own checkpoint directory" ok "from_step=4" "$heat3d" "${ck[@]}" --steps 6 --restart ok/step-00000004 --checkpoint-every 2 --checkpoint-dir ok
+check "restart path with a trailing slash" ok "from_step=4" "$heat3d" "${ck[@]}" --steps 6 --restart ok/step-00000004/
+check "restart from a path that does not exist" fail "checkpoint nothere cannot be restarted from: it does not exist; restart from another checkpoint" "$heat3d" "${ck[@]}" --steps 2 --restart nothere
+check "restart from a file" fail "checkpoint afile cannot be restarted from: it is a file, not a directory" "$heat3d" "${ck[@]}" --steps 2 --restart afile
+check "restart empty" fail "--restart: an empty checkpoint directory was given; name one \(e.g. checkpoints/step-00000100\) or drop the flag" "$heat3d" "${ck[@]}" --steps 2 --restart ""
+check "restart from the checkpoint directory itself" fail "checkpoint ok cannot be restarted from: it has no manifest" "$heat3d" "${ck[@]}" --steps 6 --restart ok
+check "output-dir empty" fail "--output-dir: an empty directory name was given; name one \(e.g. output\)" "$heat3d" "${ck[@]}" --steps 2 --output-every 1 --output-dir ""
+mkdir -p ckf && echo mine > ckf/step-00000001
+check "a user's file named like a step" fail "checkpoint ckf/step-00000001 is in the way: it is a file, not a checkpoint directory, so it is neither replaced nor removed" "$heat3d" "${ck[@]}" --steps 2 --checkpoint-every 1 --checkpoint-dir ckf
+mkdir -p ckl mine && echo data > mine/f && ln -s ../mine ckl/step-00000001
+check "a step name linked to a user's folder" fail "checkpoint ckl/step-00000001 is in the way: it exists and was not made by a Tessera checkpoint" bash -c "\"$heat3d\" ${ck[*]} --steps 2 --checkpoint-every 1 --checkpoint-dir ckl; rc=\$?; test -f mine/f || echo 'LOST the user file'; exit \$rc"
+mkdir -p ckd/tessera-checkpoint.lock
+check "the lock's name taken by a directory" fail "cannot create the checkpoint lock ckd/tessera-checkpoint.lock \(Is a directory\)" "$heat3d" "${ck[@]}" --steps 2 --checkpoint-every 1 --checkpoint-dir ckd
+mkdir -p cks && touch cks/tessera-checkpoint.lock
+check "a lock file nobody holds (a finished run's)" ok "checksum=" "$heat3d" "${ck[@]}" --steps 2 --checkpoint-every 1 --checkpoint-dir cks
+mkdir -p realdir && ln -s realdir cklink
+check "checkpoint-dir a link to a directory" ok "in realdir: step-00000002" bash -c "\"$heat3d\" ${ck[*]} --steps 2 --checkpoint-every 1 --checkpoint-dir cklink > /dev/null && echo in realdir: \$(ls realdir | grep step- | tail -1)"
+# Signals: a run killed while checkpointing leaves its lock to the kernel and its partial
+# checkpoint to the next run, which removes it, says so, and checkpoints.
+big=(--size 64 64 64 --tile 64 64 8 --ncpu 1 --quiet)
+for sig in KILL TERM INT; do
+  check "SIGKILL/TERM/INT mid-checkpoint, then a rerun ($sig)" ok "checksum=" bash -c "timeout -s $sig 0.7 \"$heat3d\" ${big[*]} --steps 100000 --checkpoint-every 1 --checkpoint-dir ck$sig > /dev/null 2>&1; \"$heat3d\" ${big[*]} --steps 2 --checkpoint-every 1 --checkpoint-dir ck$sig"
+done
+check "two real runs, one checkpoint directory" fail "checkpoint directory cktwo is in use: another run is checkpointing into it" bash -c "\"$heat3d\" ${big[*]} --steps 100000 --checkpoint-every 1 --checkpoint-dir cktwo > /dev/null 2>&1 & first=\$!; while [ ! -e cktwo/tessera-checkpoint.lock ]; do sleep 0.1; done; \"$heat3d\" ${ck[*]} --steps 2 --checkpoint-every 1 --checkpoint-dir cktwo; rc=\$?; kill \$first; wait \$first; exit \$rc"
+check "output on a disk that takes no data (ulimit -f)" fail "cannot write in the output directory|could not write" bash -c "trap '' XFSZ; ulimit -f 100; exec \"$heat3d\" --size 64 64 64 --tile 64 64 8 --ncpu 1 --quiet --steps 1 --output-every 1 --output-dir fsout --perfmodel-dir \"$work/models\""
+check "trace on a disk that takes no data (ulimit -f)" fail "could not write the --trace file 'fstrace.json'" bash -c "trap '' XFSZ; ulimit -f 100; exec \"$heat3d\" --size 64 64 64 --tile 64 64 8 --ncpu 1 --quiet --steps 400 --trace fstrace.json --perfmodel-dir \"$work/models\""
+# Meshes: indices below 0 or not numbers, a flag that is neither wall nor far field, a
+# coordinate beyond a double, a directory, an empty name, both a file and a generated size.
+mesh_file() {  # mesh_file NAME CELL-LINE EDGE0-LINE BEDGE3-LINE COORD-LINE
+  printf "4 1 4 4\n0 0\n1 0\n1 1\n$5\n$2\n$3\n1 2 0 0\n2 3 0 0\n3 0 0 0\n0 1 0 1\n1 2 0 1\n2 3 0 1\n$4\n" > "$1"
+}
+mesh_file neg.dat "0 1 2 -1" "0 1 0 0" "3 0 0 1" "0 1"
+check "airfoil mesh node -1" fail "cell 0's node, -1, is not a node number between 0 and 3" "$airfoil" --mesh neg.dat --iterations 1
+mesh_file sci.dat "0 1 2 3" "0 1e0 0 0" "3 0 0 1" "0 1"
+check "airfoil mesh node 1e0 (not a whole number)" fail "edge 0's node, 1e0, is not a node number" "$airfoil" --mesh sci.dat --iterations 1
+mesh_file flag.dat "0 1 2 3" "0 1 0 0" "3 0 0 3" "0 1"
+check "airfoil mesh boundary flag 3" fail "boundary edge 3's flag, 3, is neither 1 \(a wall\) nor 2 \(the far field\); give 1 or 2" "$airfoil" --mesh flag.dat --iterations 1
+mesh_file huge_x.dat "0 1 2 3" "0 1 0 0" "3 0 0 1" "1e400 1"
+check "airfoil mesh coordinate 1e400" fail "node 3's coordinates are not finite numbers" "$airfoil" --mesh huge_x.dat --iterations 1
+mesh_file good.dat "0 1 2 3" "0 1 0 0" "3 0 0 1" "0 1"
+check "airfoil mesh of one cell (well formed)" ok "rms=" "$airfoil" --mesh good.dat --iterations 1 --ncpu 1 --quiet
+mkdir -p meshdir
+check "airfoil mesh a directory" fail "mesh file 'meshdir' is a directory; give the path of an OP2 new_grid.dat" "$airfoil" --mesh meshdir --iterations 1
+check "airfoil mesh missing" fail "cannot open mesh file 'missing.dat' \(No such file or directory\)" "$airfoil" --mesh missing.dat --iterations 1
+check "airfoil mesh empty name" fail "--mesh: an empty mesh file name was given" "$airfoil" --mesh "" --iterations 1
+check "airfoil --mesh and --mesh-size" fail "--mesh-size excludes --mesh|--mesh excludes --mesh-size" "$airfoil" --mesh good.dat --mesh-size 4 4 --iterations 1
+# Messages: a flag given twice or with too few values, a count beyond the variable's type, a
+# value just outside its range shown exactly, a variable StarPU ignores without a word.
+check "steps given twice" fail "--steps takes at most 1 value and was given 2 \(given more than once\?\); give it once" "$heat3d" "${small[@]}" --steps 4
+check "size with 2 values for 3 axes" fail "--size takes 3 values and was given 2; give 3 values" "$heat3d" --size 8 8 --steps 1
+check "airfoil iterations 99999999999 (an int)" fail "--iterations: 99999999999 is above 2147483647, the most this option holds; give a value from 1 to 2147483647" "$airfoil" --iterations 99999999999
+check "airfoil tiles 99999999999 (an int)" fail "--tiles: 99999999999 is above 2147483647" "$airfoil" --tiles 99999999999
+check "mg iterations 2^31 (an int)" fail "--iterations: 2147483648 is above 2147483647" "$mg" --class U --iterations 2147483648
+check "ncpu 99999999999 (an int)" fail "--ncpu: 99999999999 is above 2147483647, the most this option holds" "$heat3d" "${grid[@]}" --ncpu 99999999999
+check "alpha just above 1/6, shown exactly" fail "--alpha 0.16666666666666669 is outside the explicit scheme's stability range 0 <= alpha <= 1/6 \(0.16666666666666666\)" "$heat3d" "${small[@]}" --alpha 0.16666666666666669
+# As --ncuda 1 is refused by a StarPU without CUDA; one with CUDA and no GPU (the prebuilt 1.4)
+# starts none and says so on the configuration line.
+if "$heat3d" "${small[@]}" --quiet --ncuda 1 2>&1 | grep -q "has no CUDA support"; then
+  check "STARPU_NCUDA=1 without CUDA" fail "STARPU_NCUDA=1 asks for CUDA workers, but this StarPU has no CUDA support" env STARPU_NCUDA=1 "$heat3d" "${small[@]}" --quiet
+else
+  check "STARPU_NCUDA=1, no GPU (said)" ok "1 CPU \+ 0 CUDA workers" env STARPU_NCUDA=1 "$heat3d" "${small[@]}"
+fi
+check "STARPU_WORKERS_CPUID=0- (a range)" ok "checksum=" env STARPU_WORKERS_CPUID=0- "$heat3d" "${small[@]}" --quiet
 echo "== errors after start-up"
 out=$("$heat3d" "${small[@]}" --alpha 10 2>&1)
 if grep -q "tessera summary" <<<"$out"; then
@@ -175,10 +285,24 @@ if [ -n "$mpirun" ] && [ -x "$build/tests/rank_error" ]; then
       "${mpi[@]}" -np 2 "$build/tests/watchdog" stop --watchdog 3
   fi
   check "more ranks than tiles" fail "has 2 tiles but the run has 3 ranks" "${mpi[@]}" -np 3 "$heat3d" "${small[@]}" --quiet
-  check "options differ between ranks" fail "differ between ranks" \
+  check "options differ between ranks" fail "the command lines differ between ranks: --steps is given '3' on rank 1 and '2' on rank 0" \
     "${mpi[@]}" -np 1 "$heat3d" "${grid[@]}" : -np 1 "$heat3d" --size 8 8 8 --tile 8 8 4 --steps 3
   check "STARPU_NCPU differs between ranks" fail "rank 1: .*STARPU_NCPU" \
     "${mpi[@]}" -np 1 -x STARPU_NCPU=1 "$heat3d" --size 8 8 8 --tile 8 8 4 --steps 1 --ncpu 1 : -np 1 -x STARPU_NCPU=2 "$heat3d" --size 8 8 8 --tile 8 8 4 --steps 1 --ncpu 1
+  check "TESSERA_EMULATED_CUDA=split on rank 0 only" fail "the values of TESSERA_EMULATED_CUDA differ between ranks: unset on rank 1, 'split' on rank 0; set it alike on every rank" \
+    "${mpi[@]}" -np 1 -x TESSERA_EMULATED_CUDA=split "$heat3d" "${grid[@]}" : -np 1 "$heat3d" "${grid[@]}"
+  check "checkpoint-dir differs between ranks" fail "the command lines differ between ranks: --checkpoint-dir is given 'b' on rank 1 and 'a' on rank 0" \
+    "${mpi[@]}" -np 1 "$heat3d" "${grid[@]}" --checkpoint-dir a : -np 1 "$heat3d" "${grid[@]}" --checkpoint-dir b
+  check "an extra argument on rank 1" fail "the command lines differ between ranks: argument 11 is '--quiet' on rank 1 and nothing on rank 0" \
+    "${mpi[@]}" -np 1 "$heat3d" "${grid[@]}" : -np 1 "$heat3d" "${grid[@]}" --quiet
+  check "STARPU_WORKERS_CPUID=abc on rank 1 only" fail "rank 1: STARPU_WORKERS_CPUID='abc' is not a list of device numbers" \
+    "${mpi[@]}" -np 1 "$heat3d" "${grid[@]}" : -np 1 -x STARPU_WORKERS_CPUID=abc "$heat3d" "${grid[@]}"
+  check "TESSERA_EMULATED_CUDA=off on every rank, said once" fail "^tessera: TESSERA_EMULATED_CUDA=off (is not a mode|asks for)" \
+    "${mpi[@]}" -np 2 -x TESSERA_EMULATED_CUDA=off "$heat3d" "${grid[@]}"
+  check "2 ranks, a checkpoint directory in use" fail "checkpoint directory ckmpi is in use" bash -c "mkdir -p ckmpi && exec flock ckmpi/tessera-checkpoint.lock ${mpi[*]} -np 2 \"$heat3d\" ${grid[*]} --quiet --checkpoint-every 1 --checkpoint-dir ckmpi"
+  check "2 ranks, a user's step folder kept" fail "checkpoint ckmu/step-00000001 is in the way" bash -c "mkdir -p ckmu/step-00000001 && echo data > ckmu/step-00000001/f && ${mpi[*]} -np 2 \"$heat3d\" ${grid[*]} --quiet --checkpoint-every 1 --checkpoint-dir ckmu; rc=\$?; test -f ckmu/step-00000001/f || echo 'LOST the user file'; exit \$rc"
+  # Noise: the uncalibrated-model note once per run, not once per rank (the two interleaved).
+  check "uncalibrated models said once under mpirun" ok "^said 1 time" bash -c "n=\$(${mpi[*]} -np 2 \"$heat3d\" ${grid[*]} --perfmodel-dir \"$work/fresh-models\" 2>&1 | grep -o 'is not calibrated' | wc -l); echo \"said \$n time(s)\""
   unset STARPU_NCPU
 fi
 

@@ -83,26 +83,37 @@ namespace {
 // in for CUDA workers and the others stay CPU workers: a mixed machine, whose stand-ins run the
 // CUDA bodies and only the kinds that have one, the others the CPU bodies (split_entry).
 enum class Emulation { Off, On, Strict, Split };
+// The most stand-ins split:K may ask for: one CPU worker must stay a CPU worker, and StarPU
+// starts at most STARPU_MAXCPUS of them.
+constexpr long kMaxStandIns = STARPU_MAXCPUS - 1;
 struct EmulationMode {
   Emulation mode = Emulation::Off;
   int stand_ins = 0;  // Split: the CPU workers that stand in for CUDA workers
 };
+// TESSERA_EMULATED_CUDA as documented (docs/gpu.md): unset, empty or 0 (off), 1, strict,
+// split or split:K; anything else is refused, so that "off", "false" or a typo never turns the
+// device on, and a build without the device says so rather than run the CPU bodies silently.
 EmulationMode emulation_mode() {
-#if TESSERA_EMULATED_DEVICE
   const char* v = std::getenv("TESSERA_EMULATED_CUDA");
   if (v == nullptr || *v == '\0' || std::strcmp(v, "0") == 0) return {};
+  const std::string setting = std::string("TESSERA_EMULATED_CUDA=") + v;
+#if TESSERA_EMULATED_DEVICE
+  if (std::strcmp(v, "1") == 0) return {Emulation::On, 0};
   if (std::strcmp(v, "strict") == 0) return {Emulation::Strict, 0};
-  if (std::strncmp(v, "split", 5) != 0) return {Emulation::On, 0};
-  if (v[5] == '\0') return {Emulation::Split, 1};
+  if (std::strcmp(v, "split") == 0) return {Emulation::Split, 1};
   char* end = nullptr;
-  const long k = v[5] == ':' ? std::strtol(v + 6, &end, 10) : 0;
-  if (end == nullptr || end == v + 6 || *end != '\0' || k < 1 || k > 1024)
-    throw Error(std::string("TESSERA_EMULATED_CUDA=") + v +
-                " is not a mode of the emulated device; give 1, strict, split (one CPU worker "
-                "stands in for a CUDA worker) or split:K (K of them), docs/gpu.md");
+  const long k = std::strncmp(v, "split:", 6) == 0 ? std::strtol(v + 6, &end, 10) : 0;
+  if (end == nullptr || end == v + 6 || *end != '\0' || k < 1 || k > kMaxStandIns)
+    throw Error(setting +
+                " is not a mode of the emulated device; give 0 (off, as unset), 1, strict, "
+                "split (one CPU worker stands in for a CUDA worker) or split:K (K of them, 1 to " +
+                std::to_string(kMaxStandIns) + "), docs/gpu.md");
   return {Emulation::Split, static_cast<int>(k)};
 #else
-  return {};
+  throw Error(setting +
+              " asks for the emulated CUDA device, and this build has none (configured with "
+              "TESSERA_EMULATE_CUDA=OFF); unset it (or set it to 0), or configure with "
+              "-DTESSERA_EMULATE_CUDA=ON (docs/gpu.md)");
 #endif
 }
 

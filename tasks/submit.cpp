@@ -27,7 +27,7 @@ void Submitter::report_if_uncalibrated(Codelet& c, starpu_task* task) {
         starpu_worker_get_perf_archtype(static_cast<int>(w), STARPU_NMAX_SCHED_CTXS);
     if (!std::isnan(starpu_task_expected_length(task, arch, 0))) continue;
     uncalibrated_reported_ = true;
-    if (policy_.quiet) return;
+    if (policy_.quiet || !policy_.says_uncalibrated) return;
     char arch_name[128];
     starpu_perfmodel_get_arch_name(arch, arch_name, sizeof(arch_name), 0);
     std::cerr << "tessera: the performance model of " << c.name << " on " << arch_name

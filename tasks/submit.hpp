@@ -70,6 +70,9 @@ struct SubmitPolicy {
   std::string scheduler;
   bool calibrating = false;  // the run calibrates: no message about uncalibrated models
   bool quiet = false;
+  // Says the uncalibrated-model message: rank 0 only (ranks share the model directory, and two
+  // ranks' lines interleave into one garbled line under mpirun).
+  bool says_uncalibrated = true;
   std::string calibrate_command;  // how to calibrate, for the uncalibrated-model message
   bool distributed = false;       // every rank submits every task through StarPU-MPI
   bool name_tasks = false;        // give StarPU each task's name (its FxT traces show them)

@@ -177,7 +177,7 @@ TEST(Checkpoint, TruncatedOrCorruptedCheckpointsAreRefused) {
         << text << "end " << sum << "\n";
     EXPECT_THAT(restart_error(d), HasSubstr("claims 1099511627776 tiles, more than its manifest"));
   }
-  EXPECT_THAT(restart_error(dir + "-missing"), HasSubstr("is not a directory"));
+  EXPECT_THAT(restart_error(dir + "-missing"), HasSubstr("it does not exist"));
   // Another grid size.
   tessera::Runtime rt(test::options({"eager", 1}));
   tessera::Field<double, 3> small(tessera::Grid<3>({6, 9, 7}, {6, 9, 7}), 1, {}, "u");

@@ -189,7 +189,7 @@ TEST(Errors, FieldsThatCannotFitAreRefusedWithATileThatFits) {
     tessera::Field<double, 3> u(tessera::Grid<3>({256, 256, 256}, {1, 1, 1}), 1, {}, "u");
   });
   EXPECT_THAT(tiny, AllOf(HasSubstr("field 'u' on 256 x 256 x 256 points in tiles of 1 x 1 x 1"),
-                          HasSubstr("16777216 tiles at about 32 KiB each"),
+                          HasSubstr("16777216 tiles at about 48 KiB each"),
                           HasSubstr("use larger tiles, e.g. ")));
   EXPECT_THAT(
       error_of([] {

@@ -8,21 +8,26 @@ int main(int argc, char** argv) {
   CLI::App cli{"airfoil: OP2's nonlinear 2-D inviscid airfoil code on Tessera mesh loops"};
   tessera::Options runtime;
   tessera::add_options(cli, runtime);
-  apps::add_version_flag(cli);
+  apps::add_common_flags(cli);
   std::vector<long> size{400, 600};
   int tiles = 0, iterations = 1000;
   std::string mesh_file, partitioner = "metis";
-  cli.add_option("--mesh-size", size, "I J of the generated mesh: 3I x J cells (OP2's: 400 600)")
-      ->expected(2)
-      ->check(apps::whole());
-  cli.add_option("--mesh", mesh_file, "read OP2's new_grid.dat text format instead of generating");
+  CLI::Option* generated =
+      cli.add_option("--mesh-size", size,
+                     "I J of the generated mesh: 3I x J cells (OP2's: 400 600)")
+          ->expected(2)
+          ->check(apps::whole());
+  // One mesh: --mesh-size beside --mesh was ignored without a word.
+  cli.add_option("--mesh", mesh_file, "read OP2's new_grid.dat text format instead of generating")
+      ->check(apps::named("mesh file name", "new_grid.dat"))
+      ->excludes(generated);
   cli.add_option("--tiles", tiles,
                  "tiles the cells are cut into (default 0: the library chooses from the workers)")
-      ->check(apps::at_least(0));
+      ->check(apps::at_least<int>(0));
   cli.add_option("--partitioner", partitioner, "metis or block")
       ->check(CLI::IsMember({"metis", "block"}));
   cli.add_option("--iterations", iterations, "iterations (rms printed every 100)")
-      ->check(apps::at_least(1));
+      ->check(apps::at_least<int>(1));
   cli.callback([&] { runtime.summary = !runtime.quiet; });
   CLI11_PARSE(cli, argc, argv);
 

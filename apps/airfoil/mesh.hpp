@@ -9,7 +9,10 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -155,10 +158,14 @@ inline Mesh generate_mesh(std::int64_t size_i, std::int64_t size_j) {
 /// "x y", per cell 4 node numbers, per edge "node node cell cell", per boundary edge
 /// "node node cell bound"; 0-based numbers.
 inline Mesh read_mesh(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))  // which fopen opens, and fscanf reads as empty
+    throw tessera::Error("mesh file '" + path +
+                         "' is a directory; give the path of an OP2 new_grid.dat");
   std::FILE* f = std::fopen(path.c_str(), "r");
   if (f == nullptr)
-    throw tessera::Error("cannot open mesh file '" + path +
-                         "'; give the path of an OP2 new_grid.dat");
+    throw tessera::Error("cannot open mesh file '" + path + "' (" + std::strerror(errno) +
+                         "); give the path of an OP2 new_grid.dat");
   auto fail = [&](const std::string& what) {
     std::fclose(f);
     throw tessera::Error("mesh file '" + path + "': " + what +
@@ -215,24 +222,41 @@ inline Mesh read_mesh(const std::string& path) {
     else if (!std::isfinite(m.x[static_cast<std::size_t>(2 * n)]) ||
              !std::isfinite(m.x[static_cast<std::size_t>(2 * n + 1)]))
       fail("node " + std::to_string(n) + "'s coordinates are not finite numbers; give finite ones");
+  // The body's numbers as text too, read into 64 bits and checked against the set each one
+  // indexes: fscanf's %d took 4294967297 as 1 and ran on the wrong cell without a word.
+  const auto index = [&](const std::string& what, std::int32_t below, const char* set) {
+    char number[32];
+    if (std::fscanf(f, "%31s", number) != 1) fail(what + " is missing (the file ends early)");
+    long v = 0;
+    if (!whole_number(number, v).empty() || v < 0 || v >= below)
+      fail(what + ", " + number + ", is not a " + set + " number between 0 and " +
+           std::to_string(below - 1) + " (the header's count of " + set + "s is " +
+           std::to_string(below) + ", numbered from 0); give the " + set + "'s 0-based number");
+    return static_cast<std::int32_t>(v);
+  };
+  const auto flag = [&](const std::string& what) {
+    char number[32];
+    if (std::fscanf(f, "%31s", number) != 1) fail(what + " is missing (the file ends early)");
+    long v = 0;
+    if (!whole_number(number, v).empty() || (v != 1 && v != 2))
+      fail(what + ", " + number + ", is neither 1 (a wall) nor 2 (the far field); give 1 or 2");
+    return static_cast<std::int32_t>(v);
+  };
+  const auto nth = [](const char* what, std::int64_t k, const char* part) {
+    return std::string(what) + " " + std::to_string(k) + "'s " + part;
+  };
   m.cell.resize(static_cast<std::size_t>(4 * count(m.ncell)));
   for (std::size_t k = 0; k < m.cell.size(); ++k)
-    if (std::fscanf(f, "%d", &m.cell[k]) != 1)
-      fail("cell " + std::to_string(k / 4) + " lacks 4 nodes");
+    m.cell[k] = index(nth("cell", static_cast<std::int64_t>(k / 4), "node"), m.nnode, "node");
   for (std::int32_t e = 0; e < m.nedge; ++e) {
-    std::int32_t v[4];
-    if (std::fscanf(f, "%d %d %d %d", &v[0], &v[1], &v[2], &v[3]) != 4)
-      fail("edge " + std::to_string(e) + " lacks 2 nodes and 2 cells");
-    m.edge.insert(m.edge.end(), {v[0], v[1]});
-    m.ecell.insert(m.ecell.end(), {v[2], v[3]});
+    for (int k = 0; k < 2; ++k) m.edge.push_back(index(nth("edge", e, "node"), m.nnode, "node"));
+    for (int k = 0; k < 2; ++k) m.ecell.push_back(index(nth("edge", e, "cell"), m.ncell, "cell"));
   }
   for (std::int32_t e = 0; e < m.nbedge; ++e) {
-    std::int32_t v[4];
-    if (std::fscanf(f, "%d %d %d %d", &v[0], &v[1], &v[2], &v[3]) != 4)
-      fail("boundary edge " + std::to_string(e) + " lacks 2 nodes, a cell and a flag");
-    m.bedge.insert(m.bedge.end(), {v[0], v[1]});
-    m.becell.push_back(v[2]);
-    m.bound.push_back(v[3]);
+    for (int k = 0; k < 2; ++k)
+      m.bedge.push_back(index(nth("boundary edge", e, "node"), m.nnode, "node"));
+    m.becell.push_back(index(nth("boundary edge", e, "cell"), m.ncell, "cell"));
+    m.bound.push_back(flag(nth("boundary edge", e, "flag")));
   }
   std::fclose(f);
   return m;  // the maps check their indices against the sets when the application declares them

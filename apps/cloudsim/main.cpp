@@ -11,7 +11,7 @@ int main(int argc, char** argv) {
   o.add_time_block_option(cli);
   apps::CloudParams params;
   cli.add_option("--cloud-radius", params.cloud_radius, "radius of the starting cloud (points)")
-      ->check(apps::at_least(0));
+      ->check(apps::at_least<int>(0));
   cli.add_option("--dt", params.dt, "time step (PSkel: 0.01, which is unstable: see cloudsim.hpp)")
       ->check(apps::finite_in(0, 1, "above 0 and at most 1", true));
   CLI11_PARSE(cli, argc, argv);

@@ -36,8 +36,11 @@ inline std::string calibrate_command() {
 }
 
 // --version: prints the Tessera version the program was built with and exits.
-inline void add_version_flag(CLI::App& cli) {
+// --version, and CLI11's failures said plainly (plain_failure): what every application's
+// command line has.
+inline void add_common_flags(CLI::App& cli) {
   cli.set_version_flag("--version", std::string("tessera ") + tessera::version());
+  cli.failure_message(plain_failure);
 }
 
 // --size, --tile and --steps, plus the Tessera runtime flags and --version.
@@ -57,7 +60,7 @@ struct RunOptions {
 
   void add_to(CLI::App& cli) {
     tessera::add_options(cli, runtime);
-    add_version_flag(cli);
+    add_common_flags(cli);
     const auto n = static_cast<int>(size.size());
     cli.add_option("--size", size, size_help)->expected(n)->check(whole());
     cli.add_option("--tile", tile,
@@ -104,15 +107,18 @@ struct RunOptions {
                    "and at step 0")
         ->check(at_least(1));
     cli.add_option("--output-dir", output_dir,
-                   "directory of --output-every's files (default output)");
+                   "directory of --output-every's files (default output)")
+        ->check(named("directory name", "output"));
     cli.add_option("--checkpoint-every", checkpoint_every,
                    "checkpoint the fields every N steps into --checkpoint-dir/step-<N>")
         ->check(at_least(1));
     cli.add_option("--checkpoint-dir", checkpoint_dir,
-                   "directory of the checkpoints (default checkpoints)");
+                   "directory of the checkpoints (default checkpoints)")
+        ->check(named("directory name", "checkpoints"));
     cli.add_option("--restart", restart,
                    "start from this checkpoint directory (e.g. checkpoints/step-00000100) and run "
-                   "up to --steps; any tiling or rank count");
+                   "up to --steps; any tiling or rank count")
+        ->check(named("checkpoint directory", "checkpoints/step-00000100"));
   }
   // --steps-per-exchange (the apps whose step is one single-field stencil): temporal
   // blocking, tessera::Stencil::advance; auto (kAutoDepth) by default.
@@ -161,7 +167,8 @@ inline std::string checkpoint_path(const RunOptions& o, long step) {
 }
 
 // Before any task: --checkpoint-dir must be a directory, or name one that can be created (not
-// a file, nor a path under one), else the run would fail at its first checkpoint, mid-run.
+// a file, nor a path under one; the flag refuses an empty name), else the run would fail at
+// its first checkpoint, mid-run.
 inline void check_checkpoint_dir(const RunOptions& o) {
   if (o.checkpoint_every <= 0) return;
   std::error_code ec;

@@ -13,14 +13,14 @@ int main(int argc, char** argv) {
   CLI::App cli{"ft: NAS FT benchmark (3-D FFT PDE solver) on Tessera"};
   tessera::Options runtime;
   tessera::add_options(cli, runtime);
-  apps::add_version_flag(cli);
+  apps::add_common_flags(cli);
   std::string cls = "S";
   std::vector<long> size{64, 64, 64};
   int iterations = 6;
   long slab_z = 0, pencil_x = 0;
   cli.add_option("--class", cls, "S (64^3), W (128x128x32), A (256x256x128), B (512x256x256), U");
   cli.add_option("--size", size, "class U: points along x, y, z (powers of two >= 2)")->expected(3);
-  cli.add_option("--iterations", iterations, "class U: iterations")->check(apps::at_least(1));
+  cli.add_option("--iterations", iterations, "class U: iterations")->check(apps::at_least<int>(1));
   cli.add_option("--slab-z", slab_z,
                  "z-thickness of the slabs (x and y FFTs; default nz / 8, at least 1)")
       ->check(apps::at_least(1));

@@ -2,10 +2,11 @@
 // with u held constant on the whole physical boundary.
 #pragma once
 
-#include <sstream>
 #include <string>
 
 #include <tessera/tessera.hpp>
+
+#include "apps/common/number_text.hpp"
 
 namespace apps {
 
@@ -21,12 +22,10 @@ struct Heat3d {
 // The explicit Euler scheme of the 7-point Laplacian is stable for 0 <= alpha <= 1/6; beyond,
 // the solution grows without bound (to +-1e95 in 50 steps at alpha 10) and nan stays nan.
 inline void check_heat3d_alpha(double alpha) {
-  std::ostringstream text;
-  text << alpha;
   if (!(alpha >= 0.0 && alpha <= 1.0 / 6.0))
-    throw tessera::Error("--alpha " + text.str() +
-                         " is outside the explicit scheme's stability range 0 <= alpha <= 1/6 "
-                         "(0.1667); give a value in that range, e.g. --alpha 0.1");
+    throw tessera::Error("--alpha " + exact_text(alpha) +
+                         " is outside the explicit scheme's stability range 0 <= alpha <= 1/6 (" +
+                         exact_text(1.0 / 6.0) + "); give a value in that range, e.g. --alpha 0.1");
 }
 
 // The boundary value: hot x-low face, cold elsewhere.

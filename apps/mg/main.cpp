@@ -14,14 +14,14 @@ int main(int argc, char** argv) {
   CLI::App cli{"mg: NAS MG benchmark (V-cycle multigrid) on Tessera"};
   tessera::Options runtime;
   tessera::add_options(cli, runtime);
-  apps::add_version_flag(cli);
+  apps::add_common_flags(cli);
   std::string cls = "S";
   long size = 32, tile_z = 0, min_tile = 1, min_points = apps::Mg::kMinTilePoints;
   int iterations = 4, cycles_per_task = 0;
   bool coarse_task = true;
   cli.add_option("--class", cls, "S, W (NPB 3.3+: 128^3, 4 it.), W-npb3.0 (64^3, 40 it.), A, B, U");
   cli.add_option("--size", size, "class U: points per axis (a power of two >= 4)");
-  cli.add_option("--iterations", iterations, "class U: V-cycles")->check(apps::at_least(1));
+  cli.add_option("--iterations", iterations, "class U: V-cycles")->check(apps::at_least<int>(1));
   cli.add_option(
       "--tile-z", tile_z,
       "z-thickness of the top level's tiles (default: on one rank the whole grid up to 64^3, "
@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
   cli.add_option(
          "--cycles-per-task", cycles_per_task,
          "when the whole V-cycle is one task (one tile): iterations per task (default: all)")
-      ->check(apps::at_least(0));
+      ->check(apps::at_least<int>(0));
   CLI11_PARSE(cli, argc, argv);
   // peager unless the user chose: it runs the one-task V-cycle (and the coarse end of the tiled
   // ones) on a team of all CPU workers, each with its share of every operator's planes, as

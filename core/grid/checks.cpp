@@ -118,9 +118,11 @@ namespace {
 
 // What the runtime keeps per tile of a field besides its data, on every rank: the StarPU (and
 // StarPU-MPI) handles of the tile and of its face buffers, the halo plans (region-copy lists)
-// and the tasks of a step in flight. Measured with heat3d: 64^3 in tiles of 4^3 (4096 tiles,
-// two fields) peaks 200 MB above tiles of 16^3, about 25 KB per tile and field.
-constexpr double kBytesPerTile = 32.0 * 1024;
+// and the tasks of a step in flight. Measured with heat3d in tiles of 1^3 (two fields, 2
+// steps, 2 CPU workers, StarPU 1.3; peak resident set): 8^3 54 MB, 20^3 701 MB, 28^3 1918 MB,
+// 87 KiB per tile between them, so 43.6 KiB per tile and field; 48 KiB leaves a margin (the
+// figure of 32 KiB had let a 64^3 grid in 1^3 tiles start and exhaust memory).
+constexpr double kBytesPerTile = 48.0 * 1024;
 
 // A number of the first word of `path` (e.g. cgroup's memory.max), or -1 ("max", missing).
 double number_in(const char* path) {
@@ -214,7 +216,7 @@ double available_memory_bytes() {
 }
 
 void check_field_memory(const GridSpec& grid, int halo, std::size_t element_size,
-                        const std::string& name, int ranks, bool simulated) {
+                        const std::string& name, int ranks, bool simulated, double other_tiles) {
   const FieldSize f = field_size(grid, grid.tile, halo, element_size);
   if (f.largest > 4294967295.0)
     throw Error("field '" + name + "': a tile of " + extent_text(grid.tile, grid.dims) +
@@ -224,7 +226,10 @@ void check_field_memory(const GridSpec& grid, int halo, std::size_t element_size
   if (simulated) return;
   const double data = f.data / ranks;  // the block distribution balances tiles over ranks
   const double needed = data + f.tiles * kBytesPerTile;
-  const double available = available_memory_bytes();
+  // The run's other fields' bookkeeping grows as the run goes on (tasks, halo plans), which the
+  // memory available now does not show yet: set aside for them.
+  const double others = other_tiles * kBytesPerTile;
+  const double available = std::max(0.0, available_memory_bytes() - others);
   if (needed <= available) return;
   std::string fix;
   if (data > 0.8 * available) {
@@ -255,7 +260,12 @@ void check_field_memory(const GridSpec& grid, int halo, std::size_t element_size
               gib(f.tiles * kBytesPerTile) + " for its " +
               std::to_string(static_cast<long long>(f.tiles)) + " tiles at about " +
               std::to_string(static_cast<int>(kBytesPerTile / 1024)) + " KiB each) but " +
-              gib(available) + " is available; " + fix);
+              gib(available) + " is available" +
+              (others > 0 ? " besides the " + gib(others) + " set aside for the " +
+                                std::to_string(static_cast<long long>(other_tiles)) +
+                                " tiles of this run's other fields"
+                          : std::string()) +
+              "; " + fix);
 }
 
 namespace {

@@ -30,8 +30,10 @@ void check_field(int halo, std::size_t element_size, const char* type_name,
 /// of the data plus the bookkeeping of every tile (every rank registers every tile) within the
 /// memory available to this process. The message names a tile size that fits.
 /// `simulated`: host memory is folded (tasks/data.hpp), only the tile size limit applies.
+/// `other_tiles`: the tiles of the run's other live fields, whose bookkeeping is set aside.
 void check_field_memory(const GridSpec& grid, int halo, std::size_t element_size,
-                        const std::string& name, int ranks, bool simulated = false);
+                        const std::string& name, int ranks, bool simulated = false,
+                        double other_tiles = 0);
 /// The boundaries of a field on `grid`, with defaulted faces resolved (periodic axes become
 /// Periodic); checks that periodic faces match periodic axes and that Dirichlet values are
 /// exact in the element type.

@@ -99,8 +99,12 @@ void FieldStorage::build(Context& rt, Impl* reuse) {
   // Sizes and memory before anything is built: a tile count in the millions would otherwise
   // spend minutes registering handles and then fail inside StarPU. Available memory differs
   // between ranks, so they agree on the outcome.
-  comm::agree(
-      [&] { check_field_memory(grid, halo_, element_size_, name_, rt.ranks, rt.simulated); });
+  double other_tiles = 0;  // the run's other fields, whose bookkeeping the check sets aside
+  for (const FieldStorage* f : rt.fields)
+    if (f != this && f->impl_) other_tiles += f->tiles();
+  comm::agree([&] {
+    check_field_memory(grid, halo_, element_size_, name_, rt.ranks, rt.simulated, other_tiles);
+  });
   std::array<std::vector<std::int64_t>, 3> starts;
   for (int a = 0; a < 3; ++a)
     starts[a] = partition::tile_starts(grid.extent[a], grid.tile[a], grid.cuts[a]);

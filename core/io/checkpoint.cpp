@@ -10,6 +10,7 @@
 #include <cinttypes>
 #include <deque>
 #include <cstdio>
+#include <cerrno>
 #include <cstring>
 #include <exception>
 #include <filesystem>
@@ -19,6 +20,10 @@
 #include <set>
 #include <sstream>
 #include <vector>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "core/runtime/comm.hpp"
 #include "core/runtime/context.hpp"
@@ -128,7 +133,9 @@ std::string refused(const std::string& dir, const std::string& why) {
 RestartState read_manifest(const std::string& dir) {
   const std::string path = dir + "/manifest";
   std::ifstream in(path, std::ios::binary);
-  if (!fs::is_directory(dir)) throw Error(refused(dir, "it is not a directory"));
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) throw Error(refused(dir, "it does not exist"));
+  if (!fs::is_directory(dir, ec)) throw Error(refused(dir, "it is a file, not a directory"));
   if (!in)
     throw Error(refused(dir,
                         "it has no manifest (not a checkpoint, or one whose writing did not "
@@ -200,19 +207,65 @@ bool made_by_checkpoint(const fs::path& dir) {
   return fs::is_regular_file(dir / kMarker, ec);
 }
 
-// The folders this Runtime cleared of stale partial checkpoints (Context::state).
+// Refuses to rename or remove `path` (a complete checkpoint DIR, or DIR.old) unless a
+// checkpoint writer made it: a user's own folder of that name is theirs, never ours to delete.
+void refuse_unless_made_by_checkpoint(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec)) || made_by_checkpoint(path)) return;
+  throw Error("checkpoint " + path.string() + " is in the way: it exists and was not made by a " +
+              "Tessera checkpoint (it has no file " + kMarker +
+              "), so it is neither replaced nor removed; move it away, or give another "
+              "--checkpoint-dir");
+}
+
+// The lock file that keeps a second run from checkpointing into a directory this run
+// checkpoints into: the two would remove each other's partial checkpoints and rename over each
+// other's steps. flock(2) locks are released by the kernel when the process ends however it
+// ends, so a killed run leaves no stale lock behind, only the (empty) file.
+constexpr const char* kLockFile = "tessera-checkpoint.lock";
+
+// The folders this Runtime checkpoints into, cleared of stale partial checkpoints and locked
+// for the Runtime's life (Context::state; the locks go when it ends).
 struct ClearedFolders {
   std::set<std::string> parents;
+  std::vector<int> locks;
+  ClearedFolders() = default;
+  ClearedFolders(const ClearedFolders&) = delete;
+  ClearedFolders& operator=(const ClearedFolders&) = delete;
+  ~ClearedFolders() {
+    for (int fd : locks) ::close(fd);
+  }
 };
+
+// Takes the checkpoint lock of `parent` for this process, or throws naming the fix.
+void lock_checkpoint_folder(ClearedFolders& folders, const std::string& parent) {
+  const std::string path = parent + "/" + kLockFile;
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw Error("cannot create the checkpoint lock " + path + " (" + std::strerror(errno) +
+                "); give a --checkpoint-dir this run can write to");
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    throw Error("checkpoint directory " + parent +
+                " is in use: another run is checkpointing into it (that run holds the lock " +
+                path +
+                "); two runs cannot share a checkpoint directory, give this run its own "
+                "--checkpoint-dir");
+  }
+  folders.locks.push_back(fd);
+}
 
 // A checkpoint is complete once DIR.partial is renamed to DIR, so a DIR.partial (with the
 // marker) left in the directory is one a killed run never committed, and never a complete
 // checkpoint. The first checkpoint this run writes into a directory removes every such
-// leftover there and says so once (two runs that checkpoint into one directory at the same
-// time are not supported).
+// leftover there and says so once, after taking the directory's lock (a second run
+// checkpointing into it at the same time is refused).
 void remove_stale_partials(Context& c, const std::string& dir) {
   const std::string parent = files::directory_of(dir);
-  if (!c.state<ClearedFolders>().parents.insert(parent).second) return;
+  ClearedFolders& folders = c.state<ClearedFolders>();
+  if (folders.parents.count(parent) != 0) return;
+  lock_checkpoint_folder(folders, parent);
+  folders.parents.insert(parent);
   std::error_code ec;
   std::vector<std::string> removed;
   const std::string suffix = ".partial";
@@ -343,10 +396,14 @@ Checkpoint::Checkpoint(std::string dir, long step, std::string about)
   detail::comm::agree([&] {
     if (s.context->rank != 0) return;
     if (detail::fs::exists(s.dir) && !detail::fs::is_directory(s.dir))
-      throw Error("checkpoint directory " + s.dir + " is a file; give a directory name");
+      throw Error("checkpoint " + s.dir + " is in the way: it is a file, not a checkpoint " +
+                  "directory, so it is neither replaced nor removed; move it away, or give " +
+                  "another --checkpoint-dir");
     detail::files::check_directory(detail::files::directory_of(s.dir),
                                    "the directory that holds checkpoint " + s.dir + ",");
     detail::remove_stale_partials(*s.context, s.dir);
+    detail::refuse_unless_made_by_checkpoint(s.dir);
+    detail::refuse_unless_made_by_checkpoint(s.dir + ".old");
     std::error_code ec;
     if (detail::fs::exists(s.partial, ec) && !detail::made_by_checkpoint(s.partial))
       throw Error(s.partial + " exists and was not made by a Tessera checkpoint (it has no file " +
@@ -394,9 +451,12 @@ void Checkpoint::commit() {
     if (s.context->rank != 0) return;
     detail::files::write_atomically(s.partial + "/manifest", detail::manifest_text(s),
                                     "checkpoint");
-    // DIR appears whole: an older checkpoint of that name is moved aside first, then removed.
+    // DIR appears whole: an older checkpoint of that name is moved aside first, then removed;
+    // both checked again here, since the user may have made either while the tiles were written.
     std::error_code ec;
     const std::string old = s.dir + ".old";
+    detail::refuse_unless_made_by_checkpoint(s.dir);
+    detail::refuse_unless_made_by_checkpoint(old);
     detail::fs::remove_all(old, ec);
     if (detail::fs::exists(s.dir)) detail::fs::rename(s.dir, old, ec);
     if (!ec) detail::fs::rename(s.partial, s.dir, ec);

@@ -317,4 +317,20 @@ std::vector<double> mean_over_ranks(const std::vector<double>& mine, bool known_
   return out;
 }
 
+std::vector<std::string> all_gather_text(const std::string& text) {
+  if (ranks() == 1 || smpi().on) return {text};
+  const std::uint64_t mine = text.size();
+  const std::vector<unsigned char> sizes = all_gather(&mine, sizeof(mine));
+  const std::vector<unsigned char> all = all_gather(text.data(), text.size());
+  std::vector<std::string> texts;
+  std::size_t at = 0;
+  for (std::size_t r = 0; r * sizeof(mine) < sizes.size(); ++r) {
+    std::uint64_t size = 0;
+    std::memcpy(&size, sizes.data() + r * sizeof(mine), sizeof(mine));
+    texts.emplace_back(reinterpret_cast<const char*>(all.data()) + at, size);
+    at += size;
+  }
+  return texts;
+}
+
 }  // namespace tessera::detail::comm

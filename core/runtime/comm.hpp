@@ -26,6 +26,9 @@ bool smpi_simulated();
 /// Throws the same tessera::Error on every rank unless `value` is equal on all of them;
 /// `what` names the value in the message.
 void require_equal(std::uint64_t value, const std::string& what, const std::string& fix);
+/// Every rank's `text`, in rank order, on every rank (this rank's alone with one rank or under
+/// SMPI). Collective.
+std::vector<std::string> all_gather_text(const std::string& text);
 /// Every rank's bytes, concatenated in rank order, on every rank.
 std::vector<unsigned char> all_gather(const void* mine, std::size_t bytes);
 /// Per-tile data made by the tiles' owners, on every rank: every rank packs the tiles it owns

@@ -18,6 +18,10 @@ namespace {
 
 std::string reason(int err) { return std::strerror(err); }
 
+// What check_directory writes to see that a directory takes data, not only a new file: more
+// than StarPU's bus calibration files of a node (a few KiB).
+constexpr std::size_t kProbeBytes = 64 * 1024;
+
 std::string base_of(const std::string& path) {
   const std::size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -121,8 +125,18 @@ void check_directory(const std::string& dir, const std::string& what) {
   if (fd < 0)
     throw Error("cannot write in " + what + " '" + dir + "': " + reason(errno) +
                 "; give a directory you can write");
+  // A full disk still lets a file be created, and then fails its writes: StarPU aborts the
+  // program when it cannot write its bus calibration or models, so some bytes are written (and
+  // synced, which is where a full disk with delayed allocation says so) before it starts.
+  const std::vector<char> probe(kProbeBytes, '\0');
+  const bool written = write_all(fd, probe.data(), probe.size()) && fsync(fd) == 0;
+  const int err = errno;
   close(fd);
   unlink(name.c_str());
+  if (!written)
+    throw Error("cannot write in " + what + " '" + dir + "' (a test file of " +
+                std::to_string(kProbeBytes / 1024) + " KiB: " + reason(err) +
+                "); free some space there, or give a directory on another disk");
 }
 
 void write_atomically(const std::string& given, const std::string& content, const char* flag) {

@@ -15,7 +15,8 @@ std::string directory_of(const std::string& path);
 /// writing). Touches no existing file.
 void check_writable(const std::string& path, const char* flag);
 /// Throws tessera::Error unless `dir` is (or can be made, with its parents) a directory that
-/// files can be created in; `what` names the setting in the message.
+/// files can be created and written in (a full disk is refused); `what` names the setting in
+/// the message.
 void check_directory(const std::string& dir, const std::string& what);
 /// Writes `content` to `path`: through a temporary file and a rename for a regular file (or a
 /// new one), straight to it for a device or pipe (/dev/stdout, /dev/null). Throws

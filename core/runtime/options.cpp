@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,8 @@ namespace tessera {
 namespace {
 // CLI11 checks with messages that name the rule (its own print ranges as doubles, and let nan
 // through a Range).
-// A whole number >= `least` (a count of workers: 0; of ranks along an axis: 1).
+// A whole number >= `least` (a count of workers: 0; of ranks along an axis: 1) that the
+// option's int holds (CLI11 said "Could not convert: --ncpu = 99999999999").
 CLI::Validator count(long least = 0) {
   const std::string rule = "a whole number >= " + std::to_string(least);
   return CLI::Validator(
@@ -21,6 +23,9 @@ CLI::Validator count(long least = 0) {
         long v = 0;
         if (!CLI::detail::lexical_cast(text, v) || v < least)
           return "'" + text + "' is not " + rule;
+        if (v > std::numeric_limits<int>::max())
+          return text + " is above " + std::to_string(std::numeric_limits<int>::max()) +
+                 ", the most this option holds; give a smaller count";
         return {};
       },
       "COUNT >= " + std::to_string(least));

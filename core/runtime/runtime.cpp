@@ -5,6 +5,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -109,6 +110,37 @@ long whole_number(const char* text) {
   return v;
 }
 
+// StarPU reads these as lists of device numbers and aborts the program on a list without one
+// ("abc", " "), or crashes on a negative one ("-1"): checked here first, with a message.
+constexpr const char* kDeviceListVariables[] = {"STARPU_WORKERS_CPUID", "STARPU_WORKERS_CUDAID",
+                                                "STARPU_WORKERS_OPENCLID"};
+
+// Whether `text` is what StarPU's lists hold: numbers >= 0 or ranges "2-5" and "2-", separated
+// by spaces or commas, at least one.
+bool is_device_list(const std::string& text) {
+  int items = 0;
+  std::size_t at = 0;
+  const auto digits = [&] {
+    const std::size_t from = at;
+    while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at]))) ++at;
+    return at > from;
+  };
+  while (at < text.size()) {
+    if (text[at] == ' ' || text[at] == ',') {
+      ++at;
+      continue;
+    }
+    if (!digits()) return false;
+    if (at < text.size() && text[at] == '-') {
+      ++at;
+      digits();  // "2-": from 2 on
+    }
+    if (at < text.size() && text[at] != ' ' && text[at] != ',') return false;
+    ++items;
+  }
+  return items > 0;
+}
+
 void check_runtime_environment() {
   for (const char* var : kNumericStarpuVariables) {
     const char* v = env(var);
@@ -116,6 +148,14 @@ void check_runtime_environment() {
       throw Error(std::string(var) + "=" + v +
                   " is not a whole number >= 0 (StarPU would abort on it); set it to a number "
                   "such as 2, or unset it");
+  }
+  for (const char* var : kDeviceListVariables) {
+    const char* v = std::getenv(var);
+    if (v != nullptr && !is_device_list(v))
+      throw Error(std::string(var) + "='" + v +
+                  "' is not a list of device numbers (StarPU would abort on it); give numbers "
+                  ">= 0 or ranges separated by spaces or commas, such as '0 1' or '0-3', or unset "
+                  "it");
   }
 }
 
@@ -253,36 +293,102 @@ void check_watchdog(double seconds) {
   }
 }
 
+// A command line's arguments (/proc/self/cmdline: each ends in a NUL).
+std::vector<std::string> arguments(const std::string& command_line) {
+  std::vector<std::string> args;
+  std::string::size_type at = 0;
+  while (at < command_line.size()) {
+    const std::string::size_type end = command_line.find('\0', at);
+    args.push_back(command_line.substr(at, end - at));
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  return args;
+}
+
+bool is_flag(const std::string& arg) {
+  return arg.size() > 1 && arg[0] == '-' && !std::isdigit(static_cast<unsigned char>(arg[1])) &&
+         arg[1] != '.';
+}
+
+// Where rank `r`'s command line first differs from rank 0's, as a person would say it: the
+// option and both values ("--steps is given '3' on rank 1 and '2' on rank 0").
+std::string first_difference(const std::string& line0, const std::string& line_r, int r) {
+  const std::vector<std::string> a = arguments(line0), b = arguments(line_r);
+  std::size_t k = 0;
+  while (k < a.size() && k < b.size() && a[k] == b[k]) ++k;
+  const auto at = [](const std::vector<std::string>& args, std::size_t k) {
+    return k < args.size() ? "'" + args[k] + "'" : std::string("nothing");
+  };
+  const std::string both =
+      at(b, k) + " on rank " + std::to_string(r) + " and " + at(a, k) + " on rank 0";
+  if (k == 0) return "the program is " + both;
+  std::size_t flag = k;
+  while (flag > 0 && !is_flag(a[flag - 1])) --flag;
+  const bool value = (k >= a.size() || !is_flag(a[k])) && (k >= b.size() || !is_flag(b[k]));
+  if (flag > 0 && value) return a[flag - 1] + " is given " + both;
+  return "argument " + std::to_string(k) + " is " + both;
+}
+
+// Throws on every rank unless every rank's `text` equals rank 0's, naming the first rank that
+// differs and both values; `describe(rank0, other, r)` says how they differ.
+template <class Describe>
+void require_same_text(const std::string& text, const std::string& what, const std::string& fix,
+                       Describe describe) {
+  const std::vector<std::string> all = detail::comm::all_gather_text(text);
+  for (std::size_t r = 1; r < all.size(); ++r)
+    if (all[r] != all[0])
+      throw Error(what + " differ between ranks: " + describe(all[0], all[r], static_cast<int>(r)) +
+                  "; " + fix);
+}
+
+// How a value differs between rank 0 and rank `r`, for require_same_text.
+std::string values_on_ranks(const std::string& v0, const std::string& v, int r) {
+  return v + " on rank " + std::to_string(r) + ", " + v0 + " on rank 0";
+}
+
+// An Options field's value as text: every bit of a double (%.17g reads back to the same one).
+template <class T>
+std::string option_text(const T& value) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    return "'" + value + "'";
+  } else if constexpr (std::is_same_v<T, std::vector<int>>) {
+    std::string text;
+    for (int v : value) text += (text.empty() ? "" : " ") + std::to_string(v);
+    return "{" + text + "}";
+  } else if constexpr (std::is_floating_point_v<T>) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.17g", value);
+    return text;
+  } else {
+    static_assert(std::is_integral_v<T>, "a new kind of Options field: say how to compare it");
+    return std::to_string(value);
+  }
+}
+
 // Every rank must run the same program with the same options, or they would build different
 // task graphs (and StarPU-MPI tags) and hang: compare the command lines, then every field of
 // the parsed options (also those a program sets in code, which the command line does not
-// show), each by name. The recording options count too: ranks that record gather their traces at
-// shutdown.
+// show), each by name, and say which option differs and its values on both ranks. The
+// recording options count too: ranks that record gather their traces at shutdown.
 void check_same_options_on_all_ranks(const Options& o) {
   std::ifstream cmdline("/proc/self/cmdline", std::ios::binary);
   const std::string command_line{std::istreambuf_iterator<char>(cmdline),
                                  std::istreambuf_iterator<char>()};
-  detail::comm::require_equal(detail::comm::hash(command_line), "the command lines",
-                              "start every rank with the same arguments");
+  require_same_text(command_line, "the command lines", "start every rank with the same arguments",
+                    first_difference);
+  // The emulated device's mode decides each rank's worker classes (split: CUDA stand-ins), so
+  // ranks that differ would cut their fields differently: named here rather than by the fields.
+  const char* emulated = std::getenv("TESSERA_EMULATED_CUDA");
+  require_same_text(emulated != nullptr ? "'" + std::string(emulated) + "'" : "unset",
+                    "the values of TESSERA_EMULATED_CUDA",
+                    "set it alike on every rank (mpirun -x TESSERA_EMULATED_CUDA=...), or on none",
+                    values_on_ranks);
   detail::for_each_option(o, [](const char* name, const auto& value) {
-    using T = std::decay_t<decltype(value)>;
-    std::string bytes;
-    if constexpr (std::is_same_v<T, std::string>) {
-      bytes = value;
-    } else if constexpr (std::is_same_v<T, std::vector<int>>) {
-      for (int v : value) bytes += std::to_string(v) + ',';
-    } else if constexpr (std::is_floating_point_v<T>) {
-      char text[32];
-      std::snprintf(text, sizeof(text), "%a", value);  // every bit
-      bytes = text;
-    } else {
-      static_assert(std::is_integral_v<T>, "a new kind of Options field: say how to compare it");
-      bytes = std::to_string(value);
-    }
-    detail::comm::require_equal(detail::comm::hash(bytes),
-                                std::string("the values of tessera::Options::") + name,
-                                "start every rank with the same arguments, and set the same "
-                                "Options in the program on every rank");
+    require_same_text(option_text(value), std::string("the values of tessera::Options::") + name,
+                      "start every rank with the same arguments, and set the same Options in "
+                      "the program on every rank",
+                      values_on_ranks);
   });
 }
 
@@ -325,6 +431,13 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
                   " but this StarPU has no CUDA support; build StarPU with CUDA (see README)");
     e.cuda_workers = o.cuda_workers;
   }
+  // StarPU without CUDA starts no CUDA worker whatever STARPU_NCUDA says, without a word: the
+  // flag is refused above, the variable likewise.
+  if (o.cuda_workers < 0 && !caps.cuda && env("STARPU_NCUDA") != nullptr &&
+      whole_number(env("STARPU_NCUDA")) > 0)
+    throw Error(std::string("STARPU_NCUDA=") + env("STARPU_NCUDA") +
+                " asks for CUDA workers, but this StarPU has no CUDA support and would run "
+                "without them; unset it (or set it to 0), or build StarPU with CUDA (see README)");
   // StarPU fails to start without a worker ("returned -19"): say which setting left none.
   const int cpus =
       resolved_count(o.cpu_workers, env("STARPU_NCPU") ? "STARPU_NCPU" : "STARPU_NCPUS");
@@ -379,6 +492,7 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
   e.policy.calibrating =
       o.calibrate || (calibrate_env != nullptr && std::strcmp(calibrate_env, "0") != 0);
   e.policy.quiet = o.quiet;
+  e.policy.says_uncalibrated = c.rank == 0;
   e.policy.calibrate_command = o.calibrate_command;
 #ifdef TESSERA_WITH_MPI
   e.policy.distributed = c.ranks > 1;  // one rank has nothing to exchange: plain StarPU

@@ -20,7 +20,10 @@ void restart_restore(const RestartState& s, FieldStorage& f, const std::string& 
 }  // namespace detail
 
 /// A checkpoint of step `step` into directory `dir` (which must not be a file; an existing
-/// checkpoint there is replaced only once the new one is complete):
+/// checkpoint there is replaced only once the new one is complete; a `dir` or `dir.old` that
+/// no checkpoint made, without the marker file `tessera-checkpoint`, is refused, never
+/// removed; the folder holding `dir` is locked for the Runtime's life, so a second process
+/// checkpointing into it is refused):
 ///   tessera::Checkpoint ck("ckpt/step-120", 120, "heat3d --size 64 64 64 --alpha 0.1");
 ///   ck.add("u", u);   // submits one task per tile; returns at once
 ///   ...               // more steps may be submitted meanwhile
