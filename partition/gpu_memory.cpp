@@ -102,7 +102,7 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
     p.why = b;
     return p;
   }
-  char b[320];
+  char b[512];
   std::snprintf(b, sizeof(b),
                 "streamed: %.3g bytes a GPU's share against %.3g it may hold; %lld slabs, %d "
                 "steps a visit, %.3g bytes over the bus a step (the fields %.3g, their ghost "
