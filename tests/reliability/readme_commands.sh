@@ -21,8 +21,9 @@ printf '#!/bin/sh\necho "heat3d ran"\n' > "$work/build/apps/heat3d/heat3d"
 chmod +x "$work/bin/"* "$work/build/apps/heat3d/heat3d"
 export PATH="$work/bin:$PATH" BUILD_DIR="$work/build"
 # As a user types them: no StarPU of the suite's own (scripts/test-starpu14.sh exports its 1.4
-# with CUDA, whose nvcc-compiled programs cannot take the emulated device).
-unset TESSERA_EMULATE_CUDA TESSERA_GPU STARPU_PREFIX
+# with CUDA as STARPU_PREFIX, a sanitizer run on 1.4 through PKG_CONFIG_PATH; nvcc-compiled
+# programs cannot take the emulated device).
+unset TESSERA_EMULATE_CUDA TESSERA_GPU STARPU_PREFIX PKG_CONFIG_PATH
 cached() { sed -n 's/^TESSERA_EMULATE_CUDA:BOOL=//p' "$work/build/CMakeCache.txt"; }
 bash "$root/scripts/run-heat3d.sh" > "$work/first.log" 2>&1 || { cat "$work/first.log"; exit 1; }
 echo "after run-heat3d.sh: TESSERA_EMULATE_CUDA=$(cached)"
