@@ -210,9 +210,9 @@ Cuts even_cuts(std::int64_t extent, int n) {
 
 namespace {
 
-// The GPU part: one slab per CUDA worker of `planes` planes, cut into `across` tiles along the
-// other axes (the CPU part's cuts there), a task each.
-// The GPU part of `planes` planes along `axis` in the GPUs' memory (plan_gpu_memory).
+// The GPU part of `planes` planes along `axis` in the GPUs' memory (plan_gpu_memory): a slab
+// per CUDA worker, or more that stream through it, cut into `across` tiles along the other
+// axes (the CPU part's cuts there), a task each.
 GpuMemoryPlan gpu_part(const Extent3& extent, int dims, int axis, std::int64_t planes,
                        const Machine& m, double gpu_point, double task, int across) {
   double plane = 1;

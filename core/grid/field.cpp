@@ -473,7 +473,7 @@ void FieldStorage::fill_constant_ghosts(const std::string& stencil, int width, b
   }
 }
 
-tasks::Placement placement_of(const FieldStorage& f, int tile, int priority) {  // field_impl.hpp
+tasks::Placement placement_of(const FieldStorage& f, int tile, int priority) {
   const int device = f.device_class(tile);
   const bool streamed = f.grid().stream_depth > 0 && device == 2;
   return {priority, device, 0,
