@@ -107,9 +107,10 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
   if (u.grid().stream_depth > 0) next.start_streaming_scratch();
   next.fill_constant_ghosts(name, width, deep_box);
   // A streamed grid's scratch, dropped after the last visit: refilled just before each visit.
-  call.before_tile = [&next, &name, width, deep_box](int t) {
-    next.refill_discarded(name, width, deep_box, t);
-  };
+  if (u.grid().stream_depth > 0)
+    call.before_tile = [&next, &name, width, deep_box](int t) {
+      next.refill_discarded(name, width, deep_box, t);
+    };
   // The block tasks copy the ghost layers of u and of the in-place fields in and, the block
   // done, pack the faces of what the next block exchanges, so that no halo-pack task runs
   // between blocks. The in-place fields, and u after an even number of steps (the result then
