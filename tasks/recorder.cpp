@@ -28,6 +28,9 @@ struct Watched {
   TaskTag tag;
   std::uint64_t order;
   std::vector<trace::DataAccess> data;
+  // trace::TaskEvent::pinned_worker, read as submitted: by the callback StarPU 1.3.10 no longer
+  // holds it in task->workerid (tasks that ran on worker 1 read 0 there).
+  int pinned_worker;
 };
 
 std::uint64_t data_id(starpu_data_handle_t h, bool distributed) {
@@ -94,7 +97,9 @@ void Recorder::watch(starpu_task* task, const TaskTag& tag, bool distributed) {
                                              ((mode & STARPU_W) ? trace::DataAccess::kWrite : 0));
   }
   task->callback_func = &Recorder::task_done;
-  task->callback_arg = new Watched{this, task, tag, watched_++, std::move(data)};
+  const int pinned =
+      task->execute_on_a_specific_worker != 0 ? static_cast<int>(task->workerid) : -1;
+  task->callback_arg = new Watched{this, task, tag, watched_++, std::move(data), pinned};
   // starpu_mpi_task_build marks the callback argument as StarPU's to free; it is ours.
   task->callback_arg_free = 0;
 }
@@ -142,6 +147,7 @@ void Recorder::task_done(void* arg) {
   e.tile = w->tag.tile;
   e.step = static_cast<int>(w->tag.step);
   e.worker = info->workerid;
+  e.pinned_worker = w->pinned_worker;
   e.submit_us = to_us(info->submit_time) - self.origin_us_;
   e.start_us = start_us;
   e.end_us = end_us;

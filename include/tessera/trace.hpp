@@ -31,6 +31,9 @@ struct TaskEvent {
   std::string field;         ///< the field a halo or reduction task works on; empty for interiors
   int tile = -1, step = -1;  ///< -1 where the task has none
   int worker = -1;           ///< StarPU worker id on its rank
+  /// The worker its tile's placement pinned it to (tasks::Submitter: the tile's device class,
+  /// one worker of it per tile); -1 where StarPU chose. `worker` must equal it where set.
+  int pinned_worker = -1;
   double submit_us = 0, start_us = 0, end_us = 0;
   double predicted_us = -1;  ///< the scheduler's perfmodel prediction; < 0: none
   /// The task's place in submission order. Every rank of a multi-rank run submits every task
