@@ -126,6 +126,20 @@ Submitter::Submitter(SubmitPolicy policy, Recorder* recorder, IdleWorkers& idle)
   for (int k = 0; k < 2; ++k) class_workers_[k] = class_worker_ids(k == 1);
 }
 
+int Submitter::worker_of_tile(bool cuda, int tile, const std::vector<int>& ids) {
+  // Round-robin over this rank's tiles of the class, in the order their first task comes, not
+  // over global tile numbers: on several ranks a rank's tiles need not be consecutive numbers
+  // (cardiac2d's 2 x 4 tiles on 2 ranks: rank 0 has tiles 0, 2, 4, 6), and tile % workers put
+  // all of them on one of its two GPUs (issue 48, item 3: emulated.mpi.app.cardiac2d.gpus2).
+  // On one rank a part's tiles are consecutive and come in order: the same as tile % workers
+  // but for a rotation. A tile number keeps its worker, as under tile % workers (grids that
+  // number their tiles alike, MG's levels, have tile t of each on one worker).
+  std::map<int, int>& workers = tile_workers_[cuda ? 1 : 0];
+  const auto [at, fresh] = workers.try_emplace(tile, ids[workers.size() % ids.size()]);
+  (void)fresh;
+  return at->second;
+}
+
 void Submitter::submit_with_modes(Codelet& c, const std::vector<Handle>& handles,
                                   const std::vector<detail::Access>& access, void* arg,
                                   std::size_t arg_size, bool owned, TaskTag tag, Placement place) {
@@ -204,8 +218,7 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
       const std::vector<int>& ids = class_workers_[cuda ? 1 : 0];
       if (tag.tile >= 0 && !ids.empty()) {
         task->execute_on_a_specific_worker = 1;
-        task->workerid =
-            static_cast<unsigned>(ids[static_cast<std::size_t>(tag.tile) % ids.size()]);
+        task->workerid = static_cast<unsigned>(worker_of_tile(cuda, tag.tile, ids));
         if (place.visit != Placement::Visit::None && cuda)
           chain_visit(task, static_cast<int>(task->workerid),
                       place.visit == Placement::Visit::Runs);

@@ -132,6 +132,10 @@ class Submitter {
   std::deque<std::string> names_;  // StarPU keeps task->name as a pointer
   // The CPU and the CUDA workers' ids: a split grid's tiles are pinned to them round-robin.
   std::vector<int> class_workers_[2];
+  // Per class, the worker each tile number was pinned to (worker_of_tile): this rank's tiles
+  // round-robin over `ids`, in the order their first task was submitted.
+  std::map<int, int> tile_workers_[2];
+  int worker_of_tile(bool cuda, int tile, const std::vector<int>& ids);
   // Per worker, the StarPU tags of its last streamed visits (Placement::streamed), newest last.
   void chain_visit(starpu_task* task, int worker, bool runs);
   std::map<int, std::deque<std::uint64_t>> visits_;
