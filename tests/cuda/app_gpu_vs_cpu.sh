@@ -3,6 +3,7 @@
 # prints as <key>=<value> (checksum, rnm2, rms):
 #   app_gpu_vs_cpu.sh <cuda_probe> <tolerance> <key> <app> [app arguments...]
 #   app_gpu_vs_cpu.sh --emulated  <tolerance> <key> <app> [app arguments...]
+#   app_gpu_vs_cpu.sh --emulated-gpus=K 0 <key> <app> [app arguments...]
 # <tolerance> is relative (0: identical digits). The applications are built with FMA
 # contraction allowed, so a GPU floating-point result may differ in the last bits.
 # With a probe the GPU run is one CUDA worker (--ncpu 0 --ncuda 1); the script exits 77 (CTest
@@ -14,13 +15,23 @@
 # stands for a CUDA worker) with --gpu-fraction 0.5, where the placement planner splits the
 # application's tiles and merges those it puts on the CUDA worker (Planner::merge_gpu_part),
 # which must give the same digits too.
+# With --emulated-gpus=K (several GPUs without a GPU) the runs after the CPU one have K stand-in
+# GPUs and one CPU worker (TESSERA_EMULATED_CUDA=split:K, --ncpu K+1), each with --trace: the
+# planner's own placement (without calibrated models every tile on the CUDA workers, given
+# tiles merged into one slab per stand-in), then --gpu-fraction 0.5 --keep-gpu-tiles (a split,
+# the GPU part's tiles as given, several per stand-in); each must give the CPU run's digits,
+# and its trace must show every task of a tile on the one worker its tile was pinned to, the
+# GPU tiles over every stand-in (check_pinning.py; $TESSERA_PINNING_CHECK adds its options).
+# $TESSERA_TEST_MPIRUN (e.g. "mpirun -np 2") runs them under mpirun: K stand-ins per rank.
 set -euo pipefail
 
 probe=$1 tolerance=$2 key=$3 app=$4
 shift 4
 gpu_run=(--ncpu 0 --ncuda 1)
 gpu_env=()
-if [ "$probe" = --emulated ]; then
+if [[ $probe == --emulated-gpus=* ]]; then
+  gpus=${probe#--emulated-gpus=}
+elif [ "$probe" = --emulated ]; then
   gpu_run=(--ncpu 2 --ncuda 0)
   gpu_env=(TESSERA_EMULATED_CUDA=strict)
 else
@@ -36,6 +47,32 @@ result() {
   sed -n "s/.* $key=\([^ ]*\).*/\1/p" <<<"$out" | tail -n 1
 }
 cpu=$(result TESSERA_EMULATED_CUDA=0 "$app" "$@" --ncpu 2 --ncuda 0)
+if [ -n "${gpus:-}" ]; then
+  [ -n "$cpu" ] || { echo "app_gpu_vs_cpu: no $key= in the output" >&2; exit 1; }
+  # Models and traces in a directory of its own (no calibrated models: the placement is the
+  # planner's without them, and the tests beside it get none of these runs' models).
+  dir=$(mktemp -d)
+  trap 'rm -rf "$dir"' EXIT
+  read -r -a mpirun <<<"${TESSERA_TEST_MPIRUN:-}"
+  read -r -a check <<<"${TESSERA_PINNING_CHECK:-}"
+  here=$(dirname "${BASH_SOURCE[0]}")
+  for placement in gpu split; do
+    options=()
+    [ "$placement" = split ] && options=(--gpu-fraction 0.5 --keep-gpu-tiles)
+    got=$(result TESSERA_EMULATED_CUDA="split:$gpus" "${mpirun[@]}" "$app" "$@" \
+      --ncpu $((gpus + 1)) --ncuda 0 "${options[@]}" --perfmodel-dir "$dir" \
+      --trace "$dir/$placement.json")
+    [ "$cpu" = "$got" ] || {
+      echo "$key: CPU $cpu, $gpus stand-in GPUs ($placement) $got: not identical" >&2
+      exit 1
+    }
+    python3 "$here/check_pinning.py" "$dir/$placement.json" --gpus "$gpus" \
+      --placement "$placement" "${check[@]}"
+  done
+  echo "$key: CPU $cpu, GPU $got (identical; $gpus stand-in GPUs${mpirun:+ per rank}, placed on" \
+    "the GPUs and split with the CPU)"
+  exit 0
+fi
 gpu=$(result "${gpu_env[@]}" "$app" "$@" "${gpu_run[@]}")
 if [ -z "$cpu" ] || [ -z "$gpu" ]; then
   echo "app_gpu_vs_cpu: no $key= in the output" >&2

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""check_pinning.py: every task of a tile ran on the worker its tile was placed on (a trace).
+
+check_pinning.py TRACE --gpus K [--placement gpu|split] [--multi-grid] [--unpinned TASK...]
+
+TRACE: a run's --trace file in split emulation with K stand-in GPUs on each rank
+(TESSERA_EMULATED_CUDA=split:K, docs/gpu.md). Per rank it requires:
+  - K workers of the CUDA class (the stand-ins);
+  - every task of a tile pinned (`pinned_worker`: the worker tasks::Submitter pinned it to from
+    its tile's placement) and run on that worker; TASK ("stencil:kind", e.g. mg-coarse:task, a
+    team task) may be unpinned: it is left out of the checks below;
+  - per tile one and the same worker for all its tasks (every task kind of the applications has
+    a CUDA body, so a tile on the CUDA class has all its tasks on one stand-in); with
+    --multi-grid (several grids number their tiles alike, each placed on its own: MG's levels),
+    one worker per tile number and class;
+  - the tiles on the CUDA class spread over every stand-in where there are at least K of them
+    (a rank's GPU tiles all on one of its GPUs fail);
+  - --placement gpu: every tile on a stand-in; split: tiles on both classes (over the ranks),
+    where there are two tile numbers or more.
+Prints one line of counts and exits 0, or up to 20 faults and exits 1.
+"""
+import argparse
+import json
+import sys
+from collections import defaultdict
+
+
+def workers_by_rank(doc):
+    """{(rank, worker id): "cpu" or "cuda"} from the trace's metadata."""
+    arch = {}
+    for r in doc.get("otherData", {}).get("tessera_ranks", []):
+        for w in r["workers"]:
+            arch[(r["rank"], w["id"])] = w["arch"]
+    return arch
+
+
+def tile_workers(doc, arch, args, faults):
+    """{(rank, tile[, class]): workers its pinned tasks ran on}, and the tasks counted."""
+    workers = defaultdict(set)
+    tasks = 0
+    for e in doc["traceEvents"]:
+        a = e.get("args", {})
+        if e.get("ph") != "X" or a.get("tile", -1) < 0:
+            continue
+        where = f"rank {a['rank']} tile {a['tile']}: task {a['task']}"
+        pinned = a.get("pinned_worker", -1)
+        if pinned < 0:
+            if e["name"] not in args.unpinned:
+                faults.append(f"{where} not pinned (ran on worker {a['worker']})")
+            continue
+        tasks += 1
+        if pinned != a["worker"]:
+            faults.append(f"{where} pinned to worker {pinned}, ran on {a['worker']}")
+        key = (a["rank"], a["tile"])
+        if args.multi_grid:
+            key += (arch.get((a["rank"], a["worker"])),)
+        workers[key].add(a["worker"])
+    return workers, tasks
+
+
+def check(doc, args):
+    faults = []
+    arch = workers_by_rank(doc)
+    ranks = sorted({rank for rank, _ in arch})
+    if not ranks:
+        return ["no workers in the trace's otherData.tessera_ranks"], ""
+    for rank in ranks:
+        stand_ins = sorted(w for (r, w), a in arch.items() if r == rank and a == "cuda")
+        if len(stand_ins) != args.gpus:
+            faults.append(f"rank {rank}: stand-in GPUs {stand_ins}, not {args.gpus}")
+    workers, tasks = tile_workers(doc, arch, args, faults)
+    if tasks == 0:
+        return faults + ["no pinned task of a tile in the trace"], ""
+    on_gpu = defaultdict(dict)  # rank -> {tile: stand-in}
+    on_cpu = defaultdict(int)
+    for key, ws in sorted(workers.items()):
+        rank, tile = key[0], key[1]
+        if len(ws) != 1:
+            faults.append(f"rank {rank} tile {tile}: tasks on workers {sorted(ws)}, not one")
+            continue
+        w = next(iter(ws))
+        if arch.get((rank, w)) == "cuda":
+            on_gpu[rank][tile] = w
+        else:
+            on_cpu[rank] += 1
+    for rank in ranks:
+        used = set(on_gpu[rank].values())
+        if len(on_gpu[rank]) >= args.gpus and len(used) < args.gpus:
+            faults.append(f"rank {rank}: its tiles on the CUDA class (tile: worker "
+                          f"{on_gpu[rank]}) use {len(used)} of its {args.gpus} stand-ins")
+        if args.placement == "gpu" and on_cpu[rank]:
+            faults.append(f"rank {rank}: {on_cpu[rank]} tiles on CPU workers, placement gpu")
+    gpu_tiles = sum(map(len, on_gpu.values()))
+    several = len({key[1] for key in workers}) > 1
+    if args.placement == "split" and several and (gpu_tiles == 0 or sum(on_cpu.values()) == 0):
+        faults.append("placement split: tiles on one class only")
+    return faults, (f"pinning: {tasks} pinned tasks of {len(workers)} tiles on {len(ranks)} "
+                    f"rank(s), {gpu_tiles} on {args.gpus} stand-in GPUs each, every tile's tasks "
+                    "on its one pinned worker")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("trace")
+    p.add_argument("--gpus", type=int, required=True)
+    p.add_argument("--placement", choices=["gpu", "split"])
+    p.add_argument("--multi-grid", action="store_true")
+    p.add_argument("--unpinned", nargs="*", default=[])
+    args = p.parse_args()
+    with open(args.trace) as f:
+        doc = json.load(f)
+    faults, summary = check(doc, args)
+    for f in faults[:20]:
+        print(f"check_pinning: {f}", file=sys.stderr)
+    if faults:
+        print(f"check_pinning: {len(faults)} faults in {args.trace}", file=sys.stderr)
+        return 1
+    print(summary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
