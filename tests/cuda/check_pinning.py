@@ -2,6 +2,7 @@
 """check_pinning.py: every task of a tile ran on the worker its tile was placed on (a trace).
 
 check_pinning.py TRACE --gpus K [--placement gpu|split] [--multi-grid] [--unpinned TASK...]
+check_pinning.py --self-test   (its own cases: a right trace passes, each wrong one fails)
 
 TRACE: a run's --trace file in split emulation with K stand-in GPUs on each rank
 (TESSERA_EMULATED_CUDA=split:K, docs/gpu.md). Per rank it requires:
@@ -99,7 +100,46 @@ def check(doc, args):
                     "on its one pinned worker")
 
 
+def self_test():
+    """Each fault on a made-up trace of 2 stand-ins and a CPU worker, 4 tiles of 2 tasks."""
+    def trace(runs, pinned=None):
+        doc = {"otherData": {"tessera_ranks": [{"rank": 0, "workers": [
+            {"id": 0, "arch": "cuda"}, {"id": 1, "arch": "cuda"}, {"id": 2, "arch": "cpu"}]}]},
+            "traceEvents": []}
+        for tile, workers in enumerate(runs):
+            for k, w in enumerate(workers):
+                p = w if pinned is None else pinned[tile][k]
+                doc["traceEvents"].append({"ph": "X", "name": "s:interior", "args": {
+                    "task": f"s:interior tile={tile}", "tile": tile, "rank": 0, "worker": w,
+                    "pinned_worker": p}})
+        return doc
+    cases = [  # (trace, placement, the fault expected; "" none)
+        (trace([[0, 0], [1, 1], [0, 0], [1, 1]]), "gpu", ""),
+        (trace([[0, 0], [1, 1], [2, 2], [2, 2]]), "split", ""),
+        (trace([[0, 0], [1, 1], [0, 0], [1, 1]], [[0, 0], [1, 1], [0, 1], [1, 1]]), "gpu",
+         "pinned to worker 1, ran on 0"),
+        (trace([[0, 0], [1, 1], [0, 0], [1, 1]], [[0, 0], [1, 1], [0, -1], [1, 1]]), "gpu",
+         "not pinned"),
+        (trace([[0, 1], [1, 1], [0, 0], [1, 1]]), "gpu", "tasks on workers [0, 1], not one"),
+        (trace([[0, 0], [0, 0], [0, 0], [0, 0]]), "gpu", "use 1 of its 2 stand-ins"),
+        (trace([[0, 0], [1, 1], [2, 2], [1, 1]]), "gpu", "tiles on CPU workers, placement gpu"),
+        (trace([[0, 0], [1, 1], [0, 0], [1, 1]]), "split", "tiles on one class only"),
+    ]
+    failed = 0
+    for doc, placement, expected in cases:
+        args = argparse.Namespace(gpus=2, placement=placement, multi_grid=False, unpinned=[])
+        faults, _ = check(doc, args)
+        found = any(expected in f for f in faults) if expected else not faults
+        if not found:
+            failed += 1
+            print(f"self-test: expected {expected or 'no fault'}, found {faults}")
+    print(f"self-test: {len(cases) - failed} of {len(cases)} cases as expected")
+    return 1 if failed else 0
+
+
 def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("trace")
     p.add_argument("--gpus", type=int, required=True)
