@@ -349,16 +349,26 @@ TileChoice split_tiles(const Extent3& extent, int dims, const Extent3& fixed, co
     std::snprintf(b, sizeof(b), "%.3g points", plane * static_cast<double>(planes));
     return std::string(b);
   };
-  const std::string gpu_text = std::to_string(out.gpu_tiles) + " tiles (" + points(best) +
-                               ") for " + std::to_string(gpus) + " CUDA worker(s), " +
-                               seconds_text(gpu_seconds) + " per step" +
-                               (best > 0 && !memory.why.empty() ? " (" + memory.why + ")" : "");
-  const std::string assumed =
-      m.gpu_point_seconds > 0
-          ? ")"
-          : ", a GPU assumed " + std::to_string(static_cast<int>(kGpuSpeedup)) + " times a core)";
+  const std::string gpu_text =
+      std::to_string(out.gpu_tiles) + " tiles (" + points(best) + ") for " + std::to_string(gpus) +
+      " CUDA worker(s), " + seconds_text(gpu_seconds) + " per step" +
+      (best > 0 && !memory.why.empty() ? " (" + memory.why + ")" : "") +
+      (best > 0 && memory.exchange_seconds > 0
+           ? " (of which the faces between GPUs " + seconds_text(memory.exchange_seconds) + ")"
+           : "");
+  // What the prediction rests on: the models, or the assumed speeds where they say nothing.
+  const std::string core_assumed = m.cpu_point_seconds > 0 && !m.cpu_point_assumed
+                                       ? ""
+                                       : ", a core assumed " +
+                                             std::to_string(kCpuPointSeconds * 1e9).substr(0, 4) +
+                                             " ns a point";
+  const std::string assumed = m.gpu_point_seconds > 0
+                                  ? core_assumed + ")"
+                                  : core_assumed + ", a GPU assumed " +
+                                        std::to_string(static_cast<int>(kGpuSpeedup)) +
+                                        " times a core)";
   out.summary =
-      best == e ? gpu_text + " (modelled)"
+      best == e ? gpu_text + " (modelled" + assumed
                 : "GPU part " + std::string(axis_name(axis)) + " < " + std::to_string(best) + ": " +
                       gpu_text + "; CPU part: " + std::to_string(out.cpu_tiles) + " tiles (" +
                       points(e - best) + ") for " + std::to_string(cpus) + " CPU workers, " +

@@ -24,6 +24,18 @@ double Machine::gpu_bus_bytes_per_second() const {
   return least_known(gpus, &Gpu::bus_bytes_per_second);
 }
 
+double Machine::gpu_peer_bytes_per_second() const {
+  return least_known(gpus, &Gpu::peer_bytes_per_second);
+}
+
+double gpu_exchange_seconds(double plane_points, const Machine& m) {
+  if (m.cuda_workers < 2) return 0;
+  double link = m.gpu_peer_bytes_per_second();
+  if (!(link > 0)) link = m.gpu_bus_bytes_per_second();
+  if (!(link > 0)) link = kAssumedBusBytesPerSecond;
+  return 2 * plane_points * kFaceBytesPerPoint / link;
+}
+
 GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Machine& m,
                               double gpu_point_seconds, double task_seconds, int across) {
   GpuMemoryPlan p;
@@ -34,7 +46,8 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   const std::int64_t share = (planes + gpus - 1) / gpus;
   const double share_points = plane_points * static_cast<double>(share);
   p.compute_seconds = gpu_point_seconds * share_points;
-  p.step_seconds = p.compute_seconds + task_seconds * across;
+  p.exchange_seconds = gpu_exchange_seconds(plane_points, m);
+  p.step_seconds = p.compute_seconds + p.exchange_seconds + task_seconds * across;
   const double memory = m.gpu_memory_bytes();
   p.available_bytes = kUsableMemoryShare * memory;
   p.needed_bytes = share_points * kPlannedBytesPerPoint;

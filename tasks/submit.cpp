@@ -204,8 +204,8 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
       const std::vector<int>& ids = class_workers_[cuda ? 1 : 0];
       if (tag.tile >= 0 && !ids.empty()) {
         task->execute_on_a_specific_worker = 1;
-        task->workerid =
-            static_cast<unsigned>(ids[static_cast<std::size_t>(tag.tile) % ids.size()]);
+        const int unit = place.unit >= 0 ? place.unit : tag.tile;
+        task->workerid = static_cast<unsigned>(ids[static_cast<std::size_t>(unit) % ids.size()]);
         if (place.visit != Placement::Visit::None && cuda)
           chain_visit(task, static_cast<int>(task->workerid),
                       place.visit == Placement::Visit::Runs);

@@ -94,6 +94,29 @@ int same_tile(const partition::Tiling& old, const partition::Tiling& now, int ti
 }
 }  // namespace
 
+// Which of this rank's `gpus` CUDA workers runs each of its GPU tiles: the GPU part's layers
+// along the split axis in contiguous blocks, a block a worker, so that neighbouring tiles share
+// a GPU and only the faces between blocks cross between GPUs (round-robin over the tile numbers
+// put neighbours on different GPUs wherever the part was cut across, and a streamed part's
+// slabs, visited in order on each GPU, would each have read a face from another GPU).
+void FieldStorage::assign_gpu_units(Impl& impl, int gpus) const {
+  const int axis = grid_.split_axis;
+  if (axis < 0 || gpus <= 0) return;
+  std::vector<int> layers;  // the GPU part's coordinates along the axis, of this rank's tiles
+  for (int t = 0; t < impl.tiling.size(); ++t)
+    if (impl.distribution.owner[static_cast<std::size_t>(t)] == impl.rank && device_class(t) == 2)
+      layers.push_back(impl.tiling.tile(t).coord[axis]);
+  std::sort(layers.begin(), layers.end());
+  layers.erase(std::unique(layers.begin(), layers.end()), layers.end());
+  const auto n = static_cast<std::int64_t>(layers.size());
+  for (int t = 0; t < impl.tiling.size(); ++t) {
+    const auto at = std::lower_bound(layers.begin(), layers.end(), impl.tiling.tile(t).coord[axis]);
+    if (at == layers.end() || *at != impl.tiling.tile(t).coord[axis] || device_class(t) != 2)
+      continue;
+    impl.tile(t).gpu_unit = static_cast<int>((at - layers.begin()) * gpus / n);
+  }
+}
+
 void FieldStorage::build(Context& rt, Impl* reuse) {
   const GridSpec& grid = grid_;
   // Sizes and memory before anything is built: a tile count in the millions would otherwise
@@ -128,6 +151,7 @@ void FieldStorage::build(Context& rt, Impl* reuse) {
     // than it gains for the one transfer such a tile makes.
     impl_->tile(t).pinned = reuse == nullptr;
   }
+  assign_gpu_units(*impl_, engine.cuda_workers());
   auto tile_bytes = [&](int t) {
     return static_cast<std::int64_t>(element_size_) * geometry(t).stride_z *
            (geometry(t).extent[2] + 2 * (grid_.dims == 3 ? halo_ : 0));
@@ -477,7 +501,8 @@ tasks::Placement placement_of(const FieldStorage& f, int tile, int priority) {
   const int device = f.device_class(tile);
   const bool streamed = f.grid().stream_depth > 0 && device == 2;
   return {priority, device, 0,
-          streamed ? tasks::Placement::Visit::Runs : tasks::Placement::Visit::None};
+          streamed ? tasks::Placement::Visit::Runs : tasks::Placement::Visit::None,
+          device == 2 ? f.impl().tile(tile).gpu_unit : -1};
 }
 
 void FieldStorage::start_streaming_scratch() {
@@ -504,9 +529,10 @@ void FieldStorage::refill_discarded(const std::string& stencil, int width, bool 
   tasks::Engine& engine = *context().engine;
   tasks::Codelet& fill =
       engine.codelets().get(stencil, type_, tasks::scratch_ghosts_kind(element_size_));
+  tasks::Placement opens = placement_of(*this, tile);  // on the GPU of the visit it opens
+  opens.visit = tasks::Placement::Visit::Opens;
   engine.submitter().submit(fill, {impl_->tile(tile).handle}, {}, &constants, sizeof(constants),
-                            false, exchange_tag(*this, tile, -1),
-                            {0, device_class(tile), 0, tasks::Placement::Visit::Opens});
+                            false, exchange_tag(*this, tile, -1), opens);
 }
 
 // The halo-pack tasks, unless the tasks that wrote the field packed the face buffers already.

@@ -4,10 +4,10 @@
 # "Calibration: the measured H100 node, simulated"), its per-app cases, the simulated platform
 # in $work/platform, and the simulated run: simulate, field, chose. Each script's own rows and
 # output stay in the script.
-: "${STARPU_TARBALL:=/work/shared/deps/starpu_1.4.10+dfsg.orig.tar.gz}"
 mkdir -p "$work/home"
 export STARPU_HOME="$work/home"  # StarPU 1.4 would read ~/.starpu/sampling first (hybrid.sh)
 source scripts/sim/common.sh
+[ -x build-sim/apps/nbody/nbody ] || SIM_ONLY=1 bash scripts/sim/setup.sh >&2
 sample_platforms "$work/sampling" "$STARPU_TARBALL"
 
 # Calibration (docs/simulation.md says where each number comes from).
@@ -39,9 +39,12 @@ cases=(
 
 platform="$work/platform"
 # GPU_MEM: the simulated GPU's memory in bytes (the H100's 80 GiB unless said; out-of-core.sh
-# makes it a small one).
+# makes it a small one). NODE: more of simmodel.py platform's options, e.g. a node of several
+# GPUs each with its own link ("--gpus 4 --cpus 64 --gpu-link-gbs 300": multi-gpu.sh); unset,
+# the calibrated one-GPU node of the tables of record (the sample's layout).
+# shellcheck disable=SC2086  # NODE: options, split on spaces
 python3 scripts/sim/simmodel.py platform "$work/sampling" "$platform" h100node --cpus 16 \
-  --pcie-gbs "$PCIE_GBS" --pcie-lat-us "$PCIE_LAT_US" --gpu-mem "${GPU_MEM:-$((80 << 30))}" > /dev/null
+  --pcie-gbs "$PCIE_GBS" --pcie-lat-us "$PCIE_LAT_US" --gpu-mem "${GPU_MEM:-$((80 << 30))}" ${NODE:-} > /dev/null
 
 # One simulated run: its result line on stdout, its output in $work/run.log. A kind without a
 # model stops StarPU with its symbol: the model is written (simmodel.py regression) and the run
