@@ -65,6 +65,10 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   if (!(memory > 0) || p.needed_bytes <= p.available_bytes) return p;  // resident
 
   p.streamed = true;
+  // Streamed, the faces go through main memory with the slabs (bus bytes below), and slabs are
+  // cut by the memory: no exchange between GPUs to price, no edges.
+  p.exchange_seconds = 0;
+  p.edge_planes = 0;
   const double link =
       m.gpu_bus_bytes_per_second() > 0 ? m.gpu_bus_bytes_per_second() : kAssumedBusBytesPerSecond;
   const double bus = kStreamedBusShare * link;  // what the visits' transfers reach of it

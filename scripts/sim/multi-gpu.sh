@@ -49,17 +49,10 @@ for n in "${nodes[@]}"; do
           4-gpus) w=(--ncpu 0 --ncuda 4) ;;
           4-gpus+cpus) w=(--ncpu 60 --ncuda 4) ;;
         esac
-        status=0 s=()
-        for k in "$steps" $((2 * steps)); do
-          # shellcheck disable=SC2086  # the size's words
-          line=$(simulate "$work/models-$app" "$cpu" "$gpu" "" "$bin" $size --steps "$k" "${w[@]}") ||
-            status=$?
-          s+=("$(echo "$line" | sed -n 's/.* seconds=\([0-9.]*\).*/\1/p')")
-        done
-        ms=$(awk -v a="${s[0]:-0}" -v b="${s[1]:-0}" -v n="$steps" 'BEGIN { printf "%.3f", (b - a) * 1000 / n }')
-        placement=$(grep -m1 '^tessera: tiles of' "$work/run.log" | sed 's/^tessera: //; s/,/;/g')
-        echo "$node,$app,$run,$steps,${s[0]},${s[1]},$ms,$status,$placement" | tee -a "$csv.part"
-        cp "$work/run.log" "$out/multi-gpu-$node-$app-$run.log"
+        # shellcheck disable=SC2086  # the size's words
+        row=$(steady_row "$steps" "$out/multi-gpu-$node-$app-$run.log" "$work/models-$app" "$cpu" \
+          "$gpu" "" "$bin" $size "${w[@]}")
+        echo "$node,$app,$run,$steps,$row" | tee -a "$csv.part"
       done
     done
   )

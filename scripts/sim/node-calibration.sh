@@ -93,3 +93,21 @@ chose() {  # what the run chose: the split, else the tile count, and the depth
   d=$(sed -n 's/.*: \([0-9]*\) step(s) per halo exchange.*/\1/p' "$work/run.log" | head -n 1)
   echo "${s:-$(echo "$line" | field tiles) tiles}${d:+; depth $d}"
 }
+
+# A row of a steady-state table: `simulate` at STEPS and 2 x STEPS steps. Prints
+# "seconds,seconds_2x,steady_ms,status,placement" (steady: the difference over STEPS steps, the
+# first pass left out; status: the first failing run's; placement: the planner's line, commas
+# as semicolons) and keeps the second run's output as LOG.
+steady_row() {  # steps log model-dir-base cpu-gbs gpu-gbs binary args...
+  local steps=$1 log=$2 status=0 line ms placement n
+  shift 2
+  local s=()
+  for n in "$steps" $((2 * steps)); do
+    line=$(simulate "$@" --steps "$n") || status=$?
+    s+=("$(echo "$line" | field seconds)")
+  done
+  ms=$(awk -v a="${s[0]:-0}" -v b="${s[1]:-0}" -v n="$steps" 'BEGIN { printf "%.3f", (b - a) * 1000 / n }')
+  placement=$(grep -m1 '^tessera: tiles of' "$work/run.log" | sed 's/^tessera: //; s/,/;/g')
+  cp "$work/run.log" "$log"
+  echo "${s[0]},${s[1]},$ms,$status,$placement"
+}
