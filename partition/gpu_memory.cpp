@@ -51,7 +51,8 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   if (p.exchange_seconds > 0 && share >= 4 * kEdgePlanes) {
     // The edges first, the faces crossing while the rest computes: two more cuts a slab, each
     // with two sides recomputing about half the depth.
-    const double rest = gpu_point_seconds * plane_points * static_cast<double>(share - 2 * kEdgePlanes);
+    const double rest =
+        gpu_point_seconds * plane_points * static_cast<double>(share - 2 * kEdgePlanes);
     const double cut = p.compute_seconds + gpu_point_seconds * plane_points * 2 * kAssumedDepth +
                        std::max(0.0, p.exchange_seconds - rest) + 3 * task_seconds * across;
     if (cut < (1 - kEdgeGain) * p.step_seconds) {
