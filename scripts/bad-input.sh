@@ -314,6 +314,10 @@ if [ -n "$mpirun" ] && [ -x "$build/tests/rank_error" ]; then
   # Noise: the uncalibrated-model note once per run, not once per rank (the two interleaved).
   check "uncalibrated models said once under mpirun" ok "^said 1 time" bash -c "n=\$(${mpi[*]} -np 2 \"$heat3d\" ${grid[*]} --perfmodel-dir \"$work/fresh-models\" 2>&1 | grep -o 'is not calibrated' | wc -l); echo \"said \$n time(s)\""
   check "2 ranks: no CPU binding warning" ok "^said 0 time" bash -c "n=\$(${mpi[*]} -np 2 env -u STARPU_SILENT \"$heat3d\" ${grid[*]} 2>&1 | grep -ci 'bind'); echo \"said \$n time(s)\""
+  # mpirun's own binding (no --bind-to none), each rank's workers left to StarPU: 1.3 runs; 1.4
+  # keeps the workers inside the one core, which StarPU-MPI's thread takes.
+  check "2 ranks bound to a core each, no --ncpu" any "checksum=|this rank is bound to one core .*--bind-to none" \
+    env -u STARPU_NCPU "$mpirun" --oversubscribe --allow-run-as-root -np 2 "$heat3d" "${grid[@]}"
   unset STARPU_NCPU
 fi
 

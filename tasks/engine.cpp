@@ -2,6 +2,8 @@
 
 #include <starpu_profiling.h>
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -54,6 +56,13 @@ class PrivateModelHome {
   bool set_ = false, had_value_ = false;
   std::string value_;
 };
+
+// How many CPUs this process may run on (its launcher's binding), 0 when unknown.
+int bound_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  return sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 0;
+}
 
 void stop(bool distributed) {
 #ifdef TESSERA_WITH_MPI
@@ -209,6 +218,15 @@ Engine::Engine(const EngineConfig& config)
     unsetenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS");
     unsetenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS");
   }
+  // StarPU 1.4 keeps its workers inside the process's binding, and mpirun binds each of 2 ranks
+  // to one core by default: StarPU-MPI takes that core for its thread, none is left for a worker.
+  if (ret == -ENODEV && distributed_ && bound_cpus() == 1 &&
+      (STARPU_MAJOR_VERSION > 1 || STARPU_MINOR_VERSION >= 4))
+    throw Error(
+        "StarPU found no worker it could start: this rank is bound to one core (mpirun binds "
+        "each of 2 ranks to a core unless told otherwise) and StarPU-MPI keeps it for its "
+        "communication thread; run mpirun with --bind-to none, or bind each rank to several "
+        "cores (docs/distributed.md)");
   if (ret == -ENODEV)
     throw Error(
         "StarPU found no worker it could start (no CPU worker and no usable GPU); give "
