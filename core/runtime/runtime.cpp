@@ -618,7 +618,7 @@ Runtime::Runtime(const Options& options) : context_(std::make_unique<detail::Con
                     std::to_string(c.engine->cpu_workers()) + " CPU + " +
                     std::to_string(c.engine->cuda_workers()) + " CUDA workers, calibration " +
                     (options.calibrate || (calibrate && std::strcmp(calibrate, "0") != 0) ? "on"
-                     : c.engine->calibrates_always() ? "recording (StarPU 1.3)"
+                     : c.engine->calibrates_always() ? "recording"
                                                      : "off") +
                     (c.simulated ? ", SIMULATED (SimGrid)" : "") +
                     (options.trace.empty() ? "" : ", trace " + options.trace) +

@@ -72,7 +72,7 @@ if [[ " $parts " == *" validate "* ]]; then
     # Step by step (the apps block by default) with exchange tasks of their own: the models are
     # of interior/halo-pack/boundary.
     opts=(--size 256 256 256 --tile 256 256 64 --steps "${VALIDATE_STEPS:-50}" --sched "$sched" --quiet --steps-per-exchange 1 --separate-exchange-tasks)
-    mpi=(mpirun --oversubscribe --allow-run-as-root -np 2 build/apps/heat3d/heat3d "${opts[@]}")
+    mpi=(mpirun --oversubscribe --allow-run-as-root --bind-to none -np 2 build/apps/heat3d/heat3d "${opts[@]}")
     STARPU_NCPU=1 STARPU_PERF_MODEL_DIR=$models "${mpi[@]}" --calibrate-models > /dev/null
     load=$(cut -d' ' -f1 /proc/loadavg)
     times=()
