@@ -16,7 +16,7 @@ mkdir -p "$out"
 run() {  # ranks, label, size...
   local ranks=$1 label=$2
   shift 2
-  STARPU_NCPU=1 STARPU_SILENT=1 mpirun --oversubscribe --allow-run-as-root -np "$ranks" \
+  STARPU_NCPU=1 STARPU_SILENT=1 mpirun --oversubscribe --allow-run-as-root --bind-to none -np "$ranks" \
     "$build/apps/heat3d/heat3d" --size "$@" --tile "$n" "$n" "$tile_z" --steps "$steps" \
     --quiet --steps-per-exchange 1 --trace "$out/$label.json" | sed "s/^/$label ranks=$ranks: /"
 }

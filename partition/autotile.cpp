@@ -232,6 +232,23 @@ double gpu_part_seconds(const Extent3& extent, int dims, int axis, std::int64_t 
 
 namespace {
 
+// The GPU part's slab cuts `slabs` (of `planes` planes) with each slab's edges cut off, `edge`
+// planes each, where a slab meets another GPU's or (`cpu_above`) the CPU part
+// (GpuMemoryPlan::edge_planes).
+Cuts with_edges(const Cuts& slabs, std::int64_t planes, bool cpu_above, std::int64_t edge) {
+  std::vector<std::int64_t> starts{0};
+  starts.insert(starts.end(), slabs.begin(), slabs.end());
+  Cuts out;
+  for (std::size_t k = 0; k < starts.size(); ++k) {
+    const std::int64_t a = starts[k];
+    const std::int64_t b = k + 1 < starts.size() ? starts[k + 1] : planes;
+    if (k > 0) out.push_back(a);
+    if (k > 0 && b - a > 2 * edge) out.push_back(a + edge);
+    if ((k + 1 < starts.size() || cpu_above) && b - a > 2 * edge) out.push_back(b - edge);
+  }
+  return out;
+}
+
 // The cuts of the fixed axes (uniform tiles of the given extent).
 void fixed_cuts(const Extent3& extent, int dims, const Extent3& fixed, TileChoice* out) {
   for (int a = 0; a < dims; ++a)
@@ -322,6 +339,8 @@ TileChoice split_tiles(const Extent3& extent, int dims, const Extent3& fixed, co
   out.stream_depth = best > 0 && memory.streamed && memory.possible ? memory.depth : 0;
   out.gpu_fits = best <= 0 || memory.possible;
   Cuts along = even_cuts(best, std::max(1, slabs));
+  if (memory.edge_planes > 0) along = with_edges(along, best, best < e, memory.edge_planes);
+  const int gpu_layers = best > 0 ? static_cast<int>(along.size()) + 1 : 0;
   if (best > 0 && best < e) along.push_back(best);
   if (best < e)
     for (std::int64_t k : even_cuts(e - best, c_best.n[axis])) along.push_back(best + k);
@@ -337,7 +356,7 @@ TileChoice split_tiles(const Extent3& extent, int dims, const Extent3& fixed, co
       }
   out.split_axis = axis;
   out.split = best;
-  out.gpu_tiles = slabs * others;
+  out.gpu_tiles = gpu_layers * others;
   out.cpu_tiles = best < e ? c_best.tiles() : 0;
   out.gpu_step_seconds = best > 0 ? gpu_seconds : 0;
   out.cpu_step_seconds = cpu_seconds;
@@ -349,16 +368,29 @@ TileChoice split_tiles(const Extent3& extent, int dims, const Extent3& fixed, co
     std::snprintf(b, sizeof(b), "%.3g points", plane * static_cast<double>(planes));
     return std::string(b);
   };
-  const std::string gpu_text = std::to_string(out.gpu_tiles) + " tiles (" + points(best) +
-                               ") for " + std::to_string(gpus) + " CUDA worker(s), " +
-                               seconds_text(gpu_seconds) + " per step" +
-                               (best > 0 && !memory.why.empty() ? " (" + memory.why + ")" : "");
-  const std::string assumed =
-      m.gpu_point_seconds > 0
-          ? ")"
-          : ", a GPU assumed " + std::to_string(static_cast<int>(kGpuSpeedup)) + " times a core)";
+  const std::string gpu_text =
+      std::to_string(out.gpu_tiles) + " tiles (" + points(best) + ") for " + std::to_string(gpus) +
+      " CUDA worker(s), " + seconds_text(gpu_seconds) + " per step" +
+      (best > 0 && !memory.why.empty() ? " (" + memory.why + ")" : "") +
+      (best > 0 && memory.exchange_seconds > 0
+           ? " (the faces between GPUs " + seconds_text(memory.exchange_seconds) +
+                 (memory.edge_planes > 0 ? ", crossing while the rest computes: edges of " +
+                                               std::to_string(memory.edge_planes) + " planes first)"
+                                         : ")")
+           : "");
+  // What the prediction rests on: the models, or the assumed speeds where they say nothing.
+  const std::string core_assumed = m.cpu_point_seconds > 0 && !m.cpu_point_assumed
+                                       ? ""
+                                       : ", a core assumed " +
+                                             std::to_string(kCpuPointSeconds * 1e9).substr(0, 4) +
+                                             " ns a point";
+  const std::string assumed = m.gpu_point_seconds > 0
+                                  ? core_assumed + ")"
+                                  : core_assumed + ", a GPU assumed " +
+                                        std::to_string(static_cast<int>(kGpuSpeedup)) +
+                                        " times a core)";
   out.summary =
-      best == e ? gpu_text + " (modelled)"
+      best == e ? gpu_text + " (modelled" + assumed
                 : "GPU part " + std::string(axis_name(axis)) + " < " + std::to_string(best) + ": " +
                       gpu_text + "; CPU part: " + std::to_string(out.cpu_tiles) + " tiles (" +
                       points(e - best) + ") for " + std::to_string(cpus) + " CPU workers, " +

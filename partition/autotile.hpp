@@ -17,6 +17,7 @@ namespace tessera::partition {
 struct Gpu {
   double memory_bytes = 0;          // what StarPU may use of it (STARPU_LIMIT_CUDA_MEM); 0: unknown
   double bus_bytes_per_second = 0;  // main memory <-> this GPU, one way; 0: unknown
+  double peer_bytes_per_second = 0;  // this GPU -> its neighbour GPU, one way; 0: unknown
 };
 
 // What the chooser knows of the machine. A time of 0 is unknown: the defaults below are used.
@@ -24,11 +25,12 @@ struct Machine {
   int ranks = 1;  // the workers below are every rank's
   int cpu_workers = 1;
   int cuda_workers = 0;
-  double cpu_point_seconds = 0;  // one point of one step on one CPU worker
-  double gpu_point_seconds = 0;  // one point of one step on one CUDA worker
-  double task_seconds = 0;       // what a task costs beyond its points (submission,
-                                 // dependencies, scheduling)
-  double split_seconds = 0;      // what a CPU/GPU split adds to every step (below)
+  double cpu_point_seconds = 0;    // one point of one step on one CPU worker
+  bool cpu_point_assumed = false;  // cpu_point_seconds is kCpuPointSeconds, not a model's
+  double gpu_point_seconds = 0;    // one point of one step on one CUDA worker
+  double task_seconds = 0;         // what a task costs beyond its points (submission,
+                                   // dependencies, scheduling)
+  double split_seconds = 0;        // what a CPU/GPU split adds to every step (below)
   // One interaction of an all-pairs task (tessera::Pairs) on one CPU worker and on one CUDA
   // worker, from calibrated models of both (0: unknown; Planner::pairs).
   double cpu_pair_seconds = 0, gpu_pair_seconds = 0;
@@ -39,6 +41,8 @@ struct Machine {
   double gpu_memory_bytes() const;
   // The slowest GPU's bus to main memory, bytes per second one way (0: unknown).
   double gpu_bus_bytes_per_second() const;
+  // The slowest link between neighbouring GPUs, bytes per second one way (0: unknown).
+  double gpu_peer_bytes_per_second() const;
   // With CUDA workers: a hand-set share of the split axis's planes for the GPU part (the
   // CPU part tiled as the chooser would); < 0: the chooser places the split.
   double gpu_share = -1;

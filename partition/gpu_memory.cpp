@@ -24,6 +24,18 @@ double Machine::gpu_bus_bytes_per_second() const {
   return least_known(gpus, &Gpu::bus_bytes_per_second);
 }
 
+double Machine::gpu_peer_bytes_per_second() const {
+  return least_known(gpus, &Gpu::peer_bytes_per_second);
+}
+
+double gpu_exchange_seconds(double plane_points, const Machine& m) {
+  if (m.cuda_workers < 2) return 0;
+  double link = m.gpu_peer_bytes_per_second();
+  if (!(link > 0)) link = m.gpu_bus_bytes_per_second();
+  if (!(link > 0)) link = kAssumedBusBytesPerSecond;
+  return 2 * plane_points * kFaceBytesPerPoint / link;
+}
+
 GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Machine& m,
                               double gpu_point_seconds, double task_seconds, int across) {
   GpuMemoryPlan p;
@@ -34,13 +46,30 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   const std::int64_t share = (planes + gpus - 1) / gpus;
   const double share_points = plane_points * static_cast<double>(share);
   p.compute_seconds = gpu_point_seconds * share_points;
-  p.step_seconds = p.compute_seconds + task_seconds * across;
+  p.exchange_seconds = gpu_exchange_seconds(plane_points, m);
+  p.step_seconds = p.compute_seconds + p.exchange_seconds + task_seconds * across;
+  if (p.exchange_seconds > 0 && share >= 4 * kEdgePlanes) {
+    // The edges first, the faces crossing while the rest computes: two more cuts a slab, each
+    // with two sides recomputing about half the depth.
+    const double rest =
+        gpu_point_seconds * plane_points * static_cast<double>(share - 2 * kEdgePlanes);
+    const double cut = p.compute_seconds + gpu_point_seconds * plane_points * 2 * kAssumedDepth +
+                       std::max(0.0, p.exchange_seconds - rest) + 3 * task_seconds * across;
+    if (cut < (1 - kEdgeGain) * p.step_seconds) {
+      p.edge_planes = kEdgePlanes;
+      p.step_seconds = cut;
+    }
+  }
   const double memory = m.gpu_memory_bytes();
   p.available_bytes = kUsableMemoryShare * memory;
   p.needed_bytes = share_points * kPlannedBytesPerPoint;
   if (!(memory > 0) || p.needed_bytes <= p.available_bytes) return p;  // resident
 
   p.streamed = true;
+  // Streamed, the faces go through main memory with the slabs (bus bytes below), and slabs are
+  // cut by the memory: no exchange between GPUs to price, no edges.
+  p.exchange_seconds = 0;
+  p.edge_planes = 0;
   const double link =
       m.gpu_bus_bytes_per_second() > 0 ? m.gpu_bus_bytes_per_second() : kAssumedBusBytesPerSecond;
   const double bus = kStreamedBusShare * link;  // what the visits' transfers reach of it

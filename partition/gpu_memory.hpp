@@ -43,6 +43,14 @@ inline constexpr int kDeepestStreamDepth = 16;
 // next one's arrival. Simulated, heat3d 1024^3 on a 4 GiB GPU: 0.82 (a step 1.22x its bytes'
 // time at the full rate); not measured on a GPU yet (the `ooc` step of scripts/gpu-run.sh).
 inline constexpr double kStreamedBusShare = 0.82;
+// Resident on several GPUs, a slab whose faces take long to cross between GPUs is cut into
+// two edges of kEdgePlanes planes and the rest: the edges run first (priority), and their faces
+// cross while the rest computes. A cut costs ghost planes recomputed on its two new sides (about
+// half the depth each, at the apps' automatic depth of up to kAssumedDepth) and a task each;
+// taken where the step gains kEdgeGain of itself.
+inline constexpr std::int64_t kEdgePlanes = 16;
+inline constexpr int kAssumedDepth = 4;
+inline constexpr double kEdgeGain = 0.02;
 // Assumed where StarPU's bus model says nothing: a PCIe 5 x16 link one way.
 inline constexpr double kAssumedBusBytesPerSecond = 50e9;
 
@@ -55,6 +63,10 @@ struct GpuMemoryPlan {
   double fields_bytes_per_step = 0;  // of which the fields' points (the least any plan moves)
   double bus_seconds = 0;            // streamed: those bytes at the bus's rate, per GPU
   double compute_seconds = 0;        // the part's points (and recomputed ghosts), per GPU
+  double exchange_seconds = 0;       // resident on several GPUs: their faces, GPU to GPU
+  std::int64_t edge_planes = 0;      // > 0: each slab cut into edges of this many planes and
+                                     // the rest, the edges first, their faces crossing while
+                                     // the rest computes (kEdgePlanes)
   double step_seconds = 0;           // the part's predicted step: the longer of the two, tasks
   double needed_bytes = 0;           // resident: the part per GPU; impossible: the thinnest slabs
   double available_bytes = 0;        // what the slabs may hold of a GPU (kUsableMemoryShare)
@@ -67,6 +79,14 @@ struct GpuMemoryPlan {
 // share fits its memory (or the memory is unknown); else streamed in slabs of which
 // kSlabsInFlight fit, at the depth whose step (the bus's time, then the compute's: one visit
 // after another) is shortest.
+// What a step's faces between neighbouring GPUs cost each GPU that holds a slab of a part of
+// `plane_points` points a plane: a face each way to each neighbour, a step's planes of it (a
+// block of d steps moves d planes once), over the slowest link between neighbours (StarPU's bus
+// model: direct where the GPUs talk directly, else through main memory; the bus where unknown),
+// in and out at once. Not overlapped: a slab's block task fills its ghosts first and packs its
+// faces last (one task a slab). 0 on one GPU.
+double gpu_exchange_seconds(double plane_points, const Machine& machine);
+
 GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Machine& machine,
                               double gpu_point_seconds, double task_seconds, int across);
 

@@ -156,6 +156,26 @@ ClassSpeeds largest_known(const std::vector<std::string>& symbols) {
 
 ClassSpeeds model_class_speeds() { return largest_known(tile_task_symbols("tessera.")); }
 
+double model_cpu_point_seconds(const std::string& symbol) {
+  starpu_perfmodel_arch* cpu = first_arch(STARPU_CPU_WORKER);
+  if (cpu == nullptr || symbol.empty()) return 0;
+  starpu_perfmodel model{};
+  model.type = STARPU_HISTORY_BASED;
+  if (starpu_perfmodel_load_symbol(symbol.c_str(), &model) != 0) return 0;
+  double seconds = 0;
+  std::size_t largest = 0;
+  const starpu_perfmodel_per_arch* per = starpu_perfmodel_get_model_per_arch(&model, cpu, 0);
+  for (const starpu_perfmodel_history_list* l = per != nullptr ? per->list : nullptr; l != nullptr;
+       l = l->next) {
+    const starpu_perfmodel_history_entry* h = l->entry;
+    if (h->nsample == 0 || !(h->flops > 0) || !(h->mean > 0) || h->size < largest) continue;
+    largest = h->size;
+    seconds = h->mean * 1e-6 / h->flops;
+  }
+  starpu_perfmodel_unload_model(&model);
+  return seconds;
+}
+
 PairSeconds model_pair_seconds() {
   // Per unit of size: an interaction (the pairs kind's size_base, tasks/codelets.cpp).
   const ClassSpeeds s = largest_known(model_symbols("tessera.", {"pairs"}));
@@ -261,6 +281,17 @@ std::vector<GpuFigures> cuda_devices() {
       g.bus_bytes_per_second = mb_per_s > 0 ? mb_per_s * 1e6 : 0;
     }
     gpus.push_back(g);
+  }
+  // Each GPU's link to its neighbour in StarPU's order (the planner's blocks of GPU tiles
+  // follow that order: core/grid's assign_gpu_units).
+  const std::vector<int> ids = class_worker_ids(true);
+  for (std::size_t k = 0; ids.size() > 1 && k < ids.size(); ++k) {
+    const int other = ids[k + 1 < ids.size() ? k + 1 : k - 1];
+    if (is_cuda_stand_in(ids[k]) || is_cuda_stand_in(other)) continue;
+    const double mb_per_s =
+        starpu_transfer_bandwidth(starpu_worker_get_memory_node(static_cast<unsigned>(ids[k])),
+                                  starpu_worker_get_memory_node(static_cast<unsigned>(other)));
+    gpus[k].peer_bytes_per_second = mb_per_s > 0 ? mb_per_s * 1e6 : 0;
   }
   return gpus;
 }

@@ -33,6 +33,10 @@ struct ClassSpeeds {
 /// the first CPU and first CUDA worker; in the split mode the first stand-in's, where StarPU
 /// keeps a model per CPU worker, and none where the two share one). Call with StarPU running.
 ClassSpeeds model_class_speeds();
+/// Seconds per point of one step on the first CPU worker by the model `symbol` (a
+/// ClassSpeeds::source): its largest history entry that records its work (points x steps); 0
+/// where none does (a model written as a regression alone, as the simulation's are).
+double model_cpu_point_seconds(const std::string& symbol);
 
 /// Seconds per point of one step of stencil `stencil` on one CPU worker, from the calibrated
 /// models of its tile tasks (`tessera.<stencil>.{interior,time-block}[+halo].*`) on the first
@@ -67,8 +71,11 @@ double bus_latency_seconds();
 /// bytes per second, one way; 0 where unknown. An emulated stand-in has main memory, no bus:
 /// its memory is STARPU_LIMIT_CUDA_MEM's where set (the tests plan GPUs of any size with it),
 /// else unknown.
+/// `peer_bytes_per_second`: to the next GPU (the next CUDA worker's memory; the last's: to the
+/// previous one), one way, as StarPU's bus model says (direct where the GPUs talk directly,
+/// else through main memory); 0 where unknown or alone.
 struct GpuFigures {
-  double memory_bytes = 0, bus_bytes_per_second = 0;
+  double memory_bytes = 0, bus_bytes_per_second = 0, peer_bytes_per_second = 0;
 };
 std::vector<GpuFigures> cuda_devices();
 

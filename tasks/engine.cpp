@@ -2,6 +2,8 @@
 
 #include <starpu_profiling.h>
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -54,6 +56,13 @@ class PrivateModelHome {
   bool set_ = false, had_value_ = false;
   std::string value_;
 };
+
+// How many CPUs this process may run on (its launcher's binding), 0 when unknown.
+int bound_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  return sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 0;
+}
 
 void stop(bool distributed) {
 #ifdef TESSERA_WITH_MPI
@@ -140,16 +149,27 @@ Engine::Engine(const EngineConfig& config)
   if (config.cpu_workers >= 0) conf.ncpus = config.cpu_workers;
   if (config.cuda_workers >= 0) conf.ncuda = config.cuda_workers;
   if (config.calibrate) conf.calibrate = 1;
-#if STARPU_MAJOR_VERSION == 1 && STARPU_MINOR_VERSION < 4
-  // StarPU 1.3 switches a model to calibration (model.benchmarking) the first time it has no
-  // prediction for a task, possibly while tasks of that codelet run; its CPU driver then times
-  // such a task from a start it never took and aborts ("measured >= 0"; seen on empty model
-  // directories). Models that record from the start never switch (1.4 fixed the driver).
+  // Models record from the start. StarPU 1.3 switches a model to calibration the first time it
+  // has no prediction for a task, possibly while tasks of that codelet run; its CPU driver then
+  // times such a task from a start it never took and aborts ("measured >= 0"; seen on empty model
+  // directories). StarPU 1.4 fixed the driver but makes the same switch with a warning per model
+  // and footprint ("not calibrated enough ... forcing calibration for this run"), which only
+  // repeats the note Tessera gives once (Submitter::report_if_uncalibrated).
   if (!config.calibrate && env("STARPU_CALIBRATE") == nullptr) {
     conf.calibrate = 1;
     calibrates_always_ = true;
   }
-#endif
+  // StarPU drops a timing more than STARPU_HISTORY_MAX_ERROR % (default 50) away from its entry's
+  // mean and flushes the entry, with a "Too big deviation ... flushing" line, once such timings
+  // are as many as the kept ones. StarPU keeps the second timing of a footprint as the mean (it
+  // skips the first), and on a tile's first steps that is often a cold one (first touch of the
+  // tile's pages): the warm third came 2 to 3 times faster, and nearly every run on a fresh model
+  // directory printed the line (docs/reliability.md). A 5x band keeps cold starts and ordinary
+  // jitter and still drops the outliers of a preempted task. A user's own value is kept.
+  if (env("STARPU_HISTORY_MAX_ERROR") == nullptr) {
+    setenv("STARPU_HISTORY_MAX_ERROR", "400", 1);
+    set_history_max_error_ = true;  // taken back after start-up: StarPU reads it in starpu_init
+  }
   // Tessera has no OpenCL implementations: OpenCL workers could only sit idle.
   if (env("STARPU_NOPENCL") == nullptr) conf.nopencl = 0;
   if (config.quiet && env("STARPU_SILENT") == nullptr) setenv("STARPU_SILENT", "1", 0);
@@ -193,10 +213,20 @@ Engine::Engine(const EngineConfig& config)
   const int ret = starpu_init(&conf);
 #endif
   if (per_worker_models) unsetenv("STARPU_PERF_MODEL_HOMOGENEOUS_CPU");
+  if (set_history_max_error_) unsetenv("STARPU_HISTORY_MAX_ERROR");
   if (ret != 0 && set_limits_) {
     unsetenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS");
     unsetenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS");
   }
+  // StarPU 1.4 keeps its workers inside the process's binding, and mpirun binds each of 2 ranks
+  // to one core by default: StarPU-MPI takes that core for its thread, none is left for a worker.
+  if (ret == -ENODEV && distributed_ && bound_cpus() == 1 &&
+      (STARPU_MAJOR_VERSION > 1 || STARPU_MINOR_VERSION >= 4))
+    throw Error(
+        "StarPU found no worker it could start: this rank is bound to one core (mpirun binds "
+        "each of 2 ranks to a core unless told otherwise) and StarPU-MPI keeps it for its "
+        "communication thread; run mpirun with --bind-to none, or bind each rank to several "
+        "cores (docs/distributed.md)");
   if (ret == -ENODEV)
     throw Error(
         "StarPU found no worker it could start (no CPU worker and no usable GPU); give "

@@ -68,7 +68,7 @@ class Engine {
   /// (TESSERA_EMULATED_CUDA=split[:K], docs/gpu.md) the first K CPU workers StarPU started stand
   /// in for CUDA workers: counted here as CUDA workers, not as CPU workers.
   int cpu_workers() const { return cpu_workers_; }
-  /// StarPU 1.3 without STARPU_CALIBRATE: the models record every task's time (engine.cpp).
+  /// Without STARPU_CALIBRATE or --calibrate: the models record every task's time (engine.cpp).
   bool calibrates_always() const { return calibrates_always_; }
   int cuda_workers() const { return cuda_workers_; }
   bool distributed() const { return distributed_; }
@@ -96,6 +96,8 @@ class Engine {
   bool set_limits_ = false;  // this engine set STARPU_LIMIT_*_SUBMITTED_TASKS
   int cpu_workers_ = 0, cuda_workers_ = 0;
   bool calibrates_always_ = false;
+  // This engine set STARPU_HISTORY_MAX_ERROR.
+  bool set_history_max_error_ = false;
   IdleWorkers idle_;          // before data_ and submitter_, which wake it
   CodeletRegistry codelets_;  // destroyed after the shutdown in ~Engine, which saves the models
   DataRegistry data_;

@@ -218,7 +218,11 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
       const std::vector<int>& ids = class_workers_[cuda ? 1 : 0];
       if (tag.tile >= 0 && !ids.empty()) {
         task->execute_on_a_specific_worker = 1;
-        task->workerid = static_cast<unsigned>(worker_of_tile(cuda, tag.tile, ids));
+        // The planner's worker for the tile where it names one (a grid's GPU tiles:
+        // contiguous blocks of planes per GPU), else round-robin over the rank's tiles.
+        task->workerid = static_cast<unsigned>(
+            place.unit >= 0 ? ids[static_cast<std::size_t>(place.unit) % ids.size()]
+                            : worker_of_tile(cuda, tag.tile, ids));
         if (place.visit != Placement::Visit::None && cuda)
           chain_visit(task, static_cast<int>(task->workerid),
                       place.visit == Placement::Visit::Runs);

@@ -40,6 +40,10 @@ struct Placement {
   /// scratch for its next visit (Visit::Opens) waits as that visit does.
   enum class Visit { None, Opens, Runs };
   Visit visit = Visit::None;
+  /// Which worker of the device's class runs every task of the tile (its index among them);
+  /// -1: the tile's number round-robin over them. The planner's GPU tiles name theirs
+  /// (neighbours on one GPU: core/grid's assign_gpu_units).
+  int unit = -1;
 };
 
 /// Visits of streamed tiles a CUDA worker may have ready beyond the one it runs (Placement): one,

@@ -19,6 +19,7 @@ namespace {
 
 namespace tt = tessera::trace;
 using testing::HasSubstr;
+using testing::Not;
 
 constexpr std::uint8_t R = tt::DataAccess::kRead, W = tt::DataAccess::kWrite;
 
@@ -393,6 +394,32 @@ TEST(TraceAnalysis, LargeRunsDrawTimeBinsNotTasks) {
   EXPECT_EQ(data["ranks"][0]["tasks"].size(), 101u);
   EXPECT_EQ(data["ranks"][0]["bins"].size(), 4u);  // one row of bins per worker
   EXPECT_LT(page.size(), 2u << 20);
+}
+
+TEST(TraceAnalysis, BytesBetweenGpusCountedPerStep) {
+  // Two GPUs: step 0 moves 100 bytes from main memory and 40 from CUDA 0 to CUDA 1; step 1
+  // 8 bytes back between the GPUs. The table says both, the GPU<->GPU column only the latter.
+  Made run({"cuda", "cuda"});
+  run.task("k", 0, 0, 10, {{1, W}}, 0).task("k", 1, 0, 10, {{2, W}}, 0);
+  run.task("k", 0, 10, 10, {{1, W}}, 1).task("k", 1, 10, 10, {{2, W}}, 1);
+  run.rank.transfers = {{"NUMA 0", "CUDA 0", 100, 1, false},
+                        {"CUDA 0", "CUDA 1", 40, 1, false},
+                        {"CUDA 1", "CUDA 0", 8, 1, false}};
+  run.rank.transfer_samples = {{1, 0, 100, 1}, {2, 1, 40, 1}, {15, 2, 8, 1}};
+  const auto steps = tt::step_times({run.rank});
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].bus_bytes, 140u);
+  EXPECT_EQ(steps[0].gpu_to_gpu_bytes, 40u);
+  EXPECT_EQ(steps[1].gpu_to_gpu_bytes, 8u);
+  std::stringstream html;
+  tt::write_html_report({run.rank}, "", html);
+  EXPECT_THAT(html.str(), HasSubstr("<th>GPU\u2194GPU KiB</th>"));
+  // One GPU: no such column.
+  run.rank.transfers.resize(1);
+  run.rank.transfer_samples.resize(1);
+  std::stringstream one;
+  tt::write_html_report({run.rank}, "", one);
+  EXPECT_THAT(one.str(), Not(HasSubstr("<th>GPU\u2194GPU KiB</th>")));
 }
 
 TEST(TraceAnalysis, BusTransfersCountInTheStepTheyPrecede) {

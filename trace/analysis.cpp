@@ -335,6 +335,10 @@ std::vector<WorkerStep> idle_by_worker(const std::vector<WorkerStep>& rows) {
   return out;
 }
 
+bool between_gpus(const Transfer& bus) {
+  return !bus.mpi && bus.from.rfind("CUDA", 0) == 0 && bus.to.rfind("CUDA", 0) == 0;
+}
+
 std::vector<StepTimes> step_times(const std::vector<RankTrace>& ranks) {
   struct Span {
     double first = std::numeric_limits<double>::infinity(), last = -first;
@@ -378,6 +382,9 @@ std::vector<StepTimes> step_times(const std::vector<RankTrace>& ranks) {
       StepTimes& st = out[static_cast<std::size_t>(at - boundary.begin())];
       st.bus_bytes += x.bytes;
       st.bus_transfers += x.count;
+      const auto link = static_cast<std::size_t>(x.link);
+      if (link < ranks[ri].transfers.size() && between_gpus(ranks[ri].transfers[link]))
+        st.gpu_to_gpu_bytes += x.bytes;
     }
   }
   return out;

@@ -73,7 +73,11 @@ struct StepTimes {
   /// samples after the previous step's boundary up to this one's, a step's boundary being the
   /// latest end of a task of it or of an earlier step.
   std::uint64_t bus_bytes = 0, bus_transfers = 0;
+  /// Of bus_bytes, those moved directly between two GPUs (a run on several GPUs: their faces).
+  std::uint64_t gpu_to_gpu_bytes = 0;
 };
+/// Whether a bus joins two GPUs (StarPU names their memory nodes "CUDA <n>").
+bool between_gpus(const Transfer& bus);
 std::vector<StepTimes> step_times(const std::vector<RankTrace>& ranks);
 
 /// Tasks ready but not started on one rank over its window, averaged in `bins` equal bins.

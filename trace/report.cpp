@@ -488,10 +488,14 @@ void write_steps(std::ostream& out, const std::vector<RankTrace>& ranks, const G
   }
   bool sampled = false;  // bus transfers recorded over time (a CPU-only run has none)
   for (const RankTrace& r : ranks) sampled = sampled || !r.transfer_samples.empty();
+  bool gpus = false;  // a bus between two GPUs (a run on several)
+  for (const RankTrace& r : ranks)
+    for (const Transfer& x : r.transfers) gpus = gpus || between_gpus(x);
   out << "<th>imbalance (max/mean busy)</th><th>idle: no task ready ms</th>"
          "<th>idle: ready, not started ms</th>"
       << (ranks.size() > 1 ? "<th>MPI messages</th><th>MPI KiB</th>" : "")
-      << (sampled ? "<th>bus transfers</th><th>bus KiB</th>" : "") << "</tr>\n";
+      << (sampled ? "<th>bus transfers</th><th>bus KiB</th>" : "")
+      << (sampled && gpus ? "<th>GPU\u2194GPU KiB</th>" : "") << "</tr>\n";
   for (const StepTimes& st : steps) {
     out << "<tr class=\"step-row\"><td>" << st.step << "</td>";
     for (double us : st.rank_span_us) out << "<td>" << num("%.3f", us / 1e3) << "</td>";
@@ -505,6 +509,9 @@ void write_steps(std::ostream& out, const std::vector<RankTrace>& ranks, const G
       out << "<td>" << st.bus_transfers << "</td><td class=\"bus-bytes\" data-bytes=\""
           << st.bus_bytes << "\">" << num("%.1f", static_cast<double>(st.bus_bytes) / 1024)
           << "</td>";
+    if (sampled && gpus)
+      out << "<td class=\"gpu-gpu-bytes\">"
+          << num("%.1f", static_cast<double>(st.gpu_to_gpu_bytes) / 1024) << "</td>";
     out << "</tr>\n";
   }
   out << "</table>\n<p>Per rank: first start to last end of the step's tasks (steps overlap "
@@ -514,7 +521,8 @@ void write_steps(std::ostream& out, const std::vector<RankTrace>& ranks, const G
          "another (from the rebuilt graph), by the step of the task that read them. Bus "
          "(runs with GPUs): what StarPU moved between memory nodes, from its bus counters "
          "read as each task ended; a transfer counts in the first step whose last task (or an "
-         "earlier step's) ended after it.</p>\n";
+         "earlier step's) ended after it; GPU\u2194GPU: of those, the bytes moved directly "
+         "between two GPUs (a run on several: their faces).</p>\n";
 }
 
 void write_bus(std::ostream& out, const std::vector<RankTrace>& ranks) {

@@ -94,6 +94,44 @@ int same_tile(const partition::Tiling& old, const partition::Tiling& now, int ti
 }
 }  // namespace
 
+// Which of this rank's `gpus` CUDA workers runs each of its GPU tiles: the planes of its GPU
+// part along the split axis in contiguous blocks, a block a worker (a tile by its first plane),
+// so that neighbouring tiles share a GPU and only the faces between blocks cross between GPUs
+// (round-robin over the tile numbers put neighbours on different GPUs wherever the part was cut
+// across, and a streamed part's slabs, visited in order on each GPU, would each have read a
+// face from another GPU). A tile beside another GPU's, the CPU part's or another rank's along
+// the axis is an edge: its tasks go first (tasks::Placement::priority), so that its faces
+// cross while the rest of the block computes.
+void FieldStorage::assign_gpu_units(Impl& impl, int gpus) const {
+  const int axis = grid_.split_axis;
+  if (axis < 0 || gpus <= 0) return;
+  const auto gpu_tile = [&](int t) {
+    return t >= 0 && impl.distribution.owner[static_cast<std::size_t>(t)] == impl.rank &&
+           device_class(t) == 2;
+  };
+  std::int64_t lo = -1, hi = -1;  // this rank's GPU part along the axis
+  for (int t = 0; t < impl.tiling.size(); ++t)
+    if (gpu_tile(t)) {
+      const partition::Tile& tile = impl.tiling.tile(t);
+      lo = lo < 0 ? tile.origin[axis] : std::min(lo, tile.origin[axis]);
+      hi = std::max(hi, tile.origin[axis] + tile.extent[axis]);
+    }
+  for (int t = 0; t < impl.tiling.size(); ++t)
+    if (gpu_tile(t))
+      impl.tile(t).gpu_unit =
+          static_cast<int>((impl.tiling.tile(t).origin[axis] - lo) * gpus / (hi - lo));
+  for (int t = 0; t < impl.tiling.size(); ++t) {
+    if (!gpu_tile(t) || gpus < 2) continue;
+    for (int side : {-1, 1}) {
+      partition::Dir3 d{0, 0, 0};
+      d[static_cast<std::size_t>(axis)] = side;
+      const int n = impl.tiling.neighbour(t, d);
+      if (n >= 0 && (!gpu_tile(n) || impl.tile(n).gpu_unit != impl.tile(t).gpu_unit))
+        impl.tile(t).gpu_edge = true;
+    }
+  }
+}
+
 void FieldStorage::build(Context& rt, Impl* reuse) {
   const GridSpec& grid = grid_;
   // Sizes and memory before anything is built: a tile count in the millions would otherwise
@@ -128,6 +166,7 @@ void FieldStorage::build(Context& rt, Impl* reuse) {
     // than it gains for the one transfer such a tile makes.
     impl_->tile(t).pinned = reuse == nullptr;
   }
+  assign_gpu_units(*impl_, engine.cuda_workers());
   auto tile_bytes = [&](int t) {
     return static_cast<std::int64_t>(element_size_) * geometry(t).stride_z *
            (geometry(t).extent[2] + 2 * (grid_.dims == 3 ? halo_ : 0));
@@ -476,8 +515,10 @@ void FieldStorage::fill_constant_ghosts(const std::string& stencil, int width, b
 tasks::Placement placement_of(const FieldStorage& f, int tile, int priority) {
   const int device = f.device_class(tile);
   const bool streamed = f.grid().stream_depth > 0 && device == 2;
-  return {priority, device, 0,
-          streamed ? tasks::Placement::Visit::Runs : tasks::Placement::Visit::None};
+  const FieldTile& t = f.impl().tile(tile);
+  return {std::max(priority, device == 2 && t.gpu_edge ? 1 : 0), device, 0,
+          streamed ? tasks::Placement::Visit::Runs : tasks::Placement::Visit::None,
+          device == 2 ? t.gpu_unit : -1};
 }
 
 void FieldStorage::start_streaming_scratch() {
@@ -504,9 +545,10 @@ void FieldStorage::refill_discarded(const std::string& stencil, int width, bool 
   tasks::Engine& engine = *context().engine;
   tasks::Codelet& fill =
       engine.codelets().get(stencil, type_, tasks::scratch_ghosts_kind(element_size_));
+  tasks::Placement opens = placement_of(*this, tile);  // on the GPU of the visit it opens
+  opens.visit = tasks::Placement::Visit::Opens;
   engine.submitter().submit(fill, {impl_->tile(tile).handle}, {}, &constants, sizeof(constants),
-                            false, exchange_tag(*this, tile, -1),
-                            {0, device_class(tile), 0, tasks::Placement::Visit::Opens});
+                            false, exchange_tag(*this, tile, -1), opens);
 }
 
 // The halo-pack tasks, unless the tasks that wrote the field packed the face buffers already.

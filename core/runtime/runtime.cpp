@@ -249,23 +249,30 @@ partition::Planner make_planner(detail::Context& c, std::string* speeds, std::st
   // are not agreed, and a rank without their like could not place tiles on them).
   const std::vector<tasks::GpuFigures> gpus = tasks::cuda_devices();
   const std::size_t fewest = fewest_over_ranks(gpus.size());
-  std::vector<double> mine{
-      s.cpu_us_per_byte > 0 && s.cuda_us_per_byte > 0 ? s.cuda_us_per_byte / s.cpu_us_per_byte : 0,
-      pairs_known ? p.cpu : 0, pairs_known ? p.cuda : 0, tasks::bus_latency_seconds()};
+  const bool ratio_known = s.cpu_us_per_byte > 0 && s.cuda_us_per_byte > 0;
+  std::vector<double> mine{ratio_known ? s.cuda_us_per_byte / s.cpu_us_per_byte : 0,
+                           pairs_known ? p.cpu : 0, pairs_known ? p.cuda : 0,
+                           tasks::bus_latency_seconds(),
+                           ratio_known ? tasks::model_cpu_point_seconds(s.source) : 0};
+  constexpr std::size_t kFigures = 5, kPerGpu = 3;
   for (std::size_t g = 0; g < gpus.size() && g < fewest; ++g) {
     mine.push_back(gpus[g].memory_bytes);
     mine.push_back(gpus[g].bus_bytes_per_second);
+    mine.push_back(gpus[g].peer_bytes_per_second);
   }
-  mine.resize(4 + 2 * fewest, 0.0);
+  mine.resize(kFigures + kPerGpu * fewest, 0.0);
   const std::vector<double> agreed = detail::comm::mean_over_ranks(mine, true);
   const double gpu_per_core = agreed[0];
   const bool known = gpu_per_core > 0;
   if (known) {
-    m.cpu_point_seconds = partition::kCpuPointSeconds;
+    // A core's time a point by the same model where its history records the work (a real
+    // calibrated run's), else assumed (and said so on the placement line).
+    m.cpu_point_assumed = !(agreed[4] > 0);
+    m.cpu_point_seconds = m.cpu_point_assumed ? partition::kCpuPointSeconds : agreed[4];
     m.gpu_point_seconds = m.cpu_point_seconds * gpu_per_core;
-    char b[160];
-    std::snprintf(b, sizeof(b), "; a GPU %.0f times a core by the models of %s", 1 / gpu_per_core,
-                  s.source.c_str());
+    char b[200];
+    std::snprintf(b, sizeof(b), "; a GPU %.0f times a core by the models of %s%s", 1 / gpu_per_core,
+                  s.source.c_str(), m.cpu_point_assumed ? "" : " (a core's time a point too)");
     *speeds = b;
   }
   m.cpu_pair_seconds = agreed[1];
@@ -278,7 +285,10 @@ partition::Planner make_planner(detail::Context& c, std::string* speeds, std::st
     *pair_speeds = b;
   }
   m.split_seconds = partition::split_seconds_for_bus(agreed[3]);
-  for (std::size_t g = 0; g < fewest; ++g) m.gpus.push_back({agreed[4 + 2 * g], agreed[5 + 2 * g]});
+  for (std::size_t g = 0; g < fewest; ++g) {
+    const double* figures = &agreed[kFigures + kPerGpu * g];
+    m.gpus.push_back({figures[0], figures[1], figures[2]});
+  }
   m.gpu_share = c.options.gpu_fraction;
   return partition::Planner(m, known);
 }
@@ -608,7 +618,7 @@ Runtime::Runtime(const Options& options) : context_(std::make_unique<detail::Con
                     std::to_string(c.engine->cpu_workers()) + " CPU + " +
                     std::to_string(c.engine->cuda_workers()) + " CUDA workers, calibration " +
                     (options.calibrate || (calibrate && std::strcmp(calibrate, "0") != 0) ? "on"
-                     : c.engine->calibrates_always() ? "recording (StarPU 1.3)"
+                     : c.engine->calibrates_always() ? "recording"
                                                      : "off") +
                     (c.simulated ? ", SIMULATED (SimGrid)" : "") +
                     (options.trace.empty() ? "" : ", trace " + options.trace) +

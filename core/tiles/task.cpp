@@ -154,7 +154,9 @@ void submit_tiles(const std::string& name, const TaskKind& kind, const std::vect
   const int device = engine.cuda_workers() > 0 && !kind.team
                          ? first_written.field->device_class(first_written.tile)
                          : 0;
-  engine.submitter().submit(codelet, read, write, block, args.size, true, tag, {0, device, work});
+  tasks::Placement place{0, device, work};
+  if (device != 0) place.unit = placement_of(*first_written.field, first_written.tile).unit;
+  engine.submitter().submit(codelet, read, write, block, args.size, true, tag, place);
   for (const TileRef& r : tiles)
     if (r.mode != Mode::Read) r.field->written();
 }

@@ -1,4 +1,36 @@
-# Shared by the scripts of scripts/sim/ (sourced).
+# Shared by the scripts of scripts/sim/ (sourced from the repository root).
+# shellcheck shell=bash
+
+# Where the StarPUs of the simulation come from, inside the clone (no machine path): each is
+# unpacked from its prebuilt tarball in ../shared/deps when there is one (seconds), else built
+# from StarPU's source tarball (scripts/build-starpu.sh, 5 to 15 minutes). Give a variable to
+# use a StarPU of one's own.
+: "${STARPU_DEPS:=$PWD/../shared/deps}"
+: "${STARPU_TARBALL:=$STARPU_DEPS/starpu_1.4.10+dfsg.orig.tar.gz}"
+: "${SIM_PREFIX:=$PWD/deps/starpu-simgrid}"        # SimGrid mode: the simulator
+: "${REAL_PREFIX:=$PWD/deps/starpu-1.4}"           # real: calibrates the models (test-starpu14.sh's)
+: "${SMPI_PREFIX:=$PWD/deps/starpu-simgrid-mpi}"   # SimGrid mode over SMPI (mpi.sh)
+
+# A StarPU 1.4 at PREFIX, unless one is there: PREBUILT (a file name in STARPU_DEPS, or -)
+# unpacked, else built from STARPU_TARBALL with build-starpu.sh's FLAGS.
+starpu_at() {  # prefix pc-module prebuilt flags...
+  local prefix=$1 module=$2 prebuilt=$3
+  shift 3
+  [ -f "$prefix/lib/pkgconfig/$module.pc" ] && return
+  if [ "$prebuilt" != - ] && [ -f "$STARPU_DEPS/$prebuilt" ]; then
+    mkdir -p "$prefix"
+    tar -xzf "$STARPU_DEPS/$prebuilt" -C "$prefix" --strip-components=1
+    return
+  fi
+  if [ ! -f "$STARPU_TARBALL" ]; then
+    echo "sim: no StarPU at $prefix, no prebuilt $STARPU_DEPS/$prebuilt and no source tarball at" \
+         "$STARPU_TARBALL; give STARPU_TARBALL=<starpu_1.4.10 source .tar.gz> (or the prefix's" \
+         "variable, docs/simulation.md)" >&2
+    return 1
+  fi
+  bash scripts/build-starpu.sh "$STARPU_TARBALL" "$prefix" "$@" -j"$(nproc)"
+}
+
 # The `seconds=` value of an app's result line (simulated time in a simulated run).
 seconds() { sed -n 's/.* seconds=\([0-9.]*\).*/\1/p' | tail -n 1; }
 

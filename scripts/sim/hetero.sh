@@ -24,7 +24,6 @@ cd "$root"
 out=${1:-build/sim}
 mkdir -p "$out"
 [ -x build-sim/apps/cardiac/cardiac3d ] && [ -x build-14/apps/cardiac/cardiac3d ] || bash scripts/sim/setup.sh
-: "${STARPU_TARBALL:=/work/shared/deps/starpu_1.4.10+dfsg.orig.tar.gz}"
 work=${SIM_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/sim-hetero.XXXXXX")}
 mkdir -p "$work/home"
 export STARPU_HOME="$work/home"  # StarPU 1.4 would read ~/.starpu/sampling first (hybrid.sh)

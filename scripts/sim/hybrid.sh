@@ -22,7 +22,6 @@ cd "$root"
 out=${1:-build/sim}
 mkdir -p "$out"
 [ -x build-sim/apps/heat3d/heat3d ] && [ -x build-14/apps/heat3d/heat3d ] || bash scripts/sim/setup.sh
-: "${STARPU_TARBALL:=/work/shared/deps/starpu_1.4.10+dfsg.orig.tar.gz}"
 work=${SIM_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/sim-hybrid.XXXXXX")}
 mkdir -p "$work/home"
 # StarPU 1.4 reads (and updates) a model found in ~/.starpu/sampling before one missing from

@@ -7,7 +7,7 @@
 #   of a scheduler is then read from it when NODES lacks 1)
 # Needs StarPU 1.4 in SimGrid mode with MPI, built statically as SMPI requires
 # (scripts/build-starpu.sh ... --simgrid --mpi into $SMPI_PREFIX, default
-# /work/opt/starpu-simgrid-mpi), Tessera compiled by smpicxx against it (build-smpi/, CPU kinds
+# deps/starpu-simgrid-mpi), Tessera compiled by smpicxx against it (build-smpi/, CPU kinds
 # only: nvcc does not take smpicxx as its host compiler here), Tessera against Debian's StarPU
 # and Open MPI (build/, the measured runs) and build-14/ (scripts/sim/setup.sh; it calibrates the
 # node models). Rank-edge priorities "with": scheduler dmdas (orders ready tasks by priority);
@@ -18,9 +18,8 @@ cd "$root"
 out=${1:-build/sim}
 mkdir -p "$out"
 parts=${PARTS:-"validate weak"}
-: "${SMPI_PREFIX:=/work/opt/starpu-simgrid-mpi}" "${STARPU_TARBALL:=/work/shared/deps/starpu_1.4.10+dfsg.orig.tar.gz}"
-[ -f "$SMPI_PREFIX/lib/pkgconfig/starpumpi-1.4.pc" ] ||
-  bash scripts/build-starpu.sh "$STARPU_TARBALL" "$SMPI_PREFIX" --simgrid --mpi -j"$(nproc)"
+source scripts/sim/common.sh
+starpu_at "$SMPI_PREFIX" starpumpi-1.4 - --simgrid --mpi
 if [ ! -x build-smpi/apps/heat3d/heat3d ]; then
   # smpicxx force-includes smpi_helpers.h, whose function-like macros (malloc, free, realloc,
   # exit, sleep...) break C++ headers (Kokkos, CLI11); defining its include guard keeps it out.
@@ -34,7 +33,6 @@ work=${SIM_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/sim-mpi.XXXXXX")}
 mkdir -p "$work/home"
 export STARPU_HOME="$work/home"
 host=$(hostname)
-source scripts/sim/common.sh
 
 cluster() {  # nodes bandwidth latency [backbone bandwidth] -> cluster-N.xml, hosts-N
   local n=$1 bw=$2 lat=$3 bb=${4:-$2}
@@ -74,7 +72,7 @@ if [[ " $parts " == *" validate "* ]]; then
     # Step by step (the apps block by default) with exchange tasks of their own: the models are
     # of interior/halo-pack/boundary.
     opts=(--size 256 256 256 --tile 256 256 64 --steps "${VALIDATE_STEPS:-50}" --sched "$sched" --quiet --steps-per-exchange 1 --separate-exchange-tasks)
-    mpi=(mpirun --oversubscribe --allow-run-as-root -np 2 build/apps/heat3d/heat3d "${opts[@]}")
+    mpi=(mpirun --oversubscribe --allow-run-as-root --bind-to none -np 2 build/apps/heat3d/heat3d "${opts[@]}")
     STARPU_NCPU=1 STARPU_PERF_MODEL_DIR=$models "${mpi[@]}" --calibrate-models > /dev/null
     load=$(cut -d' ' -f1 /proc/loadavg)
     times=()

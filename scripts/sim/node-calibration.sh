@@ -4,10 +4,10 @@
 # "Calibration: the measured H100 node, simulated"), its per-app cases, the simulated platform
 # in $work/platform, and the simulated run: simulate, field, chose. Each script's own rows and
 # output stay in the script.
-: "${STARPU_TARBALL:=/work/shared/deps/starpu_1.4.10+dfsg.orig.tar.gz}"
 mkdir -p "$work/home"
 export STARPU_HOME="$work/home"  # StarPU 1.4 would read ~/.starpu/sampling first (hybrid.sh)
 source scripts/sim/common.sh
+[ -x build-sim/apps/nbody/nbody ] || SIM_ONLY=1 bash scripts/sim/setup.sh >&2
 sample_platforms "$work/sampling" "$STARPU_TARBALL"
 
 # Calibration (docs/simulation.md says where each number comes from).
@@ -39,9 +39,12 @@ cases=(
 
 platform="$work/platform"
 # GPU_MEM: the simulated GPU's memory in bytes (the H100's 80 GiB unless said; out-of-core.sh
-# makes it a small one).
+# makes it a small one). NODE: more of simmodel.py platform's options, e.g. a node of several
+# GPUs each with its own link ("--gpus 4 --cpus 64 --gpu-link-gbs 300": multi-gpu.sh); unset,
+# the calibrated one-GPU node of the tables of record (the sample's layout).
+# shellcheck disable=SC2086  # NODE: options, split on spaces
 python3 scripts/sim/simmodel.py platform "$work/sampling" "$platform" h100node --cpus 16 \
-  --pcie-gbs "$PCIE_GBS" --pcie-lat-us "$PCIE_LAT_US" --gpu-mem "${GPU_MEM:-$((80 << 30))}" > /dev/null
+  --pcie-gbs "$PCIE_GBS" --pcie-lat-us "$PCIE_LAT_US" --gpu-mem "${GPU_MEM:-$((80 << 30))}" ${NODE:-} > /dev/null
 
 # One simulated run: its result line on stdout, its output in $work/run.log. A kind without a
 # model stops StarPU with its symbol: the model is written (simmodel.py regression) and the run
@@ -89,4 +92,22 @@ chose() {  # what the run chose: the split, else the tile count, and the depth
   local d
   d=$(sed -n 's/.*: \([0-9]*\) step(s) per halo exchange.*/\1/p' "$work/run.log" | head -n 1)
   echo "${s:-$(echo "$line" | field tiles) tiles}${d:+; depth $d}"
+}
+
+# A row of a steady-state table: `simulate` at STEPS and 2 x STEPS steps. Prints
+# "seconds,seconds_2x,steady_ms,status,placement" (steady: the difference over STEPS steps, the
+# first pass left out; status: the first failing run's; placement: the planner's line, commas
+# as semicolons) and keeps the second run's output as LOG.
+steady_row() {  # steps log model-dir-base cpu-gbs gpu-gbs binary args...
+  local steps=$1 log=$2 status=0 line ms placement n
+  shift 2
+  local s=()
+  for n in "$steps" $((2 * steps)); do
+    line=$(simulate "$@" --steps "$n") || status=$?
+    s+=("$(echo "$line" | field seconds)")
+  done
+  ms=$(awk -v a="${s[0]:-0}" -v b="${s[1]:-0}" -v n="$steps" 'BEGIN { printf "%.3f", (b - a) * 1000 / n }')
+  placement=$(grep -m1 '^tessera: tiles of' "$work/run.log" | sed 's/^tessera: //; s/,/;/g')
+  cp "$work/run.log" "$log"
+  echo "${s[0]},${s[1]},$ms,$status,$placement"
 }

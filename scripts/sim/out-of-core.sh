@@ -41,17 +41,10 @@ for a in "${apps[@]}"; do
       4-gpus) w=(--ncpu 0 --ncuda 4) ;;
       4-gpus+cpus) w=(--ncpu 12 --ncuda 4) ;;
     esac
-    status=0 s=() 
-    for n in "$steps" $((2 * steps)); do
-      # shellcheck disable=SC2086  # the size's words
-      line=$(simulate "$work/models-$app" "$cpu" "$gpu" "" "$bin" $size --steps "$n" "${w[@]}") ||
-        status=$?
-      s+=("$(echo "$line" | field seconds)")
-    done
-    ms=$(awk -v a="${s[0]:-0}" -v b="${s[1]:-0}" -v n="$steps" 'BEGIN { printf "%.2f", (b - a) * 1000 / n }')
-    placement=$(grep -m1 '^tessera: tiles of' "$work/run.log" | sed 's/^tessera: //; s/,/;/g')
-    echo "$app,$run,$steps,$GPU_MEM,${s[0]},${s[1]},$ms,$status,$placement" | tee -a "$csv.part"
-    cp "$work/run.log" "$out/out-of-core-$app-$run.log"
+    # shellcheck disable=SC2086  # the size's words
+    row=$(steady_row "$steps" "$out/out-of-core-$app-$run.log" "$work/models-$app" "$cpu" "$gpu" "" \
+      "$bin" $size "${w[@]}")
+    echo "$app,$run,$steps,$GPU_MEM,$row" | tee -a "$csv.part"
   done
 done
 mv "$csv.part" "$csv"

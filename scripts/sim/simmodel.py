@@ -7,6 +7,16 @@
     sample platform 'sirocco' (its file layout) with the stated numbers put in: <out-dir>/bus/
     <name>.{platform.xml,platform.v4.xml,bandwidth,latency,affinity,config}.
 
+  simmodel.py platform <sampling-dir> <out-dir> <name> --gpus K [--cpus N] [--gpu-mem BYTES]
+      [--pcie-gbs G] [--pcie-lat-us L] [--gpu-link-gbs V] [--gpu-link-lat-us M] [--host-gbs H]
+    A node as real ones are built (issue #48): each of its K GPUs (1 to 4, StarPU's simulated
+    maximum) has its own host link of G GB/s and L us each way, the links meeting in the host's
+    memory (H GB/s, shared); with V > 0 the GPUs also talk directly, each over its own GPU link
+    of V GB/s each way shared by its peers (NVLink through a switch), M us; with V = 0 a copy
+    between GPUs goes through the host's memory (two host links, StarPU stages it). Written
+    whole, not from the sample: what the sample routes through one shared link (every GPU's
+    transfer, and a second latency on each) is a node's separate links here.
+
   simmodel.py models <calibrated-dir> <out-dir> --cpu-gbs C --gpu-gbs G
       [--cpu-lat-us a] [--gpu-lat-us b] [--gpus K] [--only PREFIX]
     Performance models for a simulated host: for every footprint that Tessera's calibrated
@@ -209,6 +219,99 @@ def write_platform(args):
           f"{args.pcie_gbs} GB/s {args.pcie_lat_us} us) in {dst}")
 
 
+def write_node_platform(args):
+    """The platform of a node with its own link per GPU (see the module's text)."""
+    dst = os.path.join(args.out, "bus")
+    os.makedirs(dst, exist_ok=True)
+    k, gbs = args.gpus, 1e9
+    if not 1 <= k <= 4:
+        sys.exit(f"simmodel: --gpus {k}: StarPU simulates 1 to 4 CUDA devices; give 1 to 4")
+    peer = args.gpu_link_gbs > 0
+    cuda = [f"CUDA{g}" for g in range(k)]
+    lines = ['<?xml version="1.0"?>',
+             '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
+             '<platform version="4.1">',
+             ' <config id="General">',
+             '   <prop id="network/TCP-gamma" value="-1"></prop>',
+             '   <prop id="network/latency-factor" value="1"></prop>',
+             '   <prop id="network/bandwidth-factor" value="1"></prop>',
+             '   <prop id="network/weight-S" value="0.0"></prop>',
+             '   <prop id="network/crosstraffic" value="0"></prop>',
+             ' </config>',
+             ' <zone id="AS0" routing="Full">',
+             '   <host id="MAIN" speed="1f"/>']
+    lines += [f'   <host id="CPU{i}" speed="2000000000f"/>' for i in range(args.cpus)]
+    for c in cuda:
+        lines += [f'   <host id="{c}" speed="2000000000f">',
+                  f'     <prop id="model" value="{args.gpu_model}"/>',
+                  f'     <prop id="memsize" value="{args.gpu_mem}"/>',
+                  f'     <prop id="memcpy_peer" value="{1 if peer else 0}"/>',
+                  '   </host>']
+    lines.append('   <host id="RAM" speed="1f"/>')
+
+    def link(ident, bw_gbs, lat_us):
+        lines.append(f'   <link id="{ident}" bandwidth="{bw_gbs * gbs:f}Bps" '
+                     f'latency="{lat_us * 1e-6:f}s"/>')
+
+    link("Host", args.host_gbs, 0)  # the host's memory, every GPU's transfers share it
+    for c in cuda:
+        link(f"RAM-{c}", args.pcie_gbs, args.pcie_lat_us)
+        link(f"{c}-RAM", args.pcie_gbs, args.pcie_lat_us)
+        if peer:  # a GPU's own link into the switch, each way; half the latency at each end
+            link(f"{c}-out", args.gpu_link_gbs, args.gpu_link_lat_us / 2)
+            link(f"{c}-in", args.gpu_link_gbs, args.gpu_link_lat_us / 2)
+
+    def route(src, dst, via):
+        lines.append(f'   <route src="{src}" dst="{dst}" symmetrical="NO">')
+        lines.extend(f'     <link_ctn id="{v}"/>' for v in via)
+        lines.append('   </route>')
+
+    for c in cuda:
+        route("RAM", c, ["Host", f"RAM-{c}"])
+        route(c, "RAM", [f"{c}-RAM", "Host"])
+    for a in cuda:
+        for b in cuda:
+            if a != b:
+                route(a, b, [f"{a}-out", f"{b}-in"] if peer else [f"{a}-RAM", "Host", f"RAM-{b}"])
+    lines += [' </zone>', '</platform>', '']
+    for suffix in ("platform.v4.xml", "platform.xml"):
+        with open(os.path.join(dst, f"{args.name}.{suffix}"), "w") as f:
+            f.write("\n".join(lines))
+    # StarPU's bus matrices (MB/s and us; memory nodes 0 RAM, 1..K the GPUs, the rest unused),
+    # what its models and Tessera's planner read of the links.
+    n = 16
+    between_gpus = ((args.gpu_link_gbs, args.gpu_link_lat_us) if peer else
+                    (min(args.pcie_gbs, args.host_gbs), 2 * args.pcie_lat_us))
+    for suffix, pick in (("bandwidth", lambda bw, lat: bw * 1e3), ("latency", lambda bw, lat: lat)):
+        rows = ["# " + "".join(f"to {c}\t\t" for c in range(n))]
+        for r in range(n):
+            cells = []
+            for c in range(n):
+                if r > k or c > k:
+                    cells.append("nan")
+                elif r == c:
+                    cells.append(f"{0:e}")
+                elif r == 0 or c == 0:
+                    cells.append(f"{pick(args.pcie_gbs, args.pcie_lat_us):e}")
+                else:
+                    cells.append(f"{pick(*between_gpus):e}")
+            rows.append("\t".join(cells))
+        with open(os.path.join(dst, f"{args.name}.{suffix}"), "w") as f:
+            f.write("\n".join(rows) + "\n")
+    with open(os.path.join(dst, f"{args.name}.affinity"), "w") as f:
+        f.write("# GPU\t" + "".join(f"CPU{i}\t" for i in range(args.cpus)) + "\n")
+        for g in range(k):
+            f.write(f"{g}\t" + "\t".join(str(i) for i in range(args.cpus)) + "\t\n")
+    with open(os.path.join(dst, f"{args.name}.config"), "w") as f:
+        f.write(f"# Current configuration\n{args.cpus} # Number of CPUs\n{k} # Number of CUDA devices\n"
+                "0 # Number of OpenCL devices\n0 # Number of MIC devices\n")
+    links = (f"GPU links {args.gpu_link_gbs} GB/s {args.gpu_link_lat_us} us" if peer
+             else "GPU to GPU through the host")
+    print(f"simmodel: platform {args.name} ({args.cpus} CPUs, {k} x {args.gpu_model}, each its "
+          f"own PCIe {args.pcie_gbs} GB/s {args.pcie_lat_us} us, host memory {args.host_gbs} "
+          f"GB/s, {links}) in {dst}")
+
+
 def write_regression(args):
     dst = os.path.join(args.out, "codelets", VERSION)
     os.makedirs(dst, exist_ok=True)
@@ -281,6 +384,12 @@ def main():
     a.add_argument("--gpu-model", default="H100-class (modelled)")
     a.add_argument("--pcie-gbs", type=float, default=50.0)
     a.add_argument("--pcie-lat-us", type=float, default=10.0)
+    a.add_argument("--gpus", type=int, default=0,
+                   help="a node with this many GPUs, each its own host link (0: the sample's "
+                        "layout, one shared link, as the calibrated tables of record were made)")
+    a.add_argument("--gpu-link-gbs", type=float, default=0.0)
+    a.add_argument("--gpu-link-lat-us", type=float, default=2.0)
+    a.add_argument("--host-gbs", type=float, default=400.0)
     m = sub.add_parser("models")
     m.add_argument("calibrated")
     m.add_argument("out")
@@ -320,7 +429,7 @@ def main():
     elif args.cmd == "rescale":
         rescale(args)
     elif args.cmd == "platform":
-        write_platform(args)
+        (write_node_platform if args.gpus > 0 else write_platform)(args)
     else:
         args.buffers = {k: int(v) for k, v in (kv.split("=") for kv in args.buffers.split(",") if kv)}
         write_models(args)
