@@ -4,7 +4,8 @@
 # with the node's other cores, on two simulated nodes written from a short description
 # (scripts/sim/simmodel.py platform --gpus): each GPU its own PCIe 5 x16 link (50 GB/s, 10 us),
 #   nvlink  4 H100-class GPUs talking over NVLink (300 GB/s each way), 64 cores
-#   pcie    4 PCIe GPUs, GPU to GPU through the host's memory, 64 cores
+#   pcie    4 PCIe GPUs, GPU to GPU staged through the host's memory, 64 cores
+#   pcie-p2p  the same, GPU to GPU in one copy over both PCIe links (a PCIe switch)
 # with the H100 node's calibrated models for one GPU (node-calibration.sh).
 #   bash scripts/sim/multi-gpu.sh [out-dir]     (default build/sim)
 # Writes out-dir/multi-gpu.csv: per node, app and workers the simulated seconds of STEPS and 2 x
@@ -24,6 +25,7 @@ steps=${STEPS:-100}
 nodes=(
   "nvlink|--gpus 4 --cpus 64 --gpu-link-gbs 300"
   "pcie|--gpus 4 --cpus 64 --gpu-link-gbs 0"
+  "pcie-p2p|--gpus 4 --cpus 64 --gpu-link-gbs 0 --pcie-p2p"
 )
 csv="$out/multi-gpu.csv"
 echo "node,app,workers,steps,simulated_s,simulated_2x_s,steady_ms_per_step,status,placement" > "$csv.part"

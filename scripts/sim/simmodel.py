@@ -226,7 +226,7 @@ def write_node_platform(args):
     k, gbs = args.gpus, 1e9
     if not 1 <= k <= 4:
         sys.exit(f"simmodel: --gpus {k}: StarPU simulates 1 to 4 CUDA devices; give 1 to 4")
-    peer = args.gpu_link_gbs > 0
+    peer = args.gpu_link_gbs > 0 or args.pcie_p2p
     cuda = [f"CUDA{g}" for g in range(k)]
     lines = ['<?xml version="1.0"?>',
              '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
@@ -257,7 +257,7 @@ def write_node_platform(args):
     for c in cuda:
         link(f"RAM-{c}", args.pcie_gbs, args.pcie_lat_us)
         link(f"{c}-RAM", args.pcie_gbs, args.pcie_lat_us)
-        if peer:  # a GPU's own link into the switch, each way; half the latency at each end
+        if args.gpu_link_gbs > 0:  # a GPU's own link into the switch, each way; half the latency at each end
             link(f"{c}-out", args.gpu_link_gbs, args.gpu_link_lat_us / 2)
             link(f"{c}-in", args.gpu_link_gbs, args.gpu_link_lat_us / 2)
 
@@ -271,8 +271,14 @@ def write_node_platform(args):
         route(c, "RAM", [f"{c}-RAM", "Host"])
     for a in cuda:
         for b in cuda:
-            if a != b:
-                route(a, b, [f"{a}-out", f"{b}-in"] if peer else [f"{a}-RAM", "Host", f"RAM-{b}"])
+            if a == b:
+                continue
+            if args.gpu_link_gbs > 0:
+                route(a, b, [f"{a}-out", f"{b}-in"])
+            elif args.pcie_p2p:  # one copy through the PCIe switch: both GPUs' links at once
+                route(a, b, [f"{a}-RAM", f"RAM-{b}"])
+            else:
+                route(a, b, [f"{a}-RAM", "Host", f"RAM-{b}"])
     lines += [' </zone>', '</platform>', '']
     for suffix in ("platform.v4.xml", "platform.xml"):
         with open(os.path.join(dst, f"{args.name}.{suffix}"), "w") as f:
@@ -280,7 +286,7 @@ def write_node_platform(args):
     # StarPU's bus matrices (MB/s and us; memory nodes 0 RAM, 1..K the GPUs, the rest unused),
     # what its models and Tessera's planner read of the links.
     n = 16
-    between_gpus = ((args.gpu_link_gbs, args.gpu_link_lat_us) if peer else
+    between_gpus = ((args.gpu_link_gbs, args.gpu_link_lat_us) if args.gpu_link_gbs > 0 else
                     (min(args.pcie_gbs, args.host_gbs), 2 * args.pcie_lat_us))
     for suffix, pick in (("bandwidth", lambda bw, lat: bw * 1e3), ("latency", lambda bw, lat: lat)):
         rows = ["# " + "".join(f"to {c}\t\t" for c in range(n))]
@@ -305,8 +311,9 @@ def write_node_platform(args):
     with open(os.path.join(dst, f"{args.name}.config"), "w") as f:
         f.write(f"# Current configuration\n{args.cpus} # Number of CPUs\n{k} # Number of CUDA devices\n"
                 "0 # Number of OpenCL devices\n0 # Number of MIC devices\n")
-    links = (f"GPU links {args.gpu_link_gbs} GB/s {args.gpu_link_lat_us} us" if peer
-             else "GPU to GPU through the host")
+    links = (f"GPU links {args.gpu_link_gbs} GB/s {args.gpu_link_lat_us} us"
+             if args.gpu_link_gbs > 0 else
+             "GPU to GPU peer to peer over PCIe" if args.pcie_p2p else "GPU to GPU through the host")
     print(f"simmodel: platform {args.name} ({args.cpus} CPUs, {k} x {args.gpu_model}, each its "
           f"own PCIe {args.pcie_gbs} GB/s {args.pcie_lat_us} us, host memory {args.host_gbs} "
           f"GB/s, {links}) in {dst}")
@@ -390,6 +397,9 @@ def main():
     a.add_argument("--gpu-link-gbs", type=float, default=0.0)
     a.add_argument("--gpu-link-lat-us", type=float, default=2.0)
     a.add_argument("--host-gbs", type=float, default=400.0)
+    a.add_argument("--pcie-p2p", action="store_true",
+                   help="without GPU links: GPU to GPU in one copy over both GPUs' PCIe links "
+                        "(a PCIe switch), not staged through the host's memory")
     m = sub.add_parser("models")
     m.add_argument("calibrated")
     m.add_argument("out")
