@@ -36,6 +36,28 @@ double gpu_exchange_seconds(double plane_points, const Machine& m) {
   return 2 * plane_points * kFaceBytesPerPoint / link;
 }
 
+namespace {
+// A resident part on several GPUs: its step with the faces between GPUs, and where cutting each
+// slab's edges off (they run first, their faces crossing while the rest computes) gains
+// kEdgeGain of it, those edges: two more cuts a slab, each with two sides recomputing about
+// half the depth.
+void price_faces_between_gpus(GpuMemoryPlan& p, double plane_points, std::int64_t share,
+                              const Machine& m, double gpu_point_seconds, double task_seconds,
+                              int across) {
+  p.exchange_seconds = gpu_exchange_seconds(plane_points, m);
+  p.step_seconds += p.exchange_seconds;
+  if (!(p.exchange_seconds > 0) || share < 4 * kEdgePlanes) return;
+  const double rest =
+      gpu_point_seconds * plane_points * static_cast<double>(share - 2 * kEdgePlanes);
+  const double cut = p.compute_seconds + gpu_point_seconds * plane_points * 2 * kAssumedDepth +
+                     std::max(0.0, p.exchange_seconds - rest) + 3 * task_seconds * across;
+  if (cut < (1 - kEdgeGain) * p.step_seconds) {
+    p.edge_planes = kEdgePlanes;
+    p.step_seconds = cut;
+  }
+}
+}  // namespace
+
 GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Machine& m,
                               double gpu_point_seconds, double task_seconds, int across) {
   GpuMemoryPlan p;
@@ -46,30 +68,18 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   const std::int64_t share = (planes + gpus - 1) / gpus;
   const double share_points = plane_points * static_cast<double>(share);
   p.compute_seconds = gpu_point_seconds * share_points;
-  p.exchange_seconds = gpu_exchange_seconds(plane_points, m);
-  p.step_seconds = p.compute_seconds + p.exchange_seconds + task_seconds * across;
-  if (p.exchange_seconds > 0 && share >= 4 * kEdgePlanes) {
-    // The edges first, the faces crossing while the rest computes: two more cuts a slab, each
-    // with two sides recomputing about half the depth.
-    const double rest =
-        gpu_point_seconds * plane_points * static_cast<double>(share - 2 * kEdgePlanes);
-    const double cut = p.compute_seconds + gpu_point_seconds * plane_points * 2 * kAssumedDepth +
-                       std::max(0.0, p.exchange_seconds - rest) + 3 * task_seconds * across;
-    if (cut < (1 - kEdgeGain) * p.step_seconds) {
-      p.edge_planes = kEdgePlanes;
-      p.step_seconds = cut;
-    }
-  }
+  p.step_seconds = p.compute_seconds + task_seconds * across;
   const double memory = m.gpu_memory_bytes();
   p.available_bytes = kUsableMemoryShare * memory;
   p.needed_bytes = share_points * kPlannedBytesPerPoint;
-  if (!(memory > 0) || p.needed_bytes <= p.available_bytes) return p;  // resident
+  if (!(memory > 0) || p.needed_bytes <= p.available_bytes) {  // resident
+    price_faces_between_gpus(p, plane_points, share, m, gpu_point_seconds, task_seconds, across);
+    return p;
+  }
 
-  p.streamed = true;
   // Streamed, the faces go through main memory with the slabs (bus bytes below), and slabs are
   // cut by the memory: no exchange between GPUs to price, no edges.
-  p.exchange_seconds = 0;
-  p.edge_planes = 0;
+  p.streamed = true;
   const double link =
       m.gpu_bus_bytes_per_second() > 0 ? m.gpu_bus_bytes_per_second() : kAssumedBusBytesPerSecond;
   const double bus = kStreamedBusShare * link;  // what the visits' transfers reach of it

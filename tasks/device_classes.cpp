@@ -269,7 +269,8 @@ double limit_cuda_mem_bytes() {
 
 std::vector<GpuFigures> cuda_devices() {
   std::vector<GpuFigures> gpus;
-  for (int w : class_worker_ids(true)) {
+  const std::vector<int> ids = class_worker_ids(true);
+  for (int w : ids) {
     GpuFigures g;
     if (is_cuda_stand_in(w)) {
       g.memory_bytes = limit_cuda_mem_bytes();
@@ -284,7 +285,6 @@ std::vector<GpuFigures> cuda_devices() {
   }
   // Each GPU's link to its neighbour in StarPU's order (the planner's blocks of GPU tiles
   // follow that order: core/grid's assign_gpu_units).
-  const std::vector<int> ids = class_worker_ids(true);
   for (std::size_t k = 0; ids.size() > 1 && k < ids.size(); ++k) {
     const int other = ids[k + 1 < ids.size() ? k + 1 : k - 1];
     if (is_cuda_stand_in(ids[k]) || is_cuda_stand_in(other)) continue;

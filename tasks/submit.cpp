@@ -135,9 +135,7 @@ int Submitter::worker_of_tile(bool cuda, int tile, const std::vector<int>& ids) 
   // but for a rotation. A tile number keeps its worker, as under tile % workers (grids that
   // number their tiles alike, MG's levels, have tile t of each on one worker).
   std::map<int, int>& workers = tile_workers_[cuda ? 1 : 0];
-  const auto [at, fresh] = workers.try_emplace(tile, ids[workers.size() % ids.size()]);
-  (void)fresh;
-  return at->second;
+  return workers.try_emplace(tile, ids[workers.size() % ids.size()]).first->second;
 }
 
 void Submitter::submit_with_modes(Codelet& c, const std::vector<Handle>& handles,

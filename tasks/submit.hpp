@@ -41,8 +41,8 @@ struct Placement {
   enum class Visit { None, Opens, Runs };
   Visit visit = Visit::None;
   /// Which worker of the device's class runs every task of the tile (its index among them);
-  /// -1: the tile's number round-robin over them. The planner's GPU tiles name theirs
-  /// (neighbours on one GPU: core/grid's assign_gpu_units).
+  /// -1: this rank's tiles round-robin over them (Submitter::worker_of_tile). The planner's GPU
+  /// tiles name theirs (neighbours on one GPU: core/grid's assign_gpu_units).
   int unit = -1;
 };
 
