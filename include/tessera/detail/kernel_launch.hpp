@@ -17,24 +17,28 @@ namespace tessera::detail {
 // space keeps no per-call state for a RangePolicy parallel_for, so every CPU worker thread may
 // run this concurrently. With block_y < ny the rows go in y-blocks of block_y rows, every z of
 // a block before the next block (cache blocking of 3-D tiles); the set of rows is the same.
+// Kokkos iterates over planes (or blocks of a plane) and y is a plain inner loop: a row of a
+// small tile costs about as much as an integer division, which a flat row index would pay
+// twice a row (y = row % ny, z = row / ny: 10-20 % of a 64-point row of doubles).
 template <class Body>
 void parallel_rows(std::int64_t ny, std::int64_t nz, const Body& body) {
-  Kokkos::parallel_for(
-      "tessera.tile_rows",
-      Kokkos::RangePolicy<Kokkos::Serial, Kokkos::IndexType<std::int64_t>>(0, ny * nz),
-      [&](std::int64_t row) { body(row % ny, row / ny); });
+  Kokkos::parallel_for("tessera.tile_rows",
+                       Kokkos::RangePolicy<Kokkos::Serial, Kokkos::IndexType<std::int64_t>>(0, nz),
+                       [&](std::int64_t z) {
+                         for (std::int64_t y = 0; y < ny; ++y) body(y, z);
+                       });
 }
 template <class Body>
 void parallel_rows(std::int64_t ny, std::int64_t nz, std::int64_t block_y, const Body& body) {
   if (block_y >= ny || nz == 1) return parallel_rows(ny, nz, body);
+  const std::int64_t blocks = (ny + block_y - 1) / block_y;
   Kokkos::parallel_for(
       "tessera.tile_rows",
-      Kokkos::RangePolicy<Kokkos::Serial, Kokkos::IndexType<std::int64_t>>(0, ny * nz),
-      [&](std::int64_t row) {
-        const std::int64_t block = row / (block_y * nz), in = row - block * block_y * nz;
-        const std::int64_t y0 = block * block_y;
-        const std::int64_t rows = ny - y0 < block_y ? ny - y0 : block_y;  // the last is shorter
-        body(y0 + in % rows, in / rows);
+      Kokkos::RangePolicy<Kokkos::Serial, Kokkos::IndexType<std::int64_t>>(0, blocks * nz),
+      [&](std::int64_t i) {
+        const std::int64_t y0 = (i / nz) * block_y, z = i % nz;
+        const std::int64_t y1 = ny - y0 < block_y ? ny : y0 + block_y;  // the last is shorter
+        for (std::int64_t y = y0; y < y1; ++y) body(y, z);
       });
 }
 

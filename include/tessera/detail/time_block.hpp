@@ -31,9 +31,10 @@ struct BlockSpan {
   std::int64_t mirror[3][2];
 };
 
-/// One ghost layer of a mirror face, copied from its mirror image inside the tile: the points
-/// of an extent[0] x extent[1] x extent[2] box from element offset `at` (strides sy, sz), each
-/// from the element `from` further. A point loop on both backends (launch_points on CUDA).
+/// Ghost points copied from inside the tile: one layer of a mirror face from its mirror image,
+/// or the wrapped columns of a periodic x axis from the columns they wrap to. The points of an
+/// extent[0] x extent[1] x extent[2] box from element offset `at` (strides sy, sz), each from
+/// the element `from` further. A point loop on both backends (launch_points on CUDA).
 template <class T>
 struct MirrorLayer {
   static constexpr int kFields = 1;
@@ -118,9 +119,11 @@ struct TimeBlock<D, F, T, TypeList<E...>, TypeList<S...>> {
   /// frame with origin, extent and offsets moved to the box, fields in the point loop's order.
   /// With `planes` (tile-relative, [planes[0], planes[1])) the boxes are cut to those planes of
   /// the last axis (z in 3-D, y in 2-D).
+  /// With `x_by_copy` and a tile spanning a whole periodic x axis (wraps_whole_x), the window
+  /// keeps to x in [0, n): the caller copies the wrapped columns (each_wrapped_x_box).
   template <class Visit>
   static void each_window(const Args& a, std::int64_t j, std::int64_t margin, const Visit& visit,
-                          const std::int64_t* planes = nullptr) {
+                          const std::int64_t* planes = nullptr, bool x_by_copy = false) {
     const TileFrame<kFields>& t = a.points.frame;
     WindowCut cuts[3][3];
     int counts[3] = {1, 1, 1};
@@ -130,6 +133,10 @@ struct TimeBlock<D, F, T, TypeList<E...>, TypeList<S...>> {
                                    a.span.periodic[axis] != 0, cuts[axis]);
       else
         cuts[axis][0] = {0, 1, 0};
+    }
+    if (x_by_copy && wraps_whole_x(a)) {
+      counts[0] = 1;
+      cuts[0][0] = {0, t.extent(0), 0};
     }
     if (planes != nullptr)
       for (int c = 0; c < counts[D - 1]; ++c) {
@@ -161,6 +168,51 @@ struct TimeBlock<D, F, T, TypeList<E...>, TypeList<S...>> {
           }
           visit(w);
         }
+  }
+
+  /// A tile spanning the whole of a periodic x axis (a thin slab of a 2-D grid, one tile a row):
+  /// its wrapped window parts are a few points at each end of every row, each cut off from the
+  /// vector loop and paying a row's setup (a fifth of a 1024-point row of bytes).
+  static bool wraps_whole_x(const Args& a) {
+    const TileFrame<kFields>& t = a.points.frame;
+    return a.span.periodic[0] != 0 && t.origin(0) == 0 && t.extent(0) == a.span.extent[0];
+  }
+
+  /// Calls visit(box) for the two boxes of step j's ghost columns beyond x's ends, on the rows
+  /// of its window within `planes`, each copied from the columns it wraps to (x - n, x + n)
+  /// after step j computed them: a window kept to x in [0, n) then gives step j + 1 what the
+  /// wrapped parts would have computed, the same points from the same values, bit for bit.
+  template <class Visit>
+  static void each_wrapped_x_box(const Args& a, std::int64_t j, const std::int64_t* planes,
+                                 const Visit& visit) {
+    const TileFrame<kFields>& t = a.points.frame;
+    const std::int64_t margin = (a.span.steps - 1 - j) * a.span.radius;
+    if (!wraps_whole_x(a) || margin <= 0) return;
+    std::int64_t lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+    for (int axis = 1; axis < D; ++axis) {  // the window's rows, tile-relative
+      WindowCut cuts[3];
+      const int n = window_cuts(t.origin(axis), t.extent(axis), margin, a.span.extent[axis],
+                                a.span.periodic[axis] != 0, cuts);
+      lo[axis] = cuts[0].start;
+      hi[axis] = cuts[n - 1].start + cuts[n - 1].length;
+    }
+    constexpr int L = D - 1;
+    if (planes[0] > lo[L]) lo[L] = planes[0];
+    if (planes[1] < hi[L]) hi[L] = planes[1];
+    if (hi[L] <= lo[L]) return;
+    const int s = task_buffer(kExtra + 1, j);  // the buffer step j wrote
+    const std::int64_t n = t.extent(0);
+    for (const std::int64_t ghost : {-margin, n}) {
+      typename MirrorLayer<T>::Args m{};
+      m.frame.n[0] = margin;
+      m.frame.n[1] = hi[1] - lo[1];
+      m.frame.n[2] = hi[2] - lo[2];
+      m.at = t.offset0(s) + ghost + lo[1] * t.sy(s) + lo[2] * t.sz(s);
+      m.from = ghost < 0 ? n : -n;
+      m.sy = t.sy(s);
+      m.sz = t.sz(s);
+      visit(m);
+    }
   }
 
   /// Calls visit(layer) for every ghost layer (radius deep) of step j's output beyond the mirror
@@ -284,11 +336,14 @@ struct TimeBlock<D, F, T, TypeList<E...>, TypeList<S...>> {
         for (int k = 0; k < kFields; ++k) base[k] = buffer[task_buffer(k, j)];
         each_window(
             a, j, (steps - 1 - j) * r,
-            [&](const typename Points::Args& w) { Points::cpu_window(w, base); }, planes);
-        if (j + 1 < steps)  // the next step reads step j's mirror ghosts
-          each_mirror_layer(a, j, planes, [&](const typename MirrorLayer<T>::Args& m) {
+            [&](const typename Points::Args& w) { Points::cpu_window(w, base); }, planes, true);
+        if (j + 1 < steps) {  // the next step reads step j's wrapped and mirror ghosts
+          const auto copy = [&](const typename MirrorLayer<T>::Args& m) {
             MirrorLayer<T>::cpu(m, buffer[task_buffer(kExtra + 1, j)]);
-          });
+          };
+          each_wrapped_x_box(a, j, planes, copy);  // first: mirror rows span the x ghosts
+          each_mirror_layer(a, j, planes, copy);
+        }
       }
   }
 
