@@ -113,8 +113,7 @@ int run(const std::vector<long>& size, const std::vector<long>& tile, long steps
     std::fprintf(stderr, "--size and --tile need %d values for --dims %d\n", D, D);
     return 2;
   }
-  if (opts.cpu_workers < 0) opts.cpu_workers = threads;
-  tessera::Runtime rt(opts);
+  tessera::Runtime rt(bench::twin_runtime(opts, threads));
   tessera::Index<D> s, t;
   std::array<std::int64_t, 3> n{1, 1, 1};
   for (int a = 0; a < D; ++a) {
@@ -126,7 +125,7 @@ int run(const std::vector<long>& size, const std::vector<long>& tile, long steps
   apps::Cardiac<D> model(grid, depth);
   Twin<D> twin(n);
   const bench::Best best = bench::interleaved_rounds(
-      reps,
+      rt, reps,
       [&] {
         return bench::seconds_per_step_in_blocks(
             steps, [&](long k) { model.advance(k); }, [&] { rt.wait(); });
@@ -141,6 +140,7 @@ int run(const std::vector<long>& size, const std::vector<long>& tile, long steps
   c.steps_per_exchange = model.depth;
   c.omp_s = best.omp_s;
   c.tessera_s = best.tessera_s;
+  c.efficiency = best.efficiency;
   c.equal = model.e.gather() == twin.interior(twin.ep) && model.r.gather() == twin.interior(twin.r);
   starpu_pause();
   c.copy_gbs =

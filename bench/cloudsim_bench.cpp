@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
     apps::CloudSim sim(grid, params, depth);
     Twin twin(size[0], size[1], sim.t.gather(), sim.wind_x.gather(), sim.wind_y.gather());
     const bench::Best best = bench::interleaved_rounds(
-        reps,
+        rt, reps,
         [&] {
           return bench::seconds_per_step_in_blocks(
               steps, [&](long n) { sim.advance(n); }, [&] { rt.wait(); });
@@ -123,6 +123,7 @@ int main(int argc, char** argv) {
     c.steps_per_exchange = sim.depth;
     c.omp_s = best.omp_s;
     c.tessera_s = best.tessera_s;
+    c.efficiency = best.efficiency;
     c.equal = sim.t.gather() == twin.interior();
     starpu_pause();
     c.copy_gbs =

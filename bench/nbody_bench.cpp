@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
     twin.forces();
     starpu_resume();
     const bench::Best best = bench::interleaved_rounds(
-        reps,
+        rt, reps,
         [&] {
           return bench::seconds_per_step(
               steps, [&] { sim.step(); }, [&] { rt.wait(); });
@@ -121,6 +121,7 @@ int main(int argc, char** argv) {
     c.points = static_cast<double>(n) * static_cast<double>(n);
     c.omp_s = best.omp_s;
     c.tessera_s = best.tessera_s;
+    c.efficiency = best.efficiency;
     c.equal = sim.x.gather() == twin.b.x && sim.y.gather() == twin.b.y &&
               sim.z.gather() == twin.b.z && sim.vx.gather() == twin.b.vx &&
               sim.vy.gather() == twin.b.vy && sim.vz.gather() == twin.b.vz;

@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
     Twin twin(nx, ny, h * h);
     rt.wait();
     const bench::Best best = bench::interleaved_rounds(
-        reps,
+        rt, reps,
         [&] { return bench::seconds_per_step_in_blocks(steps, tessera_steps, [&] { rt.wait(); }); },
         [&] {
           return bench::seconds_per_step(
@@ -163,6 +163,7 @@ int main(int argc, char** argv) {
     c.steps_per_exchange = depth;
     c.omp_s = best.omp_s;
     c.tessera_s = best.tessera_s;
+    c.efficiency = best.efficiency;
     c.copy_gbs =
         bench::copy_bandwidth(static_cast<std::size_t>(grid.points()) * sizeof(Cell), threads);
     starpu_resume();

@@ -27,14 +27,16 @@ def main(paths):
         return fmt.format(lo) if fmt.format(lo) == fmt.format(hi) else fmt.format(lo) + "–" + fmt.format(hi)
 
     print("| app | size | grid | tile | tiles/worker | steps/exchange | OpenMP MLUPS | Tessera MLUPS "
-          "| Tessera/OpenMP speed | roofline | equal |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "| Tessera/OpenMP speed | efficiency | roofline | equal |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for (app, size, grid, tile, tpw, spe), rows in cases.items():
         roof = [r["roofline"] for r in rows if r.get("roofline") is not None]
+        eff = [100 * r["efficiency"] for r in rows if r.get("efficiency") is not None]
         print(f"| {app} | {size} | {grid} | {tile} | {tpw} | {spe} "
               f"| {span([r['omp_mlups'] for r in rows], '{:.0f}')} "
               f"| {span([r['tessera_mlups'] for r in rows], '{:.0f}')} "
               f"| {span([r['ratio'] for r in rows], '{:.2f}')} "
+              f"| {span(eff, '{:.0f} %') if eff else '–'} "
               f"| {span(roof, '{:.2f}') if roof else '–'} "
               f"| {'yes' if all(r['equal'] for r in rows) else 'NO'} ({rows[0]['equality']}) |")
     if tasks:

@@ -15,6 +15,7 @@
 
 #include <tessera/grid.hpp>
 #include <tessera/runtime.hpp>
+#include <tessera/trace.hpp>
 
 namespace bench {
 
@@ -29,9 +30,11 @@ inline void add_twin_options(CLI::App& cli, tessera::Options& opts, long& steps,
   cli.add_option("--threads", threads, "OpenMP threads, and StarPU CPU workers unless --ncpu");
 }
 
-// After parsing: quiet, and as many CPU workers as OpenMP threads unless --ncpu says otherwise.
+// After parsing: quiet, and as many CPU workers as OpenMP threads unless --ncpu says otherwise;
+// the tasks' totals recorded (Options::summary, its table unprinted): each round's efficiency.
 inline tessera::Options twin_runtime(tessera::Options opts, int threads) {
   opts.quiet = true;
+  opts.summary = true;
   if (opts.cpu_workers < 0) opts.cpu_workers = threads;
   return opts;
 }
@@ -59,15 +62,33 @@ inline void settle() { std::this_thread::sleep_for(std::chrono::milliseconds(50)
 // times tessera_round() (seconds per step), then twin_round() with StarPU's workers paused
 // (StarPU 1.3's idle workers poll, which would take the twin's cores). Both sides advance the
 // same steps per round, so their final results stay comparable.
+// Tessera's best round also gives its efficiency (round_efficiency).
 struct Best {
   double tessera_s = 1e300, omp_s = 1e300;
+  double efficiency = -1;
 };
+
+// The efficiency of the tasks run since the record was last cleared (rt.clear_recorded()):
+// max(critical path, area bound) / makespan (trace::Bounds; the run summary's line), so that a
+// ratio that falls shows whether the workers waited or the tasks got slower. -1: nothing recorded
+// (a runtime without Options::summary, trace or report).
+inline double round_efficiency(const tessera::Runtime& rt) {
+  const tessera::trace::Bounds b = tessera::trace::bounds({rt.recorded()});
+  return b.makespan_us > 0 ? b.efficiency() : -1;
+}
+
 template <class TesseraRound, class TwinRound>
-Best interleaved_rounds(int reps, TesseraRound tessera_round, TwinRound twin_round) {
+Best interleaved_rounds(tessera::Runtime& rt, int reps, TesseraRound tessera_round,
+                        TwinRound twin_round) {
   Best best;
   for (int r = 0; r < reps; ++r) {
     settle();
-    best.tessera_s = std::min(best.tessera_s, tessera_round());
+    rt.clear_recorded();
+    const double s = tessera_round();
+    if (s < best.tessera_s) {
+      best.tessera_s = s;
+      best.efficiency = round_efficiency(rt);
+    }
     starpu_pause();
     settle();
     best.omp_s = std::min(best.omp_s, twin_round());
@@ -131,6 +152,7 @@ struct Case {
   bool equal = false;
   std::string equality = "bitwise";
   double copy_gbs = 0;
+  double efficiency = -1;  // Tessera's best round (round_efficiency); -1: not measured
 };
 
 inline void json_line(const Case& c) {
@@ -147,6 +169,10 @@ inline void json_line(const Case& c) {
     std::printf("\"tessera_gbs\":%.2f,\"roofline\":%.3f,", gbs, gbs / c.copy_gbs);
   else
     std::printf("\"tessera_gbs\":null,\"roofline\":null,");
+  if (c.efficiency >= 0)
+    std::printf("\"efficiency\":%.3f,", c.efficiency);
+  else
+    std::printf("\"efficiency\":null,");
   std::printf("\"equal\":%s,\"equality\":\"%s\"}\n", c.equal ? "true" : "false",
               c.equality.c_str());
   std::fflush(stdout);
@@ -184,6 +210,11 @@ inline int report(const Case& c) {
   std::printf("  tessera  %.6f s/step  %.1f MLUPS\n", c.tessera_s, c.points / c.tessera_s / 1e6);
   std::printf("  tessera/openmp time ratio %.2f; results %s\n", c.tessera_s / c.omp_s,
               c.equal ? (c.equality + " equal").c_str() : "DIFFER");
+  if (c.efficiency >= 0)
+    std::printf(
+        "  tessera efficiency %.1f %% (best round: max(critical path, area bound) / "
+        "makespan)\n",
+        100 * c.efficiency);
   json_line(c);
   return c.equal ? 0 : 1;
 }
