@@ -16,11 +16,19 @@
 
 namespace tessera::tasks {
 
+namespace {
+// StarPU's schedulers that place tasks by their performance models' predictions: the dm family
+// (dm, dmda, dmdar, dmdas, dmdasd) and the HEFT ones (pheft, modular-heft...).
+bool places_by_models(const std::string& scheduler) {
+  return scheduler.rfind("dm", 0) == 0 || scheduler.find("heft") != std::string::npos;
+}
+}  // namespace
+
 // Says once per run that a task will run without a calibrated model (StarPU predicts NaN for
-// it on some architecture), with the command that calibrates the models. Each data footprint
-// (tile shape) of a codelet is looked at once.
+// it on some architecture), with the command that calibrates the models, where the scheduler
+// places by them. Each data footprint (tile shape) of a codelet is looked at once.
 void Submitter::report_if_uncalibrated(Codelet& c, starpu_task* task) {
-  if (c.cl.model == nullptr) return;
+  if (c.cl.model == nullptr || !places_by_models(policy_.scheduler)) return;
   for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
     if (!starpu_worker_can_execute_task(w, task, 0)) continue;
     starpu_perfmodel_arch* arch =

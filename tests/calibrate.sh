@@ -2,14 +2,16 @@
 # Calibration on a tiny grid: a first run on empty models says once that they are
 # uncalibrated; --calibrate-models then fills the chosen directory, prints a table with no
 # entry short of samples and the prediction error; a fresh run says nothing about calibration
-# and predicts every timed task kind.
+# and predicts every timed task kind. With dmda, a scheduler that places by the models (runs on
+# CPU workers only default to eager, which predicts nothing and says nothing of them).
 #   calibrate.sh HEAT3D_EXE WORK_DIR
 set -euo pipefail
 heat3d=$1
 work=$2
 rm -rf "$work"
 mkdir -p "$work/models"
-run=("$heat3d" --size 24 20 16 --tile 24 20 5 --steps 4 --ncpu 2 --perfmodel-dir "$work/models")
+run=("$heat3d" --size 24 20 16 --tile 24 20 5 --steps 4 --ncpu 2 --sched dmda
+  --perfmodel-dir "$work/models")
 export STARPU_SILENT=1
 # Tasks of a few microseconds on a loaded machine can deviate by more than StarPU's default 50 %
 # from their mean, and StarPU then drops the entry's samples, so calibration never completes.

@@ -138,8 +138,11 @@ BlockCosts block_costs(const std::string& stencil, const GridSpec& grid);
 /// The redundant-work limit: a block recomputes at most this share more points than its steps.
 inline constexpr double kRedundantWorkLimit = 0.125;
 /// Deeper than kMaxAutoDepth only for a predicted step shorter by more than this share: less is
-/// within the models' error, and deeper blocks cost deeper ghost layers.
-inline constexpr double kDeeperGain = 0.05;
+/// within the models' error, and deeper blocks cost deeper ghost layers. The model's block cost
+/// (partition::kTaskSeconds) leaves out the wait for the neighbours' faces at each block, so
+/// it predicts less than depth brings: life 1024^2 in 2 tiles on 2 cores, 2.6 % shorter at
+/// depth 8 than 4 in the model, 3-6 % faster measured (docs/scheduling.md).
+inline constexpr double kDeeperGain = 0.02;
 
 /// The depth of a block on a grid's tiles (Stencil::auto_depth): of 1..`most` steps, tiles at
 /// least depth x radius thick, recomputing at most kRedundantWorkLimit more points; among
