@@ -70,6 +70,27 @@ TEST(Options, EnvironmentIsHonouredAndContradictionsAreErrors) {
   unsetenv("STARPU_SCHED");
 }
 
+// The default scheduler is chosen for the run and the configuration line says which and why:
+// eager where only CPU workers can start, dmda where CUDA workers may (docs/scheduling.md); a
+// user's --sched still wins.
+TEST(Options, DefaultSchedulerIsChosenForTheWorkers) {
+  if (std::getenv("STARPU_SCHED") != nullptr || std::getenv("TESSERA_EMULATED_CUDA") != nullptr)
+    GTEST_SKIP() << "STARPU_SCHED or TESSERA_EMULATED_CUDA set: the default is not asked for";
+  tessera::Options o;
+  o.quiet = true;
+  o.cuda_workers = 0;
+  o.cpu_workers = 2;
+  {
+    tessera::Runtime rt(o);
+    if (rt.simulated()) GTEST_SKIP() << "a simulated node: CUDA workers are simulated";
+    EXPECT_EQ(rt.scheduler(), "eager");
+    EXPECT_THAT(rt.configuration(), HasSubstr("scheduler eager (default for CPU workers only)"));
+  }
+  o.scheduler = "dmda";
+  tessera::Runtime rt(o);
+  EXPECT_THAT(rt.configuration(), HasSubstr("scheduler dmda (--sched)"));
+}
+
 TEST(Options, UnknownSchedulerAndTooManyWorkersAreErrors) {
   tessera::Options o;
   o.quiet = true;

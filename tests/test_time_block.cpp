@@ -233,6 +233,17 @@ TEST_P(TimeBlock, MirrorFacesMatchReference) {
     expect_advance_matches_reference<double, 2, 1, false>(strip, band, 6, depth,
                                                           MixAt<double, 1, false>{}, "star");
   }
+  // One tile across the periodic x axis: its window keeps to the tile and the wrapped ghost
+  // columns are copied after each step (each_wrapped_x_box), before the mirror rows that span
+  // them; a box stencil reads the corners, MixAt the wrapped index.
+  const tessera::Grid<2> whole_rows({23, 19}, {23, 7}, {true, false});
+  for (int depth = 1; depth <= 4; ++depth) {
+    SCOPED_TRACE("whole periodic rows, depth " + std::to_string(depth));
+    expect_advance_matches_reference<double, 2, 1, true>(whole_rows, band, 7, depth,
+                                                         MixAt<double, 1, true>{}, "box");
+    expect_advance_matches_reference<float, 2, 1, false>(whole_rows, band, 6, depth,
+                                                         MixAt<float, 1, false>{}, "star");
+  }
   for (int depth : {1, 2, 3}) {
     SCOPED_TRACE("radius 2, depth " + std::to_string(depth));
     expect_advance_matches_reference<double, 2, 2, true>(
