@@ -10,7 +10,7 @@
 #   QUICK=1 bash bench/run.sh build /tmp/quick.jsonl     # tiny sizes: checks that it all runs
 # Environment: THREADS (2: OpenMP threads = StarPU CPU workers), APPS (heat3d jacobi2d life
 # cardiac2d cardiac3d cloudsim nbody airfoil tasks), SIZES (default incache outofcache),
-# TPW (1 2 4 8 16 32), SCHED (dmda), SPE (auto: Tessera's steps per halo exchange for heat3d, jacobi2d,
+# TPW (1 2 4 8 16 32), SCHED (unset: the library's default for the run, docs/scheduling.md), SPE (auto: Tessera's steps per halo exchange for heat3d, jacobi2d,
 # life, cardiac and cloudsim, temporal blocking, as the apps default to; a number is lowered to the thinnest tile
 # where tiles are thinner; 1: step by step), EXCHANGE (fused: ghost-layer exchanges inside the
 # tile tasks, as the apps default to; separate: halo-pack and boundary tasks of their own).
@@ -24,7 +24,7 @@ threads=${THREADS:-2}
 apps=${APPS:-heat3d jacobi2d life cardiac2d cardiac3d cloudsim nbody airfoil tasks}
 sizes=${SIZES:-default incache outofcache}
 tpw_list=${TPW:-1 2 4 8 16 32}
-sched=${SCHED:-dmda}
+sched=${SCHED:-}
 spe=${SPE:-auto}
 exchange=${EXCHANGE:-fused}
 quick=${QUICK:-0}
@@ -76,7 +76,8 @@ run_case() {  # APP CLASS TPW
   steps=${spec#*|}
   tiles=$((tpw * threads))
   tile=$(tile_of "$size" "$tiles")
-  local common=(--threads "$threads" --sched "$sched")
+  local common=(--threads "$threads")
+  [ -n "$sched" ] && common+=(--sched "$sched")
   [ "$exchange" = separate ] && common+=(--separate-exchange-tasks)
   # Temporal blocking: SPE steps per exchange (auto: the library's choice, within the tiles'
   # thickness), a number at most the thinnest tile (the last one too).
@@ -118,7 +119,7 @@ run_case() {  # APP CLASS TPW
 for app in $apps; do
   if [ "$app" = tasks ]; then
     n=200000; [ "$quick" = 1 ] && n=5000
-    for s in eager "$sched"; do
+    for s in eager ${sched:-dmda}; do
       echo "# $build/bench/bench_tasks --tasks $n --ncpu $threads --sched $s --json" >&2
       text=$("$build/bench/bench_tasks" --tasks "$n" --ncpu "$threads" --sched "$s" --json 2>&1) || { echo "$text" >&2; failed=1; }
       grep '^{"bench":' <<<"$text" >>"$out"
