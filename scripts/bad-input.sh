@@ -314,7 +314,7 @@ if [ -n "$mpirun" ] && [ -x "$build/tests/rank_error" ]; then
   # Noise: the uncalibrated-model note once per run, not once per rank (the two interleaved). One
   # rank first calibrates the bus into the fresh directory: 2 ranks starting together on an empty
   # one race in StarPU's bus files (tests/CMakeLists.txt, tessera_split_mpi_test). dmda: the note
-  # is about a scheduler that places by the models (CPU-only runs default to eager).
+  # is about a scheduler that places by the models (CPU-only runs default to lws).
   check "uncalibrated models said once under mpirun" ok "^said 1 time" bash -c "\"$heat3d\" ${grid[*]} --quiet --perfmodel-dir \"$work/fresh-models\" && n=\$(${mpi[*]} -np 2 \"$heat3d\" ${grid[*]} --sched dmda --perfmodel-dir \"$work/fresh-models\" 2>&1 | grep -o 'is not calibrated' | wc -l); echo \"said \$n time(s)\""
   check "2 ranks: no CPU binding warning" ok "^said 0 time" bash -c "n=\$(${mpi[*]} -np 2 env -u STARPU_SILENT \"$heat3d\" ${grid[*]} 2>&1 | grep -ci 'bind'); echo \"said \$n time(s)\""
   # mpirun's own binding (no --bind-to none), each rank's workers left to StarPU: 1.3 runs; 1.4

@@ -3,7 +3,7 @@
 # uncalibrated; --calibrate-models then fills the chosen directory, prints a table with no
 # entry short of samples and the prediction error; a fresh run says nothing about calibration
 # and predicts every timed task kind. With dmda, a scheduler that places by the models (runs on
-# CPU workers only default to eager, which predicts nothing and says nothing of them).
+# CPU workers only default to lws, which predicts nothing and says nothing of them).
 #   calibrate.sh HEAT3D_EXE WORK_DIR
 set -euo pipefail
 heat3d=$1

@@ -71,7 +71,7 @@ TEST(Options, EnvironmentIsHonouredAndContradictionsAreErrors) {
 }
 
 // The default scheduler is chosen for the run and the configuration line says which and why:
-// eager where only CPU workers can start, dmda where CUDA workers may (docs/scheduling.md); a
+// lws where only CPU workers can start, dmda where CUDA workers may (docs/scheduling.md); a
 // user's --sched still wins.
 TEST(Options, DefaultSchedulerIsChosenForTheWorkers) {
   if (std::getenv("STARPU_SCHED") != nullptr || std::getenv("TESSERA_EMULATED_CUDA") != nullptr)
@@ -83,8 +83,8 @@ TEST(Options, DefaultSchedulerIsChosenForTheWorkers) {
   {
     tessera::Runtime rt(o);
     if (rt.simulated()) GTEST_SKIP() << "a simulated node: CUDA workers are simulated";
-    EXPECT_EQ(rt.scheduler(), "eager");
-    EXPECT_THAT(rt.configuration(), HasSubstr("scheduler eager (default for CPU workers only)"));
+    EXPECT_EQ(rt.scheduler(), "lws");
+    EXPECT_THAT(rt.configuration(), HasSubstr("scheduler lws (default for CPU workers only)"));
   }
   o.scheduler = "dmda";
   tessera::Runtime rt(o);

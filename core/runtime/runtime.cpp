@@ -37,11 +37,12 @@ detail::Context* live = nullptr;
 // The default scheduler, by the workers a run can have (docs/scheduling.md, "The default, run by
 // run"). With CUDA workers: dmda, whose performance models and transfer costs place tasks
 // between the classes. CPU workers only: nothing to place, and dmda's prediction at each push
-// (1.5 us a task, 0.15 us for eager) sits between a task's end and its successor's start: eager
-// kept two workers 92-97 % busy on small in-cache steps where dmda kept them 82-93 %, and no
-// worse on large ones.
+// (1.6-1.9 us a task, 0.1-0.2 us for eager or lws) sits between a task's end and its
+// successor's start: lws and eager kept two workers 87-97 % busy (medians) where dmda kept them
+// 81-96 %. lws over eager, alike on 2 cores: a queue per worker (eager's one queue is shared by
+// every worker) and a task pushed to the worker that released it (its tile's cache).
 constexpr const char* kSchedulerWithCuda = "dmda";
-constexpr const char* kSchedulerCpuOnly = "eager";
+constexpr const char* kSchedulerCpuOnly = "lws";
 
 // How long a rank leaving on an error waits for the others to leave too (the same bad input
 // fails on every rank within milliseconds) before it ends every rank (docs/reliability.md).
