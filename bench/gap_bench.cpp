@@ -31,8 +31,7 @@ namespace {
 void busy(void**, void* arg) {
   const double us = *static_cast<const double*>(arg);
   const double t0 = starpu_timing_now();
-  while (starpu_timing_now() - t0 < us) {
-  }
+  while (starpu_timing_now() - t0 < us) {}
 }
 
 double us_of(const timespec& t) {
@@ -50,9 +49,9 @@ double median(std::vector<double> v) {
 }
 
 // The rounds, submitted at once; every task kept (not destroyed) for its profiling record.
-std::vector<starpu_task*> run_rounds(starpu_codelet& cl, long rounds, double& work,
-                                     const std::array<starpu_data_handle_t, 2>& tile,
-                                     const std::array<std::array<starpu_data_handle_t, 2>, 2>& face) {
+std::vector<starpu_task*> run_rounds(
+    starpu_codelet& cl, long rounds, double& work, const std::array<starpu_data_handle_t, 2>& tile,
+    const std::array<std::array<starpu_data_handle_t, 2>, 2>& face) {
   std::vector<starpu_task*> tasks;
   for (long k = 0; k < rounds; ++k)
     for (int t = 0; t < 2; ++t) {
@@ -124,18 +123,24 @@ int main(int argc, char** argv) {
     // Per link: the successor and the round's last task before it.
     std::array<std::array<std::vector<double>, kParts>, 2> parts;  // [other, same][part]
     for (long k = 1; k < rounds; ++k) {
-      const starpu_profiling_task_info* a = tasks[static_cast<std::size_t>(2 * (k - 1))]->profiling_info;
+      const starpu_profiling_task_info* a =
+          tasks[static_cast<std::size_t>(2 * (k - 1))]->profiling_info;
       const starpu_profiling_task_info* b =
           tasks[static_cast<std::size_t>(2 * (k - 1) + 1)]->profiling_info;
       const starpu_profiling_task_info* last = us_of(a->end_time) >= us_of(b->end_time) ? a : b;
       for (int t = 0; t < 2; ++t) {
-        const starpu_profiling_task_info* s = tasks[static_cast<std::size_t>(2 * k + t)]->profiling_info;
-        const double at[kParts + 1] = {us_of(last->end_time),       us_of(last->release_data_end_time),
-                                       us_of(s->push_start_time),   us_of(s->push_end_time),
-                                       us_of(s->pop_end_time),      us_of(s->start_time),
+        const starpu_profiling_task_info* s =
+            tasks[static_cast<std::size_t>(2 * k + t)]->profiling_info;
+        const double at[kParts + 1] = {us_of(last->end_time),
+                                       us_of(last->release_data_end_time),
+                                       us_of(s->push_start_time),
+                                       us_of(s->push_end_time),
+                                       us_of(s->pop_end_time),
+                                       us_of(s->start_time),
                                        0};
         auto& into = parts[s->workerid == last->workerid ? 1 : 0];
-        for (int p = 0; p + 1 < kParts; ++p) into[static_cast<std::size_t>(p)].push_back(at[p + 1] - at[p]);
+        for (int p = 0; p + 1 < kParts; ++p)
+          into[static_cast<std::size_t>(p)].push_back(at[p + 1] - at[p]);
         into[kParts - 1].push_back(at[kParts - 1] - at[0]);
       }
     }
@@ -154,11 +159,14 @@ int main(int argc, char** argv) {
     for (int w = 0; w < 2; ++w) {
       std::printf("%-10s", side[w]);
       for (int p = 0; p < kParts; ++p)
-        std::printf(" %8.2f", median(parts[static_cast<std::size_t>(w)][static_cast<std::size_t>(p)]));
+        std::printf(" %8.2f",
+                    median(parts[static_cast<std::size_t>(w)][static_cast<std::size_t>(p)]));
       std::printf(" %8zu\n", parts[static_cast<std::size_t>(w)][0].size());
       if (json) {
-        std::printf("{\"bench\":\"gaps\",\"sched\":\"%s\",\"workers\":%d,\"work_us\":%g,\"successor\":\"%s\"",
-                    rt.scheduler().c_str(), rt.cpu_workers(), work, side[w]);
+        std::printf(
+            "{\"bench\":\"gaps\",\"sched\":\"%s\",\"workers\":%d,\"work_us\":%g,\"successor\":\"%"
+            "s\"",
+            rt.scheduler().c_str(), rt.cpu_workers(), work, side[w]);
         for (int p = 0; p < kParts; ++p)
           std::printf(",\"%s_us\":%.3f", kPartNames[p],
                       median(parts[static_cast<std::size_t>(w)][static_cast<std::size_t>(p)]));
