@@ -264,12 +264,8 @@ int main(int argc, char** argv) {
     print_variant("tessera", ts, points, copy_gbs);
     std::printf("tessera  tiles=%d submit s/step=%.5f (median; main thread, overlaps the run)\n",
                 grid.tiles(), stats(t_submit).median);
-    const double best_efficiency = efficiency[static_cast<std::size_t>(
-        std::min_element(t_tes.begin(), t_tes.end()) - t_tes.begin())];
-    std::printf(
-        "tessera  efficiency %.1f %% (best round: max(critical path, area bound) / "
-        "makespan)\n",
-        100 * best_efficiency);
+    const double best_efficiency = bench::at_fastest(t_tes, efficiency);
+    bench::print_efficiency("tessera  ", best_efficiency);
 
     if (!tessera_only) {
       std::printf("ratio    tessera/openmp MLUPS best=%.3f median=%.3f (target >= 0.9)\n",

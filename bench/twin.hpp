@@ -77,6 +77,18 @@ inline double round_efficiency(const tessera::Runtime& rt) {
   return b.makespan_us > 0 ? b.efficiency() : -1;
 }
 
+// values[k] of the round k whose time seconds[k] was the shortest (the best round's figure).
+inline double at_fastest(const std::vector<double>& seconds, const std::vector<double>& values) {
+  return values[static_cast<std::size_t>(std::min_element(seconds.begin(), seconds.end()) -
+                                         seconds.begin())];
+}
+
+// The line every twin benchmark prints beside its ratio, after `label` (its table's column).
+inline void print_efficiency(const char* label, double efficiency) {
+  std::printf("%sefficiency %.1f %% (best round: max(critical path, area bound) / makespan)\n",
+              label, 100 * efficiency);
+}
+
 template <class TesseraRound, class TwinRound>
 Best interleaved_rounds(tessera::Runtime& rt, int reps, TesseraRound tessera_round,
                         TwinRound twin_round) {
@@ -210,11 +222,7 @@ inline int report(const Case& c) {
   std::printf("  tessera  %.6f s/step  %.1f MLUPS\n", c.tessera_s, c.points / c.tessera_s / 1e6);
   std::printf("  tessera/openmp time ratio %.2f; results %s\n", c.tessera_s / c.omp_s,
               c.equal ? (c.equality + " equal").c_str() : "DIFFER");
-  if (c.efficiency >= 0)
-    std::printf(
-        "  tessera efficiency %.1f %% (best round: max(critical path, area bound) / "
-        "makespan)\n",
-        100 * c.efficiency);
+  if (c.efficiency >= 0) print_efficiency("  tessera ", c.efficiency);
   json_line(c);
   return c.equal ? 0 : 1;
 }

@@ -232,6 +232,13 @@ double gpu_part_seconds(const Extent3& extent, int dims, int axis, std::int64_t 
 
 namespace {
 
+// The text of the core speed the lines say is assumed ("2.50"), where no model recorded a
+// core's work (core_speed_assumed).
+std::string assumed_core_ns() { return std::to_string(kCpuPointSeconds * 1e9).substr(0, 4); }
+bool core_speed_assumed(const Machine& m) {
+  return !(m.cpu_point_seconds > 0) || m.cpu_point_assumed;
+}
+
 // The GPU part's slab cuts `slabs` (of `planes` planes) with each slab's edges cut off, `edge`
 // planes each, where a slab meets another GPU's or (`cpu_above`) the CPU part
 // (GpuMemoryPlan::edge_planes).
@@ -379,11 +386,8 @@ TileChoice split_tiles(const Extent3& extent, int dims, const Extent3& fixed, co
                                          : ")")
            : "");
   // What the prediction rests on: the models, or the assumed speeds where they say nothing.
-  const std::string core_assumed = m.cpu_point_seconds > 0 && !m.cpu_point_assumed
-                                       ? ""
-                                       : ", a core assumed " +
-                                             std::to_string(kCpuPointSeconds * 1e9).substr(0, 4) +
-                                             " ns a point";
+  const std::string core_assumed =
+      core_speed_assumed(m) ? ", a core assumed " + assumed_core_ns() + " ns a point" : "";
   const std::string assumed = m.gpu_point_seconds > 0
                                   ? core_assumed + ")"
                                   : core_assumed + ", a GPU assumed " +
@@ -458,14 +462,11 @@ TileChoice choose_tiles(const Extent3& extent, int dims, const Extent3& fixed, c
   Extent3 largest{1, 1, 1};
   for (int a = 0; a < dims; ++a)
     largest[a] = out.cuts[a].empty() ? extent[a] : largest_tile(extent[a], 0, out.cuts[a]);
-  out.summary = std::to_string(out.cpu_tiles) + " tiles of " + extents_text(largest, dims) +
-                " for " + std::to_string(std::max(1, cpus)) + " CPU workers, " +
-                seconds_text(seconds) + " per step (modelled" +
-                (m.cpu_point_seconds > 0
-                     ? ""
-                     : ", at an assumed " + std::to_string(kCpuPointSeconds * 1e9).substr(0, 4) +
-                           " ns per point") +
-                ")";
+  out.summary =
+      std::to_string(out.cpu_tiles) + " tiles of " + extents_text(largest, dims) + " for " +
+      std::to_string(std::max(1, cpus)) + " CPU workers, " + seconds_text(seconds) +
+      " per step (modelled" +
+      (core_speed_assumed(m) ? ", at an assumed " + assumed_core_ns() + " ns per point" : "") + ")";
   return out;
 }
 

@@ -72,6 +72,11 @@ std::uint32_t halo_work_footprint(starpu_task* task) {
 }
 }  // namespace
 
+bool emulated_cuda_asked() {
+  const char* v = std::getenv("TESSERA_EMULATED_CUDA");
+  return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+}
+
 namespace {
 // The emulated device (builds with TESSERA_EMULATE_CUDA, docs/gpu.md): with
 // TESSERA_EMULATED_CUDA=1 in the environment when the run starts, a kind with a CUDA body runs
@@ -94,8 +99,8 @@ struct EmulationMode {
 // split or split:K; anything else is refused, so that "off", "false" or a typo never turns the
 // device on, and a build without the device says so rather than run the CPU bodies silently.
 EmulationMode emulation_mode() {
+  if (!emulated_cuda_asked()) return {};
   const char* v = std::getenv("TESSERA_EMULATED_CUDA");
-  if (v == nullptr || *v == '\0' || std::strcmp(v, "0") == 0) return {};
   const std::string setting = std::string("TESSERA_EMULATED_CUDA=") + v;
 #if TESSERA_EMULATED_DEVICE
   if (std::strcmp(v, "1") == 0) return {Emulation::On, 0};

@@ -54,4 +54,8 @@ class CodeletRegistry {
   int stand_ins_ = 0;     // the split mode's stand-ins (TESSERA_EMULATED_CUDA=split[:K])
 };
 
+/// Whether TESSERA_EMULATED_CUDA asks for the emulated device: set, and neither empty nor 0
+/// (off, as unset). Its value is checked when the engine starts (docs/gpu.md).
+bool emulated_cuda_asked();
+
 }  // namespace tessera::tasks

@@ -79,6 +79,29 @@ bool same_arch(const starpu_perfmodel_arch* a, const starpu_perfmodel_arch* b) {
   return true;
 }
 
+// A model of the model directory, read for the time of a scope.
+class LoadedModel {
+ public:
+  explicit LoadedModel(const std::string& symbol) {
+    model_.type = STARPU_HISTORY_BASED;
+    loaded_ = starpu_perfmodel_load_symbol(symbol.c_str(), &model_) == 0;
+  }
+  ~LoadedModel() {
+    if (loaded_) starpu_perfmodel_unload_model(&model_);
+  }
+  LoadedModel(const LoadedModel&) = delete;
+  LoadedModel& operator=(const LoadedModel&) = delete;
+  bool loaded() const { return loaded_; }
+  // Its entries on `arch`; null where it has none.
+  const starpu_perfmodel_per_arch* on(starpu_perfmodel_arch* arch) {
+    return starpu_perfmodel_get_model_per_arch(&model_, arch, 0);
+  }
+
+ private:
+  starpu_perfmodel model_{};
+  bool loaded_ = false;
+};
+
 // Microseconds per byte of the largest task `per` knows: the regression at its largest size
 // where it holds one, else the history entry of the largest tile. 0 when it knows nothing.
 double us_per_byte(const starpu_perfmodel_per_arch* per, std::size_t* largest) {
@@ -138,17 +161,15 @@ ClassSpeeds largest_known(const std::vector<std::string>& symbols) {
   if (cpu == nullptr || cuda == nullptr || same_arch(cpu, cuda)) return best;
   std::size_t best_size = 0;
   for (const std::string& symbol : symbols) {
-    starpu_perfmodel model{};
-    model.type = STARPU_HISTORY_BASED;
-    if (starpu_perfmodel_load_symbol(symbol.c_str(), &model) != 0) continue;
+    LoadedModel model(symbol);
+    if (!model.loaded()) continue;
     std::size_t cpu_size = 0, cuda_size = 0;
-    const double c = us_per_byte(starpu_perfmodel_get_model_per_arch(&model, cpu, 0), &cpu_size);
-    const double g = us_per_byte(starpu_perfmodel_get_model_per_arch(&model, cuda, 0), &cuda_size);
+    const double c = us_per_byte(model.on(cpu), &cpu_size);
+    const double g = us_per_byte(model.on(cuda), &cuda_size);
     if (c > 0 && g > 0 && std::min(cpu_size, cuda_size) > best_size) {
       best_size = std::min(cpu_size, cuda_size);
       best = {c, g, symbol};
     }
-    starpu_perfmodel_unload_model(&model);
   }
   return best;
 }
@@ -159,12 +180,11 @@ ClassSpeeds model_class_speeds() { return largest_known(tile_task_symbols("tesse
 double model_cpu_point_seconds(const std::string& symbol) {
   starpu_perfmodel_arch* cpu = first_arch(STARPU_CPU_WORKER);
   if (cpu == nullptr || symbol.empty()) return 0;
-  starpu_perfmodel model{};
-  model.type = STARPU_HISTORY_BASED;
-  if (starpu_perfmodel_load_symbol(symbol.c_str(), &model) != 0) return 0;
+  LoadedModel model(symbol);
+  if (!model.loaded()) return 0;
   double seconds = 0;
   std::size_t largest = 0;
-  const starpu_perfmodel_per_arch* per = starpu_perfmodel_get_model_per_arch(&model, cpu, 0);
+  const starpu_perfmodel_per_arch* per = model.on(cpu);
   for (const starpu_perfmodel_history_list* l = per != nullptr ? per->list : nullptr; l != nullptr;
        l = l->next) {
     const starpu_perfmodel_history_entry* h = l->entry;
@@ -172,7 +192,6 @@ double model_cpu_point_seconds(const std::string& symbol) {
     largest = h->size;
     seconds = h->mean * 1e-6 / h->flops;
   }
-  starpu_perfmodel_unload_model(&model);
   return seconds;
 }
 
@@ -217,10 +236,9 @@ PointCost model_point_cost(const std::string& stencil, double tile_points) {
     if (dot == std::string::npos || rest.find('.', dot + 1) != std::string::npos) continue;
     const double bytes = point_bytes(rest.substr(dot + 1));
     if (bytes <= 0) continue;
-    starpu_perfmodel model{};
-    model.type = STARPU_HISTORY_BASED;
-    if (starpu_perfmodel_load_symbol(symbol.c_str(), &model) != 0) continue;
-    const starpu_perfmodel_per_arch* per = starpu_perfmodel_get_model_per_arch(&model, cpu, 0);
+    LoadedModel model(symbol);
+    if (!model.loaded()) continue;
+    const starpu_perfmodel_per_arch* per = model.on(cpu);
     for (const starpu_perfmodel_history_list* l = per != nullptr ? per->list : nullptr;
          l != nullptr; l = l->next) {
       const starpu_perfmodel_history_entry* h = l->entry;
@@ -235,7 +253,6 @@ PointCost model_point_cost(const std::string& stencil, double tile_points) {
       nearest = distance;
       best = {h->mean * 1e-6 / work, symbol};
     }
-    starpu_perfmodel_unload_model(&model);
   }
   return best;
 }

@@ -22,6 +22,7 @@
 #include "core/runtime/comm.hpp"
 #include "core/runtime/context.hpp"
 #include "core/runtime/files.hpp"
+#include "tasks/codelets.hpp"
 #include "tasks/device_classes.hpp"
 #include "tessera/detail/field_storage.hpp"
 #include "tessera/error.hpp"
@@ -194,10 +195,7 @@ int resolved_count(int flag, const char* var) {
 // or none is asked for (--ncuda 0, STARPU_NCUDA=0), it is not simulating a node (simulated CUDA
 // workers), and no emulated device stands in for CUDA workers (TESSERA_EMULATED_CUDA).
 bool cpu_only(const tasks::Capabilities& caps, int cuda_workers) {
-  const char* emulated = env("TESSERA_EMULATED_CUDA");
-  const bool emulating =
-      emulated != nullptr && *emulated != '\0' && std::strcmp(emulated, "0") != 0;
-  return (!caps.cuda || cuda_workers == 0) && !caps.simulated && !emulating;
+  return (!caps.cuda || cuda_workers == 0) && !caps.simulated && !tasks::emulated_cuda_asked();
 }
 
 void check_scheduler(const std::string& name, const char* source, const tasks::Capabilities& caps) {

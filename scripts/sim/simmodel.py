@@ -168,6 +168,18 @@ def write_models(args):
 
 # ---------------------------------------------------------------- platform
 
+def write_devices(dst, name, cpus, cuda, opencl):
+    """StarPU's affinity file (every CPU near each of the cuda + opencl devices, numbered modulo
+    cuda) and its configuration file (the device counts)."""
+    with open(os.path.join(dst, f"{name}.affinity"), "w") as f:
+        f.write("# GPU\t" + "".join(f"CPU{i}\t" for i in range(cpus)) + "\n")
+        for g in range(cuda + opencl):
+            f.write(f"{g % cuda}\t" + "\t".join(str(i) for i in range(cpus)) + "\t\n")
+    with open(os.path.join(dst, f"{name}.config"), "w") as f:
+        f.write(f"# Current configuration\n{cpus} # Number of CPUs\n{cuda} # Number of CUDA devices\n"
+                f"{opencl} # Number of OpenCL devices\n0 # Number of MIC devices\n")
+
+
 def write_platform(args):
     src = os.path.join(args.sampling, "bus")
     dst = os.path.join(args.out, "bus")
@@ -208,13 +220,7 @@ def write_platform(args):
             out.append("\t".join(cells))
         with open(os.path.join(dst, f"{args.name}.{suffix}"), "w") as f:
             f.write("\n".join(out) + "\n")
-    with open(os.path.join(dst, f"{args.name}.affinity"), "w") as f:
-        f.write("# GPU\t" + "".join(f"CPU{i}\t" for i in range(args.cpus)) + "\n")
-        for g in range(8):
-            f.write(f"{g % 4}\t" + "\t".join(str(i) for i in range(args.cpus)) + "\t\n")
-    with open(os.path.join(dst, f"{args.name}.config"), "w") as f:
-        f.write(f"# Current configuration\n{args.cpus} # Number of CPUs\n4 # Number of CUDA devices\n"
-                "4 # Number of OpenCL devices\n0 # Number of MIC devices\n")
+    write_devices(dst, args.name, args.cpus, 4, 4)  # the sample's 4 CUDA and 4 OpenCL devices
     print(f"simmodel: platform {args.name} ({args.cpus} CPUs, {args.gpu_model}, PCIe "
           f"{args.pcie_gbs} GB/s {args.pcie_lat_us} us) in {dst}")
 
@@ -304,13 +310,7 @@ def write_node_platform(args):
             rows.append("\t".join(cells))
         with open(os.path.join(dst, f"{args.name}.{suffix}"), "w") as f:
             f.write("\n".join(rows) + "\n")
-    with open(os.path.join(dst, f"{args.name}.affinity"), "w") as f:
-        f.write("# GPU\t" + "".join(f"CPU{i}\t" for i in range(args.cpus)) + "\n")
-        for g in range(k):
-            f.write(f"{g}\t" + "\t".join(str(i) for i in range(args.cpus)) + "\t\n")
-    with open(os.path.join(dst, f"{args.name}.config"), "w") as f:
-        f.write(f"# Current configuration\n{args.cpus} # Number of CPUs\n{k} # Number of CUDA devices\n"
-                "0 # Number of OpenCL devices\n0 # Number of MIC devices\n")
+    write_devices(dst, args.name, args.cpus, k, 0)
     links = (f"GPU links {args.gpu_link_gbs} GB/s {args.gpu_link_lat_us} us"
              if args.gpu_link_gbs > 0 else
              "GPU to GPU peer to peer over PCIe" if args.pcie_p2p else "GPU to GPU through the host")
