@@ -318,10 +318,13 @@ double split_step(const Extent3& extent, int dims, const Extent3& fixed, const M
 
 std::string predicted_steps_text(double gpu_only, double cpu_only, int axis, std::int64_t split,
                                  double split_step) {
-  std::string s = "predicted step: GPU-only " +
-                  (gpu_only >= 0 ? seconds_text(gpu_only) : std::string("impossible")) +
-                  ", CPU-only " +
-                  (cpu_only >= 0 ? seconds_text(cpu_only) : std::string("impossible"));
+  // < 0: the class has no workers; NaN: its model is not calibrated.
+  const auto text = [](double seconds) {
+    return std::isnan(seconds) ? std::string("unknown")
+           : seconds >= 0      ? seconds_text(seconds)
+                               : std::string("impossible");
+  };
+  std::string s = "predicted step: GPU-only " + text(gpu_only) + ", CPU-only " + text(cpu_only);
   if (split_step >= 0)
     s += ", split at " + std::string(axis_name(axis)) + " " + std::to_string(split) + ": " +
          seconds_text(split_step);

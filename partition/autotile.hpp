@@ -60,6 +60,13 @@ inline constexpr double kTaskSeconds = 15e-6;
 // a real H100 node (docs/scheduling.md, "What a split costs"), more than a thin CPU part gains
 // when a GPU step is short.
 inline constexpr double kSplitSeconds = 3e-4;
+// What all-pairs work pays for each source tile its target tile reads from another memory (a
+// CPU part's tile read on a GPU, a GPU's on the cores or another GPU), every step: its fields
+// copied, each a transfer its worker's driver issues and waits on as on a task's launch
+// (kTaskSeconds), for an assumed four fields (N-body's positions and mass). StarPU's
+// simulation of the H100 node (docs/simulation.md, issue 48 (d)): 61 us a CPU tile on the GPU,
+// even with the copies made as soon as the tiles are written.
+inline constexpr double kSourceCopySeconds = 4 * kTaskSeconds;
 // The thinnest tile the chooser makes along an axis it cuts: thinner tiles copy more ghost
 // layers per point than they compute, and leave temporal blocking no depth.
 inline constexpr std::int64_t kMinThickness = 8;

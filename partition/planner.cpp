@@ -1,6 +1,7 @@
 #include "partition/planner.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -111,14 +112,15 @@ void Planner::merge_gpu_part(const Extent3& extent, int dims, LatticePlacement* 
 namespace {
 // One part of an all-pairs step: `planes` planes of `cross` points in `tiles` tiles on
 // `workers` workers, in whole rounds of its thickest tile's chain: that tile's points x
-// `points` sources x `pair_seconds`, and a task per source tile (`sources`).
+// `points` sources x `pair_seconds`, a task per source tile (`sources`), and the copies of the
+// `foreign` source tiles held in another memory than the part's (kSourceCopySeconds each).
 double pairs_part_seconds(std::int64_t planes, double cross, int tiles, int workers, double points,
-                          double pair_seconds, double task_seconds, int sources) {
+                          double pair_seconds, double task_seconds, int sources, int foreign) {
   if (planes <= 0 || tiles <= 0) return 0;
   const std::int64_t thickest = (planes + tiles - 1) / tiles;
   const int rounds = (tiles + std::max(1, workers) - 1) / std::max(1, workers);
-  return rounds *
-         (static_cast<double>(thickest) * cross * points * pair_seconds + sources * task_seconds);
+  return rounds * (static_cast<double>(thickest) * cross * points * pair_seconds +
+                   sources * task_seconds + foreign * kSourceCopySeconds);
 }
 
 // The cuts of `extent` planes: [0, split) in `gpu_tiles` tiles, the rest in `cpu_tiles`.
@@ -162,13 +164,17 @@ TileChoice Planner::pairs(const Extent3& extent, int dims) const {
   // One step split at `planes` (the GPU part below): the longer part, plus the fixed cost.
   const auto step = [&](std::int64_t planes, double* gpu_part, double* cpu_part) {
     const int g = planes > 0 ? gpu_tiles(planes) : 0, c = planes < e ? cpu_tiles(e - planes) : 0;
-    *gpu_part = pairs_part_seconds(planes, cross, g, gpus, points, tg, task, g + c);
-    *cpu_part = pairs_part_seconds(e - planes, cross, c, cpus, points, tc, task, g + c);
+    // A GPU's tile reads the other GPUs' tiles and the CPU part's; a CPU tile the GPUs'.
+    *gpu_part = pairs_part_seconds(planes, cross, g, gpus, points, tg, task, g + c, g - 1 + c);
+    *cpu_part = pairs_part_seconds(e - planes, cross, c, cpus, points, tc, task, g + c, g);
     return std::max(*gpu_part, *cpu_part) + (planes > 0 && planes < e ? fixed : 0.0);
   };
   double gpu_part = 0, cpu_part = 0;
-  const double gpu_only = step(e, &gpu_part, &cpu_part);
-  const double cpu_only = cpus > 0 ? step(0, &gpu_part, &cpu_part) : -1;
+  // A class without its model has no prediction (NaN: "unknown" on the line), not its tasks'
+  // fixed costs alone.
+  const double unknown = std::numeric_limits<double>::quiet_NaN();
+  const double gpu_only = tg > 0 ? step(e, &gpu_part, &cpu_part) : unknown;
+  const double cpu_only = cpus <= 0 ? -1 : tc > 0 ? step(0, &gpu_part, &cpu_part) : unknown;
   std::int64_t best_split = -1;
   double best_split_seconds = -1;
   for (std::int64_t planes = 1; planes < e && cpus > 0 && known; ++planes) {
@@ -180,6 +186,8 @@ TileChoice Planner::pairs(const Extent3& extent, int dims) const {
   if (hand_set()) {
     out.split = std::llround(machine_.gpu_share * static_cast<double>(e));
     chosen = "hand-set GPU share " + std::to_string(machine_.gpu_share);
+  } else if (cpus <= 0) {
+    out.split = e;  // nothing to weigh
   } else if (!known) {
     out.split = e;
     chosen =

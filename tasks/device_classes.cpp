@@ -197,8 +197,22 @@ double model_cpu_point_seconds(const std::string& symbol) {
 
 PairSeconds model_pair_seconds() {
   // Per unit of size: an interaction (the pairs kind's size_base, tasks/codelets.cpp).
-  const ClassSpeeds s = largest_known(model_symbols("tessera.", {"pairs"}));
-  return {s.cpu_us_per_byte * 1e-6, s.cuda_us_per_byte * 1e-6, s.source};
+  const std::vector<std::string> symbols = model_symbols("tessera.", {"pairs"});
+  const ClassSpeeds s = largest_known(symbols);
+  if (s.cpu_us_per_byte > 0) return {s.cpu_us_per_byte * 1e-6, s.cuda_us_per_byte * 1e-6, s.source};
+  // CUDA workers alone (no CPU worker to weigh them against): their own figure, which predicts
+  // a GPU-only step.
+  starpu_perfmodel_arch* cuda = first_arch(STARPU_CUDA_WORKER);
+  PairSeconds p;
+  if (cuda == nullptr || first_arch(STARPU_CPU_WORKER) != nullptr) return p;
+  std::size_t best_size = 0;
+  for (const std::string& symbol : symbols) {
+    LoadedModel model(symbol);
+    std::size_t size = 0;
+    const double g = model.loaded() ? us_per_byte(model.on(cuda), &size) : 0;
+    if (g > 0 && size > best_size) best_size = size, p = {0, g * 1e-6, symbol};
+  }
+  return p;
 }
 
 namespace {

@@ -54,8 +54,8 @@ PointCost model_point_cost(const std::string& stencil, double tile_points);
 
 /// Seconds of one interaction of an all-pairs task (tessera::Pairs) on a CPU worker and on a
 /// CUDA worker, from the calibrated models of the model directory (`tessera.*.pairs.*`, sized
-/// by their interactions: the largest task each knows): 0 where no model says. `source`: the
-/// model read. Call with StarPU running.
+/// by their interactions: the largest task each knows; with CUDA workers only, theirs alone): 0
+/// where no model says. `source`: the model read. Call with StarPU running.
 struct PairSeconds {
   double cpu = 0, cuda = 0;
   std::string source;

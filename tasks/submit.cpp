@@ -102,6 +102,33 @@ void Submitter::chain_visit(starpu_task* task, int worker, bool runs) {
   last.push_back(tag);
 }
 
+namespace {
+// The memory node of the CUDA worker a task is pinned to; -1 for any other task.
+int gpu_memory_node(const starpu_task* task) {
+  if (task->execute_on_a_specific_worker == 0) return -1;
+  const unsigned node = starpu_worker_get_memory_node(task->workerid);
+  return starpu_node_get_kind(node) == STARPU_CUDA_RAM ? static_cast<int>(node) : -1;
+}
+
+struct Fetched {
+  starpu_data_handle_t handle;
+  int node;
+};
+void release_fetched(void* arg) {
+  std::unique_ptr<Fetched> f(static_cast<Fetched*>(arg));
+  starpu_data_release_on_node(f->handle, f->node);
+}
+
+// Copies `handle` to memory `node` once the tasks submitted before that write it have ended:
+// an acquisition in StarPU's order of the handle's accesses (it waits for the last writer, the
+// next writer waits for it), released as soon as the copy is there. Without it, a task whose
+// start waits on something else gets its inputs only when it becomes ready.
+void fetch_when_written(starpu_data_handle_t handle, int node) {
+  starpu_data_acquire_on_node_cb_sequential_consistency(handle, node, STARPU_R, &release_fetched,
+                                                        new Fetched{handle, node}, 1);
+}
+}  // namespace
+
 void Submitter::submit(Codelet& c, Handles first, Handles rest, void* arg, std::size_t arg_size,
                        bool owned, TaskTag tag, Placement place) {
   const std::size_t n = first.size + rest.size;
@@ -252,12 +279,16 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
     // A calibrating run is the fix itself: nothing to say then.
     if (new_footprint && !uncalibrated_reported_ && !policy_.calibrating)
       report_if_uncalibrated(c, task);
+    const int early_node = place.fetch_reads_early ? gpu_memory_node(task) : -1;
     const int ret = starpu_task_submit(task);
     if (ret != 0)
       throw Error("StarPU refused task " + name_of(tag) + " (error " + std::to_string(ret) +
                   "): no worker can run it; check --ncpu/--ncuda");
     ++c.submitted;
     ++submitted_;
+    if (early_node >= 0)
+      for (std::size_t i = 0; i < count; ++i)
+        if (mode(i) == STARPU_R) fetch_when_written(raw(handles[i]), early_node);
   }
 #ifdef TESSERA_WITH_MPI
   if (policy_.distributed)

@@ -44,6 +44,11 @@ struct Placement {
   /// -1: this rank's tiles round-robin over them (Submitter::worker_of_tile). The planner's GPU
   /// tiles name theirs (neighbours on one GPU: core/grid's assign_gpu_units).
   int unit = -1;
+  /// The task waits for more than its reads (all-pairs tasks: each waits for the one before it
+  /// on the same accumulators): on a CUDA worker, each tile it reads is copied into that GPU's
+  /// memory as soon as its last writer ends (a sequentially consistent acquisition, released
+  /// once there), so the chain does not wait for the copies one by one (issue 48 (d)).
+  bool fetch_reads_early = false;
 };
 
 /// Visits of streamed tiles a CUDA worker may have ready beyond the one it runs (Placement): one,

@@ -259,14 +259,12 @@ partition::Planner make_planner(detail::Context& c, std::string* speeds, std::st
   if (m.cuda_workers == 0) return partition::Planner(m, false);  // CPU tiles only
   const tasks::ClassSpeeds s = tasks::model_class_speeds();
   const tasks::PairSeconds p = tasks::model_pair_seconds();
-  const bool pairs_known = p.cpu > 0 && p.cuda > 0;
   // Every rank's GPUs alike: as many as the rank with the fewest has (the figures of the others
   // are not agreed, and a rank without their like could not place tiles on them).
   const std::vector<tasks::GpuFigures> gpus = tasks::cuda_devices();
   const std::size_t fewest = fewest_over_ranks(gpus.size());
   const bool ratio_known = s.cpu_us_per_byte > 0 && s.cuda_us_per_byte > 0;
-  std::vector<double> mine{ratio_known ? s.cuda_us_per_byte / s.cpu_us_per_byte : 0,
-                           pairs_known ? p.cpu : 0, pairs_known ? p.cuda : 0,
+  std::vector<double> mine{ratio_known ? s.cuda_us_per_byte / s.cpu_us_per_byte : 0, p.cpu, p.cuda,
                            tasks::bus_latency_seconds(),
                            ratio_known ? tasks::model_cpu_point_seconds(s.source) : 0};
   constexpr std::size_t kFigures = 5, kPerGpu = 3;
@@ -292,11 +290,13 @@ partition::Planner make_planner(detail::Context& c, std::string* speeds, std::st
   }
   m.cpu_pair_seconds = agreed[1];
   m.gpu_pair_seconds = agreed[2];
-  if (m.cpu_pair_seconds > 0 && m.gpu_pair_seconds > 0) {
-    char b[200];
-    std::snprintf(b, sizeof(b),
-                  "; an interaction %.3g ns on a core, %.3g ns on a GPU by the models of %s",
-                  m.cpu_pair_seconds * 1e9, m.gpu_pair_seconds * 1e9, p.source.c_str());
+  if (m.gpu_pair_seconds > 0) {
+    char core[64] = "";
+    if (m.cpu_pair_seconds > 0)
+      std::snprintf(core, sizeof(core), " %.3g ns on a core,", m.cpu_pair_seconds * 1e9);
+    char b[240];
+    std::snprintf(b, sizeof(b), "; an interaction%s %.3g ns on a GPU by the models of %s", core,
+                  m.gpu_pair_seconds * 1e9, p.source.c_str());
     *pair_speeds = b;
   }
   m.split_seconds = partition::split_seconds_for_bus(agreed[3]);

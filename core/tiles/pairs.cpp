@@ -63,8 +63,11 @@ void submit_pairs(const std::string& name, const TaskKind& kind,
       for (FieldStorage* f : accumulators) refs.push_back({f, t, Mode::Update});
       // Its work, the interactions it sums: the size its model is priced by (tiles of
       // different extents, as the planner cuts for all-pairs work, cost their product).
+      // A task waits for the one before it (the same accumulators) longer than for its
+      // sources: those written elsewhere (another GPU's or the CPU's tiles) are copied to its
+      // worker as soon as they are written, not one after another as the chain reaches them.
       submit_tiles(name, kind, refs, args,
-                   points(*accumulators.front(), t) * points(*sources.front(), s));
+                   points(*accumulators.front(), t) * points(*sources.front(), s), true);
     }
 }
 

@@ -138,9 +138,11 @@ void submit_user_task(const std::string& name, TaskKind kind, const std::vector<
                       const SlotBlock& args);
 /// The same with the kind as given (its modes: read tiles `first`, written tiles `rest`).
 /// `work`: what the task computes, kept as its flops (its model's size where the kind is sized
-/// by it: an all-pairs task's interactions); 0: none.
+/// by it: an all-pairs task's interactions); 0: none. `fetch_reads_early`: the task waits for
+/// more than its reads (the chain of tasks adding into one tile): its read tiles are copied to
+/// its worker's memory as soon as they are written (tasks::Placement).
 void submit_tiles(const std::string& name, const TaskKind& kind, const std::vector<TileRef>& tiles,
-                  const SlotBlock& args, double work = 0);
+                  const SlotBlock& args, double work = 0, bool fetch_reads_early = false);
 /// The origin, extent and owner of tile `t` of `f` (checked).
 void tile_info(const FieldStorage& f, int t, std::int64_t* origin, std::int64_t* extent,
                int* owner);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue #48's check in the calibrated simulation (docs/simulation.md, "Several GPUs"): heat3d
-# 1024^3 and jacobi2d 32768^2, default options but the workers, on 1, 2 and 4 GPUs and on 4 GPUs
+# 1024^3, jacobi2d 32768^2, cardiac3d 512^3 and nbody 65536, default options but the workers, on 1, 2 and 4 GPUs and on 4 GPUs
 # with the node's other cores, on two simulated nodes written from a short description
 # (scripts/sim/simmodel.py platform --gpus): each GPU its own PCIe 5 x16 link (50 GB/s, 10 us),
 #   nvlink  4 H100-class GPUs talking over NVLink (300 GB/s each way), 64 cores
@@ -11,8 +11,8 @@
 # Writes out-dir/multi-gpu.csv: per node, app and workers the simulated seconds of STEPS and 2 x
 # STEPS steps, the steady step (their difference over STEPS: the first upload left out), what
 # the planner chose and predicted (its placement line) and the exit status. Builds build-sim/
-# when missing (scripts/sim/setup.sh). Settings: STEPS (default 100), ONLY=REGEX (node|app),
-# RUN_TIMEOUT (host seconds a run).
+# when missing (scripts/sim/setup.sh). Settings: STEPS (default 100; nbody NBODY_STEPS, 10),
+# ONLY=REGEX (node|app), RUN_TIMEOUT (host seconds a run).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
@@ -36,14 +36,19 @@ for n in "${nodes[@]}"; do
   (
     work=$work/$node
     source scripts/sim/node-calibration.sh
-    # app | binary | size | CPU GB/s | GPU GB/s (node-calibration.sh's fits)
+    # app | binary | size | CPU GB/s | GPU GB/s | kinds (node-calibration.sh's fits)
     apps=(
-      "heat3d|heat3d/heat3d|--size 1024 1024 1024|$HEAT_CPU_GBS|$HEAT_GPU_GBS"
-      "jacobi2d|jacobi2d/jacobi2d|--size 32768 32768|22.1|2600"
+      "heat3d|heat3d/heat3d|--size 1024 1024 1024|$HEAT_CPU_GBS|$HEAT_GPU_GBS|"
+      "jacobi2d|jacobi2d/jacobi2d|--size 32768 32768|22.1|2600|"
+      "cardiac3d|cardiac/cardiac3d|--size 512 512 512|10.8|1150|"
+      "nbody|nbody/nbody|--size 65536|20|2600|pairs=0.1753:5.696"
     )
     for a in "${apps[@]}"; do
-      IFS='|' read -r app bin size cpu gpu <<< "$a"
+      IFS='|' read -r app bin size cpu gpu kinds <<< "$a"
       [ -z "${ONLY:-}" ] || [[ "$node|$app" =~ $ONLY ]] || continue
+      # nbody's step is 0.75 s on one GPU, of 4096 tasks with the cores: NBODY_STEPS (10).
+      n=$steps
+      [ "$app" != nbody ] || n=${NBODY_STEPS:-10}
       for run in 1-gpu 2-gpus 4-gpus 4-gpus+cpus; do
         case $run in
           1-gpu) w=(--ncpu 0 --ncuda 1) ;;
@@ -52,9 +57,9 @@ for n in "${nodes[@]}"; do
           4-gpus+cpus) w=(--ncpu 60 --ncuda 4) ;;
         esac
         # shellcheck disable=SC2086  # the size's words
-        row=$(steady_row "$steps" "$out/multi-gpu-$node-$app-$run.log" "$work/models-$app" "$cpu" \
-          "$gpu" "" "$bin" $size "${w[@]}")
-        echo "$node,$app,$run,$steps,$row" | tee -a "$csv.part"
+        row=$(steady_row "$n" "$out/multi-gpu-$node-$app-$run.log" "$work/models-$app" "$cpu" \
+          "$gpu" "$kinds" "$bin" $size "${w[@]}")
+        echo "$node,$app,$run,$n,$row" | tee -a "$csv.part"
       done
     done
   )
