@@ -32,12 +32,6 @@ std::string extents_text(const Extent3& e, int dims) {
   return s;
 }
 
-std::string seconds_text(double s) {
-  char b[32];
-  std::snprintf(b, sizeof(b), s < 1e-3 ? "%.0f us" : "%.2f ms", s < 1e-3 ? s * 1e6 : s * 1e3);
-  return b;
-}
-
 // A candidate lattice: tiles per axis.
 struct Counts {
   std::array<int, 3> n{1, 1, 1};
@@ -315,6 +309,12 @@ double split_step(const Extent3& extent, int dims, const Extent3& fixed, const M
 }
 
 }  // namespace
+
+std::string seconds_text(double s) {
+  char b[32];
+  std::snprintf(b, sizeof(b), s < 1e-3 ? "%.0f us" : "%.2f ms", s < 1e-3 ? s * 1e6 : s * 1e3);
+  return b;
+}
 
 std::string predicted_steps_text(double gpu_only, double cpu_only, int axis, std::int64_t split,
                                  double split_step) {

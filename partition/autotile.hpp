@@ -181,6 +181,8 @@ inline constexpr std::int64_t kMinMeshTile = 65536;
 inline constexpr int kMostMeshRounds = 4;
 int choose_mesh_tiles(std::int64_t elements, int workers, int ranks);
 
+// "850 us", "1.20 ms": a step's time as the lines say it.
+std::string seconds_text(double seconds);
 // "predicted step: GPU-only 1.20 ms, CPU-only 9.50 ms, split at z 300: 1.10 ms": the
 // alternatives' predicted steps (cpu_only < 0: impossible; split_step < 0: no split), for the
 // lines a user reads.

@@ -102,9 +102,19 @@ void Planner::merge_gpu_part(const Extent3& extent, int dims, LatticePlacement* 
   p->cuts[static_cast<std::size_t>(axis)] = merged;
   p->merged = true;
   p->stream_depth = memory.streamed ? memory.depth : 0;
+  // The line's predicted steps priced the tiles as given; the merged part's own, where the
+  // GPU's speed is known.
+  std::string step;
+  if (machine_.gpu_point_seconds > 0)
+    step = ", its predicted step " +
+           seconds_text(
+               plan_gpu_memory(plane, p->split, machine_, machine_.gpu_point_seconds,
+                               machine_.task_seconds > 0 ? machine_.task_seconds : kTaskSeconds,
+                               static_cast<int>(gpu_only ? 1 : others))
+                   .step_seconds);
   p->summary += "; the " + std::to_string(before) + " tiles on the CUDA workers merged into " +
                 std::to_string(after) +
-                (slabs == 1 || !bound.empty() ? "" : ", one slab per CUDA worker") + bound +
+                (slabs == 1 || !bound.empty() ? "" : ", one slab per CUDA worker") + bound + step +
                 " (a CUDA worker runs its tiles one after another: separate tiles would add only "
                 "their tasks' fixed costs and the ghost-layer copies between them)";
 }

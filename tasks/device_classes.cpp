@@ -79,6 +79,19 @@ bool same_arch(const starpu_perfmodel_arch* a, const starpu_perfmodel_arch* b) {
   return true;
 }
 
+// Where a run has no CPU workers (GPU-only), the architecture StarPU keeps one CPU worker's
+// timings under in the models it has loaded (a run with cores wrote them): they still say how
+// fast a GPU is against a core. Null where no loaded model has one.
+starpu_perfmodel_arch* core_arch() {
+  for (int comb = 0; comb < starpu_perfmodel_get_narch_combs(); ++comb) {
+    starpu_perfmodel_arch* a = starpu_perfmodel_arch_comb_fetch(comb);
+    if (a != nullptr && a->ndevices == 1 && a->devices[0].type == STARPU_CPU_WORKER &&
+        a->devices[0].ncores == 1)
+      return a;
+  }
+  return nullptr;
+}
+
 // A model of the model directory, read for the time of a scope.
 class LoadedModel {
  public:
@@ -155,14 +168,16 @@ std::vector<std::string> tile_task_symbols(const std::string& prefix) {
 // kind's size_base counts). Zero where none has both.
 ClassSpeeds largest_known(const std::vector<std::string>& symbols) {
   ClassSpeeds best;
-  starpu_perfmodel_arch* cpu = first_arch(STARPU_CPU_WORKER);
+  starpu_perfmodel_arch* const workers_cpu = first_arch(STARPU_CPU_WORKER);
   starpu_perfmodel_arch* cuda = first_arch(STARPU_CUDA_WORKER);
-  // Stand-ins that share the CPU workers' model have timings of both bodies in it: unknown.
-  if (cpu == nullptr || cuda == nullptr || same_arch(cpu, cuda)) return best;
+  if (cuda == nullptr) return best;
   std::size_t best_size = 0;
   for (const std::string& symbol : symbols) {
     LoadedModel model(symbol);
     if (!model.loaded()) continue;
+    starpu_perfmodel_arch* cpu = workers_cpu != nullptr ? workers_cpu : core_arch();
+    // Stand-ins that share the CPU workers' model have timings of both bodies in it: unknown.
+    if (cpu == nullptr || same_arch(cpu, cuda)) continue;
     std::size_t cpu_size = 0, cuda_size = 0;
     const double c = us_per_byte(model.on(cpu), &cpu_size);
     const double g = us_per_byte(model.on(cuda), &cuda_size);
@@ -178,10 +193,11 @@ ClassSpeeds largest_known(const std::vector<std::string>& symbols) {
 ClassSpeeds model_class_speeds() { return largest_known(tile_task_symbols("tessera.")); }
 
 double model_cpu_point_seconds(const std::string& symbol) {
-  starpu_perfmodel_arch* cpu = first_arch(STARPU_CPU_WORKER);
-  if (cpu == nullptr || symbol.empty()) return 0;
+  if (symbol.empty()) return 0;
   LoadedModel model(symbol);
-  if (!model.loaded()) return 0;
+  starpu_perfmodel_arch* cpu = first_arch(STARPU_CPU_WORKER);
+  if (cpu == nullptr) cpu = core_arch();
+  if (!model.loaded() || cpu == nullptr) return 0;
   double seconds = 0;
   std::size_t largest = 0;
   const starpu_perfmodel_per_arch* per = model.on(cpu);
@@ -197,22 +213,8 @@ double model_cpu_point_seconds(const std::string& symbol) {
 
 PairSeconds model_pair_seconds() {
   // Per unit of size: an interaction (the pairs kind's size_base, tasks/codelets.cpp).
-  const std::vector<std::string> symbols = model_symbols("tessera.", {"pairs"});
-  const ClassSpeeds s = largest_known(symbols);
-  if (s.cpu_us_per_byte > 0) return {s.cpu_us_per_byte * 1e-6, s.cuda_us_per_byte * 1e-6, s.source};
-  // CUDA workers alone (no CPU worker to weigh them against): their own figure, which predicts
-  // a GPU-only step.
-  starpu_perfmodel_arch* cuda = first_arch(STARPU_CUDA_WORKER);
-  PairSeconds p;
-  if (cuda == nullptr || first_arch(STARPU_CPU_WORKER) != nullptr) return p;
-  std::size_t best_size = 0;
-  for (const std::string& symbol : symbols) {
-    LoadedModel model(symbol);
-    std::size_t size = 0;
-    const double g = model.loaded() ? us_per_byte(model.on(cuda), &size) : 0;
-    if (g > 0 && size > best_size) best_size = size, p = {0, g * 1e-6, symbol};
-  }
-  return p;
+  const ClassSpeeds s = largest_known(model_symbols("tessera.", {"pairs"}));
+  return {s.cpu_us_per_byte * 1e-6, s.cuda_us_per_byte * 1e-6, s.source};
 }
 
 namespace {

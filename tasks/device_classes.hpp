@@ -31,7 +31,8 @@ struct ClassSpeeds {
 /// The speeds of the largest tile task found in the tile-task models (`tessera.*.interior*.*`,
 /// `tessera.*.time-block*.*`) of the model directory with entries for both classes (the models of
 /// the first CPU and first CUDA worker; in the split mode the first stand-in's, where StarPU
-/// keeps a model per CPU worker, and none where the two share one). Call with StarPU running.
+/// keeps a model per CPU worker, and none where the two share one; without CPU workers, the
+/// one-core timings the models hold from a run with cores). Call with StarPU running.
 ClassSpeeds model_class_speeds();
 /// Seconds per point of one step on the first CPU worker by the model `symbol` (a
 /// ClassSpeeds::source): its largest history entry that records its work (points x steps); 0
@@ -54,7 +55,7 @@ PointCost model_point_cost(const std::string& stencil, double tile_points);
 
 /// Seconds of one interaction of an all-pairs task (tessera::Pairs) on a CPU worker and on a
 /// CUDA worker, from the calibrated models of the model directory (`tessera.*.pairs.*`, sized
-/// by their interactions: the largest task each knows; with CUDA workers only, theirs alone): 0
+/// by their interactions: the largest task each knows; as model_class_speeds reads them): 0
 /// where no model says. `source`: the model read. Call with StarPU running.
 struct PairSeconds {
   double cpu = 0, cuda = 0;

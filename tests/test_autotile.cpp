@@ -336,7 +336,9 @@ TEST(Planner, MergesTheTilesOfEachCudaWorker) {
   EXPECT_EQ(p.split, 512);
   EXPECT_TRUE(p.merged);
   EXPECT_TRUE(p.cuts[0].empty() && p.cuts[1].empty() && p.cuts[2].empty());
-  EXPECT_THAT(p.summary, HasSubstr("; the 16 tiles on the CUDA workers merged into 1 ("));
+  // Its own predicted step, one 512^3 tile: 1.34e8 points at 8.4 ps and a task's 15 us.
+  EXPECT_THAT(p.summary, HasSubstr("; the 16 tiles on the CUDA workers merged into 1, its "
+                                   "predicted step 1.14 ms ("));
   p = Planner(m, true).given({512, 512, 512}, 3, slabs, false);  // cut positions: kept
   EXPECT_EQ(p.split, 512);
   EXPECT_FALSE(p.merged);
@@ -345,7 +347,8 @@ TEST(Planner, MergesTheTilesOfEachCudaWorker) {
   columns[1] = {256};
   p = Planner(m, true).given({512, 512, 512}, 3, columns);
   EXPECT_TRUE(p.cuts[1].empty() && p.cuts[2].empty());
-  EXPECT_THAT(p.summary, HasSubstr("the 32 tiles on the CUDA workers merged into 1 ("));
+  EXPECT_THAT(p.summary,
+              HasSubstr("the 32 tiles on the CUDA workers merged into 1, its predicted"));
   m.cuda_workers = 2;
   p = Planner(m, true).given({512, 512, 512}, 3, slabs);
   EXPECT_EQ(p.cuts[2], Cuts({256}));
@@ -383,7 +386,7 @@ TEST(Planner, MergesTheTilesOfEachCudaWorker) {
   EXPECT_EQ(p.split, 8);
   EXPECT_EQ(p.cuts[1], Cuts({4}));
   EXPECT_EQ(p.cuts[2], Cuts({8, 12, 16}));
-  EXPECT_THAT(p.summary, HasSubstr("the 4 tiles on the CUDA workers merged into 2 ("));
+  EXPECT_THAT(p.summary, HasSubstr("the 4 tiles on the CUDA workers merged into 2, its predicted"));
   m.gpu_share = 0;  // every tile on the CPU workers: nothing to merge
   p = Planner(m, true).given({8, 8, 20}, 3, small);
   EXPECT_FALSE(p.merged);

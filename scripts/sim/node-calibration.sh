@@ -107,7 +107,7 @@ steady_row() {  # steps log model-dir-base cpu-gbs gpu-gbs binary args...
     s+=("$(echo "$line" | field seconds)")
   done
   ms=$(awk -v a="${s[0]:-0}" -v b="${s[1]:-0}" -v n="$steps" 'BEGIN { printf "%.3f", (b - a) * 1000 / n }')
-  placement=$(grep -m1 '^tessera: tiles of' "$work/run.log" | sed 's/^tessera: //; s/,/;/g')
+  placement=$(grep -m1 -E '^tessera: (tiles|placement) of' "$work/run.log" | sed 's/^tessera: //; s/,/;/g')
   cp "$work/run.log" "$log"
   echo "${s[0]},${s[1]},$ms,$status,$placement"
 }

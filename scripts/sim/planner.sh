@@ -42,11 +42,11 @@ tiled=(
 
 csv="$out/planner.csv"
 tmp_csv="$out/planner.csv.part"
-echo "app,tiles,run,steps,arguments,simulated_s,choice" > "$tmp_csv"
+echo "app,tiles,run,steps,arguments,simulated_s,choice,predicted_ms" > "$tmp_csv"
 rm -rf "$out/planner-logs"
 mkdir -p "$out/planner-logs"
 run_rows() {  # app tiles-name model-dir cpu-gbs gpu-gbs kinds steps binary args...
-  local app=$1 tname=$2 dir=$3 cpu=$4 gpu=$5 kinds=$6 n=$7 bin=$8 run line s w=()
+  local app=$1 tname=$2 dir=$3 cpu=$4 gpu=$5 kinds=$6 n=$7 bin=$8 run line s choice predicted w=()
   shift 8
   for run in gpu-only cpu-only both; do
     case $run in
@@ -56,7 +56,9 @@ run_rows() {  # app tiles-name model-dir cpu-gbs gpu-gbs kinds steps binary args
     esac
     line=$(simulate "$dir" "$cpu" "$gpu" "$kinds" "$bin" "$@" --steps "$n" "${w[@]}")
     s=$(echo "$line" | field seconds)
-    echo "$app,$tname,$run,$n,$* --steps $n ${w[*]},$s,$(chose "$line")" | tee -a "$tmp_csv"
+    choice=$(chose "$line")
+    predicted=$(python3 scripts/sim/tables.py predicted "$work/run.log" "$run" "$choice")
+    echo "$app,$tname,$run,$n,$* --steps $n ${w[*]},$s,$choice,$predicted" | tee -a "$tmp_csv"
     cp "$work/run.log" "$out/planner-logs/$app-${tname//[^a-zA-Z0-9.]/_}-$run.log"
   done
 }

@@ -96,11 +96,12 @@ def comb_text(index, devtype, devid, entries, line=None):
            "# not multiple-regression-base", "0",
            "# hash\t\tsize\t\tflops\t\tmean (us)\tdev (us)\tsum\t\tsum2\t\tn"]
     n = 100
-    for h, size, mean in entries:
+    for h, size, mean, *work in entries:
         dev = 0.02 * mean
         s = mean * n
         s2 = (dev * dev + mean * mean) * n
-        out.append(f"{h}\t{size:<15d}\t0.000000e+00   \t{mean:e}\t{dev:e}\t{s:e}\t{s2:e}\t{n}")
+        flops = work[0] if work else 0.0
+        out.append(f"{h}\t{size:<15d}\t{flops:e}\t{mean:e}\t{dev:e}\t{s:e}\t{s2:e}\t{n}")
     out.append("")
     return "\n".join(out)
 
@@ -319,6 +320,27 @@ def write_node_platform(args):
           f"GB/s, {links}) in {dst}")
 
 
+# A tile task's work as a calibrated run records it (its flops: points x steps, beside the
+# history entry of a tile): one entry of a 256 MiB tile on the cores, timed by the regression,
+# from which Tessera reads a core's time a point (tasks/device_classes.cpp,
+# model_cpu_point_seconds) where it would otherwise assume one. Only the tile-task kinds, whose
+# types are the points' fields (tessera.<stencil>.<kind>.<types>).
+WORK_TILE_BYTES = 1 << 28
+
+
+def work_entry(symbol, steps, line):
+    kind = kind_of(symbol)
+    if not (kind.startswith("interior") or kind.startswith("time-block")):
+        return []
+    sizes = {"double": 8, "float": 4, "int32": 4, "uint8": 1}
+    types = symbol.split(".")[3].split("-") if len(symbol.split(".")) > 3 else []
+    if not types or any(t not in sizes for t in types):
+        return []
+    points = WORK_TILE_BYTES / sum(sizes[t] for t in types)
+    mean = line[0] * WORK_TILE_BYTES + line[1]
+    return [("00000000", WORK_TILE_BYTES, mean, points * steps)]
+
+
 def write_regression(args):
     dst = os.path.join(args.out, "codelets", VERSION)
     os.makedirs(dst, exist_ok=True)
@@ -328,7 +350,8 @@ def write_regression(args):
         cpu_gbs, gpu_gbs = kinds.get(kind, (args.cpu_gbs, args.gpu_gbs))
         steps = args.block_steps if kind.startswith("time-block") else 1
         line = lambda gbs, lat: (steps * 1e6 / (gbs * 1e9), lat)
-        combs = [comb_text(0, 0, 0, [], line(cpu_gbs, args.cpu_lat_us))]
+        combs = [comb_text(0, 0, 0, work_entry(symbol, steps, line(cpu_gbs, args.cpu_lat_us)),
+                           line(cpu_gbs, args.cpu_lat_us))]
         combs += [comb_text(g + 1, 1, g, [], line(gpu_gbs, args.gpu_lat_us)) for g in range(args.gpus)]
         with open(os.path.join(dst, symbol), "w") as f:
             f.write("##################\n# Performance Model Version\n" + VERSION + "\n\n"

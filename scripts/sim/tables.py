@@ -6,8 +6,10 @@
   tables.py hetero <hetero.csv>
   tables.py node <node.csv>
   tables.py planner <planner.csv>
+  tables.py predicted <run.log> <gpu-only|cpu-only|both> <choice>
 """
 import csv
+import re
 import sys
 
 
@@ -196,6 +198,30 @@ def node(path):
               f"| {r['choice']} | {chose} | `{r['arguments']}` |")
 
 
+def predicted_ms(placement, run, choice):
+    """The predicted step (ms) of what a run chose, from its placement line ("tessera: tiles of
+    ...", "tessera: placement of ..." for given tiles; commas may be semicolons, as steady_row writes them): a merged GPU part's own step
+    where one GPU part ran whole, else the line's GPU-only, CPU-only or split figure by the
+    run's choice (z<N/M: a split where 0 < N < M; nbody: "the GPU part"). None where it has
+    none (CPU-only runs print no placement line)."""
+    def ms(t):
+        m = re.fullmatch(r"([\d.]+) (us|ms)", t or "")
+        return float(m.group(1)) / (1000 if m.group(2) == "us" else 1) if m else None
+    alts = re.search(r"predicted step: GPU-only ([^,;]+)[,;] CPU-only ([^,;)]+)"
+                     r"(?:[,;] split at \w+ \d+: ([\d.]+ (?:us|ms)))?", placement)
+    if not alts:
+        return None
+    cut = re.fullmatch(r"[xyz]<(\d+)/(\d+)", choice.split(";")[0].strip())
+    split = ("the GPU part" in placement if not cut
+             else 0 < int(cut.group(1)) < int(cut.group(2)))
+    if run == "cpu-only" or (cut and int(cut.group(1)) == 0):
+        return ms(alts.group(2))
+    if run == "both" and split:
+        return ms(alts.group(3))
+    merged = re.search(r"its predicted step ([\d.]+ (?:us|ms))", placement)
+    return ms(merged.group(1)) if merged else ms(alts.group(1))
+
+
 def planner(path):
     """Issue #40's check: both >= 0.98x the faster single device with the same tiles; nbody's
     both also >= 0.85x the sum of the two throughputs (planner.sh)."""
@@ -230,12 +256,23 @@ def planner(path):
               f"| {rs['both']['choice']} | {best / b:.3f} ({'GPU' if g <= c else 'CPU'}) "
               f"| {vs_sum} | {'PASS' if ok else '**FAIL**'} | {vs_default} |")
     print(f"\n{passed} of {total} pass.\n")
-    print("All runs (simulated seconds):\n")
-    print("| app | tiles | run | steps | simulated s | run chose | arguments |")
-    print("|---|---|---|---|---|---|---|")
+    print("All runs (simulated seconds; predicted: the placement line's step for what the run "
+          "chose, per step, against the simulated mean step; CPU-only runs print none):\n")
+    print("| app | tiles | run | steps | simulated s | run chose | predicted ms/step "
+          "| predicted / simulated | arguments |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    within = counted = 0
     for r in rows:
+        p = r.get("predicted_ms", "")
+        ratio = ""
+        if p:
+            x = float(p) / (1000 * sec(r) / float(r["steps"]))
+            counted += 1
+            within += abs(x - 1) <= 0.25
+            ratio = f"{x:.2f}" + ("" if abs(x - 1) <= 0.25 else " (miss)")
         print(f"| {r['app']} | {r['tiles']} | {r['run']} | {r['steps']} | {sec(r):.6g} "
-              f"| {r['choice']} | `{r['arguments']}` |")
+              f"| {r['choice']} | {p} | {ratio} | `{r['arguments']}` |")
+    print(f"\n{within} of {counted} predictions within 25 % of the simulated step.")
 
 
 if __name__ == "__main__":
@@ -251,3 +288,9 @@ if __name__ == "__main__":
         node(sys.argv[2])
     elif sys.argv[1] == "planner":
         planner(sys.argv[2])
+    elif sys.argv[1] == "predicted":
+        log = open(sys.argv[2]).read()
+        line = next((l for l in log.splitlines()
+                     if l.startswith(("tessera: tiles of", "tessera: placement of"))), "")
+        p = predicted_ms(line, sys.argv[3], sys.argv[4])
+        print("" if p is None else f"{p:.4g}")
