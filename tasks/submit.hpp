@@ -45,9 +45,10 @@ struct Placement {
   /// tiles name theirs (neighbours on one GPU: core/grid's assign_gpu_units).
   int unit = -1;
   /// The task waits for more than its reads (all-pairs tasks: each waits for the one before it
-  /// on the same accumulators): on a CUDA worker, each tile it reads is copied into that GPU's
-  /// memory as soon as its last writer ends (a sequentially consistent acquisition, released
-  /// once there), so the chain does not wait for the copies one by one (issue 48 (d)).
+  /// on the same accumulators; a tile's block: for its last one, beside its neighbours'
+  /// faces): on a CUDA worker, each buffer it reads is copied into that GPU's memory as soon as
+  /// its last writer ends (a sequentially consistent acquisition, released once there), not
+  /// when the task becomes ready (issue 48 (c), (d)).
   bool fetch_reads_early = false;
 };
 

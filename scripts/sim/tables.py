@@ -6,6 +6,7 @@
   tables.py hetero <hetero.csv>
   tables.py node <node.csv>
   tables.py planner <planner.csv>
+  tables.py multi-gpu <multi-gpu.csv>
   tables.py predicted <run.log> <gpu-only|cpu-only|both> <choice>
 """
 import csv
@@ -222,6 +223,37 @@ def predicted_ms(placement, run, choice):
     return ms(merged.group(1)) if merged else ms(alts.group(1))
 
 
+def multi_gpu(path):
+    """Issue #48's multi-GPU table (multi-gpu.sh): per app and workers, on each node, the steady
+    step, its speed-up over one GPU and the placement line's predicted step."""
+    rows = list(csv.DictReader(open(path)))
+    nodes = list(dict.fromkeys(r["node"] for r in rows))
+    head = "| app | workers |" + "".join(f" {n} ms/step | vs 1 GPU | predicted |" for n in nodes)
+    print(head + "\n|---|---|" + "---|---|---|" * len(nodes))
+    cell = {(r["node"], r["app"], r["workers"]): r for r in rows}
+    within = counted = 0
+    for app in dict.fromkeys(r["app"] for r in rows):
+        for workers in dict.fromkeys(r["workers"] for r in rows if r["app"] == app):
+            line = f"| {app} | {workers} |"
+            for n in nodes:
+                r, one = cell.get((n, app, workers)), cell.get((n, app, "1-gpu"))
+                if r is None or r["status"] != "0":
+                    line += f" {'failed ' + r['status'] if r else ''} | | |"
+                    continue
+                step = float(r["steady_ms_per_step"])
+                vs = f"{float(one['steady_ms_per_step']) / step:.2f}x" if one and one is not r else ""
+                run = "both" if "cpus" in workers else "gpu-only"
+                p = predicted_ms(r["placement"], run, "")
+                pred = ""
+                if p is not None:
+                    counted += 1
+                    within += abs(p / step - 1) <= 0.25
+                    pred = f"{p:.4g} ({p / step:.2f})"
+                line += f" {step:.4g} | {vs} | {pred} |"
+            print(line)
+    print(f"\n{within} of {counted} predictions within 25 % of the steady step.")
+
+
 def planner(path):
     """Issue #40's check: both >= 0.98x the faster single device with the same tiles; nbody's
     both also >= 0.85x the sum of the two throughputs (planner.sh)."""
@@ -288,6 +320,8 @@ if __name__ == "__main__":
         node(sys.argv[2])
     elif sys.argv[1] == "planner":
         planner(sys.argv[2])
+    elif sys.argv[1] == "multi-gpu":
+        multi_gpu(sys.argv[2])
     elif sys.argv[1] == "predicted":
         log = open(sys.argv[2]).read()
         line = next((l for l in log.splitlines()
