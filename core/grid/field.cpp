@@ -540,6 +540,15 @@ tasks::Placement placement_of(const FieldStorage& f, int tile, int priority) {
           device == 2 ? t.gpu_unit : -1};
 }
 
+bool faces_cross(const FieldStorage& f, int tile) {
+  const FieldTile& t = f.impl().tile(tile);
+  // A GPU's own tiles' faces stay in its memory: only a tile beside another GPU's or another
+  // rank's, or any tile of a grid split with the CPU workers, reads faces across a bus.
+  return t.gpu_edge || t.rank_edge ||
+         (f.grid().split > 0 && f.grid().split_axis >= 0 &&
+          f.grid().split < f.grid().extent[f.grid().split_axis]);
+}
+
 void FieldStorage::start_streaming_scratch() {
   if (impl_->discarded.empty()) after_visit(false);
 }

@@ -109,6 +109,10 @@ struct FieldStorage::Impl {
 // the GPUs' memory every task that uses a tile on a GPU is a visit of it, in order
 // (tasks::Placement::Visit::Runs).
 tasks::Placement placement_of(const FieldStorage& f, int tile, int priority = 0);
+/// Whether tile `tile`'s ghost layers may come from another memory (tasks::Placement::
+/// fetch_reads_early): a GPU tile beside another GPU's, a tile beside another rank's, or a grid
+/// split between CPU and CUDA workers.
+bool faces_cross(const FieldStorage& f, int tile);
 
 // Calls work(0 .. n-1) on up to the machine's hardware threads, each index once; returns when
 // all have run. For host-side copies between steps (a retile's new tiles), while StarPU's

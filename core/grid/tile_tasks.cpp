@@ -77,9 +77,11 @@ void submit_tile_tasks(const TileTaskCall& call) {
     tasks::Placement place = placement_of(first, t, first.on_rank_edge(t) ? 1 : 0);
     place.work = point_steps;
     // A tile's next block waits for its own last one, and its neighbours' faces were packed
-    // before that ended: on a GPU they cross as soon as packed, not once the block is ready
-    // (a streamed tile's faces go through main memory with its visit).
-    place.fetch_reads_early = !call.fills.empty() && place.visit == tasks::Placement::Visit::None;
+    // before that ended: where they come from another memory, they cross as soon as packed,
+    // not once the block is ready (a streamed tile's faces go through main memory with its
+    // visit).
+    place.fetch_reads_early = !call.fills.empty() && place.visit == tasks::Placement::Visit::None &&
+                              faces_cross(first, t);
     if (call.with_halo == nullptr) {
       engine.submitter().submit(*call.codelet, read, write, block, call.args.size, true, tag,
                                 place);

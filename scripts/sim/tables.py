@@ -223,12 +223,21 @@ def predicted_ms(placement, run, choice):
     return ms(merged.group(1)) if merged else ms(alts.group(1))
 
 
+def thousand_steps(r):
+    """A steady_row's run of 1000 steps: its first STEPS steps (the first upload with them),
+    then the rest at the steady step."""
+    steps = float(r["steps"])
+    return float(r["simulated_s"]) + (1000 - steps) * float(r["steady_ms_per_step"]) / 1000
+
+
 def multi_gpu(path):
     """Issue #48's multi-GPU table (multi-gpu.sh): per app and workers, on each node, the steady
-    step, its speed-up over one GPU and the placement line's predicted step."""
+    step, its speed-up over one GPU (steady; over 1000 steps) and the placement line's predicted
+    step (its ratio to the steady step)."""
     rows = list(csv.DictReader(open(path)))
     nodes = list(dict.fromkeys(r["node"] for r in rows))
-    head = "| app | workers |" + "".join(f" {n} ms/step | vs 1 GPU | predicted |" for n in nodes)
+    head = "| app | workers |" + "".join(
+        f" {n} ms/step | vs 1 GPU (steady; 1000 steps) | predicted |" for n in nodes)
     print(head + "\n|---|---|" + "---|---|---|" * len(nodes))
     cell = {(r["node"], r["app"], r["workers"]): r for r in rows}
     within = counted = 0
@@ -241,7 +250,10 @@ def multi_gpu(path):
                     line += f" {'failed ' + r['status'] if r else ''} | | |"
                     continue
                 step = float(r["steady_ms_per_step"])
-                vs = f"{float(one['steady_ms_per_step']) / step:.2f}x" if one and one is not r else ""
+                vs = ""
+                if one and one is not r:
+                    vs = (f"{float(one['steady_ms_per_step']) / step:.2f}x; "
+                          f"{thousand_steps(one) / thousand_steps(r):.2f}x")
                 run = "both" if "cpus" in workers else "gpu-only"
                 p = predicted_ms(r["placement"], run, "")
                 pred = ""
