@@ -279,7 +279,7 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
     // A calibrating run is the fix itself: nothing to say then.
     if (new_footprint && !uncalibrated_reported_ && !policy_.calibrating)
       report_if_uncalibrated(c, task);
-    const int early_node = place.fetch_reads_early ? gpu_memory_node(task) : -1;
+    const int early_node = place.fetch_early.empty() ? -1 : gpu_memory_node(task);
     const int ret = starpu_task_submit(task);
     if (ret != 0)
       throw Error("StarPU refused task " + name_of(tag) + " (error " + std::to_string(ret) +
@@ -287,8 +287,7 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
     ++c.submitted;
     ++submitted_;
     if (early_node >= 0)
-      for (std::size_t i = 0; i < count; ++i)
-        if (mode(i) == STARPU_R) fetch_when_written(raw(handles[i]), early_node);
+      for (Handle h : place.fetch_early) fetch_when_written(raw(h), early_node);
   }
 #ifdef TESSERA_WITH_MPI
   if (policy_.distributed)

@@ -44,12 +44,12 @@ struct Placement {
   /// -1: this rank's tiles round-robin over them (Submitter::worker_of_tile). The planner's GPU
   /// tiles name theirs (neighbours on one GPU: core/grid's assign_gpu_units).
   int unit = -1;
-  /// The task waits for more than its reads (all-pairs tasks: each waits for the one before it
-  /// on the same accumulators; a tile's block: for its last one, beside its neighbours'
-  /// faces): on a CUDA worker, each buffer it reads is copied into that GPU's memory as soon as
-  /// its last writer ends (a sequentially consistent acquisition, released once there), not
-  /// when the task becomes ready (issue 48 (c), (d)).
-  bool fetch_reads_early = false;
+  /// Buffers the task reads from another memory while it waits for more than them (an all-pairs
+  /// task's sources: it waits for the one before it on the same accumulators; a tile's block,
+  /// its neighbours' faces: it waits for its own last block): on a CUDA worker each is copied
+  /// into that GPU's memory as soon as its last writer ends (a sequentially consistent
+  /// acquisition, released once there), not when the task becomes ready (issue 48 (c), (d)).
+  std::vector<Handle> fetch_early;
 };
 
 /// Visits of streamed tiles a CUDA worker may have ready beyond the one it runs (Placement): one,

@@ -541,12 +541,11 @@ tasks::Placement placement_of(const FieldStorage& f, int tile, int priority) {
 }
 
 bool faces_cross(const FieldStorage& f, int tile) {
+  // A GPU's own tiles' faces stay in its memory. Beside the CPU part of a split (one GPU) the
+  // simulated node gained nothing from fetching them early (heat3d's hand-set shares 0 to 2 %
+  // slower, docs/sim/history.md): only faces from another GPU or rank.
   const FieldTile& t = f.impl().tile(tile);
-  // A GPU's own tiles' faces stay in its memory: only a tile beside another GPU's or another
-  // rank's, or any tile of a grid split with the CPU workers, reads faces across a bus.
-  return t.gpu_edge || t.rank_edge ||
-         (f.grid().split > 0 && f.grid().split_axis >= 0 &&
-          f.grid().split < f.grid().extent[f.grid().split_axis]);
+  return t.gpu_edge || t.rank_edge;
 }
 
 void FieldStorage::start_streaming_scratch() {

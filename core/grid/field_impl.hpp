@@ -109,9 +109,8 @@ struct FieldStorage::Impl {
 // the GPUs' memory every task that uses a tile on a GPU is a visit of it, in order
 // (tasks::Placement::Visit::Runs).
 tasks::Placement placement_of(const FieldStorage& f, int tile, int priority = 0);
-/// Whether tile `tile`'s ghost layers may come from another memory (tasks::Placement::
-/// fetch_reads_early): a GPU tile beside another GPU's, a tile beside another rank's, or a grid
-/// split between CPU and CUDA workers.
+/// Whether tile `tile`'s ghost layers come from another GPU or rank, whose faces its blocks
+/// fetch as soon as they are packed (tasks::Placement::fetch_early).
 bool faces_cross(const FieldStorage& f, int tile);
 
 // Calls work(0 .. n-1) on up to the machine's hardware threads, each index once; returns when

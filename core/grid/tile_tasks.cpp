@@ -80,8 +80,8 @@ void submit_tile_tasks(const TileTaskCall& call) {
     // before that ended: where they come from another memory, they cross as soon as packed,
     // not once the block is ready (a streamed tile's faces go through main memory with its
     // visit).
-    place.fetch_reads_early = !call.fills.empty() && place.visit == tasks::Placement::Visit::None &&
-                              faces_cross(first, t);
+    const bool early = !call.fills.empty() && place.visit == tasks::Placement::Visit::None &&
+                       faces_cross(first, t);
     if (call.with_halo == nullptr) {
       engine.submitter().submit(*call.codelet, read, write, block, call.args.size, true, tag,
                                 place);
@@ -103,6 +103,8 @@ void submit_tile_tasks(const TileTaskCall& call) {
       c.count = static_cast<int>(faces.size());
       tasks::region_copies(f.element_size(), c.cpu, c.cuda);
       handles.insert(handles.end(), faces.begin(), faces.end());
+      if (fill && early)
+        place.fetch_early.insert(place.fetch_early.end(), faces.begin(), faces.end());
       modes.resize(handles.size(), fill ? Access::Read : Access::Write);
       if (fill) modes[static_cast<std::size_t>(h.field)] = Access::ReadWrite;
     };

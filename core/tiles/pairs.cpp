@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/grid/checks.hpp"
+#include "core/grid/field_impl.hpp"
 #include "tessera/error.hpp"
 #include "tessera/pairs.hpp"
 
@@ -55,11 +56,23 @@ void submit_pairs(const std::string& name, const TaskKind& kind,
     return static_cast<double>(g.extent[0]) * static_cast<double>(g.extent[1]) *
            static_cast<double>(g.extent[2]);
   };
+  // Whether target tile t's tasks read source tile s from another memory: another device class,
+  // another GPU, another rank.
+  const auto foreign = [&](int t, int s) {
+    const tasks::Placement a = placement_of(*accumulators.front(), t);
+    const tasks::Placement b = placement_of(*sources.front(), s);
+    return a.device != b.device || a.unit != b.unit ||
+           accumulators.front()->owner(t) != sources.front()->owner(s);
+  };
+  std::vector<TileRef> early;
   for (int t = 0; t < target_tiles; ++t)
     for (int s = 0; s < source_tiles; ++s) {
       refs.clear();
+      early.clear();
       for (FieldStorage* f : targets) refs.push_back({f, t, Mode::Read});
       for (FieldStorage* f : sources) refs.push_back({f, s, Mode::Read});
+      if (foreign(t, s))
+        for (FieldStorage* f : sources) early.push_back({f, s, Mode::Read});
       for (FieldStorage* f : accumulators) refs.push_back({f, t, Mode::Update});
       // Its work, the interactions it sums: the size its model is priced by (tiles of
       // different extents, as the planner cuts for all-pairs work, cost their product).
@@ -67,7 +80,7 @@ void submit_pairs(const std::string& name, const TaskKind& kind,
       // sources: those written elsewhere (another GPU's or the CPU's tiles) are copied to its
       // worker as soon as they are written, not one after another as the chain reaches them.
       submit_tiles(name, kind, refs, args,
-                   points(*accumulators.front(), t) * points(*sources.front(), s), true);
+                   points(*accumulators.front(), t) * points(*sources.front(), s), early);
     }
 }
 

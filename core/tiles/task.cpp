@@ -100,7 +100,7 @@ void tile_info(const FieldStorage& f, int t, std::int64_t* origin, std::int64_t*
 }
 
 void submit_tiles(const std::string& name, const TaskKind& kind, const std::vector<TileRef>& tiles,
-                  const SlotBlock& args, double work, bool fetch_reads_early) {
+                  const SlotBlock& args, double work, const std::vector<TileRef>& fetch_early) {
   check_task(name, tiles);
   Context& rt = tiles.front().field->context();
   tasks::Engine& engine = *rt.engine;
@@ -156,7 +156,8 @@ void submit_tiles(const std::string& name, const TaskKind& kind, const std::vect
                          : 0;
   tasks::Placement place{0, device, work};
   if (device != 0) place.unit = placement_of(*first_written.field, first_written.tile).unit;
-  place.fetch_reads_early = fetch_reads_early;
+  for (const TileRef& r : fetch_early)
+    place.fetch_early.push_back(r.field->impl().tile(r.tile).handle);
   engine.submitter().submit(codelet, read, write, block, args.size, true, tag, place);
   for (const TileRef& r : tiles)
     if (r.mode != Mode::Read) r.field->written();

@@ -138,11 +138,12 @@ void submit_user_task(const std::string& name, TaskKind kind, const std::vector<
                       const SlotBlock& args);
 /// The same with the kind as given (its modes: read tiles `first`, written tiles `rest`).
 /// `work`: what the task computes, kept as its flops (its model's size where the kind is sized
-/// by it: an all-pairs task's interactions); 0: none. `fetch_reads_early`: the task waits for
-/// more than its reads (the chain of tasks adding into one tile): its read tiles are copied to
-/// its worker's memory as soon as they are written (tasks::Placement).
+/// by it: an all-pairs task's interactions); 0: none. `fetch_early`: read tiles in another
+/// memory than the task's, copied to its worker's as soon as they are written (the task waits
+/// for more than them: tasks::Placement::fetch_early).
 void submit_tiles(const std::string& name, const TaskKind& kind, const std::vector<TileRef>& tiles,
-                  const SlotBlock& args, double work = 0, bool fetch_reads_early = false);
+                  const SlotBlock& args, double work = 0,
+                  const std::vector<TileRef>& fetch_early = {});
 /// The origin, extent and owner of tile `t` of `f` (checked).
 void tile_info(const FieldStorage& f, int t, std::int64_t* origin, std::int64_t* extent,
                int* owner);
