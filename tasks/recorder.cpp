@@ -148,6 +148,7 @@ void Recorder::task_done(void* arg) {
   e.step = static_cast<int>(w->tag.step);
   e.worker = info->workerid;
   e.pinned_worker = w->pinned_worker;
+  e.early_copies = w->tag.early_copies;
   e.submit_us = to_us(info->submit_time) - self.origin_us_;
   e.start_us = start_us;
   e.end_us = end_us;

@@ -265,6 +265,7 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
       names_.push_back(name_of(tag));
       task->name = names_.back().c_str();
     }
+    tag.early_copies = static_cast<int>(place.fetch_early.size());
     if (recorder_ != nullptr) recorder_->watch(task, tag, policy_.distributed);
     if (step_mark_ >= 0) {
       task->callback_arg =

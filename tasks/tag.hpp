@@ -18,6 +18,8 @@ struct TaskTag {
   /// Its place in submission order, set by the Submitter (every rank counts every task of a
   /// multi-rank run, so the same on every rank).
   std::uint64_t seq = 0;
+  /// Buffers its placement copies ahead (tasks::Placement::fetch_early), set by the Submitter.
+  int early_copies = 0;
 };
 std::string name_of(const TaskTag& tag);
 

@@ -68,6 +68,7 @@ void fields(Io& io, Record& r) {
     io.field(t.step);
     io.field(t.worker);
     io.field(t.pinned_worker);
+    io.field(t.early_copies);
     io.field(t.submit_us);
     io.field(t.start_us);
     io.field(t.end_us);

@@ -94,6 +94,7 @@ void write_chrome_json(const std::vector<RankTrace>& ranks, std::ostream& out) {
                    {"submit_us", t.submit_us}, {"seq", t.seq}};
       if (!t.field.empty()) args["field"] = t.field;
       if (t.pinned_worker >= 0) args["pinned_worker"] = t.pinned_worker;
+      if (t.early_copies > 0) args["early_copies"] = t.early_copies;
       if (graph.critical_path_us >= 0) {
         args["ready_us"] = graph.ready_us[ri][i];
         if (critical[ri][i]) args["critical"] = true;

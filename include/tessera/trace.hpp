@@ -34,6 +34,10 @@ struct TaskEvent {
   /// The worker its tile's placement pinned it to (tasks::Submitter: the tile's device class,
   /// one worker of it per tile); -1 where StarPU chose. `worker` must equal it where set.
   int pinned_worker = -1;
+  /// Buffers its placement copies ahead, as soon as they are written (tasks::Placement::
+  /// fetch_early: faces from another GPU or rank, an all-pairs task's sources in another
+  /// memory); copied where its worker is a GPU, listed on the emulated device's stand-ins too.
+  int early_copies = 0;
   double submit_us = 0, start_us = 0, end_us = 0;
   double predicted_us = -1;  ///< the scheduler's perfmodel prediction; < 0: none
   /// The task's place in submission order. Every rank of a multi-rank run submits every task

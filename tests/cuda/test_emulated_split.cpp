@@ -17,6 +17,7 @@
 
 #include <tessera/task.hpp>
 
+#include "apps/nbody/nbody.hpp"
 #include "tessera/detail/cuda_launch.hpp"
 #include "tests/cuda/cuda_options.hpp"
 #include "tests/autotile_cases.hpp"
@@ -188,6 +189,77 @@ TEST(EmulatedSplitMode, CountsItsStandInsAsCudaWorkers) {
     ADD_FAILURE() << "split:2 on 2 CPU workers left no CPU worker";
   } catch (const tessera::Error& e) {
     EXPECT_THAT(e.what(), testing::HasSubstr("give --ncpu 3 or more"));
+  }
+  unsetenv("TESSERA_EMULATED_CUDA");
+}
+
+// Faces between GPUs are copied ahead (tasks::Placement::fetch_early, issue 48): on 2 stand-in
+// GPUs holding the whole grid (a slab each), every block that fills its ghosts lists the other
+// GPU's faces (TaskEvent::early_copies); on 1 stand-in, whose faces stay in its memory, no task
+// lists any, nor does any task but a block anywhere.
+TEST(EmulatedSplitMode, FacesFromAnotherGpuAreCopiedAhead) {
+  for (int gpus : {1, 2}) {
+    SCOPED_TRACE(std::to_string(gpus) + " stand-in GPU(s)");
+    tessera::Options o = split_options("ahead" + std::to_string(gpus));
+    setenv("TESSERA_EMULATED_CUDA", ("split:" + std::to_string(gpus)).c_str(), 1);
+    o.cpu_workers = gpus + 1;
+    o.gpu_fraction = 1;
+    o.fused_exchange = true;
+    tessera::Runtime rt(o);
+    const tessera::Grid<3> grid({12, 12, 32});
+    const tessera::Boundaries<3> bc = test::distinct_dirichlet3();
+    tessera::Field<double, 3> u(grid, 1, bc, "u"), next(grid, 1, bc, "next");
+    u.fill(test::initial<double, 3>);
+    tessera::Stencil<3> mix("mix", tessera::Shape::Star, 1);
+    for (int s = 0; s < 3; ++s) {
+      mix.apply(test::Mix<double, 3, 1, false>{}, tessera::in(u), tessera::out(next));
+      tessera::swap(u, next);
+    }
+    rt.wait();
+    int blocks = 0, listing = 0;
+    for (const tessera::trace::TaskEvent& ev : rt.recorded().tasks) {
+      if (ev.kind.find("+halo") == std::string::npos) {
+        EXPECT_EQ(ev.early_copies, 0) << tessera::trace::task_name(ev);
+        continue;
+      }
+      ++blocks;
+      listing += ev.early_copies > 0;
+    }
+    if (gpus == 1) {
+      EXPECT_EQ(listing, 0);
+    } else {
+      EXPECT_EQ(grid.tiles(), 2) << grid.chosen();
+      EXPECT_GT(blocks, 0);
+      EXPECT_EQ(listing, blocks);
+    }
+  }
+  unsetenv("TESSERA_EMULATED_CUDA");
+}
+
+// And an all-pairs task's sources from another GPU: N-body's 64 bodies in one tile per stand-in
+// (the planner's tiles at a hand-set share of 1); each target tile's task against the other
+// GPU's tile lists that tile's four source fields (x, y, z, m), its task against its own none.
+TEST(EmulatedSplitMode, AllPairsSourcesFromAnotherGpuAreCopiedAhead) {
+  tessera::Options o = split_options("pairs-ahead");
+  setenv("TESSERA_EMULATED_CUDA", "split:2", 1);
+  o.cpu_workers = 3;
+  o.gpu_fraction = 1;
+  {
+    tessera::Runtime rt(o);
+    apps::NBody sim(64, 0, apps::plummer(64, 7), apps::NBodyParams{});
+    sim.step();
+    rt.wait();
+    EXPECT_EQ(sim.grid.tiles(), 2) << sim.grid.chosen();
+    int pairs = 0, listing = 0;
+    for (const tessera::trace::TaskEvent& ev : rt.recorded().tasks) {
+      if (ev.kind != "pairs") continue;
+      ++pairs;
+      if (ev.early_copies == 0) continue;
+      ++listing;
+      EXPECT_EQ(ev.early_copies, 4) << tessera::trace::task_name(ev);
+    }
+    EXPECT_GT(pairs, 0);
+    EXPECT_EQ(2 * listing, pairs);
   }
   unsetenv("TESSERA_EMULATED_CUDA");
 }
