@@ -79,10 +79,12 @@ bool same_arch(const starpu_perfmodel_arch* a, const starpu_perfmodel_arch* b) {
   return true;
 }
 
-// Where a run has no CPU workers (GPU-only), the architecture StarPU keeps one CPU worker's
-// timings under in the models it has loaded (a run with cores wrote them): they still say how
-// fast a GPU is against a core. Null where no loaded model has one.
-starpu_perfmodel_arch* core_arch() {
+// The architecture to read a loaded model's CPU timings under: the first CPU worker's, or where
+// a run has none (GPU-only), the one StarPU keeps one CPU worker's timings under in the models
+// it has loaded (a run with cores wrote them; the combinations are known once a model is
+// loaded): they still say how fast a GPU is against a core. Null where neither exists.
+starpu_perfmodel_arch* models_cpu_arch() {
+  if (starpu_perfmodel_arch* workers = first_arch(STARPU_CPU_WORKER)) return workers;
   for (int comb = 0; comb < starpu_perfmodel_get_narch_combs(); ++comb) {
     starpu_perfmodel_arch* a = starpu_perfmodel_arch_comb_fetch(comb);
     if (a != nullptr && a->ndevices == 1 && a->devices[0].type == STARPU_CPU_WORKER &&
@@ -168,14 +170,13 @@ std::vector<std::string> tile_task_symbols(const std::string& prefix) {
 // kind's size_base counts). Zero where none has both.
 ClassSpeeds largest_known(const std::vector<std::string>& symbols) {
   ClassSpeeds best;
-  starpu_perfmodel_arch* const workers_cpu = first_arch(STARPU_CPU_WORKER);
   starpu_perfmodel_arch* cuda = first_arch(STARPU_CUDA_WORKER);
   if (cuda == nullptr) return best;
   std::size_t best_size = 0;
   for (const std::string& symbol : symbols) {
     LoadedModel model(symbol);
     if (!model.loaded()) continue;
-    starpu_perfmodel_arch* cpu = workers_cpu != nullptr ? workers_cpu : core_arch();
+    starpu_perfmodel_arch* cpu = models_cpu_arch();
     // Stand-ins that share the CPU workers' model have timings of both bodies in it: unknown.
     if (cpu == nullptr || same_arch(cpu, cuda)) continue;
     std::size_t cpu_size = 0, cuda_size = 0;
@@ -195,8 +196,7 @@ ClassSpeeds model_class_speeds() { return largest_known(tile_task_symbols("tesse
 double model_cpu_point_seconds(const std::string& symbol) {
   if (symbol.empty()) return 0;
   LoadedModel model(symbol);
-  starpu_perfmodel_arch* cpu = first_arch(STARPU_CPU_WORKER);
-  if (cpu == nullptr) cpu = core_arch();
+  starpu_perfmodel_arch* cpu = models_cpu_arch();
   if (!model.loaded() || cpu == nullptr) return 0;
   double seconds = 0;
   std::size_t largest = 0;
