@@ -293,14 +293,12 @@ double split_step(const Extent3& extent, int dims, const Extent3& fixed, const M
                          cpu_seconds, 0.0);
     across = c->tiles() / c->n[axis];
     // The grid advances at the streamed part's depth (one depth a grid), so the CPU part's
-    // tiles carry that many ghost planes a side, which they recompute in part; priced as the
-    // calibrated models price a task, by its buffers, ghost planes included: on thin tiles a
-    // split that looks balanced by the points alone leaves the GPU waiting (simulated, heat3d
-    // 1024^3: 13-plane CPU tiles at depth 8 made the split 0.88x the GPU alone).
-    if (gpu_plan.streamed && gpu_plan.depth > 1) {
-      const double thickness = static_cast<double>(e - planes) / c->n[axis];
-      *cpu_seconds *= 1 + 2 * gpu_plan.depth / thickness;
-    }
+    // tiles recompute their neighbours' edges as a block's steps widen: on thin tiles a split
+    // that looks balanced by the points alone leaves the GPU waiting (simulated, heat3d 1024^3:
+    // 13-plane CPU tiles at depth 8 made the split 0.88x the GPU alone).
+    if (gpu_plan.streamed)
+      *cpu_seconds *=
+          1 + recomputed_share(gpu_plan.depth, static_cast<double>(e - planes) / c->n[axis]);
   }
   if (planes < e && (m.cpu_workers <= 0 || e - planes < kMinThickness)) return -1.0;
   const double gpu = gpu_part_seconds(extent, dims, axis, planes, m, v.gpu_point, v.task, across);

@@ -39,8 +39,8 @@ double gpu_exchange_seconds(double plane_points, const Machine& m) {
 namespace {
 // A resident part on several GPUs: its step with the faces between GPUs, and where cutting each
 // slab's edges off (they run first, their faces crossing while the rest computes) gains
-// kEdgeGain of it, those edges: two more cuts a slab, each with two sides recomputing about
-// half the depth.
+// kEdgeGain of it, those edges: two more cuts a slab, each a neighbour's edge more recomputed on
+// both its sides (recomputed_share).
 void price_faces_between_gpus(GpuMemoryPlan& p, double plane_points, std::int64_t share,
                               const Machine& m, double gpu_point_seconds, double task_seconds,
                               int across) {
@@ -49,7 +49,8 @@ void price_faces_between_gpus(GpuMemoryPlan& p, double plane_points, std::int64_
   if (!(p.exchange_seconds > 0) || share < 4 * kEdgePlanes) return;
   const double rest =
       gpu_point_seconds * plane_points * static_cast<double>(share - 2 * kEdgePlanes);
-  const double cut = p.compute_seconds + gpu_point_seconds * plane_points * 2 * kAssumedDepth +
+  const double cut = p.compute_seconds +
+                     gpu_point_seconds * plane_points * 2 * recomputed_share(kAssumedDepth, 1) +
                      std::max(0.0, p.exchange_seconds - rest) + 3 * task_seconds * across;
   if (cut < (1 - kEdgeGain) * p.step_seconds) {
     p.edge_planes = kEdgePlanes;
@@ -110,8 +111,7 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
     if (t < std::max<std::int64_t>(kMinThickness, depth)) break;  // deeper only thins slabs
     const std::int64_t slabs = (share + t - 1) / t;
     const double thick = static_cast<double>(share) / static_cast<double>(slabs);
-    // A visit recomputes about `depth` ghost planes beside its own (the widened windows).
-    const double compute = gpu_point_seconds * share_points * (1 + depth / thick);
+    const double compute = gpu_point_seconds * share_points * (1 + recomputed_share(depth, thick));
     const double visit =
         (thick + 2 * depth) * plane_points * kStreamedBytesPerPoint + face_bytes(depth);
     const double bytes = static_cast<double>(slabs) * visit / depth;

@@ -54,6 +54,13 @@ inline constexpr double kEdgeGain = 0.02;
 // Assumed where StarPU's bus model says nothing: a PCIe 5 x16 link one way.
 inline constexpr double kAssumedBusBytesPerSecond = 50e9;
 
+// What a temporal block of `depth` steps computes on a slab of `thickness` planes between two
+// neighbours beyond its own points, as a share of them: step j widens its window by depth - 1 - j
+// planes a side (radius 1), depth - 1 planes a step over both sides.
+inline double recomputed_share(int depth, double thickness) {
+  return depth > 1 ? (depth - 1) / thickness : 0.0;
+}
+
 struct GpuMemoryPlan {
   bool streamed = false;   // the part does not fit: its slabs visit the GPUs in turn
   bool possible = true;    // false: not even the thinnest streamed slab fits (refuse the run)

@@ -28,6 +28,9 @@ struct Codelet {
   detail::KernelFn entry = nullptr;  // CodeletRegistry::cpu_entry of its kind (one name, one body)
   starpu_data_access_mode modes[2];  // of the first group of buffers, and of the rest
   long submitted = 0;                // tasks submitted: perfmodels::coverage skips unused ones
+  // In simulation, a time block's model size is the bytes it streams (Placement::streamed_bytes,
+  // carried as its flops): tasks/codelets.cpp.
+  bool sized_by_streamed_bytes = false;
   // Data footprints (tile shapes) of the tasks submitted: the model entries this run uses,
   // which calibration must fill and the uncalibrated-model message looks at once each.
   std::set<std::uint32_t> footprints;

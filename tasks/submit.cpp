@@ -234,6 +234,7 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
     task->cl_arg_free = owned ? 1 : 0;
     task->priority = place.priority;
     if (place.work > 0) task->flops = place.work;
+    if (c.sized_by_streamed_bytes && place.streamed_bytes > 0) task->flops = place.streamed_bytes;
     // The planner's placement of the tile (partition::Planner: a grid's split, a hand-set
     // --gpu-fraction, a mesh's tiles): every task of a tile runs on its part's
     // workers, so the tile stays in that part's memory and only face buffers cross the bus. A

@@ -50,6 +50,12 @@ struct Placement {
   /// into that GPU's memory as soon as its last writer ends (a sequentially consistent
   /// acquisition, released once there), not when the task becomes ready (issue 48 (c), (d)).
   std::vector<Handle> fetch_early;
+  /// A tile task's bytes read and written: each step's window (a temporal block's widened by the
+  /// steps still to come: it recomputes its neighbours' edges) times a point's bytes in its
+  /// fields, and its exchange copies. In simulation a time block's model prices it by these
+  /// (its flops there, tasks/codelets.cpp), not by its buffers: those count every ghost plane
+  /// and face buffer at every step, which a block reads once or not at all.
+  double streamed_bytes = 0;
 };
 
 /// Visits of streamed tiles a CUDA worker may have ready beyond the one it runs (Placement): one,

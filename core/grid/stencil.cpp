@@ -143,6 +143,7 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
   add_halo_work(call, name, types, kind);
   call.step = rt.steps;
   call.steps = steps;
+  call.radius = radius;
   rt.steps += steps;
   submit_tile_tasks(call);
   // A grid streamed through the GPUs' memory: each tile's result leaves the GPU first, written

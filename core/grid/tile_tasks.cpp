@@ -7,6 +7,7 @@
 
 #include "core/runtime/context.hpp"
 #include "tasks/halo.hpp"
+#include "tessera/detail/time_block.hpp"
 #include "tessera/error.hpp"
 
 #include <algorithm>
@@ -22,6 +23,33 @@ TileWindow tile_window(const TileGeometry& tile, const Extent3& lo, const Extent
   return w;
 }
 
+namespace {
+// The points of a tile's window widened by `margin` on every side, as a temporal block's step
+// computes them (window_cuts: clipped at the grid's faces, wrapped along a periodic axis).
+double widened_points(const GridSpec& grid, const TileWindow& w, std::int64_t margin) {
+  double points = 1;
+  for (std::size_t a = 0; a < 3; ++a) {
+    const bool periodic = static_cast<int>(a) < grid.dims && grid.periodic[a];
+    WindowCut cut[3];
+    const int cuts = window_cuts(w.origin[a], w.extent[a], margin, grid.extent[a], periodic, cut);
+    std::int64_t length = 0;
+    for (int k = 0; k < cuts; ++k) length += cut[k].length;
+    points *= static_cast<double>(length);
+  }
+  return points;
+}
+
+// The bytes a list of region copies reads and writes, of `element_size` bytes each.
+double copied_bytes(const partition::RegionCopyList& list, std::size_t element_size) {
+  double points = 0;
+  for (int r = 0; r < list.count; ++r)
+    points += static_cast<double>(list.region[r].dims[0]) *
+              static_cast<double>(list.region[r].dims[1]) *
+              static_cast<double>(list.region[r].dims[2]);
+  return 2 * points * static_cast<double>(element_size);
+}
+}  // namespace
+
 void submit_tile_tasks(const TileTaskCall& call) {
   FieldStorage& first = call.reads.empty() ? *call.writes.front() : *call.reads.front();
   tasks::Engine& engine = *first.context().engine;
@@ -33,6 +61,8 @@ void submit_tile_tasks(const TileTaskCall& call) {
   std::vector<tasks::Handle> read, write, handles;
   std::vector<Access> modes;
   std::vector<std::int64_t> frame(static_cast<std::size_t>(6 + 3 * call.args.frame_fields));
+  double point_bytes = 0;  // of every field's tile, each once (the kernel's buffers)
+  for (const FieldStorage* f : fields) point_bytes += static_cast<double>(f->element_size());
   for (int t = 0; t < tiles; ++t) {
     const TileWindow w = tile_window(first.geometry(t), call.lo, call.hi);
     if (w.empty()) continue;
@@ -76,6 +106,9 @@ void submit_tile_tasks(const TileTaskCall& call) {
     if (call.before_tile) call.before_tile(t);
     tasks::Placement place = placement_of(first, t, first.on_rank_edge(t) ? 1 : 0);
     place.work = point_steps;
+    for (long step = 0; step < call.steps; ++step)
+      place.streamed_bytes +=
+          point_bytes * widened_points(first.grid(), w, (call.steps - 1 - step) * call.radius);
     // A tile's next block waits for its own last one, and its neighbours' faces were packed
     // before that ended: where they come from another memory, they cross as soon as packed,
     // not once the block is ready (a streamed tile's faces go through main memory with its
@@ -105,6 +138,7 @@ void submit_tile_tasks(const TileTaskCall& call) {
       handles.insert(handles.end(), faces.begin(), faces.end());
       if (fill && early)
         place.fetch_early.insert(place.fetch_early.end(), faces.begin(), faces.end());
+      place.streamed_bytes += copied_bytes(list, f.element_size());
       modes.resize(handles.size(), fill ? Access::Read : Access::Write);
       if (fill) modes[static_cast<std::size_t>(h.field)] = Access::ReadWrite;
     };

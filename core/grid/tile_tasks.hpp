@@ -32,7 +32,8 @@ struct TileTaskCall {
   ArgBlock args;                      // frame fields: reads, then writes
   long step = -1;                     // the step in the tasks' tags; -1: none
   long steps = 1;                     // the steps each task advances (a temporal block's)
-  const char* field = nullptr;        // the field named in the tags (interned); null: none
+  int radius = 0;  // a temporal block's: each step's window is widened by it per step to come
+  const char* field = nullptr;  // the field named in the tags (interned); null: none
   /// Per tile, one more written buffer after the fields' tiles (e.g. a reduction's partial
   /// results); empty: none.
   std::vector<tasks::Handle> extra;

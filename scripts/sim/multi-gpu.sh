@@ -36,15 +36,16 @@ for n in "${nodes[@]}"; do
   (
     work=$work/$node
     source scripts/sim/node-calibration.sh
-    # app | binary | size | CPU GB/s | GPU GB/s | kinds (node-calibration.sh's fits)
+    # app | binary | size (the rates: node-calibration.sh's fits)
     apps=(
-      "heat3d|heat3d/heat3d|--size 1024 1024 1024|$HEAT_CPU_GBS|$HEAT_GPU_GBS|"
-      "jacobi2d|jacobi2d/jacobi2d|--size 32768 32768|22.1|2600|"
-      "cardiac3d|cardiac/cardiac3d|--size 512 512 512|10.8|1150|"
-      "nbody|nbody/nbody|--size 65536|20|2600|pairs=0.1753:5.696"
+      "heat3d|heat3d/heat3d|--size 1024 1024 1024"
+      "jacobi2d|jacobi2d/jacobi2d|--size 32768 32768"
+      "cardiac3d|cardiac/cardiac3d|--size 512 512 512"
+      "nbody|nbody/nbody|--size 65536"
     )
     for a in "${apps[@]}"; do
-      IFS='|' read -r app bin size cpu gpu kinds <<< "$a"
+      IFS='|' read -r app bin size <<< "$a"
+      IFS='|' read -r cpu gpu kinds <<< "$(rates "$app")"
       [ -z "${ONLY:-}" ] || [[ "$node|$app" =~ $ONLY ]] || continue
       # nbody's step is 0.75 s on one GPU, of 4096 tasks with the cores: NBODY_STEPS (10).
       n=$steps

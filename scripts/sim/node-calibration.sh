@@ -26,16 +26,28 @@ sample_platforms "$work/sampling" "$STARPU_TARBALL"
 # on the GPU as the node ran them, where the planner would merge them into one now).
 # shellcheck disable=SC2034  # read by the scripts that source this file
 cases=(
-  "cardiac2d|cardiac/cardiac2d|--size 2048 2048 --steps 50|12.2|1500||0.0330 0.0065 0.0215|y<2039/2048|0.9956"
-  "cardiac3d|cardiac/cardiac3d|--size 256 256 128 --steps 20|10.8|1150||0.0443 0.0085 0.0124|z<128/128|1"
-  "cloudsim|cloudsim/cloudsim|--size 2048 2048 --steps 50|11.6|1250||0.0225 0.0048 0.0170|2 tiles|-"
-  "jacobi2d|jacobi2d/jacobi2d|--size 8192 8192 --steps 100|22.1|2600||0.2570 0.0482 0.0556|y<7786/8192|0.9504"
-  "life|life/life|--size 8192 8192 --steps 100|2.29|500||0.4157 0.0319 0.0465|16 tiles|-"
+  "cardiac2d|cardiac/cardiac2d|--size 2048 2048 --steps 50|10.9|1450||0.0330 0.0065 0.0215|y<2039/2048|0.9956"
+  "cardiac3d|cardiac/cardiac3d|--size 256 256 128 --steps 20|8.35|1100||0.0443 0.0085 0.0124|z<128/128|1"
+  "cloudsim|cloudsim/cloudsim|--size 2048 2048 --steps 50|10.6|1200||0.0225 0.0048 0.0170|2 tiles|-"
+  "jacobi2d|jacobi2d/jacobi2d|--size 8192 8192 --steps 100|21.5|2600||0.2570 0.0482 0.0556|y<7786/8192|0.9504"
+  "life|life/life|--size 8192 8192 --steps 100|2.22|500||0.4157 0.0319 0.0465|16 tiles|-"
   "nbody|nbody/nbody|--size 16384 --steps 4 --tile 1024 --keep-gpu-tiles|20|2600|pairs=0.1753:5.696|0.4142 0.2082 0.2135|16 tiles|-"
 )
 # heat3d (512^3 on the node): fitted to bench_heat3d_gpu's 1-tile GPU-only row and its hand-set
 # share 0.5 (no CPU-only row).
 : "${HEAT_CPU_GBS:=7.16}" "${HEAT_GPU_GBS:=2745}"
+
+# The calibrated rates of an app, "CPU GB/s|GPU GB/s|kinds": its case above (heat3d's own).
+rates() {  # app
+  local c app bin args cpu gpu kinds
+  if [ "$1" = heat3d ]; then echo "$HEAT_CPU_GBS|$HEAT_GPU_GBS|"; return; fi
+  for c in "${cases[@]}"; do
+    IFS='|' read -r app bin args cpu gpu kinds _ <<< "$c"
+    if [ "$app" = "$1" ]; then echo "$cpu|$gpu|$kinds"; return; fi
+  done
+  echo "node-calibration: no rates for $1" >&2
+  return 1
+}
 
 platform="$work/platform"
 # GPU_MEM: the simulated GPU's memory in bytes (the H100's 80 GiB unless said; out-of-core.sh
@@ -48,30 +60,17 @@ python3 scripts/sim/simmodel.py platform "$work/sampling" "$platform" h100node -
 
 # One simulated run: its result line on stdout, its output in $work/run.log. A kind without a
 # model stops StarPU with its symbol: the model is written (simmodel.py regression) and the run
-# repeated. A time-block task advances as many steps as the run's depth (printed by the app):
-# models per depth (base-dN), and the run repeated where its depth was not the one assumed.
-# RUN_TIMEOUT (seconds of host time, default 300) bounds one run.
-simulate() {  # model-dir-base cpu-gbs gpu-gbs kinds binary args...
-  local base=$1 cpu=$2 gpu=$3 kinds=$4 bin=$5 new k depth=4 ran dir
+# repeated. (A time block is sized by the bytes its steps stream, so one model serves every
+# depth.) RUN_TIMEOUT (seconds of host time, default 300) bounds one run.
+simulate() {  # model-dir cpu-gbs gpu-gbs kinds binary args...
+  local dir=$1 cpu=$2 gpu=$3 kinds=$4 bin=$5 new k
   shift 5
   local kopts=()
   for k in ${kinds//,/ }; do kopts+=(--kind "$k"); done
-  models() {  # dir symbols...: the stated models of these symbols at this depth
-    python3 scripts/sim/simmodel.py regression "$@" --cpu-gbs "$cpu" --gpu-gbs "$gpu" \
-      --cpu-lat-us "$CPU_LAT_US" --gpu-lat-us "$GPU_LAT_US" --block-steps "$depth" "${kopts[@]}" > /dev/null
-  }
+  [ -d "$dir" ] || cp -r "$platform" "$dir"
   for _ in 1 2 3 4 5 6 7 8 9 10; do
-    dir="$base-d$depth"
-    if [ ! -d "$dir" ]; then  # the platform, and the symbols known at another depth
-      cp -r "$platform" "$dir"
-      # shellcheck disable=SC2046,SC2010  # symbol names: no spaces
-      [ -z "$(ls "$base"-d*/codelets/45 2>/dev/null)" ] ||
-        models "$dir" $(ls "$base"-d*/codelets/45 | grep '^tessera\.' | sort -u)
-    fi
     if STARPU_PERF_MODEL_DIR=$dir STARPU_HOSTNAME=h100node timeout "${RUN_TIMEOUT:-300}" \
          "build-sim/apps/$bin" "$@" > "$work/run.log" 2>&1 && grep -q ' seconds=' "$work/run.log"; then
-      ran=$(sed -n 's/.*: \([0-9]*\) step(s) per halo exchange.*/\1/p' "$work/run.log" | head -n 1)
-      if [ -n "$ran" ] && [ "$ran" != "$depth" ] && [ "$ran" -gt 1 ]; then depth=$ran; continue; fi
       grep ' seconds=' "$work/run.log" | tail -n 1
       return
     fi
@@ -79,7 +78,8 @@ simulate() {  # model-dir-base cpu-gbs gpu-gbs kinds binary args...
                  -e 's/^Codelet \(tessera\.[^ ]*\) does not have a perfmodel.*/\1/p' "$work/run.log" | sort -u)
     [ -n "$new" ] || break
     # shellcheck disable=SC2086
-    models "$dir" $new
+    python3 scripts/sim/simmodel.py regression "$dir" $new --cpu-gbs "$cpu" --gpu-gbs "$gpu" \
+      --cpu-lat-us "$CPU_LAT_US" --gpu-lat-us "$GPU_LAT_US" "${kopts[@]}" > /dev/null
   done
   cat "$work/run.log" >&2
   echo "$(basename "$0" .sh): $bin $* failed" >&2

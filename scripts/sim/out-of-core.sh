@@ -23,15 +23,16 @@ export GPU_MEM=${GPU_MEM:-$((4 << 30))}
 : "${RUN_TIMEOUT:=1200}"
 steps=${STEPS:-24}
 source scripts/sim/node-calibration.sh
-# app | binary | size | CPU GB/s | GPU GB/s (node-calibration.sh's fits)
+# app | binary | size (the rates: node-calibration.sh's fits)
 apps=(
-  "heat3d|heat3d/heat3d|--size 1024 1024 1024|$HEAT_CPU_GBS|$HEAT_GPU_GBS"
-  "jacobi2d|jacobi2d/jacobi2d|--size 49152 49152|22.1|2600"
+  "heat3d|heat3d/heat3d|--size 1024 1024 1024"
+  "jacobi2d|jacobi2d/jacobi2d|--size 49152 49152"
 )
 csv="$out/out-of-core.csv"
 echo "app,run,steps,gpu_mem,simulated_s,simulated_2x_s,steady_ms_per_step,status,placement" > "$csv.part"
 for a in "${apps[@]}"; do
-  IFS='|' read -r app bin size cpu gpu <<< "$a"
+  IFS='|' read -r app bin size <<< "$a"
+  IFS='|' read -r cpu gpu _ <<< "$(rates "$app")"
   [ -z "${ONLY:-}" ] || [[ "$app" =~ $ONLY ]] || continue
   for run in gpu-only cpu-only both 4-gpus 4-gpus+cpus; do
     case $run in

@@ -30,14 +30,13 @@
       constant-ghosts        : latency only (runs once per plan)
 
   simmodel.py regression <out-dir> SYMBOL... --cpu-gbs C --gpu-gbs G [--cpu-lat-us a]
-      [--gpu-lat-us b] [--gpus K] [--kind KIND=CPU_GBS:GPU_GBS ...] [--block-steps N]
+      [--gpu-lat-us b] [--gpus K] [--kind KIND=CPU_GBS:GPU_GBS ...]
     Models for the named symbols only, each a non-linear regression time = size / bandwidth +
-    latency (size: every buffer of the task, or the face bytes moved for halo-pack and
-    boundary, as a simulating Tessera sizes them), with no calibrated file: what
+    latency (size, as a simulating Tessera sizes its tasks: every buffer of the task; the face
+    bytes moved for halo-pack and boundary; for a time block, the bytes its steps stream, each
+    step's widened window and its exchange copies), with no calibrated file: what
     scripts/sim/node.sh writes for the kinds a simulated run asks for. --kind gives one kind its
-    own bandwidths (nbody's pairs: a rate of interactions, not of bytes); time-block tasks
-    advance --block-steps steps (the apps' automatic depth, 4), so their time per byte is that
-    many times a step's.
+    own bandwidths (nbody's pairs: a rate of interactions, not of bytes).
 
   simmodel.py rescale <model-dir> <out-dir> <summary.txt>
     A copy of a calibrated model directory whose history means are scaled, per task kind, by
@@ -326,9 +325,10 @@ def write_node_platform(args):
 # model_cpu_point_seconds) where it would otherwise assume one. Only the tile-task kinds, whose
 # types are the points' fields (tessera.<stencil>.<kind>.<types>).
 WORK_TILE_BYTES = 1 << 28
+WORK_BLOCK_STEPS = 4
 
 
-def work_entry(symbol, steps, line):
+def work_entry(symbol, line):
     kind = kind_of(symbol)
     if not (kind.startswith("interior") or kind.startswith("time-block")):
         return []
@@ -337,8 +337,11 @@ def work_entry(symbol, steps, line):
     if not types or any(t not in sizes for t in types):
         return []
     points = WORK_TILE_BYTES / sum(sizes[t] for t in types)
-    mean = line[0] * WORK_TILE_BYTES + line[1]
-    return [("00000000", WORK_TILE_BYTES, mean, points * steps)]
+    # A time block's size is what its steps stream (every buffer once a step): the tile's
+    # bytes times its steps (WORK_BLOCK_STEPS of them here).
+    steps = WORK_BLOCK_STEPS if kind.startswith("time-block") else 1
+    size = WORK_TILE_BYTES * steps
+    return [("00000000", size, line[0] * size + line[1], points * steps)]
 
 
 def write_regression(args):
@@ -348,9 +351,8 @@ def write_regression(args):
     for symbol in args.symbols:
         kind = kind_of(symbol)
         cpu_gbs, gpu_gbs = kinds.get(kind, (args.cpu_gbs, args.gpu_gbs))
-        steps = args.block_steps if kind.startswith("time-block") else 1
-        line = lambda gbs, lat: (steps * 1e6 / (gbs * 1e9), lat)
-        combs = [comb_text(0, 0, 0, work_entry(symbol, steps, line(cpu_gbs, args.cpu_lat_us)),
+        line = lambda gbs, lat: (1e6 / (gbs * 1e9), lat)
+        combs = [comb_text(0, 0, 0, work_entry(symbol, line(cpu_gbs, args.cpu_lat_us)),
                            line(cpu_gbs, args.cpu_lat_us))]
         combs += [comb_text(g + 1, 1, g, [], line(gpu_gbs, args.gpu_lat_us)) for g in range(args.gpus)]
         with open(os.path.join(dst, symbol), "w") as f:
@@ -451,7 +453,6 @@ def main():
     g.add_argument("--gpu-lat-us", type=float, default=5.0)
     g.add_argument("--gpus", type=int, default=4)
     g.add_argument("--kind", action="append", default=[])
-    g.add_argument("--block-steps", type=float, default=4)
     r = sub.add_parser("rescale")
     r.add_argument("models")
     r.add_argument("out")
