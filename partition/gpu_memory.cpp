@@ -89,7 +89,6 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   // bus alone prices the step (an assumed slow GPU would keep the depth shallow for nothing).
   const bool speed_known = m.gpu_point_seconds > 0;
   if (!speed_known) gpu_point_seconds = 0;
-  const double plane_bytes = plane_points * kPlannedBytesPerPoint;
   // A visit of a slab of `t` planes at depth `d`: its fields' tiles hold d ghost planes each
   // side, which cross the bus with them, and it reads the faces its two neighbours packed on
   // their last visit (d planes each) and packs its own two for their next: every face crosses
@@ -97,10 +96,12 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   const auto face_bytes = [&](int d) {
     return kFaceCrossings * d * plane_points * kFaceBytesPerPoint;
   };
-  // The thickest slab of which kSlabsInFlight fit, with their ghost planes and faces.
+  // The thickest slab of which the one computed and the last one leaving fit, each with its
+  // ghost planes and four faces.
+  const double in_flight_plane = plane_points * (kPlannedBytesPerPoint + kLeavingBytesPerPoint);
   const auto thickest = [&](int d) {
-    const double per_slab = p.available_bytes / kSlabsInFlight - face_bytes(d);
-    return static_cast<std::int64_t>(std::floor(per_slab / plane_bytes)) - 2 * d;
+    const double room = p.available_bytes - kSlabsInFlight * face_bytes(d);
+    return static_cast<std::int64_t>(std::floor(room / in_flight_plane)) - 2 * d;
   };
   double best = -1;
   // Even depths only: a block of an even number of steps ends in the field it started from,
@@ -131,7 +132,7 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   if (best < 0) {
     p.possible = false;
     p.needed_bytes =
-        kSlabsInFlight * (plane_bytes * static_cast<double>(kMinThickness + 4) + face_bytes(2));
+        in_flight_plane * static_cast<double>(kMinThickness + 4) + kSlabsInFlight * face_bytes(2);
     char b[320];
     std::snprintf(b, sizeof(b),
                   "streaming needs %d slabs of at least %lld planes (%.3g bytes) on a GPU at "

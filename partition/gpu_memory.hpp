@@ -27,11 +27,14 @@ inline constexpr double kFaceBytesPerPoint = 8;
 // What the slabs may hold of a GPU's memory: the rest for StarPU's own allocations, the face
 // buffers and what other grids keep there.
 inline constexpr double kUsableMemoryShare = 0.85;
-// Slabs a GPU holds at once when streaming: the one computed and the last one leaving (its
-// result written back while the next arrives). The visits run one after another
-// (tasks::kVisitsAhead): a streamed part waits on the bus, which moves a step's points at a
-// fiftieth of the GPU memory's rate, so a third slab to overlap the compute would cost more
-// (thinner slabs: more ghost planes and faces over the bus) than it saves. Simulated, heat3d
+// What the slab leaving a GPU still holds of a point: its fields but the next one, which is
+// scratch within a visit and dropped when the visit ends (tasks/ invalidates it), a double.
+inline constexpr double kLeavingBytesPerPoint = kPlannedBytesPerPoint - 8;
+// Slabs a GPU holds at once when streaming: the one computed (every field) and the last one
+// leaving (kLeavingBytesPerPoint; its result written back while the next arrives). The visits run
+// one after another (tasks::kVisitsAhead): a streamed part waits on the bus, which moves a step's
+// points at a fiftieth of the GPU memory's rate, so a third slab to overlap the compute would cost
+// more (thinner slabs: more ghost planes and faces over the bus) than it saves. Simulated, heat3d
 // 1024^3 on a 4 GiB GPU: three slabs, the next visit's fetched during one: 144.6 ms a step;
 // two, one after another: 96.6 ms (docs/simulation.md, "Grids larger than the GPU").
 inline constexpr int kSlabsInFlight = 2;

@@ -356,22 +356,22 @@ TEST(Planner, MergesTheTilesOfEachCudaWorker) {
   m.cuda_workers = 1;
   // The GPU's memory bounds a slab (plan_gpu_memory): 512^3 points at 24 bytes are 3.2 GB,
   // within 0.85 of an H100's 80 GB or of a 4 GB GPU (one slab, resident); on a 2 GB GPU
-  // (1.7 GB usable, 850 MB a slab in flight: 135 planes of 6.3 MB less the faces and ghost
-  // planes of the depth) the 16 given slabs merge into 7 that stream through it, 16 steps a
-  // visit (no compute speed: the bus alone prices the depth; 7 slabs of 73 planes move 960
-  // bytes a plane's column a step, 6 of 85 at depth 14 969); on a 1 GB GPU streaming needs
-  // more slabs than the 16 given: kept.
+  // (1.7 GB usable for the slab computed, 24 bytes a point, and the one leaving, 16: 162 planes
+  // of 10.5 MB less the faces and ghost planes of the depth) the 16 given slabs merge into 5 that
+  // stream through it, 16 steps a visit (no compute speed: the bus alone prices the depth; 5
+  // slabs of 103 planes move 832 bytes a plane's column a step, 5 at depth 14 905); on a 700 MB
+  // GPU streaming needs more slabs than the 16 given (19): kept.
   m.gpus = {{80e9, 0}};
   EXPECT_TRUE(Planner(m, true).given({512, 512, 512}, 3, slabs).cuts[2].empty());
   m.gpus = {{4e9, 0}};
   EXPECT_TRUE(Planner(m, true).given({512, 512, 512}, 3, slabs).cuts[2].empty());
   m.gpus = {{2e9, 0}};
   p = Planner(m, true).given({512, 512, 512}, 3, slabs);
-  EXPECT_EQ(p.cuts[2].size(), 6u);
+  EXPECT_EQ(p.cuts[2].size(), 4u);
   EXPECT_EQ(p.stream_depth, 16);
-  EXPECT_THAT(p.summary, HasSubstr("merged into 7, streamed: 3.22e+09 bytes a GPU's share "
-                                   "against 1.7e+09 it may hold; 7 slabs, 16 steps a visit"));
-  m.gpus = {{1e9, 0}};
+  EXPECT_THAT(p.summary, HasSubstr("merged into 5, streamed: 3.22e+09 bytes a GPU's share "
+                                   "against 1.7e+09 it may hold; 5 slabs, 16 steps a visit"));
+  m.gpus = {{0.7e9, 0}};
   p = Planner(m, true).given({512, 512, 512}, 3, slabs);
   EXPECT_FALSE(p.merged);
   EXPECT_EQ(p.cuts, slabs);
@@ -709,35 +709,36 @@ TEST(GpuMemory, AGridThatFitsStaysResident) {
 }
 
 TEST(GpuMemory, AGridLargerThanTheGpuStreamsInSlabsThatFit) {
+  using tessera::partition::kLeavingBytesPerPoint;
   using tessera::partition::kPlannedBytesPerPoint;
-  using tessera::partition::kSlabsInFlight;
   using tessera::partition::plan_gpu_memory;
-  // heat3d 1024^3 on a 4 GiB GPU as StarPU reports it (3.6 GiB): 3.29 GB usable, 1.64 GB a slab
-  // in flight, 65 planes of 25 MB less the faces and 2 x depth ghost planes. What crosses the
-  // bus a step, per plane's column: 9344 bytes at depth 2 (18 slabs), 5444 at 4 (21), 4201
-  // at 6 (23), 3775 at 8 (27 slabs of 38 planes), 3814 at 10 (34); with the GPU's compute after
-  // it (6.3 ms a step and the recomputed ghost planes): depth 8. The fields alone would be 2048
-  // at depth 8: at this memory the ghost planes and faces cost nearly as much as the fields.
+  // heat3d 1024^3 on a 4 GiB GPU as StarPU reports it (3.6 GiB): 3.29 GB usable for the slab
+  // computed (24 bytes a point) and the one leaving (16: its scratch dropped), 78 planes of
+  // 42 MB less their faces and 2 x depth ghost planes. What crosses the bus a step, per plane's
+  // column: 9152 bytes at depth 2 (15 slabs), 5184 at 4 (17), 3947 at 6 (19), 3392 at 8 (21),
+  // 3238 at 10 (25 slabs of 41 planes), 3285 at 12 (30); with the GPU's compute after it (6.3
+  // ms a step and the recomputed ghost planes): depth 10. The fields alone would be 1638 at
+  // depth 10: at this memory the ghost planes and faces cost nearly as much as the fields.
   const double memory = 3865051136;
   const double plane = 1024.0 * 1024;
   const auto p = plan_gpu_memory(plane, 1024, gpu_node(memory), kH100PointSeconds, 15e-6, 1);
   EXPECT_TRUE(p.streamed);
   EXPECT_TRUE(p.possible);
-  EXPECT_EQ(p.depth, 8);
-  EXPECT_EQ(p.slabs, 27);
-  // What the GPU holds at once fits: kSlabsInFlight slabs with their ghost planes.
+  EXPECT_EQ(p.depth, 10);
+  EXPECT_EQ(p.slabs, 25);
+  // What the GPU holds at once fits: the two slabs in flight with their ghost planes.
   const double slab_planes = std::ceil(1024.0 / static_cast<double>(p.slabs)) + 2 * p.depth;
-  EXPECT_LE(kSlabsInFlight * slab_planes * plane * kPlannedBytesPerPoint, 0.85 * memory);
+  EXPECT_LE(slab_planes * plane * (kPlannedBytesPerPoint + kLeavingBytesPerPoint), 0.85 * memory);
   // The bus: the field in and out once a visit with its ghost planes (16 bytes a point), four
-  // faces of 8 planes (8 bytes a point), over 8 steps.
-  const double thick = 1024.0 / 27;
-  EXPECT_NEAR(p.bus_bytes_per_step, 27 * plane * ((thick + 16) * 16 + 4 * 8 * 8) / 8, 1e3);
-  EXPECT_NEAR(p.fields_bytes_per_step, plane * 1024 * 16 / 8, 1e3);
+  // faces of 10 planes (8 bytes a point), over 10 steps.
+  const double thick = 1024.0 / 25;
+  EXPECT_NEAR(p.bus_bytes_per_step, 25 * plane * ((thick + 20) * 16 + 4 * 10 * 8) / 10, 1e3);
+  EXPECT_NEAR(p.fields_bytes_per_step, plane * 1024 * 16 / 10, 1e3);
   EXPECT_NEAR(p.bus_seconds, p.bus_bytes_per_step / (0.82 * 50e9), 1e-9);
   EXPECT_GT(p.bus_seconds, p.compute_seconds);
   EXPECT_THAT(p.why, HasSubstr("streamed: 2.58e+10 bytes a GPU's share against 3.29e+09 it may "
-                               "hold; 27 slabs, 8 steps a visit, 3.96e+09 bytes over the bus a "
-                               "step (the fields 2.15e+09"));
+                               "hold; 25 slabs, 10 steps a visit, 3.4e+09 bytes over the bus a "
+                               "step (the fields 1.72e+09"));
   // Four such GPUs: a quarter each, still streamed, 4 x the slabs of one GPU's share.
   const auto four = plan_gpu_memory(plane, 1024, gpu_node(memory, 4), kH100PointSeconds, 15e-6, 1);
   EXPECT_TRUE(four.streamed);
@@ -748,26 +749,26 @@ TEST(GpuMemory, AGridLargerThanTheGpuStreamsInSlabsThatFit) {
 TEST(GpuMemory, SlowComputeTakesAShallowerDepth) {
   using tessera::partition::plan_gpu_memory;
   // A GPU as slow as 10 cores (268 ms a step): the recomputed ghost planes cost more than the
-  // bus saves from depth 6 on: 411.6 ms a step (107.4 ms of bus at 0.82 of its rate) against
-  // 421.2 at depth 8 (the bus alone would take 8) and 429 at depth 4.
+  // bus saves from depth 8 on: 393.8 ms a step (86.8 ms of bus at 0.82 of its rate) against
+  // 410.3 at depth 10 (which the bus alone would take) and 394.3 at depth 6.
   const auto p = plan_gpu_memory(1024.0 * 1024, 1024, gpu_node(3865051136, 1, 2.5e-9 / 10),
                                  2.5e-9 / 10, 15e-6, 1);
   EXPECT_TRUE(p.streamed);
-  EXPECT_EQ(p.depth, 6);
+  EXPECT_EQ(p.depth, 8);
   EXPECT_GT(p.compute_seconds, p.bus_seconds);
-  // Without a calibrated GPU speed the bus alone prices it: depth 8.
+  // Without a calibrated GPU speed the bus alone prices it: depth 10.
   EXPECT_EQ(
       plan_gpu_memory(1024.0 * 1024, 1024, gpu_node(3865051136, 1, 0), 2.5e-9 / 20, 15e-6, 1).depth,
-      8);
+      10);
 }
 
 TEST(GpuMemory, NotEvenTheThinnestSlabFitsIsRefused) {
   using tessera::partition::plan_gpu_memory;
-  // A 100 MB GPU for planes of 25 MB: two slabs of 8 planes, their ghost planes and faces
-  // at depth 2 need 738 MB.
+  // A 100 MB GPU for planes of 8 MB: two slabs of 8 planes (one computed, 24 bytes a point, one
+  // leaving, 16), their ghost planes and faces at depth 2 need 638 MB.
   const auto p = plan_gpu_memory(1024.0 * 1024, 1024, gpu_node(100e6), kH100PointSeconds, 15e-6, 1);
   EXPECT_FALSE(p.possible);
-  EXPECT_THAT(p.why, HasSubstr("streaming needs 2 slabs of at least 8 planes (7.38e+08 bytes) "
+  EXPECT_THAT(p.why, HasSubstr("streaming needs 2 slabs of at least 8 planes (6.38e+08 bytes) "
                                "on a GPU at once, more than the 8.5e+07 bytes it may use of its "
                                "1e+08"));
   // The chooser then gives the GPU only what it holds (3 planes, 75 MB), the rest to the CPU
