@@ -337,11 +337,12 @@ def work_entry(symbol, line):
     if not types or any(t not in sizes for t in types):
         return []
     points = WORK_TILE_BYTES / sum(sizes[t] for t in types)
-    # A time block's size is what its steps stream (every buffer once a step): the tile's
-    # bytes times its steps (WORK_BLOCK_STEPS of them here).
+    # As a calibrated run's history has it: the tile's bytes, the task's time and work. A time
+    # block (WORK_BLOCK_STEPS steps here) streams the tile's bytes once a step: the regression at
+    # that size is its time.
     steps = WORK_BLOCK_STEPS if kind.startswith("time-block") else 1
-    size = WORK_TILE_BYTES * steps
-    return [("00000000", size, line[0] * size + line[1], points * steps)]
+    return [("00000000", WORK_TILE_BYTES, line[0] * WORK_TILE_BYTES * steps + line[1],
+             points * steps)]
 
 
 def write_regression(args):
