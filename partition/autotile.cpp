@@ -269,6 +269,27 @@ Speeds speeds_of(const Machine& m) {
           m.split_seconds > 0 ? m.split_seconds : kSplitSeconds};
 }
 
+// A CPU part beside a streamed one, cut in `c`'s slabs along the split axis, on `workers` workers:
+// the grid advances at the streamed depth (one depth a grid), so each slab's blocks compute its
+// points, the planes they recompute of its neighbours' edges (recomputed_share) and copy its two
+// faces in and out, a plane of each a step (kStreamedFaceCopyPlanes), where step_seconds' ghost
+// cost is fitted to shallow blocks. Simulated, heat3d 1024^3 with 15 cores: 13-plane CPU tiles at
+// depth 8 priced by their points alone made the split 0.88x the GPU alone; at depth 10, their
+// edges priced twice (that ghost cost, then the recomputed planes) gave the cores 127 planes and
+// 79.4 ms a step where 184 gave 67.5.
+constexpr double kStreamedFaceCopyPlanes = 4;
+double streamed_cpu_seconds(const Extent3& extent, int dims, const Counts& c, int axis, int workers,
+                            const Speeds& v, int depth) {
+  double points = 1;
+  for (int a = 0; a < dims; ++a) points *= static_cast<double>(extent[a]) / c.n[a];
+  const double thickness = static_cast<double>(extent[axis]) / c.n[axis];
+  const int rounds = (c.tiles() + std::max(1, workers) - 1) / std::max(1, workers);
+  return rounds *
+         (v.cpu_point * points *
+              (1 + recomputed_share(depth, thickness) + kStreamedFaceCopyPlanes / thickness) +
+          v.task);
+}
+
 // One step of the grid split at `planes` along `axis`: the longer of the two parts (-1 where
 // the CPU part cannot be: no CPU workers, or thinner than kMinThickness); `c` and
 // `cpu_seconds` the CPU part's lattice and step.
@@ -292,13 +313,9 @@ double split_step(const Extent3& extent, int dims, const Extent3& fixed, const M
     *c = best_cpu_counts(cpu_extent, dims, fixed, m, gpu_plan.streamed ? 1 : kMostCrossCuts,
                          cpu_seconds, 0.0);
     across = c->tiles() / c->n[axis];
-    // The grid advances at the streamed part's depth (one depth a grid), so the CPU part's
-    // tiles recompute their neighbours' edges as a block's steps widen: on thin tiles a split
-    // that looks balanced by the points alone leaves the GPU waiting (simulated, heat3d 1024^3:
-    // 13-plane CPU tiles at depth 8 made the split 0.88x the GPU alone).
     if (gpu_plan.streamed)
-      *cpu_seconds *=
-          1 + recomputed_share(gpu_plan.depth, static_cast<double>(e - planes) / c->n[axis]);
+      *cpu_seconds =
+          streamed_cpu_seconds(cpu_extent, dims, *c, axis, m.cpu_workers, v, gpu_plan.depth);
   }
   if (planes < e && (m.cpu_workers <= 0 || e - planes < kMinThickness)) return -1.0;
   const double gpu = gpu_part_seconds(extent, dims, axis, planes, m, v.gpu_point, v.task, across);
