@@ -83,7 +83,11 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   p.streamed = true;
   const double link =
       m.gpu_bus_bytes_per_second() > 0 ? m.gpu_bus_bytes_per_second() : kAssumedBusBytesPerSecond;
-  const double bus = kStreamedBusShare * link;  // what the visits' transfers reach of it
+  // What the visits' transfers reach of the link, each way: a visit's upload and the last one's
+  // write-back cross at once (PCIe is full duplex; StarPU's bus model gives one way's rate), so
+  // the busier way carries about half a step's bytes.
+  const double bus = kStreamedBusShare * link;
+  const auto bus_time = [&](double bytes) { return bytes / 2 / bus; };
   // Streamed, the GPU's compute counts only where calibrated models give its speed: a GPU's
   // memory moves a step's points tens of times faster than the bus does, so without them the
   // bus alone prices the step (an assumed slow GPU would keep the depth shallow for nothing).
@@ -117,7 +121,7 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
         (thick + 2 * depth) * plane_points * kStreamedBytesPerPoint + face_bytes(depth);
     const double bytes = static_cast<double>(slabs) * visit / depth;
     const double step =
-        bytes / bus + compute + task_seconds * static_cast<double>(slabs * across) / depth;
+        bus_time(bytes) + compute + task_seconds * static_cast<double>(slabs * across) / depth;
     if (best < 0 || step < best) {
       best = step;
       p.depth = depth;
@@ -125,7 +129,7 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
       p.compute_seconds = compute;
       p.bus_bytes_per_step = bytes * gpus;
       p.fields_bytes_per_step = share_points * kStreamedBytesPerPoint / depth * gpus;
-      p.bus_seconds = bytes / bus;
+      p.bus_seconds = bus_time(bytes);
       p.step_seconds = step;
     }
   }
@@ -143,15 +147,15 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
     return p;
   }
   char b[512];
-  std::snprintf(b, sizeof(b),
-                "streamed: %.3g bytes a GPU's share against %.3g it may hold; %lld slabs, %d "
-                "steps a visit, %.3g bytes over the bus a step (the fields %.3g, their ghost "
-                "planes and faces the rest; %.2f ms at %.2g of %.3g GB/s%s), compute %.2f ms%s",
-                p.needed_bytes, p.available_bytes, static_cast<long long>(p.slabs), p.depth,
-                p.bus_bytes_per_step, p.fields_bytes_per_step, p.bus_seconds * 1e3,
-                kStreamedBusShare, link * 1e-9, m.gpu_bus_bytes_per_second() > 0 ? "" : " assumed",
-                p.compute_seconds * 1e3,
-                speed_known ? "" : " (the GPU's speed not calibrated: the bus alone)");
+  std::snprintf(
+      b, sizeof(b),
+      "streamed: %.3g bytes a GPU's share against %.3g it may hold; %lld slabs, %d "
+      "steps a visit, %.3g bytes over the bus a step (the fields %.3g, their ghost "
+      "planes and faces the rest; %.2f ms at %.2g of %.3g GB/s each way%s), compute %.2f ms%s",
+      p.needed_bytes, p.available_bytes, static_cast<long long>(p.slabs), p.depth,
+      p.bus_bytes_per_step, p.fields_bytes_per_step, p.bus_seconds * 1e3, kStreamedBusShare,
+      link * 1e-9, m.gpu_bus_bytes_per_second() > 0 ? "" : " assumed", p.compute_seconds * 1e3,
+      speed_known ? "" : " (the GPU's speed not calibrated: the bus alone)");
   p.why = b;
   return p;
 }

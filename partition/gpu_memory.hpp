@@ -41,11 +41,15 @@ inline constexpr int kSlabsInFlight = 2;
 // The deepest temporal block a streamed part is given (each step of a visit saves a crossing of
 // the bus; ghost layers deepen with it).
 inline constexpr int kDeepestStreamDepth = 16;
-// The share of the bus's rate a streamed part's transfers reach: each visit's transfers follow
-// one another, each with its latency, and the last slab's write-back shares the link with the
-// next one's arrival. Simulated, heat3d 1024^3 on a 4 GiB GPU: 0.82 (a step 1.22x its bytes'
-// time at the full rate); not measured on a GPU yet (the `ooc` step of scripts/gpu-run.sh).
-inline constexpr double kStreamedBusShare = 0.82;
+// The share of the bus's rate, each way, a streamed part's transfers reach: each visit's
+// transfers follow one another, each with its latency, and a visit's upload waits for its slot
+// in memory, and overlaps the last one's write-back only in part. Fitted on a simulated node
+// whose GPUs each have a full-duplex 50 GB/s link (simmodel.py platform --gpus): heat3d 1024^3 on
+// a 4 GiB GPU, 55.4 ms a step, predicted 54.8. Held out, 768^3 (10 slabs of depth 16) ran 20.9
+// ms against 14.7 predicted: how much of the write-back the next upload overlaps depends on the
+// slabs (0.6 would predict 64.3 and 17.0 ms, and left heat3d's CPU+GPU split 0.98x GPU-only).
+// Not measured on a GPU yet (the `ooc` step of scripts/gpu-run.sh).
+inline constexpr double kStreamedBusShare = 0.72;
 // Resident on several GPUs, a slab whose faces take long to cross between GPUs is cut into
 // two edges of kEdgePlanes planes and the rest: the edges run first (priority), and their faces
 // cross while the rest computes. A cut costs ghost planes recomputed on its two new sides (about

@@ -3,15 +3,17 @@
 # larger than the GPU"): heat3d 1024^3 and jacobi2d 49152^2 (several times the GPU's memory) on
 # the node's platform with GPUs of GPU_MEM bytes (default 4 GiB), default options but the
 # workers: GPU-only (--ncpu 0 --ncuda 1), CPU-only (--ncpu 15 --ncuda 0), both (--ncuda 1), and
-# on 4 such GPUs without and with 12 cores (--ncpu 0 --ncuda 4, --ncpu 12 --ncuda 4; the
-# platform's GPUs share one host link, docs/simulation.md).
+# on 4 such GPUs without and with 12 cores (--ncpu 0 --ncuda 4, --ncpu 12 --ncuda 4), on a node
+# whose GPUs each have their own full-duplex PCIe 5 x16 link (NODE, default "--gpus 4 --cpus
+# 16": simmodel.py platform --gpus; the sample layout of the calibration routes every transfer,
+# both ways, through one link).
 #   bash scripts/sim/out-of-core.sh [out-dir]     (default build/sim)
 # Writes out-dir/out-of-core.csv: per configuration the simulated seconds of STEPS steps (24)
 # and of twice as many, the steady state (their difference over STEPS steps: the first pass,
 # which fills the GPU and uploads both fields, left out), what the planner chose (its placement
 # line, with its predicted step) and the exit status (a run that SimGrid finds deadlocked exits
 # 70). Needs build-sim/ (docs/simulation.md, "Build and run in
-# simulation"). Settings: STEPS, GPU_MEM, ONLY=REGEX (app), RUN_TIMEOUT (host seconds a run).
+# simulation"). Settings: STEPS, GPU_MEM, NODE, ONLY=REGEX (app), RUN_TIMEOUT (host seconds a run).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
@@ -20,6 +22,7 @@ mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/tmp}/sim-ooc.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export GPU_MEM=${GPU_MEM:-$((4 << 30))}
+export NODE=${NODE:---gpus 4 --cpus 16}
 : "${RUN_TIMEOUT:=1200}"
 steps=${STEPS:-24}
 source scripts/sim/node-calibration.sh
