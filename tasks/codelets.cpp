@@ -80,6 +80,8 @@ std::uint32_t halo_work_footprint(starpu_task* task) {
 }
 }  // namespace
 
+bool sized_by_streamed_bytes(const Codelet& c) { return c.sized_by_streamed_bytes; }
+
 bool emulated_cuda_asked() {
   const char* v = std::getenv("TESSERA_EMULATED_CUDA");
   return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;

@@ -58,4 +58,8 @@ class CodeletRegistry {
 /// (off, as unset). Its value is checked when the engine starts (docs/gpu.md).
 bool emulated_cuda_asked();
 
+/// Whether the model of `c`'s tasks is sized by Placement::streamed_bytes (a time block's, in
+/// simulation only), so that their submitter computes them.
+bool sized_by_streamed_bytes(const Codelet& c);
+
 }  // namespace tessera::tasks

@@ -61,8 +61,14 @@ void submit_tile_tasks(const TileTaskCall& call) {
   std::vector<tasks::Handle> read, write, handles;
   std::vector<Access> modes;
   std::vector<std::int64_t> frame(static_cast<std::size_t>(6 + 3 * call.args.frame_fields));
-  double point_bytes = 0;  // of every field's tile, each once (the kernel's buffers)
-  for (const FieldStorage* f : fields) point_bytes += static_cast<double>(f->element_size());
+  // A point's bytes in every field's tile, each once (the kernel's buffers), where the tasks'
+  // model is sized by what they stream (a simulated time block's); 0: not computed.
+  const bool sized_by_bytes =
+      tasks::sized_by_streamed_bytes(*call.codelet) ||
+      (call.with_halo != nullptr && tasks::sized_by_streamed_bytes(*call.with_halo));
+  double point_bytes = 0;
+  if (sized_by_bytes)
+    for (const FieldStorage* f : fields) point_bytes += static_cast<double>(f->element_size());
   for (int t = 0; t < tiles; ++t) {
     const TileWindow w = tile_window(first.geometry(t), call.lo, call.hi);
     if (w.empty()) continue;
@@ -106,7 +112,7 @@ void submit_tile_tasks(const TileTaskCall& call) {
     if (call.before_tile) call.before_tile(t);
     tasks::Placement place = placement_of(first, t, first.on_rank_edge(t) ? 1 : 0);
     place.work = point_steps;
-    for (long step = 0; step < call.steps; ++step)
+    for (long step = 0; sized_by_bytes && step < call.steps; ++step)
       place.streamed_bytes +=
           point_bytes * widened_points(first.grid(), w, (call.steps - 1 - step) * call.radius);
     // A tile's next block waits for its own last one, and its neighbours' faces were packed
@@ -138,7 +144,7 @@ void submit_tile_tasks(const TileTaskCall& call) {
       handles.insert(handles.end(), faces.begin(), faces.end());
       if (fill && early)
         place.fetch_early.insert(place.fetch_early.end(), faces.begin(), faces.end());
-      place.streamed_bytes += copied_bytes(list, f.element_size());
+      if (sized_by_bytes) place.streamed_bytes += copied_bytes(list, f.element_size());
       modes.resize(handles.size(), fill ? Access::Read : Access::Write);
       if (fill) modes[static_cast<std::size_t>(h.field)] = Access::ReadWrite;
     };
