@@ -3,6 +3,7 @@
 // the runtime runs them in that order on the tile's owner: each target's sums are folded source
 // by source in one order, whatever the schedule, the workers or the ranks.
 #include <algorithm>
+#include <array>
 
 #include "core/grid/checks.hpp"
 #include "core/grid/field_impl.hpp"
@@ -56,22 +57,23 @@ void submit_pairs(const std::string& name, const TaskKind& kind,
     return static_cast<double>(g.extent[0]) * static_cast<double>(g.extent[1]) *
            static_cast<double>(g.extent[2]);
   };
-  // Whether target tile t's tasks read source tile s from another memory: another device class,
-  // another GPU, another rank.
-  const auto foreign = [&](int t, int s) {
-    const tasks::Placement a = placement_of(*accumulators.front(), t);
-    const tasks::Placement b = placement_of(*sources.front(), s);
-    return a.device != b.device || a.unit != b.unit ||
-           accumulators.front()->owner(t) != sources.front()->owner(s);
+  // The memory a tile lives in: its device class, its GPU, its rank. Target tile t's tasks read
+  // source tile s from another memory where the two differ.
+  const auto memory_of = [](const FieldStorage& f, int tile) {
+    const tasks::Placement p = placement_of(f, tile);
+    return std::array<int, 3>{p.device, p.unit, f.owner(tile)};
   };
+  std::vector<std::array<int, 3>> source_memory;
+  for (int s = 0; s < source_tiles; ++s) source_memory.push_back(memory_of(*sources.front(), s));
   std::vector<TileRef> early;
-  for (int t = 0; t < target_tiles; ++t)
+  for (int t = 0; t < target_tiles; ++t) {
+    const std::array<int, 3> target_memory = memory_of(*accumulators.front(), t);
     for (int s = 0; s < source_tiles; ++s) {
       refs.clear();
       early.clear();
       for (FieldStorage* f : targets) refs.push_back({f, t, Mode::Read});
       for (FieldStorage* f : sources) refs.push_back({f, s, Mode::Read});
-      if (foreign(t, s))
+      if (source_memory[static_cast<std::size_t>(s)] != target_memory)
         for (FieldStorage* f : sources) early.push_back({f, s, Mode::Read});
       for (FieldStorage* f : accumulators) refs.push_back({f, t, Mode::Update});
       // Its work, the interactions it sums: the size its model is priced by (tiles of
@@ -82,6 +84,7 @@ void submit_pairs(const std::string& name, const TaskKind& kind,
       submit_tiles(name, kind, refs, args,
                    points(*accumulators.front(), t) * points(*sources.front(), s), early);
     }
+  }
 }
 
 }  // namespace tessera::detail
