@@ -205,21 +205,14 @@ Cuts even_cuts(std::int64_t extent, int n) {
 namespace {
 
 // The GPU part of `planes` planes along `axis` in the GPUs' memory (plan_gpu_memory): a slab
-// per CUDA worker, or more that stream through it, cut into `across` tiles along the other
-// axes (the CPU part's cuts there), a task each.
+// per CUDA worker, or more that stream through it at most `deepest` steps a visit, cut into
+// `across` tiles along the other axes (the CPU part's cuts there), a task each.
 GpuMemoryPlan gpu_part(const Extent3& extent, int dims, int axis, std::int64_t planes,
-                       const Machine& m, double gpu_point, double task, int across) {
+                       const Machine& m, double gpu_point, double task, int across,
+                       int deepest = kDeepestStreamDepth) {
   double plane = 1;
   for (int a = 0; a < dims; ++a) plane *= a == axis ? 1.0 : static_cast<double>(extent[a]);
-  return plan_gpu_memory(plane, planes, m, gpu_point, task, across);
-}
-
-// Its predicted step: 0 without planes, -1 where not even streaming fits it.
-double gpu_part_seconds(const Extent3& extent, int dims, int axis, std::int64_t planes,
-                        const Machine& m, double gpu_point, double task, int across) {
-  if (planes <= 0) return 0;
-  const GpuMemoryPlan p = gpu_part(extent, dims, axis, planes, m, gpu_point, task, across);
-  return p.possible ? p.step_seconds : -1.0;
+  return plan_gpu_memory(plane, planes, m, gpu_point, task, across, deepest);
 }
 
 }  // namespace
@@ -291,36 +284,51 @@ double streamed_cpu_seconds(const Extent3& extent, int dims, const Counts& c, in
 }
 
 // One step of the grid split at `planes` along `axis`: the longer of the two parts (-1 where
-// the CPU part cannot be: no CPU workers, or thinner than kMinThickness); `c` and
-// `cpu_seconds` the CPU part's lattice and step.
+// the CPU part cannot be: no CPU workers, or thinner than kMinThickness, or the GPU part does
+// not fit even streamed); `c` and `cpu_seconds` the CPU part's lattice and step, `deepest` the
+// most steps a visit of a streamed GPU part may take.
 double split_step(const Extent3& extent, int dims, const Extent3& fixed, const Machine& m, int axis,
-                  std::int64_t planes, Counts* c, double* cpu_seconds) {
+                  std::int64_t planes, Counts* c, double* cpu_seconds, int* deepest) {
   const Speeds v = speeds_of(m);
   const std::int64_t e = extent[axis];
   *cpu_seconds = 0;
-  int across = 1;
-  if (planes < e) {
-    Extent3 cpu_extent = extent;
-    cpu_extent[axis] = e - planes;
-    // A GPU part that streams through the GPUs' memory is cut along the split axis only: cut
-    // across too (a lattice: the CPU part's cuts), each slab's visit would be many small tasks.
-    const GpuMemoryPlan gpu_plan =
-        planes > 0 ? gpu_part(extent, dims, axis, planes, m, v.gpu_point, v.task, 1)
-                   : GpuMemoryPlan{};
-    // No imbalance term: each CPU worker runs its own tile of each round, pinned there (the
-    // shared-queue imbalance of CPU-only runs does not arise), and what the model misses the
-    // measured rebalancing corrects.
-    *c = best_cpu_counts(cpu_extent, dims, fixed, m, gpu_plan.streamed ? 1 : kMostCrossCuts,
-                         cpu_seconds, 0.0);
-    across = c->tiles() / c->n[axis];
-    if (gpu_plan.streamed)
-      *cpu_seconds =
-          streamed_cpu_seconds(cpu_extent, dims, *c, axis, m.cpu_workers, v, gpu_plan.depth);
-  }
+  *deepest = kDeepestStreamDepth;
   if (planes < e && (m.cpu_workers <= 0 || e - planes < kMinThickness)) return -1.0;
-  const double gpu = gpu_part_seconds(extent, dims, axis, planes, m, v.gpu_point, v.task, across);
-  if (gpu < 0) return -1.0;  // the GPU part does not fit even streamed
-  return std::max(gpu, *cpu_seconds) + (planes > 0 && planes < e ? v.split : 0.0);
+  if (planes >= e) {  // GPU-only
+    const GpuMemoryPlan gpu = gpu_part(extent, dims, axis, planes, m, v.gpu_point, v.task, 1);
+    return gpu.possible ? gpu.step_seconds : -1.0;
+  }
+  if (planes <= 0) {  // CPU-only
+    *c = best_cpu_counts(extent, dims, fixed, m, kMostCrossCuts, cpu_seconds, 0.0);
+    return *cpu_seconds;
+  }
+  Extent3 cpu_extent = extent;
+  cpu_extent[axis] = e - planes;
+  // A GPU part that streams through the GPUs' memory is cut along the split axis only: cut
+  // across too (a lattice: the CPU part's cuts), each slab's visit would be many small tasks.
+  GpuMemoryPlan gpu = gpu_part(extent, dims, axis, planes, m, v.gpu_point, v.task, 1);
+  if (!gpu.possible) return -1.0;
+  // No imbalance term: each CPU worker runs its own tile of each round, pinned there (the
+  // shared-queue imbalance of CPU-only runs does not arise), and what the model misses the
+  // measured rebalancing corrects.
+  *c = best_cpu_counts(cpu_extent, dims, fixed, m, gpu.streamed ? 1 : kMostCrossCuts, cpu_seconds,
+                       0.0);
+  const int across = c->tiles() / c->n[axis];
+  if (!gpu.streamed) {
+    if (across > 1) gpu = gpu_part(extent, dims, axis, planes, m, v.gpu_point, v.task, across);
+    return std::max(gpu.step_seconds, *cpu_seconds) + v.split;
+  }
+  // Streamed: one depth for the grid, so the CPU part's slabs recompute their neighbours' edges
+  // at the GPU part's depth (streamed_cpu_seconds). Where that costs more than the bus saves,
+  // a shallower one: each depth the GPU part may take, the shortest step of both.
+  double best = -1;
+  for (int d = gpu.depth; d >= 2; d -= 2) {
+    const GpuMemoryPlan g = gpu_part(extent, dims, axis, planes, m, v.gpu_point, v.task, 1, d);
+    const double cpu = streamed_cpu_seconds(cpu_extent, dims, *c, axis, m.cpu_workers, v, g.depth);
+    const double step = std::max(g.step_seconds, cpu);
+    if (best < 0 || step < best) best = step, *cpu_seconds = cpu, *deepest = d;
+  }
+  return best + v.split;
 }
 
 }  // namespace
@@ -356,9 +364,11 @@ TileChoice split_tiles(const Extent3& extent, int dims, const Extent3& fixed, co
   const std::int64_t best = std::min(e, std::max<std::int64_t>(0, split));
   Counts c_best;
   double cpu_seconds = 0;
-  const double step = split_step(extent, dims, fixed, m, axis, best, &c_best, &cpu_seconds);
+  int deepest = kDeepestStreamDepth;
+  const double step =
+      split_step(extent, dims, fixed, m, axis, best, &c_best, &cpu_seconds, &deepest);
   const GpuMemoryPlan memory = gpu_part(extent, dims, axis, best, m, v.gpu_point, v.task,
-                                        best < e ? c_best.tiles() / c_best.n[axis] : 1);
+                                        best < e ? c_best.tiles() / c_best.n[axis] : 1, deepest);
   const double gpu_seconds = best > 0 ? memory.step_seconds : 0;
   const int slabs = static_cast<int>(std::min<std::int64_t>(memory.slabs, best));
   out.stream_depth = best > 0 && memory.streamed && memory.possible ? memory.depth : 0;
@@ -446,14 +456,15 @@ TileChoice choose_tiles(const Extent3& extent, int dims, const Extent3& fixed, c
     // Every split on a coarse grid of planes, then every plane around the best.
     const std::int64_t stride = std::max<std::int64_t>(1, e / 128);
     std::int64_t best = e;
-    double best_seconds = split_step(extent, dims, fixed, m, axis, e, &c, &cpu_seconds);
+    int deepest = kDeepestStreamDepth;
+    double best_seconds = split_step(extent, dims, fixed, m, axis, e, &c, &cpu_seconds, &deepest);
     // For the summary: GPU-only (e planes), CPU-only (0, the coarse pass's first) and the best
     // split with both parts.
     const double gpu_only = best_seconds;
     double cpu_only = -1, best_split_seconds = -1;
     std::int64_t best_split = -1;
     auto consider = [&](std::int64_t planes) {
-      const double s = split_step(extent, dims, fixed, m, axis, planes, &c, &cpu_seconds);
+      const double s = split_step(extent, dims, fixed, m, axis, planes, &c, &cpu_seconds, &deepest);
       if (s >= 0 && (best_seconds < 0 || s < best_seconds)) best = planes, best_seconds = s;
       if (planes == 0) cpu_only = s;
       if (planes > 0 && s >= 0 && (best_split_seconds < 0 || s < best_split_seconds))

@@ -20,6 +20,15 @@ struct Gpu {
   double peer_bytes_per_second = 0;  // this GPU -> its neighbour GPU, one way; 0: unknown
 };
 
+// What a point of the grid planned holds in its fields (tessera::PointData), as the GPUs' memory
+// and the bus see it: every field's bytes, and the stencil's field's (its next, scratch within a
+// streamed visit, holds as much; a face moves a plane of it). Unsaid: three doubles (a field,
+// its next, one more input).
+struct PointBytes {
+  double all = 24;
+  double field = 8;
+};
+
 // What the chooser knows of the machine. A time of 0 is unknown: the defaults below are used.
 struct Machine {
   int ranks = 1;  // the workers below are every rank's
@@ -37,6 +46,8 @@ struct Machine {
   // The GPUs of one rank (one per CUDA worker; every rank's alike, the figures agreed over
   // the ranks): what bounds the tiles placed on them (plan_gpu_memory).
   std::vector<Gpu> gpus;
+  // The grid planned: what a point of it holds (Planner::for_points sets it per grid).
+  PointBytes point;
   // The memory every GPU has at least (0: some GPU's is unknown, or no GPU).
   double gpu_memory_bytes() const;
   // The slowest GPU's bus to main memory, bytes per second one way (0: unknown).

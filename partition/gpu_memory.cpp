@@ -33,7 +33,7 @@ double gpu_exchange_seconds(double plane_points, const Machine& m) {
   double link = m.gpu_peer_bytes_per_second();
   if (!(link > 0)) link = m.gpu_bus_bytes_per_second();
   if (!(link > 0)) link = kAssumedBusBytesPerSecond;
-  return 2 * plane_points * kFaceBytesPerPoint / link;
+  return 2 * plane_points * m.point.field / link;
 }
 
 namespace {
@@ -60,7 +60,8 @@ void price_faces_between_gpus(GpuMemoryPlan& p, double plane_points, std::int64_
 }  // namespace
 
 GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Machine& m,
-                              double gpu_point_seconds, double task_seconds, int across) {
+                              double gpu_point_seconds, double task_seconds, int across,
+                              int deepest) {
   GpuMemoryPlan p;
   const int gpus = std::max(1, m.cuda_workers);
   p.slabs = std::min<std::int64_t>(gpus, std::max<std::int64_t>(1, planes));
@@ -72,7 +73,7 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   p.step_seconds = p.compute_seconds + task_seconds * across;
   const double memory = m.gpu_memory_bytes();
   p.available_bytes = kUsableMemoryShare * memory;
-  p.needed_bytes = share_points * kPlannedBytesPerPoint;
+  p.needed_bytes = share_points * m.point.all;
   if (!(memory > 0) || p.needed_bytes <= p.available_bytes) {  // resident
     price_faces_between_gpus(p, plane_points, share, m, gpu_point_seconds, task_seconds, across);
     return p;
@@ -97,12 +98,11 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   // side, which cross the bus with them, and it reads the faces its two neighbours packed on
   // their last visit (d planes each) and packs its own two for their next: every face crosses
   // the bus both ways, as the passes follow one another.
-  const auto face_bytes = [&](int d) {
-    return kFaceCrossings * d * plane_points * kFaceBytesPerPoint;
-  };
+  const auto face_bytes = [&](int d) { return kFaceCrossings * d * plane_points * m.point.field; };
   // The thickest slab of which the one computed and the last one leaving fit, each with its
   // ghost planes and four faces.
-  const double in_flight_plane = plane_points * (kPlannedBytesPerPoint + kLeavingBytesPerPoint);
+  const double in_flight_plane = plane_points * (m.point.all + leaving_bytes_per_point(m.point));
+  const double streamed_point = streamed_bytes_per_point(m.point);
   const auto thickest = [&](int d) {
     const double room = p.available_bytes - kSlabsInFlight * face_bytes(d);
     return static_cast<std::int64_t>(std::floor(room / in_flight_plane)) - 2 * d;
@@ -111,14 +111,13 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   // Even depths only: a block of an even number of steps ends in the field it started from,
   // so that the other one is scratch and never crosses the bus (an odd one ends in next, and
   // both would have to be kept).
-  for (int depth = 2; depth <= kDeepestStreamDepth; depth += 2) {
+  for (int depth = 2; depth <= std::min(deepest, kDeepestStreamDepth); depth += 2) {
     const std::int64_t t = std::min(thickest(depth), share);
     if (t < std::max<std::int64_t>(kMinThickness, depth)) break;  // deeper only thins slabs
     const std::int64_t slabs = (share + t - 1) / t;
     const double thick = static_cast<double>(share) / static_cast<double>(slabs);
     const double compute = gpu_point_seconds * share_points * (1 + recomputed_share(depth, thick));
-    const double visit =
-        (thick + 2 * depth) * plane_points * kStreamedBytesPerPoint + face_bytes(depth);
+    const double visit = (thick + 2 * depth) * plane_points * streamed_point + face_bytes(depth);
     const double bytes = static_cast<double>(slabs) * visit / depth;
     const double step =
         bus_time(bytes) + compute + task_seconds * static_cast<double>(slabs * across) / depth;
@@ -128,7 +127,7 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
       p.slabs = slabs * gpus;
       p.compute_seconds = compute;
       p.bus_bytes_per_step = bytes * gpus;
-      p.fields_bytes_per_step = share_points * kStreamedBytesPerPoint / depth * gpus;
+      p.fields_bytes_per_step = share_points * streamed_point / depth * gpus;
       p.bus_seconds = bus_time(bytes);
       p.step_seconds = step;
     }

@@ -11,27 +11,22 @@
 
 namespace tessera::partition {
 
-// The bytes a point of a stencil's fields holds on a GPU, as the planner plans before the
-// fields exist (a Grid is made before its fields): three doubles, a field, its next and one more
-// input (heat3d has two, jacobi2d three). A field registered beyond it is checked against the
-// plan when it is made (check_streamed_fields in core/).
-inline constexpr double kPlannedBytesPerPoint = 24;
-// The bytes a point moves over the bus each visit of a streamed slab: its field in and out (a
-// double each way); the next field is scratch within a visit and never moves (the tasks
-// discard it: tasks/ invalidates it after each visit and refills its constant ghost layers).
-inline constexpr double kStreamedBytesPerPoint = 16;
+// The bytes a point moves over the bus each visit of a streamed slab, of `point` (Machine::point):
+// the stencil's field in and out, every other input in; its next is scratch within a visit and
+// never moves (the tasks discard it: tasks/ invalidates it after each visit and refills its
+// constant ghost layers). That is every field's bytes once.
+inline double streamed_bytes_per_point(const PointBytes& point) { return point.all; }
 // A visit's faces: the two its neighbours packed on their last visit come in, the two it packs
-// go out (the next pass reads them), a double each (the stencil's field).
+// go out (the next pass reads them), a point of the stencil's field each (PointBytes::field).
 inline constexpr int kFaceCrossings = 4;
-inline constexpr double kFaceBytesPerPoint = 8;
 // What the slabs may hold of a GPU's memory: the rest for StarPU's own allocations, the face
 // buffers and what other grids keep there.
 inline constexpr double kUsableMemoryShare = 0.85;
 // What the slab leaving a GPU still holds of a point: its fields but the next one, which is
-// scratch within a visit and dropped when the visit ends (tasks/ invalidates it), a double.
-inline constexpr double kLeavingBytesPerPoint = kPlannedBytesPerPoint - 8;
+// scratch within a visit and dropped when the visit ends (tasks/ invalidates it).
+inline double leaving_bytes_per_point(const PointBytes& point) { return point.all - point.field; }
 // Slabs a GPU holds at once when streaming: the one computed (every field) and the last one
-// leaving (kLeavingBytesPerPoint; its result written back while the next arrives). The visits run
+// leaving (leaving_bytes_per_point; its result written back while the next arrives). The visits run
 // one after another (tasks::kVisitsAhead): a streamed part waits on the bus, which moves a step's
 // points at a fiftieth of the GPU memory's rate, so a third slab to overlap the compute would cost
 // more (thinner slabs: more ghost planes and faces over the bus) than it saves. Simulated, heat3d
@@ -91,8 +86,8 @@ struct GpuMemoryPlan {
 // `machine`'s GPUs (one slab per GPU at least), at `gpu_point_seconds` a point of a step and
 // `task_seconds` a task, `across` tiles a plane (the other axes' cuts). Resident where a GPU's
 // share fits its memory (or the memory is unknown); else streamed in slabs of which
-// kSlabsInFlight fit, at the depth whose step (the bus's time, then the compute's: one visit
-// after another) is shortest.
+// kSlabsInFlight fit, at the depth up to `deepest` whose step (the bus's time, then the
+// compute's: one visit after another) is shortest.
 // What a step's faces between neighbouring GPUs cost each GPU that holds a slab of a part of
 // `plane_points` points a plane: a face each way to each neighbour, a step's planes of it (a
 // block of d steps moves d planes once), over the slowest link between neighbours (StarPU's bus
@@ -102,6 +97,7 @@ struct GpuMemoryPlan {
 double gpu_exchange_seconds(double plane_points, const Machine& machine);
 
 GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Machine& machine,
-                              double gpu_point_seconds, double task_seconds, int across);
+                              double gpu_point_seconds, double task_seconds, int across,
+                              int deepest = kDeepestStreamDepth);
 
 }  // namespace tessera::partition

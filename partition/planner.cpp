@@ -14,6 +14,12 @@ namespace tessera::partition {
 Planner::Planner(const Machine& machine, bool speeds_known)
     : machine_(machine), speeds_known_(speeds_known) {}
 
+Planner Planner::for_points(const PointBytes& point) const {
+  Planner p = *this;
+  p.machine_.point = point;
+  return p;
+}
+
 TileChoice Planner::automatic(const Extent3& extent, int dims, const Extent3& fixed) const {
   TileChoice c = choose_tiles(extent, dims, fixed, machine_);
   const int axis = c.split_axis;

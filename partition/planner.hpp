@@ -26,6 +26,9 @@ class Planner {
   Planner(const Machine& machine, bool speeds_known);
 
   const Machine& machine() const { return machine_; }
+  // This planner for a grid a point of which holds `point` in its fields (tessera::PointData):
+  // what its GPU part is priced with in the GPUs' memory and over the bus.
+  Planner for_points(const PointBytes& point) const;
   // With CUDA workers every tiling gets a placement; without, none.
   bool places() const { return machine_.cuda_workers > 0; }
   // A hand-set share of the GPU (--gpu-fraction): a fixed split, never moved.

@@ -22,7 +22,10 @@ int main(int argc, char** argv) {
 
   return apps::run_guarded([&] {
     tessera::Runtime rt(o.runtime);
-    tessera::Grid<2> grid({o.size[0], o.size[1]}, {o.tile[0], o.tile[1]});
+    // t, next and the two winds (CloudSim): what the planner sizes slabs by where the grid
+    // outgrows the GPUs' memory.
+    tessera::Grid<2> grid({o.size[0], o.size[1]}, {o.tile[0], o.tile[1]}, {},
+                          tessera::PointData::of<float, float, float, float>());
     apps::CloudSim sim(grid, params, o.steps_per_exchange);
     apps::print_depth("cloudsim", sim.depth, o.steps_per_exchange == tessera::kAutoDepth,
                       o.runtime.quiet, rt.rank());

@@ -19,7 +19,9 @@ int main(int argc, char** argv) {
   return apps::run_guarded([&] {
     tessera::Runtime rt(o.runtime);
     apps::check_heat3d_alpha(alpha);  // after the Runtime: under mpirun, said once
-    tessera::Grid<3> grid({o.size[0], o.size[1], o.size[2]}, {o.tile[0], o.tile[1], o.tile[2]});
+    // u and next: what the planner sizes slabs by where the grid outgrows the GPUs' memory.
+    tessera::Grid<3> grid({o.size[0], o.size[1], o.size[2]}, {o.tile[0], o.tile[1], o.tile[2]}, {},
+                          tessera::PointData::of<double, double>());
     tessera::Stencil<3> heat("heat3d", tessera::Shape::Star, 1);
     const int depth = apps::steps_per_exchange(heat, grid, o.steps_per_exchange);
     tessera::Field<double, 3> u(grid, depth, apps::heat3d_boundaries(), "u");

@@ -13,7 +13,9 @@ int main(int argc, char** argv) {
 
   return apps::run_guarded([&] {
     tessera::Runtime rt(o.runtime);
-    tessera::Grid<2> grid({o.size[0], o.size[1]}, {o.tile[0], o.tile[1]});
+    // u, next and f: what the planner sizes slabs by where the grid outgrows the GPUs' memory.
+    tessera::Grid<2> grid({o.size[0], o.size[1]}, {o.tile[0], o.tile[1]}, {},
+                          tessera::PointData::of<float, float, float>());
     const auto zero = tessera::Boundaries<2>::all(tessera::Boundary::dirichlet(0.0));
     tessera::Stencil<2> jacobi("jacobi2d", tessera::Shape::Star, 1);
     const int depth = apps::steps_per_exchange(jacobi, grid, o.steps_per_exchange);

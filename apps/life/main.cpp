@@ -13,7 +13,8 @@ int main(int argc, char** argv) {
 
   return apps::run_guarded([&] {
     tessera::Runtime rt(o.runtime);
-    tessera::Grid<2> grid({o.size[0], o.size[1]}, {o.tile[0], o.tile[1]}, {true, true});
+    tessera::Grid<2> grid({o.size[0], o.size[1]}, {o.tile[0], o.tile[1]}, {true, true},
+                          tessera::PointData::of<std::uint8_t, std::uint8_t>());  // cells, next
     tessera::Stencil<2> life("life", tessera::Shape::Box, 1);
     const int depth = apps::steps_per_exchange(life, grid, o.steps_per_exchange);
     tessera::Field<std::uint8_t, 2> cells(grid, depth, {}, "cells"), next(grid, depth, {}, "next");

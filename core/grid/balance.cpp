@@ -59,7 +59,8 @@ double retile_seconds_per_byte(Context& rt) {
 Rebalanced plan_rebalance(const GridSpec& grid, double gpu_seconds, double cpu_seconds,
                           double threshold, long steps_left, double bytes) {
   Context& rt = live_context("tessera::Balance");
-  const partition::Planner& planner = rt.planner;
+  const partition::Planner planner = rt.planner.for_points(
+      {static_cast<double>(grid.point_bytes), static_cast<double>(grid.field_bytes)});
   const int axis = grid.split_axis;
   const auto e = static_cast<double>(grid.extent[static_cast<std::size_t>(axis)]);
   // Where the rates put the split, then whether that pays: Field::retile keeps the GPU tiles

@@ -83,15 +83,15 @@ void check_gpu_fields(const Context& rt, const GridSpec& grid, int halo, std::si
   names += "'" + name + "'";
   const double tile_bytes = mine + other_tile;
   char b[200];
-  if (grid.stream_depth > 0 && bytes > partition::kPlannedBytesPerPoint) {
-    std::snprintf(b, sizeof(b), "%.0f bytes a point, more than the %.0f", bytes,
-                  partition::kPlannedBytesPerPoint);
+  if (grid.stream_depth > 0 && bytes > static_cast<double>(grid.point_bytes)) {
+    std::snprintf(b, sizeof(b), "%.0f bytes a point, more than the %zu", bytes, grid.point_bytes);
     throw Error("field '" + name + "' makes the fields of its grid (" + names + ") hold " + b +
                 " the planner sized the grid's slabs for: the grid is larger than the GPUs' "
                 "memory and streams through it in slabs (Grid::stream_depth), of which those "
-                "bytes would not fit; run with CPU workers taking a share (--ncpu), on more or "
-                "larger GPUs, or give the tiles yourself (--tile with --keep-gpu-tiles) in "
-                "slabs thin enough");
+                "bytes would not fit; say what a point holds where the grid is made "
+                "(tessera::PointData::of<...>(), a type a field), or run with CPU workers "
+                "taking a share (--ncpu), on more or larger GPUs, or with tiles given "
+                "(--tile with --keep-gpu-tiles) in slabs thin enough");
   }
   if (grid.stream_depth == 0 && tile_bytes > memory) {
     std::snprintf(b, sizeof(b), "%.3g bytes on a GPU, more than the %.3g", tile_bytes, memory);

@@ -17,8 +17,8 @@ std::string face_name(int axis, int side);
 /// with `halo` ghost layers named `name` on `grid`: throws, before any task, where the fields
 /// on the grid would not fit a GPU as the tiles placed there need them: on a grid streamed
 /// through the GPUs' memory (GridSpec::stream_depth), more bytes a point than the planner sized
-/// its slabs for (partition::kPlannedBytesPerPoint); on any other, the largest tile on a GPU,
-/// with its ghost layers, of the new field and of the largest other one together beyond what
+/// its slabs for (GridSpec::point_bytes, the Grid's PointData); on any other, the largest tile on a
+/// GPU, with its ghost layers, of the new field and of the largest other one together beyond what
 /// StarPU may use of the GPU's memory (a step reads one field and writes another: such a step
 /// could never be brought there, and StarPU would wait for memory forever).
 void check_gpu_fields(const Context& rt, const GridSpec& grid, int halo, std::size_t element_size,

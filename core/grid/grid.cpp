@@ -88,6 +88,17 @@ Lattice lattice_of_cuts(const Extent3& extent, const std::array<std::vector<std:
   return l;
 }
 
+// What a point holds, as the planner prices a GPU's memory and the bus with it.
+partition::PointBytes point_bytes(const PointData& points) {
+  if (points.field_bytes == 0 || points.bytes < points.field_bytes)
+    throw Error("a grid's PointData of " + std::to_string(points.bytes) +
+                " bytes a point, of which the stencil's field " +
+                std::to_string(points.field_bytes) +
+                ": a point holds at least its field, of at least a byte; make it with "
+                "tessera::PointData::of<T...>(), a type for each field");
+  return {static_cast<double>(points.bytes), static_cast<double>(points.field_bytes)};
+}
+
 // A grid whose GPU part fits no GPU even streamed, refused before any task: the planner's
 // figures (bytes needed, bytes available) and what to change.
 std::string gpu_memory_refusal(const Context& rt, const Extent3& extent, int dims,
@@ -103,9 +114,11 @@ std::string gpu_memory_refusal(const Context& rt, const Extent3& extent, int dim
 // Tiles chosen by the library along the axes whose tile is 0, by the run's planner: with CUDA
 // workers the split is where both parts take a step in the shortest time (a hand-set
 // --gpu-fraction puts it at that share of the planes instead).
-Lattice automatic_lattice(const Extent3& extent, const Extent3& tile, int dims) {
+Lattice automatic_lattice(const Extent3& extent, const Extent3& tile, int dims,
+                          const PointData& points) {
   Context& rt = live_context("a Grid whose tiles the library chooses (a tile extent of 0)");
-  const partition::TileChoice choice = rt.planner.automatic(extent, dims, tile);
+  const partition::TileChoice choice =
+      rt.planner.for_points(point_bytes(points)).automatic(extent, dims, tile);
   Lattice l = lattice_of_cuts(extent, choice.cuts, dims, -1, -1);
   l.split_axis = choice.split_axis;
   l.split = choice.split;
@@ -136,7 +149,8 @@ Lattice pairs_lattice(const Extent3& extent, int dims) {
 // (`as_extent`; cut positions are kept) unless Options::merge_gpu_tiles is off
 // (Planner::merge_gpu_part); on several ranks whole classes only (Planner::whole_classes);
 // every rank's planner decides alike.
-void place_given_tiles(Lattice& l, const Extent3& extent, int dims, bool as_extent) {
+void place_given_tiles(Lattice& l, const Extent3& extent, int dims, bool as_extent,
+                       const PointData& points) {
   Context* rt = live_context_or_null();
   if (rt == nullptr || !rt->planner.places()) return;
   const bool may_merge = as_extent && rt->options.merge_gpu_tiles;
@@ -146,7 +160,8 @@ void place_given_tiles(Lattice& l, const Extent3& extent, int dims, bool as_exte
         partition::tile_starts(extent[a], l.tile[a], l.cuts[a]);
     cuts[a].assign(starts.begin() + 1, starts.end());
   }
-  const partition::LatticePlacement p = rt->planner.given(extent, dims, cuts, may_merge);
+  const partition::LatticePlacement p =
+      rt->planner.for_points(point_bytes(points)).given(extent, dims, cuts, may_merge);
   announce(*rt, "tessera: placement of " + lattice_text(extent, dims) + " in tiles of " +
                     lattice_text(l.tile, dims) + ": " + p.summary + rt->planner_speeds);
   if (p.merged) {
@@ -159,7 +174,8 @@ void place_given_tiles(Lattice& l, const Extent3& extent, int dims, bool as_exte
 }
 }  // namespace
 
-Lattice tile_lattice(const Extent3& extent, const Extent3& tile, int dims, PointWork work) {
+Lattice tile_lattice(const Extent3& extent, const Extent3& tile, int dims, PointWork work,
+                     const PointData& points) {
   check_extent(extent, dims);
   bool automatic = false;
   for (int a = 0; a < dims; ++a) {
@@ -176,20 +192,20 @@ Lattice tile_lattice(const Extent3& extent, const Extent3& tile, int dims, Point
     if (tile[a] > 0) counts[a] = partition::tile_count_along(extent[a], tile[a]);
   check_counts(extent, counts, lattice_text(tile, dims), dims);
   if (work == PointWork::AllPairs) return pairs_lattice(extent, dims);
-  if (automatic) return automatic_lattice(extent, tile, dims);
+  if (automatic) return automatic_lattice(extent, tile, dims, points);
   Lattice l;
   for (int a = 0; a < dims; ++a) {
     l.tile[a] = partition::clamped_tile(extent[a], tile[a]);
     l.tiles[a] = static_cast<int>(counts[a]);
   }
-  place_given_tiles(l, extent, dims, true);
+  place_given_tiles(l, extent, dims, true, points);
   return l;
 }
 
 Lattice cut_lattice(const Extent3& extent, const std::array<std::vector<std::int64_t>, 3>& cuts,
-                    int dims, int split_axis, std::int64_t split) {
+                    int dims, int split_axis, std::int64_t split, const PointData& points) {
   Lattice l = lattice_of_cuts(extent, cuts, dims, split_axis, split);
-  if (split_axis < 0) place_given_tiles(l, extent, dims, false);  // cut positions: kept
+  if (split_axis < 0) place_given_tiles(l, extent, dims, false, points);  // cut positions: kept
   return l;
 }
 

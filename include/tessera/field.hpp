@@ -47,6 +47,8 @@ GridSpec grid_spec(const Grid<D>& g) {
   s.split_axis = g.split_axis();
   s.split = g.split();
   s.stream_depth = g.stream_depth();
+  s.point_bytes = g.point_data().bytes;
+  s.field_bytes = g.point_data().field_bytes;
   s.chosen = !g.chosen().empty();
   return s;
 }

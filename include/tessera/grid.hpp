@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,6 +17,21 @@ namespace tessera {
 /// tile's chain of tasks grows with the grid, and a CPU part needs tiles thin enough to keep
 /// pace with the GPU's (docs/scheduling.md, "All-pairs work").
 enum class PointWork { Stencil, AllPairs };
+
+/// What a point of a grid's fields holds, for the planner that places its tiles on GPUs whose
+/// memory the grid may not fit: the slabs that stream through a GPU are sized, and the bus
+/// priced, by it (docs/gpu.md, "Grids larger than a GPU"). `of<T...>()`: a field of each type,
+/// the stencil's own first (jacobi2d's u, next and f: `PointData::of<float, float, float>()`).
+/// Unsaid: three doubles. A field made beyond it on a streamed grid is refused (it would not
+/// fit the slabs).
+struct PointData {
+  std::size_t bytes = 3 * sizeof(double);    // a point of every field
+  std::size_t field_bytes = sizeof(double);  // a point of the stencil's own field
+  template <class Field, class... Others>
+  static constexpr PointData of() {
+    return {(sizeof(Field) + ... + sizeof(Others)), sizeof(Field)};
+  }
+};
 
 namespace detail {
 /// The tiling of a grid, by partition/'s rules (library): per axis the largest tile extent, the
@@ -38,13 +54,14 @@ struct Lattice {
 /// along it from the live runtime's workers (throws without a live runtime; collective in a
 /// distributed run).
 Lattice tile_lattice(const Extent3& extent, const Extent3& tile, int dims,
-                     PointWork work = PointWork::Stencil);
+                     PointWork work = PointWork::Stencil, const PointData& points = {});
 /// Tiles cut at `cuts` along each axis (an empty list: one tile along it). A list that is a
 /// uniform lattice is stored as one (same tiles, same numbering, same Grid). With `split_axis`
 /// >= 0, the split between CUDA and CPU workers at `split` (a tile start along that axis, or
 /// its extent).
 Lattice cut_lattice(const Extent3& extent, const std::array<std::vector<std::int64_t>, 3>& cuts,
-                    int dims, int split_axis = -1, std::int64_t split = -1);
+                    int dims, int split_axis = -1, std::int64_t split = -1,
+                    const PointData& points = {});
 }  // namespace detail
 
 /// Global extent, its tiling and per-axis periodicity.
@@ -69,12 +86,14 @@ class Grid {
   /// single-rank run, those the placement planner puts on them are merged, one slab per CUDA
   /// worker (a worker runs its tiles one after another: separate tiles would cost only a task
   /// each and the ghost copies between them); tiles() counts what was made. Tiles numbered
-  /// as cut, whatever runs them: Grid::cut.
-  Grid(Index<D> extent, Index<D> tile, std::array<bool, D> periodic = {})
-      : extent_(extent), periodic_(periodic) {
+  /// as cut, whatever runs them: Grid::cut. `points`: what a point of its fields holds, where
+  /// the grid may not fit the GPUs' memory (PointData).
+  Grid(Index<D> extent, Index<D> tile, std::array<bool, D> periodic = {},
+       const PointData& points = {})
+      : extent_(extent), periodic_(periodic), points_(points) {
     detail::Extent3 t{1, 1, 1};
     for (int a = 0; a < D; ++a) t[a] = tile[a];
-    set(detail::tile_lattice(extent3(), t, D));
+    set(detail::tile_lattice(extent3(), t, D, PointWork::Stencil, points));
   }
   /// Tiles chosen by the library: Grid(extent, {0, 0, 0}) (and periodic axes with it).
   explicit Grid(Index<D> extent) : Grid(extent, Index<D>{}) {}
@@ -93,11 +112,12 @@ class Grid {
   /// relies on stay), where tiles given as an extent (Grid(extent, tile)) that the planner
   /// puts on the CUDA workers are merged in a single-rank run (chosen() says so).
   static Grid cut(Index<D> extent, const Cuts& cuts, std::array<bool, D> periodic = {},
-                  int split_axis = -1, std::int64_t split = -1) {
+                  int split_axis = -1, std::int64_t split = -1, const PointData& points = {}) {
     Grid g(extent, periodic, 0);
+    g.points_ = points;
     std::array<std::vector<std::int64_t>, 3> c;
     for (int a = 0; a < D; ++a) c[a] = cuts[a];
-    g.set(detail::cut_lattice(g.extent3(), c, D, split_axis, split));
+    g.set(detail::cut_lattice(g.extent3(), c, D, split_axis, split, points));
     return g;
   }
 
@@ -125,6 +145,9 @@ class Grid {
   /// Stencil::auto_depth gives); 0 where they stay (docs/gpu.md, "Grids larger than a GPU").
   int stream_depth() const { return stream_depth_; }
   const std::array<bool, D>& periodic() const { return periodic_; }
+  /// What a point of its fields was planned to hold (PointData; a field made beyond it on a
+  /// streamed grid is refused).
+  const PointData& point_data() const { return points_; }
   std::int64_t points() const {
     std::int64_t p = 1;
     for (int a = 0; a < D; ++a) p *= extent_[a];
@@ -182,6 +205,7 @@ class Grid {
 
   Index<D> extent_, tile_{};
   std::array<bool, D> periodic_;
+  PointData points_;
   Cuts cuts_;
   std::array<int, D> along_{};
   int tiles_ = 1;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -29,6 +30,8 @@ struct GridSpec {
   int split_axis = -1;
   std::int64_t split = -1;
   int stream_depth = 0;  // Grid::stream_depth
+  // What a point of its fields was planned to hold, and of the stencil's field (PointData).
+  std::size_t point_bytes = 24, field_bytes = 8;
   bool chosen = false;
   bool operator==(const GridSpec& o) const {
     return dims == o.dims && extent == o.extent && tile == o.tile && cuts == o.cuts &&
