@@ -84,11 +84,9 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   p.streamed = true;
   const double link =
       m.gpu_bus_bytes_per_second() > 0 ? m.gpu_bus_bytes_per_second() : kAssumedBusBytesPerSecond;
-  // What the visits' transfers reach of the link, each way: a visit's upload and the last one's
-  // write-back cross at once (PCIe is full duplex; StarPU's bus model gives one way's rate), so
-  // the busier way carries about half a step's bytes.
+  // What the visits' transfers reach of the link on its busier way (PCIe is full duplex; StarPU's
+  // bus model gives one way's rate): a visit's upload and the last one's write-back cross at once.
   const double bus = kStreamedBusShare * link;
-  const auto bus_time = [&](double bytes) { return bytes / 2 / bus; };
   // Streamed, the GPU's compute counts only where calibrated models give its speed: a GPU's
   // memory moves a step's points tens of times faster than the bus does, so without them the
   // bus alone prices the step (an assumed slow GPU would keep the depth shallow for nothing).
@@ -102,7 +100,8 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   // The thickest slab of which the one computed and the last one leaving fit, each with its
   // ghost planes and four faces.
   const double in_flight_plane = plane_points * (m.point.all + leaving_bytes_per_point(m.point));
-  const double streamed_point = streamed_bytes_per_point(m.point);
+  const double up_point = uploaded_bytes_per_point(m.point);
+  const double back_point = written_back_bytes_per_point(m.point);
   const auto thickest = [&](int d) {
     const double room = p.available_bytes - kSlabsInFlight * face_bytes(d);
     return static_cast<std::int64_t>(std::floor(room / in_flight_plane)) - 2 * d;
@@ -117,18 +116,23 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
     const std::int64_t slabs = (share + t - 1) / t;
     const double thick = static_cast<double>(share) / static_cast<double>(slabs);
     const double compute = gpu_point_seconds * share_points * (1 + recomputed_share(depth, thick));
-    const double visit = (thick + 2 * depth) * plane_points * streamed_point + face_bytes(depth);
-    const double bytes = static_cast<double>(slabs) * visit / depth;
+    // A visit's tile with its ghost planes, up and back, and two faces each way.
+    const double tile_points = (thick + 2 * depth) * plane_points;
+    const double up = tile_points * up_point + face_bytes(depth) / 2;
+    const double back = tile_points * back_point + face_bytes(depth) / 2;
+    const double visits = static_cast<double>(slabs) / depth;  // a step's
+    const double bytes = visits * (up + back);
+    const double bus_seconds = visits * std::max(up, back) / bus;
     const double step =
-        bus_time(bytes) + compute + task_seconds * static_cast<double>(slabs * across) / depth;
+        bus_seconds + compute + task_seconds * static_cast<double>(slabs * across) / depth;
     if (best < 0 || step < best) {
       best = step;
       p.depth = depth;
       p.slabs = slabs * gpus;
       p.compute_seconds = compute;
       p.bus_bytes_per_step = bytes * gpus;
-      p.fields_bytes_per_step = share_points * streamed_point / depth * gpus;
-      p.bus_seconds = bus_time(bytes);
+      p.fields_bytes_per_step = share_points * (up_point + back_point) / depth * gpus;
+      p.bus_seconds = bus_seconds;
       p.step_seconds = step;
     }
   }
@@ -146,15 +150,16 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
     return p;
   }
   char b[512];
-  std::snprintf(
-      b, sizeof(b),
-      "streamed: %.3g bytes a GPU's share against %.3g it may hold; %lld slabs, %d "
-      "steps a visit, %.3g bytes over the bus a step (the fields %.3g, their ghost "
-      "planes and faces the rest; %.2f ms at %.2g of %.3g GB/s each way%s), compute %.2f ms%s",
-      p.needed_bytes, p.available_bytes, static_cast<long long>(p.slabs), p.depth,
-      p.bus_bytes_per_step, p.fields_bytes_per_step, p.bus_seconds * 1e3, kStreamedBusShare,
-      link * 1e-9, m.gpu_bus_bytes_per_second() > 0 ? "" : " assumed", p.compute_seconds * 1e3,
-      speed_known ? "" : " (the GPU's speed not calibrated: the bus alone)");
+  std::snprintf(b, sizeof(b),
+                "streamed: %.3g bytes a GPU's share against %.3g it may hold; %lld slabs, %d "
+                "steps a visit, %.3g bytes over the bus a step (the fields %.3g, their ghost "
+                "planes and faces the rest; %.2f ms at %.2g of %.3g GB/s the busier way%s), "
+                "compute %.2f ms%s",
+                p.needed_bytes, p.available_bytes, static_cast<long long>(p.slabs), p.depth,
+                p.bus_bytes_per_step, p.fields_bytes_per_step, p.bus_seconds * 1e3,
+                kStreamedBusShare, link * 1e-9, m.gpu_bus_bytes_per_second() > 0 ? "" : " assumed",
+                p.compute_seconds * 1e3,
+                speed_known ? "" : " (the GPU's speed not calibrated: the bus alone)");
   p.why = b;
   return p;
 }

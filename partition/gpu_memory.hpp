@@ -11,11 +11,13 @@
 
 namespace tessera::partition {
 
-// The bytes a point moves over the bus each visit of a streamed slab, of `point` (Machine::point):
-// the stencil's field in and out, every other input in; its next is scratch within a visit and
-// never moves (the tasks discard it: tasks/ invalidates it after each visit and refills its
-// constant ghost layers). That is every field's bytes once.
-inline double streamed_bytes_per_point(const PointBytes& point) { return point.all; }
+// The bytes a point moves over the bus each visit of a streamed slab, of `point` (Machine::point),
+// each way: up, every field but the stencil's next, which is scratch within a visit and never
+// moves (the tasks discard it: tasks/ invalidates it after each visit and refills its constant
+// ghost layers); back, the stencil's field. A grid with inputs beyond its field and next
+// (jacobi2d's f) loads the upload more than the write-back.
+inline double uploaded_bytes_per_point(const PointBytes& point) { return point.all - point.field; }
+inline double written_back_bytes_per_point(const PointBytes& point) { return point.field; }
 // A visit's faces: the two its neighbours packed on their last visit come in, the two it packs
 // go out (the next pass reads them), a point of the stencil's field each (PointBytes::field).
 inline constexpr int kFaceCrossings = 4;
@@ -36,15 +38,15 @@ inline constexpr int kSlabsInFlight = 2;
 // The deepest temporal block a streamed part is given (each step of a visit saves a crossing of
 // the bus; ghost layers deepen with it).
 inline constexpr int kDeepestStreamDepth = 16;
-// The share of the bus's rate, each way, a streamed part's transfers reach: each visit's
-// transfers follow one another, each with its latency, and a visit's upload waits for its slot
-// in memory, and overlaps the last one's write-back only in part. Fitted on a simulated node
-// whose GPUs each have a full-duplex 50 GB/s link (simmodel.py platform --gpus): heat3d 1024^3 on
-// a 4 GiB GPU, 55.4 ms a step, predicted 54.8. Held out, 768^3 (10 slabs of depth 16) ran 20.9
-// ms against 14.7 predicted: how much of the write-back the next upload overlaps depends on the
-// slabs (0.6 would predict 64.3 and 17.0 ms, and left heat3d's CPU+GPU split 0.98x GPU-only).
-// Not measured on a GPU yet (the `ooc` step of scripts/gpu-run.sh).
-inline constexpr double kStreamedBusShare = 0.72;
+// The share of the bus's rate, each way, a streamed part's transfers reach on its busier way:
+// each visit's transfers follow one another, each with its latency. A visit's upload and the
+// last one's write-back cross at once, but the next visit's upload waits for memory, so a step
+// is the busier way's time and then the compute's (one visit after another). Fitted on a
+// simulated node whose GPUs each have a full-duplex 50 GB/s link (simmodel.py platform --gpus):
+// heat3d 1024^3 (u and next) on a 4 GiB GPU, 31.9 ms a step; jacobi2d 49152^2 (u, next, f: the
+// upload twice the write-back) predicted within 5 % with it (docs/simulation.md, "Grids larger
+// than the GPU"). Not measured on a GPU yet (the `ooc` step of scripts/gpu-run.sh).
+inline constexpr double kStreamedBusShare = 0.95;
 // Resident on several GPUs, a slab whose faces take long to cross between GPUs is cut into
 // two edges of kEdgePlanes planes and the rest: the edges run first (priority), and their faces
 // cross while the rest computes. A cut costs ghost planes recomputed on its two new sides (about
