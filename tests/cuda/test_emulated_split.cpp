@@ -404,6 +404,14 @@ TEST(EmulatedSplitMemory, WhatAPointHoldsSizesTheSlabs) {
   ASSERT_GT(run.grid.stream_depth(), 0) << run.grid.chosen();
   ASSERT_GT(floats.stream_depth(), 0) << floats.chosen();
   EXPECT_LT(floats.tiles(), run.grid.tiles()) << floats.chosen() << "\n" << run.grid.chosen();
+  // Tiles given as an extent, merged on the GPU and streamed, alike.
+  const tessera::Index<3> given{16, 32, 8};
+  const tessera::Grid<3> given_doubles(extent, given);
+  const tessera::Grid<3> given_floats(extent, given, {},
+                                      tessera::PointData::of<float, float, float>());
+  ASSERT_GT(given_doubles.stream_depth(), 0) << given_doubles.chosen();
+  EXPECT_LT(given_floats.tiles(), given_doubles.tiles()) << given_floats.chosen() << "\n"
+                                                         << given_doubles.chosen();
   const tessera::Grid<3> two(extent, automatic, {}, tessera::PointData::of<double, double>());
   const auto bc = tessera::Boundaries<3>::all(tessera::Boundary::dirichlet(0.0));
   tessera::Field<double, 3> u(two, 4, bc, "u"), next(two, 4, bc, "next");
