@@ -42,10 +42,11 @@ inline constexpr int kDeepestStreamDepth = 16;
 // each visit's transfers follow one another, each with its latency. A visit's upload and the
 // last one's write-back cross at once, but the next visit's upload waits for memory, so a step
 // is the busier way's time and then the compute's (one visit after another). Fitted on a
-// simulated node whose GPUs each have a full-duplex 50 GB/s link (simmodel.py platform --gpus):
-// heat3d 1024^3 (u and next) on a 4 GiB GPU, 31.9 ms a step; jacobi2d 49152^2 (u, next, f: the
-// upload twice the write-back) predicted within 5 % with it (docs/simulation.md, "Grids larger
-// than the GPU"). Not measured on a GPU yet (the `ooc` step of scripts/gpu-run.sh).
+// simulated node whose GPUs each have a full-duplex 50 GB/s link (simmodel.py platform --gpus) to
+// heat3d 1024^3 (u and next) on a 4 GiB GPU over a window that ended inside a pass (31.9 ms a
+// step); over whole passes it runs 35.3 (predicted 31.8) and jacobi2d 49152^2 (u, next, f: the
+// upload twice the write-back) 36.0 (37.0): docs/simulation.md, "Grids larger than the GPU".
+// Not measured on a GPU yet (the `ooc` step of scripts/gpu-run.sh).
 inline constexpr double kStreamedBusShare = 0.95;
 // Resident on several GPUs, a slab whose faces take long to cross between GPUs is cut into
 // two edges of kEdgePlanes planes and the rest: the edges run first (priority), and their faces

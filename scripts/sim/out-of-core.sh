@@ -8,9 +8,11 @@
 # 16": simmodel.py platform --gpus; the sample layout of the calibration routes every transfer,
 # both ways, through one link).
 #   bash scripts/sim/out-of-core.sh [out-dir]     (default build/sim)
-# Writes out-dir/out-of-core.csv: per configuration the simulated seconds of STEPS steps (24)
+# Writes out-dir/out-of-core.csv: per configuration the simulated seconds of STEPS steps (112)
 # and of twice as many, the steady state (their difference over STEPS steps: the first pass,
-# which fills the GPU and uploads both fields, left out), what the planner chose (its placement
+# which fills the GPU and uploads both fields, left out; STEPS a multiple of every depth the
+# planner takes, here 14 and 16, so that both windows end on a whole pass: 48 steps at depth 14
+# gave heat3d 31.9 ms a step where whole passes give 35.3), what the planner chose (its placement
 # line, with its predicted step) and the exit status (a run that SimGrid finds deadlocked exits
 # 70). Needs build-sim/ (docs/simulation.md, "Build and run in
 # simulation"). Settings: STEPS, GPU_MEM, NODE, ONLY=REGEX (app), RUN_TIMEOUT (host seconds a run).
@@ -23,8 +25,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/sim-ooc.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export GPU_MEM=${GPU_MEM:-$((4 << 30))}
 export NODE=${NODE:---gpus 4 --cpus 16}
-: "${RUN_TIMEOUT:=1200}"
-steps=${STEPS:-24}
+: "${RUN_TIMEOUT:=3000}"
+steps=${STEPS:-112}
 source scripts/sim/node-calibration.sh
 # app | binary | size (the rates: node-calibration.sh's fits)
 apps=(
