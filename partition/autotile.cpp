@@ -484,8 +484,9 @@ TileChoice choose_tiles(const Extent3& extent, int dims, const Extent3& fixed, c
          planes <= std::min(e - 1, around + stride); ++planes)
       consider(planes);
     // Beside a streamed GPU part a split must gain kStreamedSplitGain of the GPU-only step.
+    const Speeds v = speeds_of(m);
     const bool streamed =
-        gpu_only >= 0 && split_tiles(extent, dims, fixed, m, axis, e).stream_depth > 0;
+        gpu_only >= 0 && gpu_part(extent, dims, axis, e, m, v.gpu_point, v.task, 1).streamed;
     const bool too_little =
         streamed && best > 0 && best < e && best_seconds > (1 - kStreamedSplitGain) * gpu_only;
     if (too_little) best = e, best_seconds = gpu_only;

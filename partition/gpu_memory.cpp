@@ -99,9 +99,9 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   const auto face_bytes = [&](int d) { return kFaceCrossings * d * plane_points * m.point.field; };
   // The thickest slab of which the one computed and the last one leaving fit, each with its
   // ghost planes and four faces.
-  const double in_flight_plane = plane_points * (m.point.all + leaving_bytes_per_point(m.point));
-  const double up_point = uploaded_bytes_per_point(m.point);
-  const double back_point = written_back_bytes_per_point(m.point);
+  const double in_flight_plane = plane_points * (m.point.all + kept_bytes_per_point(m.point));
+  const double up_point = kept_bytes_per_point(m.point);
+  const double back_point = m.point.field;
   const auto thickest = [&](int d) {
     const double room = p.available_bytes - kSlabsInFlight * face_bytes(d);
     return static_cast<std::int64_t>(std::floor(room / in_flight_plane)) - 2 * d;

@@ -11,24 +11,21 @@
 
 namespace tessera::partition {
 
-// The bytes a point moves over the bus each visit of a streamed slab, of `point` (Machine::point),
-// each way: up, every field but the stencil's next, which is scratch within a visit and never
-// moves (the tasks discard it: tasks/ invalidates it after each visit and refills its constant
-// ghost layers); back, the stencil's field. A grid with inputs beyond its field and next
-// (jacobi2d's f) loads the upload more than the write-back.
-inline double uploaded_bytes_per_point(const PointBytes& point) { return point.all - point.field; }
-inline double written_back_bytes_per_point(const PointBytes& point) { return point.field; }
+// The bytes of a point of `point` (Machine::point) but the stencil's next, which is scratch
+// within a streamed visit, never moves and is dropped when the visit ends (tasks/ invalidates it
+// after each visit and refills its constant ghost layers): what a visit uploads, and what the
+// slab leaving the GPU still holds. A visit writes back only the stencil's field
+// (PointBytes::field), so a grid with inputs beyond its field and next (jacobi2d's f) loads the
+// upload more than the write-back.
+inline double kept_bytes_per_point(const PointBytes& point) { return point.all - point.field; }
 // A visit's faces: the two its neighbours packed on their last visit come in, the two it packs
 // go out (the next pass reads them), a point of the stencil's field each (PointBytes::field).
 inline constexpr int kFaceCrossings = 4;
 // What the slabs may hold of a GPU's memory: the rest for StarPU's own allocations, the face
 // buffers and what other grids keep there.
 inline constexpr double kUsableMemoryShare = 0.85;
-// What the slab leaving a GPU still holds of a point: its fields but the next one, which is
-// scratch within a visit and dropped when the visit ends (tasks/ invalidates it).
-inline double leaving_bytes_per_point(const PointBytes& point) { return point.all - point.field; }
 // Slabs a GPU holds at once when streaming: the one computed (every field) and the last one
-// leaving (leaving_bytes_per_point; its result written back while the next arrives). The visits run
+// leaving (kept_bytes_per_point; its result written back while the next arrives). The visits run
 // one after another (tasks::kVisitsAhead): a streamed part waits on the bus, which moves a step's
 // points at a fiftieth of the GPU memory's rate, so a third slab to overlap the compute would cost
 // more (thinner slabs: more ghost planes and faces over the bus) than it saves. Simulated, heat3d
