@@ -293,14 +293,14 @@ constexpr double kStreamedSplitGain = 0.10;
 
 // One step of the grid split at `planes` along `axis`: the longer of the two parts (-1 where
 // the CPU part cannot be: no CPU workers, or thinner than kMinThickness, or the GPU part does
-// not fit even streamed); `c` and `cpu_seconds` the CPU part's lattice and step, `deepest` the
-// most steps a visit of a streamed GPU part may take.
+// not fit even streamed); `c` and `cpu_seconds` the CPU part's lattice and step, `deepest`
+// (where asked) the most steps a visit of a streamed GPU part may take.
 double split_step(const Extent3& extent, int dims, const Extent3& fixed, const Machine& m, int axis,
-                  std::int64_t planes, Counts* c, double* cpu_seconds, int* deepest) {
+                  std::int64_t planes, Counts* c, double* cpu_seconds, int* deepest = nullptr) {
   const Speeds v = speeds_of(m);
   const std::int64_t e = extent[axis];
   *cpu_seconds = 0;
-  *deepest = kDeepestStreamDepth;
+  if (deepest != nullptr) *deepest = kDeepestStreamDepth;
   if (planes < e && (m.cpu_workers <= 0 || e - planes < kMinThickness)) return -1.0;
   if (planes >= e) {  // GPU-only
     const GpuMemoryPlan gpu = gpu_part(extent, dims, axis, planes, m, v.gpu_point, v.task, 1);
@@ -334,7 +334,11 @@ double split_step(const Extent3& extent, int dims, const Extent3& fixed, const M
     const GpuMemoryPlan g = gpu_part(extent, dims, axis, planes, m, v.gpu_point, v.task, 1, d);
     const double cpu = streamed_cpu_seconds(cpu_extent, dims, *c, axis, m.cpu_workers, v, g.depth);
     const double step = std::max(g.step_seconds, cpu);
-    if (best < 0 || step < best) best = step, *cpu_seconds = cpu, *deepest = d;
+    if (best < 0 || step < best) {
+      best = step;
+      *cpu_seconds = cpu;
+      if (deepest != nullptr) *deepest = d;
+    }
   }
   return best + v.split;
 }
@@ -464,15 +468,14 @@ TileChoice choose_tiles(const Extent3& extent, int dims, const Extent3& fixed, c
     // Every split on a coarse grid of planes, then every plane around the best.
     const std::int64_t stride = std::max<std::int64_t>(1, e / 128);
     std::int64_t best = e;
-    int deepest = kDeepestStreamDepth;
-    double best_seconds = split_step(extent, dims, fixed, m, axis, e, &c, &cpu_seconds, &deepest);
+    double best_seconds = split_step(extent, dims, fixed, m, axis, e, &c, &cpu_seconds);
     // For the summary: GPU-only (e planes), CPU-only (0, the coarse pass's first) and the best
     // split with both parts.
     const double gpu_only = best_seconds;
     double cpu_only = -1, best_split_seconds = -1;
     std::int64_t best_split = -1;
     auto consider = [&](std::int64_t planes) {
-      const double s = split_step(extent, dims, fixed, m, axis, planes, &c, &cpu_seconds, &deepest);
+      const double s = split_step(extent, dims, fixed, m, axis, planes, &c, &cpu_seconds);
       if (s >= 0 && (best_seconds < 0 || s < best_seconds)) best = planes, best_seconds = s;
       if (planes == 0) cpu_only = s;
       if (planes > 0 && s >= 0 && (best_split_seconds < 0 || s < best_split_seconds))

@@ -158,6 +158,22 @@ TEST(Errors, RankGridMustMatchRanksAndTiles) {
 
 }  // namespace
 
+// A PointData without a field's bytes, or smaller than its field, is refused when the grid is
+// made, with CPU workers only too (where no planner reads it).
+TEST(Errors, PointDataWithoutItsFieldIsRefused) {
+  tessera::Runtime rt(test::options({"eager", 1}));
+  EXPECT_THAT(error_of([] {
+                tessera::Grid<2>({8, 8}, {4, 4}, {}, tessera::PointData{8, 0});
+              }),
+              AllOf(HasSubstr("PointData of 8 bytes a point, of which the stencil's field 0"),
+                    HasSubstr("tessera::PointData::of<T...>()")));
+  EXPECT_THAT(error_of([] {
+                tessera::Grid<2>::cut({8, 8}, {{{4}, {}}}, {}, -1, -1, tessera::PointData{4, 8});
+              }),
+              HasSubstr("a point holds at least its field"));
+  EXPECT_EQ(tessera::Grid<2>({8, 8}, {4, 4}, {}, tessera::PointData::of<float>()).tiles(), 4);
+}
+
 // Sizes that do not fit the library's counters are refused, never wrapped into another grid.
 TEST(Errors, SizesThatOverflowAreRefused) {
   const std::int64_t huge = std::numeric_limits<std::int64_t>::max();

@@ -88,14 +88,19 @@ Lattice lattice_of_cuts(const Extent3& extent, const std::array<std::vector<std:
   return l;
 }
 
-// What a point holds, as the planner prices a GPU's memory and the bus with it.
-partition::PointBytes point_bytes(const PointData& points) {
+// A point holds at least its stencil's field, of at least a byte: checked for every grid, with
+// CUDA workers or not, before its tiles are placed.
+void check_point_data(const PointData& points) {
   if (points.field_bytes == 0 || points.bytes < points.field_bytes)
     throw Error("a grid's PointData of " + std::to_string(points.bytes) +
                 " bytes a point, of which the stencil's field " +
                 std::to_string(points.field_bytes) +
                 ": a point holds at least its field, of at least a byte; make it with "
                 "tessera::PointData::of<T...>(), a type for each field");
+}
+
+// What a point holds, as the planner prices a GPU's memory and the bus with it.
+partition::PointBytes point_bytes(const PointData& points) {
   return {static_cast<double>(points.bytes), static_cast<double>(points.field_bytes)};
 }
 
@@ -177,6 +182,7 @@ void place_given_tiles(Lattice& l, const Extent3& extent, int dims, bool as_exte
 Lattice tile_lattice(const Extent3& extent, const Extent3& tile, int dims, PointWork work,
                      const PointData& points) {
   check_extent(extent, dims);
+  check_point_data(points);
   bool automatic = false;
   for (int a = 0; a < dims; ++a) {
     if (tile[a] < 0)
@@ -204,6 +210,7 @@ Lattice tile_lattice(const Extent3& extent, const Extent3& tile, int dims, Point
 
 Lattice cut_lattice(const Extent3& extent, const std::array<std::vector<std::int64_t>, 3>& cuts,
                     int dims, int split_axis, std::int64_t split, const PointData& points) {
+  check_point_data(points);
   Lattice l = lattice_of_cuts(extent, cuts, dims, split_axis, split);
   if (split_axis < 0) place_given_tiles(l, extent, dims, false, points);  // cut positions: kept
   return l;
