@@ -129,15 +129,25 @@ int Tiling::neighbour(int id, Dir3 dir) const {
 }
 
 std::int64_t TileLayout::stride(int axis) const {
-  std::int64_t s = 1;
-  for (int a = 0; a < axis; ++a) s *= n[a] + 2 * halo[a];
+  if (axis == 0) return 1;
+  const std::int64_t row = n[0] + 2 * halo[0];
+  std::int64_t s = (row + line - 1) / line * line;
+  for (int a = 1; a < axis; ++a) s *= n[a] + 2 * halo[a];
   return s;
 }
 
-std::int64_t TileLayout::size() const { return stride(3); }
+std::int64_t TileLayout::lead() const { return (line - halo[0] % line) % line; }
+
+std::int64_t TileLayout::size() const { return lead() + stride(3); }
 
 std::int64_t TileLayout::offset(std::int64_t x, std::int64_t y, std::int64_t z) const {
-  return (x + halo[0]) + (y + halo[1]) * stride(1) + (z + halo[2]) * stride(2);
+  return lead() + (x + halo[0]) + (y + halo[1]) * stride(1) + (z + halo[2]) * stride(2);
+}
+
+std::int64_t line_elements(std::size_t element_size) {
+  const bool divides =
+      element_size > 0 && element_size <= kCacheLineBytes && kCacheLineBytes % element_size == 0;
+  return divides ? static_cast<std::int64_t>(kCacheLineBytes / element_size) : 1;
 }
 
 namespace {
@@ -174,7 +184,8 @@ Dir3 negate(Dir3 d) { return {-d[0], -d[1], -d[2]}; }
 }  // namespace
 
 std::vector<TileHaloPlan> plan_halos(const Tiling& tiling, const Extent3& halo,
-                                     const FaceRules& rules, int width, bool box, int dims) {
+                                     const FaceRules& rules, int width, bool box, int dims,
+                                     std::int64_t line) {
   const std::vector<Dir3> dirs = directions(box, dims);
   std::vector<TileHaloPlan> plans(static_cast<std::size_t>(tiling.size()));
   // needed[tile][k]: whether the buffer of `tile` towards dirs[k] is read by someone.
@@ -182,7 +193,7 @@ std::vector<TileHaloPlan> plan_halos(const Tiling& tiling, const Extent3& halo,
 
   for (int id = 0; id < tiling.size(); ++id) {
     const Tile& t = tiling.tile(id);
-    const TileLayout layout{t.extent, halo};
+    const TileLayout layout{t.extent, halo, line};
     TileHaloPlan& plan = plans[static_cast<std::size_t>(id)];
     for (const Dir3& d : dirs) {
       RegionCopy r;
@@ -261,7 +272,7 @@ std::vector<TileHaloPlan> plan_halos(const Tiling& tiling, const Extent3& halo,
 
   for (int id = 0; id < tiling.size(); ++id) {
     const Tile& t = tiling.tile(id);
-    const TileLayout layout{t.extent, halo};
+    const TileLayout layout{t.extent, halo, line};
     TileHaloPlan& plan = plans[static_cast<std::size_t>(id)];
     for (std::size_t k = 0; k < dirs.size(); ++k) {
       if (!needed[static_cast<std::size_t>(id)][k]) continue;

@@ -1,5 +1,6 @@
 #include "tasks/data.hpp"
 
+#include "partition/tiling.hpp"
 #include "tasks/idle.hpp"
 #include "tasks/starpu.hpp"
 
@@ -75,6 +76,9 @@ constexpr int kAllocFlags = STARPU_MALLOC_PINNED;  // starpu_malloc's default
 
 void* DataRegistry::allocate(std::size_t bytes, bool pinned) {
   void* memory = nullptr;
+  // StarPU's alignment is one for all of its allocations and only ever grows (malloc's 16
+  // bytes unless set; pinned CUDA memory starts a page).
+  starpu_malloc_set_align(partition::kCacheLineBytes);
   const int flags = pinned ? kAllocFlags : kAllocFlags & ~STARPU_MALLOC_PINNED;
   if (starpu_malloc_flags(&memory, bytes, flags) != 0) return nullptr;
   return memory;

@@ -54,7 +54,8 @@ class DataRegistry {
   /// simulated; its contents are then meaningless (tasks do not run anyway).
   /// `pinned` false: plain host memory, for tiles a retile makes mid-run (pinning costs more
   /// than the one transfer such a tile makes over the bus gains from it; figures:
-  /// docs/scheduling.md). Free with the same `pinned`.
+  /// docs/scheduling.md). Free with the same `pinned`. Its start is aligned to a cache line
+  /// (partition::kCacheLineBytes), where partition::TileLayout aligns a tile's rows.
   static void* allocate(std::size_t bytes, bool pinned = true);
   static void deallocate(void* memory, std::size_t bytes, bool pinned = true);
   /// Handles registered so far: where a rank is in the program (equal on every rank at the

@@ -12,7 +12,38 @@ using FaceRule = tessera::Boundary::Kind;
 using tessera::partition::FaceRules;
 using tessera::partition::plan_halos;
 using tessera::partition::Tile;
+using tessera::partition::TileLayout;
 using tessera::partition::Tiling;
+
+// Rows of a tile start a cache line: heat3d's 64 x 64 x 32 slab with 4 ghost layers of doubles
+// (8 a line) starts 4 elements into its buffer, so that point (0, y, z) is at a multiple of 8;
+// an odd row is padded to whole lines; one element a line is the dense layout.
+TEST(TileLayout, EveryRowStartsACacheLine) {
+  const TileLayout slab{{64, 64, 32}, {4, 4, 4}, 8};
+  EXPECT_EQ(slab.lead(), 4);
+  EXPECT_EQ(slab.stride(1), 72);
+  EXPECT_EQ(slab.offset(0, 0, 0), 4 + 4 + 4 * 72 + 4 * 72 * 72);
+  EXPECT_EQ(slab.size(), 4 + 72 * 72 * 40);
+  const TileLayout odd{{13, 5, 1}, {3, 3, 0}, 16};  // floats in 2-D, 19 elements a row
+  EXPECT_EQ(odd.lead(), 13);
+  EXPECT_EQ(odd.stride(1), 32);
+  EXPECT_EQ(odd.size(), 13 + 32 * 11);
+  const TileLayout dense{{13, 5, 1}, {3, 3, 0}};
+  EXPECT_EQ(dense.lead(), 0);
+  EXPECT_EQ(dense.stride(1), 19);
+  EXPECT_EQ(dense.size(), 19 * 11);
+  for (const TileLayout& l : {slab, odd}) {
+    for (std::int64_t z = -l.halo[2]; z < l.n[2] + l.halo[2]; ++z)
+      for (std::int64_t y = -l.halo[1]; y < l.n[1] + l.halo[1]; ++y) {
+        EXPECT_EQ(l.offset(0, y, z) % l.line, 0) << "row " << y << ", plane " << z;
+        EXPECT_GE(l.offset(-l.halo[0], y, z), 0);
+        EXPECT_LT(l.offset(l.n[0] + l.halo[0] - 1, y, z), l.size());
+      }
+  }
+  EXPECT_EQ(tessera::partition::line_elements(8), 8);
+  EXPECT_EQ(tessera::partition::line_elements(1), 64);
+  EXPECT_EQ(tessera::partition::line_elements(24), 1);  // a 3-double struct: rows stay dense
+}
 
 // 4 x 4 x 3 tiles of a 24 x 16 x 12 grid, periodic along x: cutting x costs two planes of
 // 16 x 12 = 192 points (the wrap too), y one plane of 24 x 12 = 288, z one of 24 x 16 = 384.

@@ -1,10 +1,12 @@
 // Tiled stencil results are bitwise identical to the serial reference, for every shape,
 // radius, boundary kind, tiling, element type, scheduler and worker count.
 #include <array>
+#include <cstdint>
 #include <tuple>
 
 #include "apps/heat3d/heat3d.hpp"
 #include "apps/life/life.hpp"
+#include "core/grid/field_impl.hpp"  // a tile's host memory
 #include "tests/stencil_cases.hpp"
 
 namespace {
@@ -254,6 +256,33 @@ TEST_P(StencilMatchesReference, InteriorFastPathWhereTheNeighbourhoodIsInside) {
     marks.advance(Marks{}, u, next, 3, 2);  // a block of 2 steps, then 1
     test::expect_bitwise_equal(u.gather(), want);
   }
+}
+
+// Every row of every tile starts a 64-byte cache line in host memory (the buffer aligned, the
+// rows padded and the tile shifted: partition::TileLayout), whatever the element type, the
+// ghost width and the tile's width.
+template <class T, int D>
+void expect_rows_start_a_line(const tessera::Grid<D>& grid, int halo, std::int64_t line) {
+  tessera::Field<T, D> u(grid, halo, Boundaries<D>::all(Boundary::dirichlet(0.0)), "u");
+  const tessera::detail::FieldStorage& s = u.storage();
+  for (int t = 0; t < s.tiles(); ++t) {
+    const tessera::detail::TileGeometry g = s.geometry(t);
+    const auto start = reinterpret_cast<std::uintptr_t>(s.impl().tile(t).memory);
+    for (std::int64_t z = 0; z < g.extent[2]; ++z)
+      for (std::int64_t y = 0; y < g.extent[1]; ++y) {
+        const std::int64_t at = g.offset0 + y * g.stride_y + z * g.stride_z;
+        EXPECT_EQ((start + sizeof(T) * static_cast<std::uintptr_t>(at)) % (line * sizeof(T)), 0u)
+            << "tile " << t << ", row " << y << ", plane " << z;
+      }
+  }
+}
+
+TEST(FieldMemory, EveryRowStartsACacheLine) {
+  tessera::Runtime rt(test::options({"eager", 2}));
+  expect_rows_start_a_line<double, 3>(tessera::Grid<3>({64, 20, 18}, {64, 10, 9}), 4, 8);
+  expect_rows_start_a_line<double, 3>(tessera::Grid<3>({37, 11, 6}, {13, 11, 3}), 3, 8);
+  expect_rows_start_a_line<float, 2>(tessera::Grid<2>({50, 9}, {25, 3}), 1, 16);
+  expect_rows_start_a_line<std::uint8_t, 2>(tessera::Grid<2>({100, 8}, {100, 4}), 10, 64);
 }
 
 INSTANTIATE_TEST_SUITE_P(Config, StencilMatchesReference, testing::ValuesIn(test::configs()),

@@ -27,6 +27,17 @@ void interior_rows(const TileGeometry& g, const GridSpec& grid, Visit visit) {
             g.extent[0]);
 }
 
+// A tile's buffer: its points, `halo` ghost layers on each axis of the grid, every row's first
+// point at the start of a cache line (partition::TileLayout; DataRegistry aligns the buffer).
+partition::TileLayout tile_layout(const partition::Tile& t, int halo, int dims,
+                                  std::size_t element_size) {
+  return {t.extent, {halo, halo, dims == 3 ? halo : 0}, partition::line_elements(element_size)};
+}
+
+TileGeometry geometry_in(const partition::TileLayout& layout, const partition::Tile& t) {
+  return {t.origin, t.extent, layout.offset(0, 0, 0), layout.stride(1), layout.stride(2)};
+}
+
 std::string grid_text(const std::array<int, 3>& g, int dims) {
   std::string s = std::to_string(g[0]) + " x " + std::to_string(g[1]);
   return dims == 3 ? s + " x " + std::to_string(g[2]) : s;
@@ -187,8 +198,8 @@ void FieldStorage::build(Context& rt, Impl* reuse) {
   }
   assign_gpu_units(*impl_, engine.cuda_workers());
   auto tile_bytes = [&](int t) {
-    return static_cast<std::int64_t>(element_size_) * geometry(t).stride_z *
-           (geometry(t).extent[2] + 2 * (grid_.dims == 3 ? halo_ : 0));
+    return static_cast<std::int64_t>(element_size_) *
+           tile_layout(tiling.tile(t), halo_, grid_.dims, element_size_).size();
   };
   // Only this rank's tiles get memory; the others are placeholders StarPU-MPI knows the
   // owner of, which no task on this rank reads (only their face buffers travel). Allocated
@@ -272,9 +283,7 @@ void FieldStorage::retile_in_place(const GridSpec& grid) {
   ++version_;  // no ghost layer of the new tiles is current: the next exchange makes them
   auto geometry_of = [&](const partition::Tiling& tiling, int tile) {
     const partition::Tile& t = tiling.tile(tile);
-    const partition::TileLayout layout{t.extent, {halo_, halo_, grid_.dims == 3 ? halo_ : 0}};
-    return TileGeometry{t.origin, t.extent, layout.offset(0, 0, 0), layout.stride(1),
-                        layout.stride(2)};
+    return geometry_in(tile_layout(t, halo_, grid_.dims, element_size_), t);
   };
   // Each new tile (not taken over) with the old tiles it overlaps (their boxes differ).
   struct Fill {
@@ -399,8 +408,7 @@ const std::array<int, 3>& FieldStorage::rank_grid() const { return impl_->distri
 
 TileGeometry FieldStorage::geometry(int tile) const {
   const partition::Tile& t = impl_->tiling.tile(tile);
-  const partition::TileLayout layout{t.extent, {halo_, halo_, grid_.dims == 3 ? halo_ : 0}};
-  return {t.origin, t.extent, layout.offset(0, 0, 0), layout.stride(1), layout.stride(2)};
+  return geometry_in(tile_layout(t, halo_, grid_.dims, element_size_), t);
 }
 
 int FieldStorage::tile_at(const Extent3& p) const { return impl_->tiling.tile_at(p); }
@@ -503,8 +511,8 @@ void FieldStorage::fill_constant_ghosts(const std::string& stencil, int width, b
       rules.rule[a][s] = faces_.face[a][s].kind;
       rules.constant_bits[a][s] = faces_.face[a][s].constant_bits;
     }
-  std::vector<partition::TileHaloPlan> plans =
-      partition::plan_halos(impl_->tiling, halo, rules, width, box, grid_.dims);
+  std::vector<partition::TileHaloPlan> plans = partition::plan_halos(
+      impl_->tiling, halo, rules, width, box, grid_.dims, partition::line_elements(element_size_));
   set.tiles = std::vector<HaloTile>(plans.size());
   for (std::size_t t = 0; t < plans.size(); ++t) set.tiles[t].plan = std::move(plans[t]);
   add_face_buffers(*this, set, false);
