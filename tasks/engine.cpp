@@ -268,6 +268,12 @@ Engine::Engine(const EngineConfig& config)
   submitter_ = std::make_unique<Submitter>(std::move(policy), recorder_.get(), idle_);
   cpu_workers_ -= stand_ins;
   cuda_workers_ = static_cast<int>(starpu_cuda_worker_get_count()) + stand_ins;
+  // A rank of its own whose CPU workers take every core it may use: the thread waiting for
+  // the last task has no core of its own (the issue-50 case: 2 workers on 2 cores; StarPU's
+  // default worker count on a CPU-only node).
+  const int cores = bound_cpus();
+  idle_.pause_when_drained(!distributed_ && cuda_workers_ == 0 && cores > 0 &&
+                           cpu_workers_ >= cores);
   idle_.pause_if_idle();  // until the first submission or data access
 }
 
@@ -283,7 +289,7 @@ Engine::~Engine() {
 
 void Engine::wait_all() {
   {
-    const IdleWorkers::Awake awake(idle_);
+    const IdleWorkers::Draining awake(idle_);
 #ifdef TESSERA_WITH_MPI
     // Also waits for every rank's messages: once it returns, no rank needs this one's workers
     // until the next submission, which wakes them.

@@ -63,6 +63,32 @@ void IdleWorkers::stop() {
   wake();
 }
 
+IdleWorkers::Draining::Draining(IdleWorkers& idle) : idle_(idle) {
+  idle_.hold();
+  idle_.draining_.store(idle_.drain_pause_, std::memory_order_release);
+}
+
+IdleWorkers::Draining::~Draining() {
+  idle_.draining_.store(false, std::memory_order_release);
+  idle_.unhold();
+}
+
+void IdleWorkers::task_ended() {
+#ifndef STARPU_SIMGRID
+  // The task whose callback takes the count to 0 is the last (StarPU's own count,
+  // starpu_task_nsubmitted, drops only after the callbacks: two workers ending the last two
+  // tasks at once would both see 2).
+  const bool last = unended_.fetch_sub(1, std::memory_order_acq_rel) == 1;
+  if (!last || !draining_.load(std::memory_order_acquire)) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  // The wait alone holds them (another holder's data request may still need them).
+  if (!draining_.load(std::memory_order_relaxed) || paused_ || stopping_ || held_ != 1) return;
+  request_ = 0;
+  starpu_pause();
+  paused_ = true;
+#endif
+}
+
 void IdleWorkers::pausing_thread() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stopping_) {

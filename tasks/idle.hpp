@@ -6,6 +6,7 @@
 // (docs/reliability.md).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -47,6 +48,31 @@ class IdleWorkers {
   /// Wakes the workers and ends the pausing thread: before StarPU shuts down.
   void stop();
 
+  /// Where the workers take every core this process may run on (CPU workers only, one rank),
+  /// a waiting thread woken by the last task's end waits for a core too: StarPU's idle
+  /// workers poll, and the kernel lets a polling worker run out its time slice (a tick, up to
+  /// 4 ms) before the woken thread gets a core. With `on`, the workers are paused as the last
+  /// task of a wait ends (Draining, task_ended), so the waiting thread finds a free core.
+  void pause_when_drained(bool on) { drain_pause_ = on; }
+  bool pauses_when_drained() const { return drain_pause_; }
+  /// Awake for a wait for every task: the workers stay awake until the last task ends, then,
+  /// with pause_when_drained, that task's end pauses them (the next submission wakes them).
+  class Draining {
+   public:
+    explicit Draining(IdleWorkers& idle);
+    ~Draining();
+    Draining(const Draining&) = delete;
+    Draining& operator=(const Draining&) = delete;
+
+   private:
+    IdleWorkers& idle_;
+  };
+  /// Every task submitted with pause_when_drained calls task_ended from its callback
+  /// (tasks::Submitter): it pauses the workers if a Draining wait is the only holder and this
+  /// task is the last one submitted.
+  void task_submitted() { unended_.fetch_add(1, std::memory_order_relaxed); }
+  void task_ended();
+
  private:
   void pausing_thread();
   // Resumes the workers (starpu_resume) if they are paused; cancels a pause still to come.
@@ -56,7 +82,10 @@ class IdleWorkers {
   void unhold();
   bool may_pause() const;  // with mutex_ held
 
-  std::mutex mutex_;  // submission and the callers of data access may be threads
+  bool drain_pause_ = false;
+  std::atomic<bool> draining_{false};  // a Draining wait is on: task callbacks look
+  std::atomic<long> unended_{0};       // tasks submitted whose callback has not ended
+  std::mutex mutex_;                   // submission and the callers of data access may be threads
   std::condition_variable requested_;
   bool paused_ = false;
   bool stopping_ = false;

@@ -56,6 +56,18 @@ struct StepMark {
   void (*next)(void*);
   void* next_arg;
 };
+// What every task's callback receives where the workers pause as a wait drains
+// (IdleWorkers::pause_when_drained): the callback it replaced, which it calls first.
+struct DrainMark {
+  IdleWorkers* idle;
+  void (*next)(void*);
+  void* next_arg;
+};
+void drain_mark_done(void* arg) {
+  const std::unique_ptr<DrainMark> m(static_cast<DrainMark*>(arg));
+  if (m->next != nullptr) m->next(m->next_arg);
+  m->idle->task_ended();
+}
 double seconds_of(const timespec& t) { return static_cast<double>(t.tv_sec) + t.tv_nsec * 1e-9; }
 }  // namespace
 
@@ -273,6 +285,12 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
           new StepMark{this, task, step_mark_, task->callback_func, task->callback_arg};
       task->callback_func = &Submitter::timed_task_done;
       task->callback_arg_free = 0;  // ours (starpu_mpi_task_build would have StarPU free it)
+    }
+    if (idle_.pauses_when_drained()) {  // the outermost callback: after the others
+      task->callback_arg = new DrainMark{&idle_, task->callback_func, task->callback_arg};
+      task->callback_func = &drain_mark_done;
+      task->callback_arg_free = 0;
+      idle_.task_submitted();
     }
     // Every footprint is kept (perfmodels::coverage lists the ones this run used).
     const std::uint32_t footprint =

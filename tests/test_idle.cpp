@@ -6,6 +6,7 @@
 // after a pause runs: submission, data access and waiting wake the workers.
 #include <gtest/gtest.h>
 
+#include <sched.h>
 #include <sys/resource.h>
 
 #include <atomic>
@@ -121,6 +122,45 @@ TEST(IdleWorkers, ManyShortWaitsBetweenSubmissions) {
     rt.wait();
   }
   for (double x : u.gather()) ASSERT_EQ(x, 50.0);
+}
+
+// Where the workers take every core the process may use, the last task of a wait pauses them
+// (tasks::IdleWorkers::pause_when_drained): the waiting thread, woken, finds a free core
+// instead of waiting out a polling worker's time slice (docs/scheduling.md, "The thread that
+// waits"). Right after Runtime::wait() the workers then use no CPU, where they would poll
+// until the pause 200 us after a wait (IdleWorkers::kGrace): 2 x 100 us of CPU time here.
+TEST(IdleWorkers, TheLastTaskOfAWaitPausesWorkersThatTakeEveryCore) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  ASSERT_EQ(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+  if (CPU_COUNT(&allowed) < 2) GTEST_SKIP() << "needs 2 CPUs";
+  cpu_set_t two;  // this process on 2 of them: the 2 workers take every core
+  CPU_ZERO(&two);
+  for (int cpu = 0, kept = 0; kept < 2; ++cpu) {
+    if (!CPU_ISSET(cpu, &allowed)) continue;
+    CPU_SET(cpu, &two);
+    ++kept;
+  }
+  ASSERT_EQ(sched_setaffinity(0, sizeof(two), &two), 0);
+  {
+    tessera::Runtime rt(test::options({"eager", 2}));
+    const tessera::Grid<2> grid({64, 64}, {16, 16});
+    tessera::Field<double, 2> u(grid, 0, {}, "u");
+    tessera::Task add("add-one");
+    for (int round = 0; round < 5; ++round) {
+      for (int t = 0; t < grid.tiles(); ++t) add.submit(AddOne{}, tessera::update_tile(u, t));
+      rt.wait();
+      timespec before{}, after{};
+      clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &before);
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+      clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &after);
+      const double used = static_cast<double>(after.tv_sec - before.tv_sec) +
+                          static_cast<double>(after.tv_nsec - before.tv_nsec) * 1e-9;
+      EXPECT_LT(used, 50e-6) << "CPU seconds of the process over 100 us after wait " << round;
+    }
+    EXPECT_EQ(tessera::sum(u), 5.0 * 64 * 64);
+  }
+  sched_setaffinity(0, sizeof(allowed), &allowed);
 }
 
 }  // namespace
