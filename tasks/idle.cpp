@@ -63,6 +63,13 @@ void IdleWorkers::stop() {
   wake();
 }
 
+void IdleWorkers::pause_when_drained(bool on) {
+#ifdef STARPU_SIMGRID
+  on = false;  // simulated workers burn no core (pause_if_idle)
+#endif
+  drain_pause_ = on;
+}
+
 IdleWorkers::Draining::Draining(IdleWorkers& idle) : idle_(idle) {
   idle_.hold();
   idle_.draining_.store(idle_.drain_pause_, std::memory_order_release);
@@ -74,7 +81,6 @@ IdleWorkers::Draining::~Draining() {
 }
 
 void IdleWorkers::task_ended() {
-#ifndef STARPU_SIMGRID
   // The task whose callback takes the count to 0 is the last (StarPU's own count,
   // starpu_task_nsubmitted, drops only after the callbacks: two workers ending the last two
   // tasks at once would both see 2).
@@ -86,7 +92,6 @@ void IdleWorkers::task_ended() {
   request_ = 0;
   starpu_pause();
   paused_ = true;
-#endif
 }
 
 void IdleWorkers::pausing_thread() {

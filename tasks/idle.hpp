@@ -53,7 +53,7 @@ class IdleWorkers {
   /// workers poll, and the kernel lets a polling worker run out its time slice (a tick, up to
   /// 4 ms) before the woken thread gets a core. With `on`, the workers are paused as the last
   /// task of a wait ends (Draining, task_ended), so the waiting thread finds a free core.
-  void pause_when_drained(bool on) { drain_pause_ = on; }
+  void pause_when_drained(bool on);
   bool pauses_when_drained() const { return drain_pause_; }
   /// Awake for a wait for every task: the workers stay awake until the last task ends, then,
   /// with pause_when_drained, that task's end pauses them (the next submission wakes them).
