@@ -122,7 +122,7 @@ struct FaceRules {
 // padded to whole lines and the tile starts `lead()` elements into its buffer. A point loop's
 // vector loads and stores then never straddle two lines: heat3d's 4-step block of a 64x64x32
 // slab (4 ghost layers, rows each 32 bytes into a line) took 241-261 us on this project's
-// 2-core machine, 186-205 us with its rows aligned (docs/scheduling.md, "Rows that start a
+// 2-core machine, 149-160 us with its rows aligned (docs/scheduling.md, "Rows that start a
 // cache line").
 struct TileLayout {
   Extent3 n{}, halo{};
