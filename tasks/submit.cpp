@@ -262,7 +262,7 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
       // worker while others idled, a far longer step than eager's, lws's or ws's (figures:
       // docs/scheduling.md, "Placement that sticks").
       const std::vector<int>& ids = class_workers_[cuda ? 1 : 0];
-      if (tag.tile >= 0 && !ids.empty()) {
+      if (tag.tile >= 0 && !ids.empty() && (cuda || !place.team)) {
         task->execute_on_a_specific_worker = 1;
         // The planner's worker for the tile where it names one (a grid's GPU tiles:
         // contiguous blocks of planes per GPU), else round-robin over the rank's tiles.

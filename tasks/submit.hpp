@@ -44,6 +44,9 @@ struct Placement {
   /// -1: this rank's tiles round-robin over them (Submitter::worker_of_tile). The planner's GPU
   /// tiles name theirs (neighbours on one GPU: core/grid's assign_gpu_units).
   int unit = -1;
+  /// A team task (tessera::Team): on CPU workers it keeps its team (any of them, none pinned);
+  /// where it runs a CUDA body, on its tile's worker as any task.
+  bool team = false;
   /// Buffers the task reads from another memory while it waits for more than them (an all-pairs
   /// task's sources: it waits for the one before it on the same accumulators; a tile's block,
   /// its neighbours' faces: it waits for its own last block): on a CUDA worker each is copied

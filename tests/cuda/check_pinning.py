@@ -9,7 +9,7 @@ TRACE: a run's --trace file in split emulation with K stand-in GPUs on each rank
   - K workers of the CUDA class (the stand-ins);
   - every task of a tile pinned (`pinned_worker`: the worker tasks::Submitter pinned it to from
     its tile's placement) and run on that worker; TASK ("stencil:kind", e.g. mg-coarse:task, a
-    team task) may be unpinned: it is left out of the checks below;
+    team task) may be unpinned, but not with --placement gpu: it is left out of the checks below;
   - per tile one and the same worker for all its tasks (every task kind of the applications has
     a CUDA body, so a tile on the CUDA class has all its tasks on one stand-in); with
     --multi-grid (several grids number their tiles alike, each placed on its own: MG's levels),
@@ -46,7 +46,9 @@ def tile_workers(doc, arch, args, faults):
         where = f"rank {a['rank']} tile {a['tile']}: task {a['task']}"
         pinned = a.get("pinned_worker", -1)
         if pinned < 0:
-            if e["name"] not in args.unpinned:
+            # A team task keeps its team of CPU workers, but one whose tile the placement put on
+            # a GPU runs that GPU's body there, pinned as the tile's other tasks.
+            if e["name"] not in args.unpinned or args.placement == "gpu":
                 faults.append(f"{where} not pinned (ran on worker {a['worker']})")
             continue
         tasks += 1
@@ -124,10 +126,17 @@ def self_test():
         (trace([[0, 0], [0, 0], [0, 0], [0, 0]]), "gpu", "use 1 of its 2 stand-ins"),
         (trace([[0, 0], [1, 1], [2, 2], [1, 1]]), "gpu", "tiles on CPU workers, placement gpu"),
         (trace([[0, 0], [1, 1], [0, 0], [1, 1]]), "split", "tiles on one class only"),
+        # s:interior listed as a team task (--unpinned): its team on the CPU in a split, but
+        # pinned where the planner put every tile on a GPU.
+        (trace([[0, 0], [1, 1], [2, 2], [2, 2]], [[0, 0], [1, 1], [2, -1], [2, -1]]), "split",
+         ""),
+        (trace([[0, 0], [1, 1], [0, 0], [1, 1]], [[0, 0], [1, 1], [-1, -1], [1, 1]]), "gpu",
+         "not pinned"),
     ]
     failed = 0
-    for doc, placement, expected in cases:
-        args = argparse.Namespace(gpus=2, placement=placement, multi_grid=False, unpinned=[])
+    for i, (doc, placement, expected) in enumerate(cases):
+        args = argparse.Namespace(gpus=2, placement=placement, multi_grid=False,
+                                  unpinned=["s:interior"] if i >= 8 else [])
         faults, _ = check(doc, args)
         found = any(expected in f for f in faults) if expected else not faults
         if not found:
