@@ -4,8 +4,10 @@
 #   tar -xzf tessera-gpu.tar.gz && bash tessera-gpu/src/scripts/gpu-run.sh
 # Steps, in order of value, each under its own timeout and all within BUDGET seconds (default
 # 450): probe, the cuda.* tests, every application CPU-only / GPU-only / both with checksums
-# compared, bench_heat3d_gpu, compute-sanitizer memcheck and racecheck on a small heat3d, an FxT
-# trace with its bus transfers. Each step appends to one summary, summary.txt, and the logs are
+# compared, bench_heat3d_gpu, a grid larger than the GPU (ooc, then its steady step and bus bytes:
+# ooc-steady), the multi-GPU table's one-GPU rows (one-gpu), nbody's pairs task by tile size
+# (nbody-rates), compute-sanitizer memcheck and
+# racecheck on a small heat3d, an FxT trace with its bus transfers. Each step appends to one summary, summary.txt, and the logs are
 # archived (logs.tgz) after each step, so a run cut short still returns what it had. Output goes
 # to $OUT when set, else ./gpu-run-results. STEPS="probe apps ..." runs only those.
 # A step that would start after the budget is spent is skipped, so the run ends within about
@@ -136,6 +138,8 @@ if want apps; then
       done
       if [ "${results[0]}" = "${results[1]}" ] && [ "${results[0]}" = "${results[2]}" ]; then
         say "  $name: the three agree bit for bit"
+      elif [ "$name" = ft ] && [ "$(cat "$logs"/app-ft-*.log | grep -c 'VERIFICATION SUCCESSFUL')" = 3 ]; then
+        say "  ft: the last bits differ (cuFFT's arithmetic, apps/ft/line_batch.hpp); NPB verifies all three"
       else
         say "  $name: DIFFER: ${results[*]}"
       fi
@@ -184,6 +188,91 @@ if want ooc; then
       say "  heat3d 1024^3 [$w] $r $(grep -oE '(MLUPS|checksum)=[^ ]+' "$logs/ooc-heat3d-$w.log" | tr '\n' ' ')"
     done
     grep -m1 -h 'streamed' "$logs/ooc-heat3d-gpu.log" >> "$S" || say "  (no streamed placement line)"
+  fi
+fi
+
+# The steady step of a run: runs of n and 2n steps (the first pass, which fills the GPU, left
+# out by the difference), each line of the summary with the placement line's predicted step.
+# steady <name> <seconds a run> <n> <binary> <args...> (@K@ in an argument: the run's steps)
+steady() {
+  local name=$1 s=$2 n=$3 bin=$4 a b
+  shift 4
+  for k in "$n" $((2 * n)); do
+    r=$(run "$s" "$logs/$name-$k.log" "$B/apps/$bin" --steps "$k" "${@//@K@/$k}")
+    say "  $name $k steps: $r $(grep -oE '(seconds|checksum)=[^ ]+' "$logs/$name-$k.log" | tr '\n' ' ')"
+  done
+  a=$(grep -oE 'seconds=[^ ]+' "$logs/$name-$n.log" | tail -n 1 | cut -d= -f2)
+  b=$(grep -oE 'seconds=[^ ]+' "$logs/$name-$((2 * n)).log" | tail -n 1 | cut -d= -f2)
+  [ -n "$a" ] && [ -n "$b" ] && say "  $name steady: $(awk -v a="$a" -v b="$b" -v n="$n" \
+    'BEGIN { printf "%.3f ms a step", (b - a) / n * 1000 }')"
+  grep -m1 -hE '^tessera: (tiles|placement)' "$logs/$name-$n.log" | cut -c1-400 >> "$S"
+}
+
+if want ooc-steady; then
+  # Issue #47 on a real bus: the streamed step over 4 and 8 visits of the depth the 16-step run
+  # chose, and the bytes StarPU moved each way (STARPU_BUS_STATS); the simulation's: 35.4 ms at
+  # depth 14 on a 50 GB/s link (docs/simulation.md, "Grids larger than the GPU").
+  step "out-of-core steady state: heat3d 1024^3 GPU-only on 4 GiB, 4 and 8 visits, bus bytes"
+  if ! no_gpu && ! no_time; then
+    depth=$(grep -m1 -oE '[0-9]+ steps a visit' "$logs/ooc-heat3d-gpu.log" 2>/dev/null | cut -d' ' -f1)
+    STARPU_LIMIT_CUDA_MEM=4096 steady ooc-steady 90 $((4 * ${depth:-16})) heat3d/heat3d \
+      --size 1024 1024 1024 --ncpu 0 --ncuda 1 --trace "$logs/ooc-steady-@K@.json"
+    # Each bus's bytes (the trace's counters hold the total so far), the steady bytes a step.
+    n=$((4 * ${depth:-16}))
+    python3 - "$n" "$logs/ooc-steady-$n.json" "$logs/ooc-steady-$((2 * n)).json" <<'PY' | tee -a "$S"
+import json, sys
+n, runs = int(sys.argv[1]), []
+for f in sys.argv[2:]:
+    try:
+        ev = json.load(open(f))["traceEvents"]
+    except (OSError, ValueError, KeyError):
+        sys.exit(print(f"  ooc-steady bus: no trace {f}"))
+    bus = {}
+    for e in ev:
+        if e.get("ph") == "C" and e.get("name", "").startswith("bus "):
+            bus[e["name"]] = max(bus.get(e["name"], 0), e["args"].get("bytes", 0))
+    runs.append(bus)
+for name in sorted(runs[1]):
+    print(f"  ooc-steady {name}: {(runs[1][name] - runs[0].get(name, 0)) / n / 1e9:.3f} GB a step")
+PY
+  fi
+fi
+
+if want one-gpu; then
+  # Issue #48's one-GPU rows (docs/simulation.md, "Several GPUs": heat3d 6.267, jacobi2d 4.964,
+  # cardiac3d 2.96, nbody 754.1 ms a step simulated on the H100's calibration), on this GPU.
+  step "one GPU: the multi-GPU table's one-GPU rows, steady step"
+  if ! no_gpu && ! no_time; then
+    steady heat3d-1024 60 100 heat3d/heat3d --size 1024 1024 1024 --ncpu 0 --ncuda 1 --quiet
+    steady jacobi2d-32768 60 100 jacobi2d/jacobi2d --size 32768 32768 --ncpu 0 --ncuda 1 --quiet
+    steady cardiac3d-512 60 100 cardiac/cardiac3d --size 512 512 512 --ncpu 0 --ncuda 1 --quiet
+    steady nbody-65536 60 4 nbody/nbody --size 65536 --ncpu 0 --ncuda 1 --quiet
+  fi
+fi
+
+if want nbody-rates; then
+  # The simulation prices a pairs task by its interactions at one rate (docs/simulation.md, fitted
+  # to 16 tiles of 1024): a pairs task's time by tile size on this GPU, and #48's CPU+GPU rows.
+  step "nbody: a pairs task's time by tile size, GPU-only; CPU+GPU against GPU-only"
+  if ! no_gpu && ! no_time; then
+    for n in 1024 4096 16384 65536; do
+      for t in 1024 4096 16384 65536; do
+        [ "$t" -le "$n" ] || continue
+        over && break 2
+        l=$logs/nbody-$n-tile-$t.log
+        r=$(run 40 "$l" "$B/apps/nbody/nbody" --size "$n" --tile "$t" --keep-gpu-tiles --steps 8 \
+            --ncpu 0 --ncuda 1)
+        say "  nbody $n tile $t [gpu]: $r $(grep -oE 'seconds=[^ ]+' "$l") $(grep -E '^  [a-z-]*pairs' "$l" | tr -s ' ' | head -n 2 | tr '\n' ' ')"
+      done
+    done
+    for n in 4096 16384; do
+      for w in "gpu:--ncpu 0 --ncuda 1" "both:--ncuda 1"; do
+        l=$logs/nbody-$n-${w%%:*}.log
+        # shellcheck disable=SC2086
+        r=$(run 40 "$l" "$B/apps/nbody/nbody" --size "$n" --steps 50 ${w#*:})
+        say "  nbody $n [${w%%:*}] 50 steps: $r $(grep -oE 'seconds=[^ ]+' "$l") $(grep -m1 -oE 'split=[^ ]+|tiles=[^ ]+' "$l" | tr '\n' ' ')"
+      done
+    done
   fi
 fi
 
