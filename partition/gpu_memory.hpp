@@ -30,7 +30,9 @@ inline constexpr double kUsableMemoryShare = 0.85;
 // points at a fiftieth of the GPU memory's rate, so a third slab to overlap the compute would cost
 // more (thinner slabs: more ghost planes and faces over the bus) than it saves. Simulated, heat3d
 // 1024^3 on a 4 GiB GPU: three slabs, the next visit's fetched during one: 144.6 ms a step;
-// two, one after another: 96.6 ms (docs/simulation.md, "Grids larger than the GPU").
+// two, one after another: 96.6 ms (docs/simulation.md, "Grids larger than the GPU"). Again with
+// a full-duplex link per GPU (2026-11-27; tasks::kVisitsAhead 2): three slabs, 18 of 12 steps a
+// visit, 42.6 ms a step; two, 16 of 14, 35.4.
 inline constexpr int kSlabsInFlight = 2;
 // The deepest temporal block a streamed part is given (each step of a visit saves a crossing of
 // the bus; ghost layers deepen with it).
@@ -43,7 +45,9 @@ inline constexpr int kDeepestStreamDepth = 16;
 // heat3d 1024^3 (u and next) on a 4 GiB GPU over a window that ended inside a pass (31.9 ms a
 // step); over whole passes it runs 35.3 (predicted 31.8) and jacobi2d 49152^2 (u, next, f: the
 // upload twice the write-back) 36.0 (37.0): docs/simulation.md, "Grids larger than the GPU".
-// Not measured on a GPU yet (the `ooc` step of scripts/gpu-run.sh).
+// On an H200 (2026-11-27; docs/gpu.md, "On a GPU node"), whose link moved 55 GB/s each way and
+// 1.79x that both ways at once, a visit waited 23-27 ms for its 1.19 GB (median 26.9 ms, 0.80
+// of one way's rate), and one in four over 35 ms (up to 66): 36.5 ms a step, 28.2 predicted.
 inline constexpr double kStreamedBusShare = 0.95;
 // Resident on several GPUs, a slab whose faces take long to cross between GPUs is cut into
 // two edges of kEdgePlanes planes and the rest: the edges run first (priority), and their faces

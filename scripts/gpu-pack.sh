@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
     *) sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
-targets=${GPU_TARGETS:-"tessera_cuda_probe test_cuda bench_heat3d_gpu heat3d jacobi2d life cardiac2d
+targets=${GPU_TARGETS:-"tessera_cuda_probe test_cuda bench_heat3d_gpu bench_bus_duplex heat3d jacobi2d life cardiac2d
   cardiac3d cloudsim nbody airfoil mg ft"}
 if [ -x /usr/local/cuda/bin/nvcc ]; then export PATH="/usr/local/cuda/bin:$PATH"; fi
 command -v nvcc >/dev/null || { echo "gpu-pack: no nvcc (CUDA Toolkit) on PATH" >&2; exit 2; }

@@ -175,6 +175,17 @@ if want bench; then
   fi
 fi
 
+if want bus; then
+  # Whether the link's two ways each keep one way's rate at once (the planner prices a streamed
+  # grid's upload and write-back so): 1 GiB of pinned memory each way, alone and together.
+  step "bus: host<->GPU one way and both ways at once"
+  if ! no_gpu && ! no_time; then
+    r=$(run 30 "$logs/bus.log" "$B/bench/bench_bus_duplex")
+    say "  bench_bus_duplex: $r"
+    grep '^bus' "$logs/bus.log" >> "$S"
+  fi
+fi
+
 if want ooc; then
   # Issue #47: a grid larger than the GPU, which STARPU_LIMIT_CUDA_MEM makes a 4 GiB one:
   # heat3d 1024^3 (17 GB) GPU-only streams through it; its checksum must be the CPU-only run's

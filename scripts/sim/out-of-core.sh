@@ -15,7 +15,8 @@
 # gave heat3d 31.9 ms a step where whole passes give 35.3), what the planner chose (its placement
 # line, with its predicted step) and the exit status (a run that SimGrid finds deadlocked exits
 # 70). Needs build-sim/ (docs/simulation.md, "Build and run in
-# simulation"). Settings: STEPS, GPU_MEM, NODE, ONLY=REGEX (app), RUN_TIMEOUT (host seconds a run).
+# simulation"). Settings: STEPS, GPU_MEM, NODE, ONLY=REGEX (app), RUNS (default: all five),
+# RUN_TIMEOUT (host seconds a run).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
@@ -39,7 +40,7 @@ for a in "${apps[@]}"; do
   IFS='|' read -r app bin size <<< "$a"
   IFS='|' read -r cpu gpu _ <<< "$(rates "$app")"
   [ -z "${ONLY:-}" ] || [[ "$app" =~ $ONLY ]] || continue
-  for run in gpu-only cpu-only both 4-gpus 4-gpus+cpus; do
+  for run in ${RUNS:-gpu-only cpu-only both 4-gpus 4-gpus+cpus}; do
     case $run in
       gpu-only) w=(--ncpu 0 --ncuda 1) ;;
       cpu-only) w=(--ncpu 15 --ncuda 0) ;;
