@@ -4,11 +4,12 @@
 #   tar -xzf tessera-gpu.tar.gz && bash tessera-gpu/src/scripts/gpu-run.sh
 # Steps, in order of value, each under its own timeout and all within BUDGET seconds (default
 # 450): probe, the cuda.* tests, every application CPU-only / GPU-only / both with checksums
-# compared, bench_heat3d_gpu, a grid larger than the GPU (ooc, then its steady step and bus bytes:
+# compared, both with a CPU worker fewer (both-cores), bench_heat3d_gpu, the link one way and
+# both ways (bus), a grid larger than the GPU (ooc, then its steady step and bus bytes:
 # ooc-steady), the multi-GPU table's one-GPU rows (one-gpu), nbody's pairs task by tile size
-# (nbody-rates), compute-sanitizer memcheck and
-# racecheck on a small heat3d, an FxT trace with its bus transfers. Each step appends to one summary, summary.txt, and the logs are
-# archived (logs.tgz) after each step, so a run cut short still returns what it had. Output goes
+# (nbody-rates), compute-sanitizer memcheck and racecheck on a small heat3d, an FxT trace with
+# its bus transfers. Each step appends to one summary, summary.txt, and the logs are archived
+# (logs.tgz) after each step, so a run cut short still returns what it had. Output goes
 # to $OUT when set, else ./gpu-run-results. STEPS="probe apps ..." runs only those.
 # A step that would start after the budget is spent is skipped, so the run ends within about
 # BUDGET + 5 s. Every packed program is checked for libraries that neither the node nor the pack
@@ -163,6 +164,35 @@ LIST
           --keep-gpu-tiles --steps 4 --ncpu 0 --ncuda 1 --quiet)
       say "  nbody [gpu, 16 tiles] $r $(grep -oE '(GFLOP/s|checksum)=[^ ]+' "$logs/app-nbody-gpu-16-tiles.log" | tr '\n' ' ')"
     fi
+  fi
+fi
+
+if want both-cores; then
+  # On the H200 some "both" runs (every tile on the GPU, as GPU-only) were slower than GPU-only:
+  # cardiac3d 0.76-0.79x, FT 0.35-0.75x. Whether a core for the program's thread is what they
+  # lack (15 polling CPU workers, the CUDA worker's thread and the program's: 17 on 16 cores):
+  # GPU-only, both, and both with a CPU worker fewer, interleaved, three rounds.
+  step "both with a core left: GPU-only / both / both with one CPU worker fewer"
+  if ! no_gpu && ! no_time; then
+    for round in 1 2 3; do
+      while read -r app args; do
+        over && break 2
+        line="  round $round $(basename "$app"):"
+        for w in "gpu:--ncpu 0 --ncuda 1" "both:--ncpu $ncpu --ncuda 1" \
+                 "fewer:--ncpu $((ncpu > 1 ? ncpu - 1 : 1)) --ncuda 1"; do
+          l=$logs/cores-$(basename "$app")-${w%%:*}-$round.log
+          # shellcheck disable=SC2086
+          r=$(run 40 "$l" "$B/apps/$app" $args ${w#*:})
+          line+=" ${w%%:*} $(grep -oE 'seconds=[^ ]+' "$l" | tail -n 1 | cut -d= -f2)${r#ok}"
+        done
+        say "$line"
+      done <<'LIST'
+cardiac/cardiac3d --size 256 256 128 --steps 20 --quiet
+ft/ft --class A
+airfoil/airfoil --mesh-size 200 300 --iterations 50 --quiet
+heat3d/heat3d --size 256 256 256 --steps 20 --quiet
+LIST
+    done
   fi
 fi
 
