@@ -47,7 +47,8 @@ inline constexpr int kDeepestStreamDepth = 16;
 // upload twice the write-back) 36.0 (37.0): docs/simulation.md, "Grids larger than the GPU".
 // On an H200 (2026-11-27; docs/gpu.md, "On a GPU node"), whose link moved 55 GB/s each way and
 // 1.79x that both ways at once, a visit waited 23-27 ms for its 1.19 GB (median 26.9 ms, 0.80
-// of one way's rate), and one in four over 35 ms (up to 66): 36.5 ms a step, 28.2 predicted.
+// of one way's rate), but those where the slabs' size changed (10 of 79 planes, 3 of 78) 34-65:
+// 36.5 ms a step, 28.2 predicted. Streamed slabs now share one buffer size (FieldStorage).
 inline constexpr double kStreamedBusShare = 0.95;
 // Resident on several GPUs, a slab whose faces take long to cross between GPUs is cut into
 // two edges of kEdgePlanes planes and the rest: the edges run first (priority), and their faces

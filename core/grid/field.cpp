@@ -197,9 +197,22 @@ void FieldStorage::build(Context& rt, Impl* reuse) {
     impl_->tile(t).pinned = reuse == nullptr;
   }
   assign_gpu_units(*impl_, engine.cuda_workers());
-  auto tile_bytes = [&](int t) {
+  auto layout_bytes = [&](int t) {
     return static_cast<std::int64_t>(element_size_) *
            tile_layout(tiling.tile(t), halo_, grid_.dims, element_size_).size();
+  };
+  // The tiles a GPU streams share one buffer size, the largest's: StarPU gives a visit the
+  // device buffer a leaving slab frees only where their vectors are as long (its allocation
+  // cache matches on the footprint); another size frees one (cudaFree: the whole device waits)
+  // and allocates. heat3d 1024^3 through 4 GiB on an H200, 10 slabs of 79 planes and 3 of 78: the
+  // visits where the size changed waited 34-65 ms for their data, the others 23-27 (simulated:
+  // the same at each change, docs/gpu.md "On a GPU node").
+  std::int64_t streamed_bytes = 0;
+  if (grid_.stream_depth > 0)
+    for (int t = 0; t < tiling.size(); ++t)
+      if (device_class(t) == 2) streamed_bytes = std::max(streamed_bytes, layout_bytes(t));
+  auto tile_bytes = [&](int t) {
+    return streamed_bytes > 0 && device_class(t) == 2 ? streamed_bytes : layout_bytes(t);
   };
   // Only this rank's tiles get memory; the others are placeholders StarPU-MPI knows the
   // owner of, which no task on this rank reads (only their face buffers travel). Allocated
@@ -395,6 +408,8 @@ void FieldStorage::release_handles() {
 }
 
 int FieldStorage::tiles() const { return impl_->tiling.size(); }
+
+std::size_t FieldStorage::tile_bytes(int tile) const { return impl_->tile(tile).bytes; }
 
 int FieldStorage::owner(int tile) const {
   return impl_->distribution.owner[static_cast<std::size_t>(tile)];

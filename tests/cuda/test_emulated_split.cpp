@@ -12,6 +12,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -355,6 +356,31 @@ TEST_P(EmulatedSplit, AGridLargerThanTheGpuStreamsBitwise) {
                                                 "against 8.91e+05 it may hold; 6 slabs, 8 steps"));
   EXPECT_EQ(tessera::Stencil<3>("heat3d", tessera::Shape::Star, 1).auto_depth(grid), 8);
   test::expect_heat3d_advance_matches_reference(grid, 19, 8);  // blocks of 8, 8 and 3
+}
+
+// Slabs of unequal thickness (193 planes in 10: 20 and 19) share one buffer size, the thickest's,
+// so that StarPU reuses a leaving slab's device buffer for the next visit instead of freeing it
+// and allocating another (cudaFree makes the whole device wait); the bits are the reference's.
+TEST(EmulatedSplitMemory, UnequalStreamedSlabsShareOneBufferSize) {
+  setenv("STARPU_LIMIT_CUDA_MEM", "1", 1);
+  tessera::Runtime rt(split_options("streamed-unequal"));
+  // Three doubles a point: the field below and the reference's u and next.
+  const tessera::Grid<3> grid({16, 32, 193}, {0, 0, 0}, {},
+                              tessera::PointData::of<double, double, double>());
+  unsetenv("STARPU_LIMIT_CUDA_MEM");
+  ASSERT_GT(grid.stream_depth(), 0) << grid.chosen();
+  {
+    const auto bc = tessera::Boundaries<3>::all(tessera::Boundary::dirichlet(0.0));
+    tessera::Field<double, 3> u(grid, grid.stream_depth(), bc, "u");
+    const auto& f = u.storage();
+    std::set<std::int64_t> thickness;
+    for (int t = 0; t < f.tiles(); ++t) {
+      thickness.insert(f.geometry(t).extent[2]);
+      EXPECT_EQ(f.tile_bytes(t), f.tile_bytes(0)) << "tile " << t << " of " << f.tiles();
+    }
+    EXPECT_EQ(thickness.size(), 2U) << grid.chosen();  // the case: slabs of two thicknesses
+  }
+  test::expect_heat3d_advance_matches_reference(grid, 9, grid.stream_depth());
 }
 
 // A runtime in split emulation whose stand-in has `mib` MiB of memory (STARPU_LIMIT_CUDA_MEM,

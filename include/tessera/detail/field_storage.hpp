@@ -87,6 +87,10 @@ class FieldStorage {
   /// grid's split, Grid::split; 1 too for tiles the library chose without CUDA workers), on
   /// one worker of that class per tile.
   int device_class(int tile) const;
+  /// The bytes of `tile`'s buffer on this rank (0: another rank's tile): its layout's, or, for
+  /// the tiles a GPU streams, the largest of theirs (one size: StarPU then reuses a leaving
+  /// slab's device buffer for the next visit).
+  std::size_t tile_bytes(int tile) const;
 
   /// The rank that owns (stores, computes) `tile`, and whether that is this rank.
   int owner(int tile) const;
