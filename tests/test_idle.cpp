@@ -8,10 +8,12 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <ctime>
 #include <thread>
+#include <vector>
 
 #include <tessera/task.hpp>
 
@@ -126,7 +128,7 @@ TEST(IdleWorkers, ManyShortWaitsBetweenSubmissions) {
 // instead of waiting out a polling worker's time slice (docs/scheduling.md, "The thread that
 // waits"). Right after Runtime::wait() the workers then use no CPU, where they would poll
 // until the pause 200 us after a wait (IdleWorkers::kGrace): 2 x 150 us of CPU time here (paused:
-// 0-55 us, under ThreadSanitizer too).
+// 0-55 us, under ThreadSanitizer too; the median of 9 waits is checked).
 TEST(IdleWorkers, TheLastTaskOfAWaitPausesWorkersThatTakeEveryCore) {
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
@@ -145,15 +147,23 @@ TEST(IdleWorkers, TheLastTaskOfAWaitPausesWorkersThatTakeEveryCore) {
     const tessera::Grid<2> grid({64, 64}, {16, 16});
     tessera::Field<double, 2> u(grid, 0, {}, "u");
     tessera::Task add("add-one");
-    for (int round = 0; round < 5; ++round) {
+    // The median of 9 waits: one wait's window can catch a thread of the process woken for
+    // something else (246 us once in CI, ctest -j2 on 2 cores); polling workers take every one.
+    constexpr int kRounds = 9;
+    std::vector<double> used;
+    for (int round = 0; round < kRounds; ++round) {
       for (int t = 0; t < grid.tiles(); ++t) add.submit(AddOne{}, tessera::update_tile(u, t));
       rt.wait();
       const double before = process_cpu_seconds();
       std::this_thread::sleep_for(std::chrono::microseconds(150));
-      const double used = process_cpu_seconds() - before;
-      EXPECT_LT(used, 100e-6) << "CPU seconds of the process over 150 us after wait " << round;
+      used.push_back(process_cpu_seconds() - before);
     }
-    EXPECT_EQ(tessera::sum(u), 5.0 * 64 * 64);
+    std::vector<double> sorted = used;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_LT(sorted[kRounds / 2], 100e-6)
+        << "median CPU seconds of the process over 150 us after a wait; each wait's: "
+        << testing::PrintToString(used);
+    EXPECT_EQ(tessera::sum(u), kRounds * 64.0 * 64);
   }
   sched_setaffinity(0, sizeof(allowed), &allowed);
 }
