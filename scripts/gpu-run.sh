@@ -236,7 +236,7 @@ fi
 # out by the difference), each line of the summary with the placement line's predicted step.
 # steady <name> <seconds a run> <n> <binary> <args...> (@K@ in an argument: the run's steps)
 steady() {
-  local name=$1 s=$2 n=$3 bin=$4 a b
+  local name=$1 s=$2 n=$3 bin=$4 a b k r
   shift 4
   for k in "$n" $((2 * n)); do
     r=$(run "$s" "$logs/$name-$k.log" "$B/apps/$bin" --steps "$k" "${@//@K@/$k}")
@@ -251,8 +251,9 @@ steady() {
 
 if want ooc-steady; then
   # Issue #47 on a real bus: the streamed step over 4 and 8 visits of the depth the 16-step run
-  # chose, and the bytes StarPU moved each way (STARPU_BUS_STATS); the simulation's: 35.4 ms at
-  # depth 14 on a 50 GB/s link (docs/simulation.md, "Grids larger than the GPU").
+  # chose, and the bytes moved each way, from the runs' traces (STARPU_BUS_STATS says 0 in a run
+  # that records: Tessera's recorder reads and resets StarPU's counters); the simulation's: 35.4
+  # ms at depth 14 on a 50 GB/s link (docs/simulation.md, "Grids larger than the GPU").
   step "out-of-core steady state: heat3d 1024^3 GPU-only on 4 GiB, 4 and 8 visits, bus bytes"
   if ! no_gpu && ! no_time; then
     depth=$(grep -m1 -oE '[0-9]+ steps a visit' "$logs/ooc-heat3d-gpu.log" 2>/dev/null | cut -d' ' -f1)

@@ -115,7 +115,7 @@ def self_test():
                     "task": f"s:interior tile={tile}", "tile": tile, "rank": 0, "worker": w,
                     "pinned_worker": p}})
         return doc
-    cases = [  # (trace, placement, the fault expected; "" none)
+    cases = [  # (trace, placement, the fault expected ("" none)[, the --unpinned tasks])
         (trace([[0, 0], [1, 1], [0, 0], [1, 1]]), "gpu", ""),
         (trace([[0, 0], [1, 1], [2, 2], [2, 2]]), "split", ""),
         (trace([[0, 0], [1, 1], [0, 0], [1, 1]], [[0, 0], [1, 1], [0, 1], [1, 1]]), "gpu",
@@ -129,14 +129,14 @@ def self_test():
         # s:interior listed as a team task (--unpinned): its team on the CPU in a split, but
         # pinned where the planner put every tile on a GPU.
         (trace([[0, 0], [1, 1], [2, 2], [2, 2]], [[0, 0], [1, 1], [2, -1], [2, -1]]), "split",
-         ""),
+         "", ["s:interior"]),
         (trace([[0, 0], [1, 1], [0, 0], [1, 1]], [[0, 0], [1, 1], [-1, -1], [1, 1]]), "gpu",
-         "not pinned"),
+         "not pinned", ["s:interior"]),
     ]
     failed = 0
-    for i, (doc, placement, expected) in enumerate(cases):
+    for doc, placement, expected, *unpinned in cases:
         args = argparse.Namespace(gpus=2, placement=placement, multi_grid=False,
-                                  unpinned=["s:interior"] if i >= 8 else [])
+                                  unpinned=unpinned[0] if unpinned else [])
         faults, _ = check(doc, args)
         found = any(expected in f for f in faults) if expected else not faults
         if not found:
