@@ -57,6 +57,9 @@ struct Machine {
   // With CUDA workers: a hand-set share of the split axis's planes for the GPU part (the
   // CPU part tiled as the chooser would); < 0: the chooser places the split.
   double gpu_share = -1;
+  // A streamed slab crosses the bus without its ghost planes, which its visit writes on the GPU
+  // (tasks::Travel: StarPU 1.4 and later); false: they cross with it.
+  bool ghost_planes_stay = false;
 };
 
 // Assumed when unknown: a memory-bound stencil point on one core of a current CPU, a GPU 20

@@ -93,9 +93,10 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   const bool speed_known = m.gpu_point_seconds > 0;
   if (!speed_known) gpu_point_seconds = 0;
   // A visit of a slab of `t` planes at depth `d`: its fields' tiles hold d ghost planes each
-  // side, which cross the bus with them, and it reads the faces its two neighbours packed on
-  // their last visit (d planes each) and packs its own two for their next: every face crosses
-  // the bus both ways, as the passes follow one another.
+  // side, which cross the bus with them unless they stay (Machine::ghost_planes_stay: the visit
+  // writes them on the GPU), and it reads the faces its two neighbours packed on their last
+  // visit (d planes each) and packs its own two for their next: every face crosses the bus both
+  // ways, as the passes follow one another.
   const auto face_bytes = [&](int d) { return kFaceCrossings * d * plane_points * m.point.field; };
   // The thickest slab of which the one computed and the last one leaving fit, each with its
   // ghost planes and four faces.
@@ -116,8 +117,9 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
     const std::int64_t slabs = (share + t - 1) / t;
     const double thick = static_cast<double>(share) / static_cast<double>(slabs);
     const double compute = gpu_point_seconds * share_points * (1 + recomputed_share(depth, thick));
-    // A visit's tile with its ghost planes, up and back, and two faces each way.
-    const double tile_points = (thick + 2 * depth) * plane_points;
+    // A visit's tile (with its ghost planes, where they travel), up and back, and two faces
+    // each way.
+    const double tile_points = (thick + (m.ghost_planes_stay ? 0 : 2 * depth)) * plane_points;
     const double up = tile_points * up_point + face_bytes(depth) / 2;
     const double back = tile_points * back_point + face_bytes(depth) / 2;
     const double visits = static_cast<double>(slabs) / depth;  // a step's
@@ -152,11 +154,11 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   char b[512];
   std::snprintf(b, sizeof(b),
                 "streamed: %.3g bytes a GPU's share against %.3g it may hold; %lld slabs, %d "
-                "steps a visit, %.3g bytes over the bus a step (the fields %.3g, their ghost "
-                "planes and faces the rest; %.2f ms at %.2g of %.3g GB/s the busier way%s), "
-                "compute %.2f ms%s",
+                "steps a visit, %.3g bytes over the bus a step (the fields %.3g, their %s "
+                "the rest; %.2f ms at %.2g of %.3g GB/s the busier way%s), compute %.2f ms%s",
                 p.needed_bytes, p.available_bytes, static_cast<long long>(p.slabs), p.depth,
-                p.bus_bytes_per_step, p.fields_bytes_per_step, p.bus_seconds * 1e3,
+                p.bus_bytes_per_step, p.fields_bytes_per_step,
+                m.ghost_planes_stay ? "faces" : "ghost planes and faces", p.bus_seconds * 1e3,
                 kStreamedBusShare, link * 1e-9, m.gpu_bus_bytes_per_second() > 0 ? "" : " assumed",
                 p.compute_seconds * 1e3,
                 speed_known ? "" : " (the GPU's speed not calibrated: the bus alone)");

@@ -144,6 +144,11 @@ std::int64_t TileLayout::offset(std::int64_t x, std::int64_t y, std::int64_t z) 
   return lead() + (x + halo[0]) + (y + halo[1]) * stride(1) + (z + halo[2]) * stride(2);
 }
 
+std::pair<std::int64_t, std::int64_t> TileLayout::planes(int dims) const {
+  const int a = dims == 3 ? 2 : 1;
+  return {lead() + halo[a] * stride(a), n[a] * stride(a)};
+}
+
 std::int64_t line_elements(std::size_t element_size) {
   const bool divides =
       element_size > 0 && element_size <= kCacheLineBytes && kCacheLineBytes % element_size == 0;

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "partition/region_copy.hpp"
@@ -131,6 +132,9 @@ struct TileLayout {
   std::int64_t lead() const;  // elements before the first ghost point
   std::int64_t size() const;  // elements of the buffer
   std::int64_t offset(std::int64_t x, std::int64_t y, std::int64_t z) const;  // interior coords
+  // Its points' planes along its outermost axis (z; y where `dims` is 2), each with its ghost
+  // points on the other axes: elements [first, first + count) of the buffer, contiguous.
+  std::pair<std::int64_t, std::int64_t> planes(int dims) const;
 };
 
 // The bytes every tile buffer's start is aligned to, and the elements of that many bytes for

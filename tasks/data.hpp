@@ -2,6 +2,7 @@
 // registered with StarPU and, in distributed runs, StarPU-MPI.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -10,6 +11,18 @@ namespace tessera::tasks {
 class IdleWorkers;
 struct Data;  // a StarPU data handle, opaque outside tasks/
 using Handle = Data*;
+
+/// What a copy of a tile between two memories moves: its whole buffer, or, once `planes_only`
+/// is set, the bytes [first, first + bytes) (its points' planes along the outermost axis, each
+/// with its ghost points on the other axes), leaving its ghost planes behind. Set only while
+/// every task that reads those ghost planes writes them first, in the memory it runs in (a
+/// streamed grid's time blocks: docs/gpu.md, "Grids larger than a GPU"): heat3d 1024^3 in slabs
+/// of 64 planes at depth 14 moved 28 ghost planes with each slab, each way. StarPU 1.4 and later
+/// (1.3 copies a reused buffer's whole description, this one's included, into the new data's).
+struct Travel {
+  std::size_t first = 0, bytes = 0;
+  std::atomic<bool> planes_only{false};
+};
 
 /// Registers and unregisters handles. Every rank registers the same handles in the same order
 /// (same program, same options: checked at start-up), so their StarPU-MPI tags, given in
@@ -23,7 +36,12 @@ class DataRegistry {
   /// A vector of `elements` elements of `element_size` bytes, owned by rank `owner`: `data` is
   /// its host memory on the owner, null elsewhere and for buffers allocated where a task
   /// first writes them.
-  Handle register_vector(void* data, std::size_t elements, std::size_t element_size, int owner);
+  /// `travel`, where given, says what its copies move (it outlives the handle).
+  Handle register_vector(void* data, std::size_t elements, std::size_t element_size, int owner,
+                         const Travel* travel = nullptr);
+  /// Whether register_vector honours a Travel (the StarPU it runs on reuses buffers without
+  /// copying the description that holds it).
+  static bool moves_planes_only();
   /// Waits for the tasks using `h`, brings its data back to the host, and forgets it.
   void unregister(Handle h);
   /// Forgets a scratch buffer (a halo buffer) without bringing its data back.

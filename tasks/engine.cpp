@@ -256,6 +256,14 @@ Engine::Engine(const EngineConfig& config)
     std::vector<int> ids(static_cast<std::size_t>(cpu_workers_));
     ids.resize(static_cast<std::size_t>(starpu_worker_get_ids_by_type(
         STARPU_CPU_WORKER, ids.data(), static_cast<unsigned>(ids.size()))));
+    // With several memory nodes (STARPU_USE_NUMA=1 on a machine, or a hwloc topology, of two
+    // NUMA nodes) the stand-ins are the workers farthest from main memory, where the tiles are
+    // registered: a GPU tile's data then crosses between memory nodes through its copy methods,
+    // as on a GPU (docs/gpu.md, "Split emulation").
+    std::stable_sort(ids.begin(), ids.end(), [](int a, int b) {
+      return starpu_worker_get_memory_node(static_cast<unsigned>(a)) >
+             starpu_worker_get_memory_node(static_cast<unsigned>(b));
+    });
     ids.resize(static_cast<std::size_t>(stand_ins));
     set_cuda_stand_ins(ids);
   }

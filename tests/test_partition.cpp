@@ -15,6 +15,24 @@ using tessera::partition::Tile;
 using tessera::partition::TileLayout;
 using tessera::partition::Tiling;
 
+// A streamed tile's copies move its planes along the outermost axis, each with its ghost
+// points on the other axes: from its first point's plane at x and y's first ghost to the end of
+// its last plane, the ghost planes of that axis left out (z in 3-D, y in 2-D).
+TEST(TileLayout, PlanesSpanThePointsPlanesOnly) {
+  const TileLayout slab{{64, 64, 32}, {4, 4, 4}, 8};
+  const auto [first, count] = slab.planes(3);
+  EXPECT_EQ(first, slab.offset(-4, -4, 0));
+  EXPECT_EQ(first, 4 + 4 * 72 * 72);
+  EXPECT_EQ(count, 32 * 72 * 72);
+  EXPECT_EQ(first + count, slab.size() - 4 * 72 * 72);
+  EXPECT_EQ(first + count, slab.offset(67, 67, 31) + 1);
+  const TileLayout odd{{13, 5, 1}, {3, 3, 0}, 16};
+  const auto [row, rows] = odd.planes(2);
+  EXPECT_EQ(row, 13 + 3 * 32);
+  EXPECT_EQ(rows, 5 * 32);
+  EXPECT_EQ(row, odd.offset(-3, 0, 0));
+}
+
 // Rows of a tile start a cache line: heat3d's 64 x 64 x 32 slab with 4 ghost layers of doubles
 // (8 a line) starts 4 elements into its buffer, so that point (0, y, z) is at a multiple of 8;
 // an odd row is padded to whole lines; one element a line is the dense layout.

@@ -248,7 +248,15 @@ void FieldStorage::build(Context& rt, Impl* reuse) {
     FieldTile& tile = impl_->tile(t);
     if (tile.handle != nullptr) continue;  // taken over from the tiling before
     const std::size_t elements = static_cast<std::size_t>(tile_bytes(t)) / element_size_;
-    tile.handle = engine.data().register_vector(tile.memory, elements, element_size_, owner(t));
+    if (streamed_bytes > 0 && device_class(t) == 2 && tasks::DataRegistry::moves_planes_only()) {
+      const auto [first, count] =
+          tile_layout(tiling.tile(t), halo_, grid_.dims, element_size_).planes(grid_.dims);
+      tile.travel = std::make_unique<tasks::Travel>();
+      tile.travel->first = static_cast<std::size_t>(first) * element_size_;
+      tile.travel->bytes = static_cast<std::size_t>(count) * element_size_;
+    }
+    tile.handle = engine.data().register_vector(tile.memory, elements, element_size_, owner(t),
+                                                tile.travel.get());
     tile.data = &engine.data();
   }
   rt.fields.insert(this);
@@ -368,12 +376,14 @@ void FieldTile::free() {
   if (memory != nullptr) tasks::DataRegistry::deallocate(memory, bytes, pinned);
   handle = nullptr;
   memory = nullptr;
+  travel.reset();  // after the handle: its last copy home read it
 }
 
 void FieldTile::take(FieldTile& from) {
   data = from.data;
   handle = std::exchange(from.handle, nullptr);
   memory = std::exchange(from.memory, nullptr);
+  travel = std::move(from.travel);
   bytes = from.bytes;
   pinned = from.pinned;
 }
@@ -516,32 +526,38 @@ static void add_sources(HaloSet& set, bool spare) {
 
 void FieldStorage::fill_constant_ghosts(const std::string& stencil, int width, bool box) {
   HaloSet& set = impl_->halos[{width, box}];
-  if (!set.tiles.empty()) return;
+  if (!set.tiles.empty() && !set.constants_stale) return;
   tasks::Engine& engine = *context().engine;
   const int n = tiles();
-  const Extent3 halo{halo_, halo_, grid_.dims == 3 ? halo_ : 0};
-  partition::FaceRules rules;
-  for (int a = 0; a < 3; ++a)
-    for (int s = 0; s < 2; ++s) {
-      rules.rule[a][s] = faces_.face[a][s].kind;
-      rules.constant_bits[a][s] = faces_.face[a][s].constant_bits;
+  if (set.tiles.empty()) {
+    const Extent3 halo{halo_, halo_, grid_.dims == 3 ? halo_ : 0};
+    partition::FaceRules rules;
+    for (int a = 0; a < 3; ++a)
+      for (int s = 0; s < 2; ++s) {
+        rules.rule[a][s] = faces_.face[a][s].kind;
+        rules.constant_bits[a][s] = faces_.face[a][s].constant_bits;
+      }
+    std::vector<partition::TileHaloPlan> plans =
+        partition::plan_halos(impl_->tiling, halo, rules, width, box, grid_.dims,
+                              partition::line_elements(element_size_));
+    set.tiles = std::vector<HaloTile>(plans.size());
+    for (std::size_t t = 0; t < plans.size(); ++t) set.tiles[t].plan = std::move(plans[t]);
+    add_face_buffers(*this, set, false);
+    add_sources(set, false);
+    for (HaloTile& tile : set.tiles) {
+      partition::TileHaloPlan& plan = tile.plan;
+      tile.all_ghosts = plan.ghosts;
+      partition::RegionCopyList copies;
+      for (int r = 0; r < plan.ghosts.count; ++r) {
+        partition::RegionCopyList& to =
+            plan.ghosts.region[r].src_slot < 0 ? tile.constants : copies;
+        to.region[to.count++] = plan.ghosts.region[r];
+      }
+      plan.ghosts = copies;
+      tile.functions = function_tasks(plan, faces_, engine.codelets(), type_);
     }
-  std::vector<partition::TileHaloPlan> plans = partition::plan_halos(
-      impl_->tiling, halo, rules, width, box, grid_.dims, partition::line_elements(element_size_));
-  set.tiles = std::vector<HaloTile>(plans.size());
-  for (std::size_t t = 0; t < plans.size(); ++t) set.tiles[t].plan = std::move(plans[t]);
-  add_face_buffers(*this, set, false);
-  add_sources(set, false);
-  for (HaloTile& tile : set.tiles) {
-    partition::TileHaloPlan& plan = tile.plan;
-    partition::RegionCopyList copies;
-    for (int r = 0; r < plan.ghosts.count; ++r) {
-      partition::RegionCopyList& to = plan.ghosts.region[r].src_slot < 0 ? tile.constants : copies;
-      to.region[to.count++] = plan.ghosts.region[r];
-    }
-    plan.ghosts = copies;
-    tile.functions = function_tasks(plan, faces_, engine.codelets(), type_);
   }
+  set.constants_stale = false;
   tasks::Codelet& fill =
       engine.codelets().get(stencil, type_, tasks::constant_ghosts_kind(element_size_));
   for (int t = 0; t < n; ++t) {
@@ -585,16 +601,43 @@ void FieldStorage::after_visit(bool keep) {
     }
 }
 
-void FieldStorage::refill_discarded(const std::string& stencil, int width, bool box, int tile) {
+void FieldStorage::leave_ghost_planes(bool leave) {
+  if (leave == impl_->ghost_planes_left) return;
+  if (leave) {
+    bool functions = false;  // their ghosts are written by tasks of their own (exchange())
+    for (const auto& face : faces_.face)
+      for (const auto& side : face) functions = functions || side.kind == Boundary::Kind::Function;
+    if (grid_.stream_depth == 0 || !tasks::DataRegistry::moves_planes_only() ||
+        !context().options.fused_exchange || functions)
+      return;
+    // Tasks submitted before may read the ghost planes (a stencil after exchange()): every
+    // rank reaches this call at the same point, once a field (wait_all is collective).
+    context().engine->wait_all();
+  }
+  impl_->ghost_planes_left = leave;
+  if (!leave)  // the constant ghost regions the visits wrote stayed on the GPUs
+    for (auto& [key, set] : impl_->halos) set.constants_stale = !set.tiles.empty();
+  for (FieldTile& tile : impl_->tiles)
+    if (tile.travel != nullptr) tile.travel->planes_only.store(leave, std::memory_order_relaxed);
+}
+
+bool FieldStorage::ghost_planes_left() const { return impl_->ghost_planes_left; }
+
+void FieldStorage::refill_ghosts(const std::string& stencil, int width, bool box, int tile) {
   const auto t = static_cast<std::size_t>(tile);
-  if (t >= impl_->discarded.size() || !impl_->discarded[t]) return;
-  impl_->discarded[t] = 0;
+  const bool discarded = t < impl_->discarded.size() && impl_->discarded[t];
+  const bool left = impl_->ghost_planes_left && impl_->tile(tile).travel != nullptr;
+  if (!discarded && !left) return;
+  if (discarded) impl_->discarded[t] = 0;
   fill_constant_ghosts(stencil, width, box);  // plans the set's constant regions, once
   auto& constants = impl_->halos[{width, box}].tile(tile).constants;
   if (constants.count == 0) return;
   tasks::Engine& engine = *context().engine;
+  // A discarded tile is written only; one whose ghost planes were left behind keeps its points.
   tasks::Codelet& fill =
-      engine.codelets().get(stencil, type_, tasks::scratch_ghosts_kind(element_size_));
+      engine.codelets().get(stencil, type_,
+                            discarded ? tasks::scratch_ghosts_kind(element_size_)
+                                      : tasks::constant_ghosts_kind(element_size_));
   tasks::Placement opens = placement_of(*this, tile);  // on the GPU of the visit it opens
   opens.visit = tasks::Placement::Visit::Opens;
   engine.submitter().submit(fill, {impl_->tile(tile).handle}, {}, &constants, sizeof(constants),
@@ -621,7 +664,11 @@ static void submit_packs(FieldStorage& f, HaloSet& set, const std::string& stenc
 
 void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
   HaloSet& set = impl_->halos[{width, box}];
-  if (set.version == version_) return;
+  // The ghost planes the tasks below write are read by others: they travel with the tiles again,
+  // and those left behind before are stale.
+  const bool were_left = impl_->ghost_planes_left;
+  leave_ghost_planes(false);
+  if (set.version == version_ && !were_left) return;
   fill_constant_ghosts(stencil, width, box);
   Context& rt = context();
   tasks::Engine& engine = *rt.engine;
@@ -648,7 +695,8 @@ void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
 
 HaloSet* FieldStorage::exchange_in_tasks(const std::string& stencil, int width, bool box) {
   HaloSet& set = impl_->halos[{width, box}];
-  if (set.version == version_) return nullptr;
+  // Ghost planes left behind are stale wherever a visit finds them: filled again every time.
+  if (set.version == version_ && !impl_->ghost_planes_left) return nullptr;
   fill_constant_ghosts(stencil, width, box);
   bool functions = false;
   for (const HaloTile& tile : set.tiles) functions = functions || !tile.functions.empty();

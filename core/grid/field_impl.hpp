@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <memory>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -26,6 +27,9 @@ struct HaloTile {
   // Constant (Dirichlet) ghost regions, split off plan.ghosts: their values never change and
   // nothing else writes ghost layers, so they are written once, not every step.
   partition::RegionCopyList constants;
+  // plan.ghosts and constants in one list: what a block fills where the tile's ghost planes
+  // were left behind (FieldStorage::leave_ghost_planes).
+  partition::RegionCopyList all_ghosts;
   // One task per face whose boundary function gives some of the tile's ghost regions: the
   // face's function and the task's argument block (its functor and the regions), kept for
   // every exchange.
@@ -63,6 +67,9 @@ struct HaloSet {
   long packed = -1;     // field version the face buffers hold (packed by halo-pack tasks or by
                         // the tasks that wrote the field)
   bool spares = false;  // the tiles' spare buffers are made
+  // Its constant ghost regions were written where the tiles' ghost planes stayed behind (on a
+  // GPU: FieldStorage::leave_ghost_planes): fill_constant_ghosts writes them again.
+  bool constants_stale = false;
 };
 
 // One tile of a field: its data handle and, on its owner, the host memory under it. It frees
@@ -87,6 +94,9 @@ struct FieldTile {
   bool rank_edge = false;  // a neighbour belongs to another rank
   int gpu_unit = -1;       // a GPU tile's CUDA worker, of this rank's (assign_gpu_units)
   bool gpu_edge = false;   // a GPU tile beside another device's along the split axis
+  // A streamed tile's copies (FieldStorage::leave_ghost_planes); null for the others. Lives as
+  // long as the handle, whose copies read it.
+  std::unique_ptr<tasks::Travel> travel;
 };
 
 struct FieldStorage::Impl {
@@ -102,7 +112,8 @@ struct FieldStorage::Impl {
   std::vector<FieldTile> tiles;    // in tile order, which is the handles' registration order
   const char* tag_name = nullptr;  // the field's name, interned for task tags
   bool released = false;
-  std::vector<char> discarded;  // per tile: dropped by FieldStorage::after_visit, not refilled
+  std::vector<char> discarded;     // per tile: dropped by FieldStorage::after_visit, not refilled
+  bool ghost_planes_left = false;  // FieldStorage::leave_ghost_planes
 };
 
 // How tile `tile` of `f`'s tasks are placed: its device class, and on a grid streamed through

@@ -106,11 +106,17 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
   // This also plans next's halo set of this (width, shape), which an odd block packs (below).
   if (u.grid().stream_depth > 0) next.start_streaming_scratch();
   next.fill_constant_ghosts(name, width, deep_box);
-  // A streamed grid's scratch, dropped after the last visit: refilled just before each visit.
-  if (u.grid().stream_depth > 0)
+  if (u.grid().stream_depth > 0) {
+    // A streamed grid's tiles cross the bus without their ghost planes (the blocks fill u's
+    // and the state's, constants too), and its scratch is dropped after each visit: next's
+    // constant ghosts are written again just before each visit.
+    u.leave_ghost_planes(true);
+    next.leave_ghost_planes(true);
+    for (FieldStorage* f : state) f->leave_ghost_planes(true);
     call.before_tile = [&next, &name, width, deep_box](int t) {
-      next.refill_discarded(name, width, deep_box, t);
+      next.refill_ghosts(name, width, deep_box, t);
     };
+  }
   // The block tasks copy the ghost layers of u and of the in-place fields in and, the block
   // done, pack the faces of what the next block exchanges, so that no halo-pack task runs
   // between blocks. The in-place fields, and u after an even number of steps (the result then
@@ -129,7 +135,9 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
   std::vector<HaloSet*> filled, packed;
   for (std::size_t k = 0; k < exchanged.size(); ++k) {
     filled.push_back(exchanged[k]->exchange_in_tasks(name, width, deep_box));
-    if (filled.back() != nullptr) call.fills.push_back({exchanged_field[k], filled.back()});
+    if (filled.back() != nullptr)
+      call.fills.push_back(
+          {exchanged_field[k], filled.back(), false, exchanged[k]->ghost_planes_left()});
     packed.push_back(k == 0 && ends_in_next ? nullptr : exchanged[k]->pack_spare(filled.back()));
     if (packed.back() != nullptr) call.packs.push_back({exchanged_field[k], packed.back(), true});
   }

@@ -134,7 +134,9 @@ void submit_tile_tasks(const TileTaskCall& call) {
       const HaloTile& tile = h.set->tile(t);
       const FieldStorage& f = *fields[static_cast<std::size_t>(h.field)];
       const auto& faces = fill ? tile.sources : h.spare ? tile.spare_buffers : tile.buffers;
-      const partition::RegionCopyList& list = fill ? tile.plan.ghosts : tile.plan.packs;
+      const partition::RegionCopyList& list = !fill         ? tile.plan.packs
+                                              : h.constants ? tile.all_ghosts
+                                                            : tile.plan.ghosts;
       c.args = &list;
       c.empty = list.count == 0;
       c.tile = h.field;

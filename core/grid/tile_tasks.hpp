@@ -21,7 +21,8 @@ struct HaloSet;
 struct HaloCopies {
   int field;
   const HaloSet* set;
-  bool spare = false;  // packs into the set's spare face buffers (FieldStorage::pack_spare)
+  bool spare = false;      // packs into the set's spare face buffers (FieldStorage::pack_spare)
+  bool constants = false;  // fills the constant ghost regions too (HaloTile::all_ghosts)
 };
 
 /// What every task of one call shares.
@@ -50,7 +51,7 @@ struct TileTaskCall {
   KernelFn kernel_cpu = nullptr, kernel_cuda = nullptr;  // the kind's own entries
   std::vector<Access> modes;  // the kind's modes: of the reads, then of the writes
   /// Called before each tile's task is submitted (a streamed grid's scratch refill,
-  /// FieldStorage::refill_discarded); empty: nothing.
+  /// FieldStorage::refill_ghosts); empty: nothing.
   std::function<void(int)> before_tile;
 };
 

@@ -23,6 +23,7 @@
 #include "core/runtime/context.hpp"
 #include "core/runtime/files.hpp"
 #include "tasks/codelets.hpp"
+#include "tasks/data.hpp"
 #include "tasks/device_classes.hpp"
 #include "tessera/detail/field_storage.hpp"
 #include "tessera/error.hpp"
@@ -305,6 +306,7 @@ partition::Planner make_planner(detail::Context& c, std::string* speeds, std::st
     m.gpus.push_back({figures[0], figures[1], figures[2]});
   }
   m.gpu_share = c.options.gpu_fraction;
+  m.ghost_planes_stay = tasks::DataRegistry::moves_planes_only() && c.options.fused_exchange;
   return partition::Planner(m, known);
 }
 

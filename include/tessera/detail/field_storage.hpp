@@ -123,13 +123,24 @@ class FieldStorage {
   /// A grid streamed through the GPUs' memory (GridSpec::stream_depth), after the tasks of one
   /// visit of its tiles were submitted: the tiles this rank runs on CUDA workers are kept
   /// (written back while the bus is idle, first to leave the GPU) or, `keep` false, discarded
-  /// (scratch: nothing written back or read again; refill_discarded restores their constant
+  /// (scratch: nothing written back or read again; refill_ghosts restores their constant
   /// ghost layers before the next visit).
   void after_visit(bool keep);
   /// Submits the constant (Dirichlet) ghost layers of `width` of tile `tile` if after_visit
-  /// discarded it (the tasks of a block read them at the faces), just before the tile's next
-  /// visit (tasks::Placement::Visit::Opens: it allocates the scratch on the GPU).
-  void refill_discarded(const std::string& stencil, int width, bool box, int tile);
+  /// discarded it or its ghost planes were left behind (a time block's next, which it reads at
+  /// the faces and does not fill), just before the tile's next visit
+  /// (tasks::Placement::Visit::Opens: it allocates a scratch on the GPU, or brings the tile
+  /// there).
+  void refill_ghosts(const std::string& stencil, int width, bool box, int tile);
+  /// On a streamed grid, `leave` true: the copies of its tiles between memories leave their
+  /// ghost planes behind (tasks::Travel), for a time block's fields, whose visits write every
+  /// ghost point they read (the block's fills, constants included: exchange_in_tasks then fills
+  /// every time; refill_ghosts for its next). Waits for the tasks submitted before (which may
+  /// read them) the first time. Not where a boundary function's tasks or exchange() write
+  /// ghosts (fused exchanges off), nor on StarPU 1.3. `leave` false (exchange() does it): whole
+  /// tiles again.
+  void leave_ghost_planes(bool leave);
+  bool ghost_planes_left() const;
   /// Records that tasks were submitted that write the tiles (ghost layers now stale).
   void written() { ++version_; }
 
