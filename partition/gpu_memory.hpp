@@ -32,7 +32,8 @@ inline constexpr double kUsableMemoryShare = 0.85;
 // 1024^3 on a 4 GiB GPU: three slabs, the next visit's fetched during one: 144.6 ms a step;
 // two, one after another: 96.6 ms (docs/simulation.md, "Grids larger than the GPU"). Again with
 // a full-duplex link per GPU (2026-11-27; tasks::kVisitsAhead 2): three slabs, 18 of 12 steps a
-// visit, 42.6 ms a step; two, 16 of 14, 35.4.
+// visit, 42.6 ms a step; two, 16 of 14, 35.4. With the ghost planes staying on the GPU
+// (2026-11-28): three, 18 of 12, 33.8; two, 19 of 16, 30.3 (4 GPUs: 15.6 against 9.2).
 inline constexpr int kSlabsInFlight = 2;
 // The deepest temporal block a streamed part is given (each step of a visit saves a crossing of
 // the bus; ghost layers deepen with it).
