@@ -628,8 +628,10 @@ void FieldStorage::refill_ghosts(const std::string& stencil, int width, bool box
   const bool discarded = t < impl_->discarded.size() && impl_->discarded[t];
   const bool left = impl_->ghost_planes_left && impl_->tile(tile).travel != nullptr;
   if (!discarded && !left) return;
+  // Plans the set's constant regions, once, writing those of the tiles not discarded: this one
+  // is still marked, so that a read-write task does not find its dropped values.
+  fill_constant_ghosts(stencil, width, box);
   if (discarded) impl_->discarded[t] = 0;
-  fill_constant_ghosts(stencil, width, box);  // plans the set's constant regions, once
   auto& constants = impl_->halos[{width, box}].tile(tile).constants;
   if (constants.count == 0) return;
   tasks::Engine& engine = *context().engine;

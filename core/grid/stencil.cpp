@@ -32,9 +32,15 @@ void apply_stencil(const std::string& name, int radius, bool box, const TaskKind
     if (!in_tasks) {
       inputs[k]->exchange(name, radius, box);
     } else if (const HaloSet* set = inputs[k]->exchange_in_tasks(name, radius, box)) {
-      call.fills.push_back({static_cast<int>(k), set});
+      call.fills.push_back({static_cast<int>(k), set, false, inputs[k]->ghost_planes_left()});
     }
   }
+  // On a streamed grid a time block's scratch was dropped after its visits: written again (its
+  // constant ghosts, which makes it StarPU's again) before a step reads or writes it.
+  if (all.front()->grid().stream_depth > 0)
+    call.before_tile = [&all, &name, radius, box](int t) {
+      for (FieldStorage* f : all) f->refill_ghosts(name, radius, box, t);
+    };
   const std::vector<HaloSet*> packed = add_packs(call, outputs, inputs.size(), in_tasks);
   add_halo_work(call, name, types, kind);
   call.step = rt.steps++;

@@ -358,6 +358,39 @@ TEST_P(EmulatedSplit, AGridLargerThanTheGpuStreamsBitwise) {
   test::expect_heat3d_advance_matches_reference(grid, 19, 8);  // blocks of 8, 8 and 3
 }
 
+// A plain step after blocks on a streamed grid: the blocks left the tiles' ghost planes on the
+// GPU (FieldStorage::leave_ghost_planes, StarPU 1.4), so the step's fills write the constant
+// ghosts too (or, its exchanges in tasks of their own, exchange() brings whole tiles back and
+// writes them again), and the step's output, the blocks' scratch dropped after their visits, is
+// StarPU's again before the step writes it (before, StarPU aborted: "not initialized"); the
+// bits are the reference's. Run with the stand-in's own memory too (emulated.numa.*).
+TEST_P(EmulatedSplit, AStepAfterStreamedBlocksMatchesTheReference) {
+  setenv("STARPU_LIMIT_CUDA_MEM", "1", 1);
+  tessera::Options o = split_options("streamed-step");
+  o.fused_exchange = GetParam();
+  tessera::Runtime rt(o);
+  const tessera::Grid<3> grid({16, 32, 192}, {0, 0, 0}, {},
+                              tessera::PointData::of<double, double>());
+  unsetenv("STARPU_LIMIT_CUDA_MEM");
+  ASSERT_GT(grid.stream_depth(), 0) << grid.chosen();
+  const int depth = grid.stream_depth();
+  const auto bc = apps::heat3d_boundaries();
+  tessera::Field<double, 3> u(grid, depth, bc, "u"), next(grid, depth, bc, "next");
+  u.fill(test::initial<double, 3>);
+  const tessera::Stencil<3> heat("heat3d", tessera::Shape::Star, 1);
+  const apps::Heat3d f{0.1};
+  heat.advance(f, u, next, 2 * depth, depth);
+  heat.apply(f, tessera::in(u), tessera::out(next));
+  u.swap(next);
+  reference::RefField<double, 3> ref{test::initial_values<double>(grid), bc};
+  for (int s = 0; s < 2 * depth + 1; ++s) {
+    std::vector<double> out(ref.values.size());
+    reference::apply(test::domain(grid), 1, f, std::make_tuple(&ref), std::make_tuple(&out));
+    ref.values = out;
+  }
+  test::expect_bitwise_equal(u.gather(), ref.values);
+}
+
 // Slabs of unequal thickness (193 planes in 10: 20 and 19) share one buffer size, the thickest's,
 // so that StarPU reuses a leaving slab's device buffer for the next visit instead of freeing it
 // and allocating another (cudaFree makes the whole device wait); the bits are the reference's.
