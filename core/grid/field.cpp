@@ -623,10 +623,11 @@ void FieldStorage::leave_ghost_planes(bool leave) {
 
 bool FieldStorage::ghost_planes_left() const { return impl_->ghost_planes_left; }
 
-void FieldStorage::refill_ghosts(const std::string& stencil, int width, bool box, int tile) {
+void FieldStorage::refill_ghosts(const std::string& stencil, int width, bool box, int tile,
+                                 bool left_too) {
   const auto t = static_cast<std::size_t>(tile);
   const bool discarded = t < impl_->discarded.size() && impl_->discarded[t];
-  const bool left = impl_->ghost_planes_left && impl_->tile(tile).travel != nullptr;
+  const bool left = left_too && impl_->ghost_planes_left && impl_->tile(tile).travel != nullptr;
   if (!discarded && !left) return;
   // Plans the set's constant regions, once, writing those of the tiles not discarded: this one
   // is still marked, so that a read-write task does not find its dropped values.

@@ -36,10 +36,11 @@ void apply_stencil(const std::string& name, int radius, bool box, const TaskKind
     }
   }
   // On a streamed grid a time block's scratch was dropped after its visits: written again (its
-  // constant ghosts, which makes it StarPU's again) before a step reads or writes it.
+  // constant ghosts, which makes it StarPU's again) before a step reads or writes it. Only that:
+  // where ghost planes were left behind, the fills above carry the constant ghosts.
   if (all.front()->grid().stream_depth > 0)
     call.before_tile = [&all, &name, radius, box](int t) {
-      for (FieldStorage* f : all) f->refill_ghosts(name, radius, box, t);
+      for (FieldStorage* f : all) f->refill_ghosts(name, radius, box, t, false);
     };
   const std::vector<HaloSet*> packed = add_packs(call, outputs, inputs.size(), in_tasks);
   add_halo_work(call, name, types, kind);

@@ -127,11 +127,12 @@ class FieldStorage {
   /// ghost layers before the next visit).
   void after_visit(bool keep);
   /// Submits the constant (Dirichlet) ghost layers of `width` of tile `tile` if after_visit
-  /// discarded it or its ghost planes were left behind (a time block's next, which it reads at
-  /// the faces and does not fill), just before the tile's next visit
+  /// discarded it or, `left_too`, its ghost planes were left behind (a time block's next, which
+  /// it reads at the faces and does not fill), just before the tile's next visit
   /// (tasks::Placement::Visit::Opens: it allocates a scratch on the GPU, or brings the tile
-  /// there).
-  void refill_ghosts(const std::string& stencil, int width, bool box, int tile);
+  /// there). A discarded tile is StarPU's to read again afterwards.
+  void refill_ghosts(const std::string& stencil, int width, bool box, int tile,
+                     bool left_too = true);
   /// On a streamed grid, `leave` true: the copies of its tiles between memories leave their
   /// ghost planes behind (tasks::Travel), for a time block's fields, whose visits write every
   /// ghost point they read (the block's fills, constants included: exchange_in_tasks then fills
