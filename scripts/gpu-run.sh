@@ -171,15 +171,17 @@ if want both-cores; then
   # On the H200 some "both" runs (every tile on the GPU, as GPU-only) were slower than GPU-only:
   # cardiac3d 0.76-0.79x, FT 0.35-0.75x. Whether a core for the program's thread is what they
   # lack (15 polling CPU workers, the CUDA worker's thread and the program's: 17 on 16 cores):
-  # GPU-only, both, and both with a CPU worker fewer, interleaved, three rounds.
-  step "both with a core left: GPU-only / both / both with one CPU worker fewer"
+  # GPU-only, both, and both with a CPU worker fewer, interleaved, three rounds; and the default
+  # (no worker counts given), which leaves a core to the program's thread where CUDA workers run
+  # (2026-11-28: the H200's "fewer" runs were as fast as GPU-only, its "both" up to 2.8x slower).
+  step "both with a core left: GPU-only / both / both with one CPU worker fewer / the default"
   if ! no_gpu && ! no_time; then
     for round in 1 2 3; do
       while read -r app args; do
         over && break 2
         line="  round $round $(basename "$app"):"
         for w in "gpu:--ncpu 0 --ncuda 1" "both:--ncpu $ncpu --ncuda 1" \
-                 "fewer:--ncpu $((ncpu > 1 ? ncpu - 1 : 1)) --ncuda 1"; do
+                 "fewer:--ncpu $((ncpu > 1 ? ncpu - 1 : 1)) --ncuda 1" "default:"; do
           l=$logs/cores-$(basename "$app")-${w%%:*}-$round.log
           # shellcheck disable=SC2086
           r=$(run 40 "$l" "$B/apps/$app" $args ${w#*:})
@@ -193,6 +195,9 @@ airfoil/airfoil --mesh-size 200 300 --iterations 50 --quiet
 heat3d/heat3d --size 256 256 256 --steps 20 --quiet
 LIST
     done
+    l=$logs/cores-heat3d-default-workers.log
+    r=$(run 40 "$l" "$B/apps/heat3d/heat3d" --size 256 256 256 --steps 20)
+    say "  the default's workers ($r): $(grep -oE '[0-9]+ CPU [^,]*CUDA workers' "$l" | head -n 1)"
   fi
 fi
 
@@ -273,9 +278,28 @@ for f in sys.argv[2:]:
     for e in ev:
         if e.get("ph") == "C" and e.get("name", "").startswith("bus "):
             bus[e["name"]] = max(bus.get(e["name"], 0), e["args"].get("bytes", 0))
-    runs.append(bus)
-for name in sorted(runs[1]):
-    print(f"  ooc-steady {name}: {(runs[1][name] - runs[0].get(name, 0)) / n / 1e9:.3f} GB a step")
+    runs.append((bus, ev))
+# The two runs may choose other plans (their models differ): the longer run alone, from the end
+# of its second pass (the first fills the GPU, and visits waited 100-120 ms in both on the H200)
+# to its last, the step from its blocks' ends and each way's bytes from the bus counters there.
+ev = runs[1][1]
+ends = {}
+for e in ev:
+    if e.get("ph") == "X" and "time-block" in e.get("name", ""):
+        s = e["args"]["step"]
+        ends[s] = max(ends.get(s, 0), e["ts"] + e["dur"])
+passes = sorted(ends)
+if len(passes) < 4:
+    sys.exit(print(f"  ooc-steady: {len(passes)} passes in {sys.argv[3]}, too few"))
+first, last = passes[1], passes[-1]
+steps = last - first
+print(f"  ooc-steady passes 3-{len(passes)}: {(ends[last] - ends[first]) / steps / 1e3:.2f} ms a "
+      f"step ({passes[1] - passes[0]} steps a visit), each pass: "
+      + " ".join(f"{(ends[b] - ends[a]) / (b - a) / 1e3:.1f}" for a, b in zip(passes, passes[1:])))
+for name in sorted(runs[1][0]):
+    at = [max([e["args"].get("bytes", 0) for e in ev if e.get("ph") == "C" and
+               e.get("name") == name and e["ts"] <= t] or [0]) for t in (ends[first], ends[last])]
+    print(f"  ooc-steady {name}: {(at[1] - at[0]) / steps / 1e9:.3f} GB a step")
 PY
   fi
 fi

@@ -49,6 +49,9 @@ class DataRegistry {
   /// Host access to a buffer this rank owns: waits for the tasks that write it (and, to
   /// write, those that read it) until release().
   void acquire(Handle h, bool write);
+  /// Host access to write every value of `h` (this rank owns it), none read: also where its
+  /// values were dropped (after_visit), which acquire() cannot read. Until release().
+  void acquire_to_overwrite(Handle h);
   void release(Handle h);
   /// Host read access to a buffer this rank owns that was registered without host memory (a
   /// mesh loop's reduction contributions): waits for the tasks that write it and returns its
@@ -58,9 +61,11 @@ class DataRegistry {
   void unregister_later(Handle h);
   /// For a tile streamed through a GPU's memory (docs/gpu.md, "Grids larger than a GPU"), once
   /// the tasks submitted so far that use `h` have run: `keep`, its values go back to main
-  /// memory while the bus is idle and it is the first to leave the GPU (starpu_data_wont_use);
-  /// else its values are scratch and dropped on every memory node, nothing written back
-  /// (starpu_data_invalidate_submit): the next task that uses it must write what it reads.
+  /// memory while the bus is idle and it is the first to leave the GPU (starpu_data_wont_use,
+  /// whose copy home StarPU queues behind what was submitted by then: no invalidation of `h` may
+  /// be submitted until the tasks have run); else its values are scratch and dropped on every
+  /// memory node, nothing written back (starpu_data_invalidate_submit): the next task that uses it
+  /// must write what it reads.
   void after_visit(Handle h, bool keep);
   /// Whether StarPU-MPI holds `h` in this rank's receive cache: received from its owner for a
   /// task of this rank since the owner last wrote it.

@@ -57,11 +57,28 @@ class PrivateModelHome {
   std::string value_;
 };
 
+// The processing units from which EngineConfig::core_for_program leaves one core to the program:
+// with two GPUs, hyperthreaded cores still keep a CPU worker.
+constexpr int kPusToLeaveACore = 8;
+
 // How many CPUs this process may run on (its launcher's binding), 0 when unknown.
 int bound_cpus() {
   cpu_set_t set;
   CPU_ZERO(&set);
   return sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 0;
+}
+
+// With CUDA workers StarPU's default starts a CPU worker on every core but those its CUDA
+// workers' threads take, and the program's thread (which submits and waits) has none: on an
+// H200 node (16 cores, 15 CPU workers, every tile on the GPU) cardiac3d, FT, Airfoil and
+// heat3d took up to 15.5, 2.8, 1.8 and 1.5 times their GPU-only time, and with a CPU worker
+// fewer the same as GPU-only (docs/gpu.md, "A core for the program"); from kPusToLeaveACore
+// processing units this process may use. Whether it left one.
+bool leave_core_for_program(const EngineConfig& config, starpu_conf& conf) {
+  if (!config.core_for_program || config.cpu_workers >= 0 || bound_cpus() < kPusToLeaveACore)
+    return false;
+  conf.reserve_ncpus = 1;
+  return true;
 }
 
 void stop(bool distributed) {
@@ -170,6 +187,7 @@ Engine::Engine(const EngineConfig& config)
     setenv("STARPU_HISTORY_MAX_ERROR", "400", 1);
     set_history_max_error_ = true;  // taken back after start-up: StarPU reads it in starpu_init
   }
+  left_core_for_program_ = leave_core_for_program(config, conf);
   // Tessera has no OpenCL implementations: OpenCL workers could only sit idle.
   if (env("STARPU_NOPENCL") == nullptr) conf.nopencl = 0;
   if (config.quiet && env("STARPU_SILENT") == nullptr) setenv("STARPU_SILENT", "1", 0);

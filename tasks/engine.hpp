@@ -51,6 +51,10 @@ struct EngineConfig {
   /// Tasks submitted and not finished beyond which submission waits (0: no limit); unless the
   /// user set STARPU_LIMIT_MAX/MIN_SUBMITTED_TASKS.
   int max_submitted = 0;
+  /// StarPU's default CPU workers less one, a core for the program's own thread (submitting,
+  /// waiting), where the node has cores enough (Engine::left_core_for_program); the runtime asks
+  /// for it where CUDA workers may run and the user set no CPU worker count.
+  bool core_for_program = false;
   SubmitPolicy policy;  // policy.distributed: start StarPU-MPI
 };
 
@@ -70,6 +74,8 @@ class Engine {
   int cpu_workers() const { return cpu_workers_; }
   /// Without STARPU_CALIBRATE or --calibrate: the models record every task's time (engine.cpp).
   bool calibrates_always() const { return calibrates_always_; }
+  /// EngineConfig::core_for_program was asked for and StarPU started a CPU worker fewer.
+  bool left_core_for_program() const { return left_core_for_program_; }
   int cuda_workers() const { return cuda_workers_; }
   bool distributed() const { return distributed_; }
   /// Waits until every task submitted has run; in a distributed run also for the other
@@ -96,6 +102,7 @@ class Engine {
   bool set_limits_ = false;  // this engine set STARPU_LIMIT_*_SUBMITTED_TASKS
   int cpu_workers_ = 0, cuda_workers_ = 0;
   bool calibrates_always_ = false;
+  bool left_core_for_program_ = false;
   // This engine set STARPU_HISTORY_MAX_ERROR.
   bool set_history_max_error_ = false;
   IdleWorkers idle_;          // before data_ and submitter_, which wake it

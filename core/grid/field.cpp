@@ -3,6 +3,7 @@
 // engine), and host access (fill, gather, single points, per-tile results).
 #include <algorithm>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "core/grid/checks.hpp"
@@ -593,6 +594,16 @@ void FieldStorage::start_streaming_scratch() {
 
 void FieldStorage::after_visit(bool keep) {
   tasks::DataRegistry& data = context().engine->data();
+  // A kept tile's copy home is queued only once its visit has run, behind what was submitted
+  // meanwhile (DataRegistry::after_visit): where that holds this drop (the field became the next
+  // advance's scratch), the copy would find no values and StarPU abort ("not initialized"). The
+  // first drop after kept visits waits for them; every rank gets here at the same point.
+  if (keep) {
+    impl_->kept_since_wait = true;
+  } else if (impl_->kept_since_wait) {
+    context().engine->wait_all();
+    impl_->kept_since_wait = false;
+  }
   impl_->discarded.resize(static_cast<std::size_t>(tiles()), 0);
   for (int t = 0; t < tiles(); ++t)
     if (mine(t) && device_class(t) == 2) {
@@ -749,14 +760,40 @@ void FieldStorage::written(HaloSet* packed) {
 
 bool FieldStorage::simulated() const { return context().simulated; }
 
+static std::string no_values(const char* use, const std::string& field) {
+  return std::string(use) + " of field '" + field +
+         "', which holds no values on the GPUs: a time block's scratch (advance()'s next) on a "
+         "grid streamed through their memory is dropped after each visit, not written back; "
+         "read u, advance()'s result (for the step before the last: advance steps - 1, copy u, "
+         "advance 1), or write this field first (fill, apply's out)";
+}
+
 void* FieldStorage::acquire(int tile, bool write) {
+  const auto t = static_cast<std::size_t>(tile);
+  if (t < impl_->discarded.size() && impl_->discarded[t]) {
+    if (!write) throw Error(no_values("a host read", name()));  // collective callers check first
+    // Its dropped values are not read (StarPU would abort: "not initialized"); what the host
+    // leaves in its ghost layers is not the constants' values.
+    context().engine->data().acquire_to_overwrite(impl_->tile(tile).handle);
+    impl_->discarded[t] = 0;
+    for (auto& [key, set] : impl_->halos) set.constants_stale = !set.tiles.empty();
+    return impl_->tile(tile).memory;
+  }
   context().engine->data().acquire(impl_->tile(tile).handle, write);
   return impl_->tile(tile).memory;
+}
+
+void FieldStorage::check_holds_values(const char* use) const {
+  if (grid_.stream_depth == 0) return;
+  const bool dropped =
+      std::find(impl_->discarded.begin(), impl_->discarded.end(), 1) != impl_->discarded.end();
+  if (comm::sum(dropped ? 1 : 0) > 0) throw Error(no_values(use, name()));
 }
 
 void FieldStorage::release(int tile) { context().engine->data().release(impl_->tile(tile).handle); }
 
 void FieldStorage::gather(void* out) const {
+  check_holds_values("gather");
   auto* self = const_cast<FieldStorage*>(this);
   if (context().simulated) {
     // No values exist: wait for the writers as a real gather would (that takes simulated
@@ -786,6 +823,7 @@ void FieldStorage::gather(void* out) const {
 
 void FieldStorage::read_point(const Extent3& p, void* out) const {
   check_point(grid_, p);
+  check_holds_values("read_point");
   const int tile = tile_at(p);
   if (context().simulated) {  // no values exist (see gather)
     std::memset(out, 0, element_size_);

@@ -114,6 +114,7 @@ struct FieldStorage::Impl {
   bool released = false;
   std::vector<char> discarded;     // per tile: dropped by FieldStorage::after_visit, not refilled
   bool ghost_planes_left = false;  // FieldStorage::leave_ghost_planes
+  bool kept_since_wait = false;    // FieldStorage::after_visit(true) since the last wait_all
 };
 
 // How tile `tile` of `f`'s tasks are placed: its device class, and on a grid streamed through

@@ -16,6 +16,7 @@ void apply_stencil(const std::string& name, int radius, bool box, const TaskKind
                    const std::vector<FieldStorage*>& outputs, const ArgBlock& args) {
   check_stencil_fields(name, radius, inputs, outputs, centre_only);
   check_vertex_mirror(name, radius, inputs, centre_only);
+  for (const FieldStorage* f : inputs) f->check_holds_values("an input of apply");
   Context& rt = inputs.front()->context();
   std::vector<FieldStorage*> all = inputs;
   all.insert(all.end(), outputs.begin(), outputs.end());
@@ -95,6 +96,7 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
                       const std::vector<FieldStorage*>& state, long steps, int depth,
                       const ArgBlock& args) {
   check_time_block(name, radius, u, next, extras, state, steps, depth);
+  u.check_holds_values("advance's u");
   Context& rt = u.context();
   // Deep layers, box-shaped once a block has two steps: a star's second step reads what its
   // first computed at the diagonal neighbours. One width per call, however short the block,

@@ -478,6 +478,11 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
                 " leaves no worker to run tasks (" +
                 (caps.cuda ? "and no CUDA worker either" : "this StarPU has no CUDA") +
                 "); give at least 1 CPU worker");
+  // A core for the program's thread where CUDA workers may run on a real node and the user chose
+  // no CPU worker count (tasks::EngineConfig::core_for_program).
+  e.core_for_program = o.cpu_workers < 0 && env("STARPU_NCPU") == nullptr &&
+                       env("STARPU_NCPUS") == nullptr && env("STARPU_RESERVE_NCPU") == nullptr &&
+                       caps.cuda && cudas != 0 && !caps.simulated && !tasks::emulated_cuda_asked();
   if (o.calibrate) {
     check_agrees("--calibrate", "1", "STARPU_CALIBRATE");
     e.calibrate = true;
@@ -636,8 +641,10 @@ Runtime::Runtime(const Options& options) : context_(std::make_unique<detail::Con
   const char* calibrate = env("STARPU_CALIBRATE");
   c.configuration = "tessera: StarPU " + tasks::capabilities().version + ", Tessera " + version() +
                     ", scheduler " + c.scheduler + " (" + sched_source + "), " +
-                    std::to_string(c.engine->cpu_workers()) + " CPU + " +
-                    std::to_string(c.engine->cuda_workers()) + " CUDA workers, calibration " +
+                    std::to_string(c.engine->cpu_workers()) + " CPU " +
+                    (c.engine->left_core_for_program() ? "(a core left for the program) " : "") +
+                    "+ " + std::to_string(c.engine->cuda_workers()) +
+                    " CUDA workers, calibration " +
                     (options.calibrate || (calibrate && std::strcmp(calibrate, "0") != 0) ? "on"
                      : c.engine->calibrates_always() ? "recording"
                                                      : "off") +

@@ -358,6 +358,50 @@ TEST_P(EmulatedSplit, AGridLargerThanTheGpuStreamsBitwise) {
   test::expect_heat3d_advance_matches_reference(grid, 19, 8);  // blocks of 8, 8 and 3
 }
 
+// heat3d's u (its initial values) and next on a 16 x 32 x 192 grid that a stand-in of 1 MiB
+// streams (two doubles a point), exchanges fused or not.
+struct StreamedHeat {
+  StreamedHeat(const std::string& run, bool fused)
+      : rt(options(run, fused)),
+        grid({16, 32, 192}, {0, 0, 0}, {}, tessera::PointData::of<double, double>()),
+        depth(grid.stream_depth()),
+        u(grid, depth, bc, "u"),
+        next(grid, depth, bc, "next") {
+    unsetenv("STARPU_LIMIT_CUDA_MEM");
+    u.fill(test::initial<double, 3>);
+  }
+  static tessera::Options options(const std::string& run, bool fused) {
+    setenv("STARPU_LIMIT_CUDA_MEM", "1", 1);  // the planner reads it when the Runtime starts
+    tessera::Options o = split_options(run);
+    o.fused_exchange = fused;
+    return o;
+  }
+  // The serial reference's values after `steps` steps.
+  std::vector<double> reference(int steps) const {
+    reference::RefField<double, 3> ref{test::initial_values<double>(grid), bc};
+    for (int s = 0; s < steps; ++s) {
+      std::vector<double> out(ref.values.size());
+      reference::apply(test::domain(grid), 1, f, std::make_tuple(&ref), std::make_tuple(&out));
+      ref.values = out;
+    }
+    return ref.values;
+  }
+  tessera::Runtime rt;
+  const tessera::Grid<3> grid;
+  const int depth;
+  const decltype(apps::heat3d_boundaries()) bc = apps::heat3d_boundaries();
+  tessera::Field<double, 3> u, next;
+  const tessera::Stencil<3> heat{"heat3d", tessera::Shape::Star, 1};
+  const apps::Heat3d f{0.1};
+};
+
+// Streamed blocks of twice the depth, a plain step, and the swap that makes its output u.
+void blocks_then_a_step(StreamedHeat& h) {
+  h.heat.advance(h.f, h.u, h.next, 2 * h.depth, h.depth);
+  h.heat.apply(h.f, tessera::in(h.u), tessera::out(h.next));
+  h.u.swap(h.next);
+}
+
 // A plain step after blocks on a streamed grid: the blocks left the tiles' ghost planes on the
 // GPU (FieldStorage::leave_ghost_planes, StarPU 1.4), so the step's fills write the constant
 // ghosts too (or, its exchanges in tasks of their own, exchange() brings whole tiles back and
@@ -365,30 +409,46 @@ TEST_P(EmulatedSplit, AGridLargerThanTheGpuStreamsBitwise) {
 // StarPU's again before the step writes it (before, StarPU aborted: "not initialized"); the
 // bits are the reference's. Run with the stand-in's own memory too (emulated.numa.*).
 TEST_P(EmulatedSplit, AStepAfterStreamedBlocksMatchesTheReference) {
-  setenv("STARPU_LIMIT_CUDA_MEM", "1", 1);
-  tessera::Options o = split_options("streamed-step");
-  o.fused_exchange = GetParam();
-  tessera::Runtime rt(o);
-  const tessera::Grid<3> grid({16, 32, 192}, {0, 0, 0}, {},
-                              tessera::PointData::of<double, double>());
-  unsetenv("STARPU_LIMIT_CUDA_MEM");
-  ASSERT_GT(grid.stream_depth(), 0) << grid.chosen();
-  const int depth = grid.stream_depth();
-  const auto bc = apps::heat3d_boundaries();
-  tessera::Field<double, 3> u(grid, depth, bc, "u"), next(grid, depth, bc, "next");
-  u.fill(test::initial<double, 3>);
-  const tessera::Stencil<3> heat("heat3d", tessera::Shape::Star, 1);
-  const apps::Heat3d f{0.1};
-  heat.advance(f, u, next, 2 * depth, depth);
-  heat.apply(f, tessera::in(u), tessera::out(next));
-  u.swap(next);
-  reference::RefField<double, 3> ref{test::initial_values<double>(grid), bc};
-  for (int s = 0; s < 2 * depth + 1; ++s) {
-    std::vector<double> out(ref.values.size());
-    reference::apply(test::domain(grid), 1, f, std::make_tuple(&ref), std::make_tuple(&out));
-    ref.values = out;
-  }
-  test::expect_bitwise_equal(u.gather(), ref.values);
+  StreamedHeat h("streamed-step", GetParam());
+  ASSERT_GT(h.depth, 0) << h.grid.chosen();
+  blocks_then_a_step(h);
+  test::expect_bitwise_equal(h.u.gather(), h.reference(2 * h.depth + 1));
+}
+
+// Then blocks again, nothing waited for between: the first blocks' u is their next, dropped after
+// its visits, and the first blocks' copies home of u (queued once their visits ran, behind those
+// drops) found no values: StarPU aborted ("not initialized"). The bits are the reference's.
+TEST_P(EmulatedSplit, BlocksAgainAfterAStepMatchTheReference) {
+  StreamedHeat h("streamed-again", GetParam());
+  ASSERT_GT(h.depth, 0) << h.grid.chosen();
+  blocks_then_a_step(h);
+  h.heat.advance(h.f, h.u, h.next, 2 * h.depth, h.depth);
+  test::expect_bitwise_equal(h.u.gather(), h.reference(4 * h.depth + 1));
+}
+
+// After streamed blocks of an even count, next (their scratch, dropped after each visit) holds no
+// values on the GPU: reading it is refused with the rule and the fix, on the host and as a task's
+// input, before any task; writing it on the host (fill) makes it whole again.
+TEST(EmulatedSplitMemory, ReadingTheDroppedScratchIsRefusedAndAFillRestoresIt) {
+  StreamedHeat h("streamed-scratch", true);
+  ASSERT_GT(h.depth, 0) << h.grid.chosen();
+  h.heat.advance(h.f, h.u, h.next, 2 * h.depth, h.depth);
+  const auto refused = [](const auto& use, const char* what) {
+    try {
+      use();
+      ADD_FAILURE() << what << " was not refused";
+    } catch (const tessera::Error& e) {
+      EXPECT_THAT(e.what(), testing::HasSubstr(std::string(what) + " of field 'next', which "
+                                                                   "holds no values on the GPUs"));
+      EXPECT_THAT(e.what(), testing::HasSubstr("read u, advance()'s result"));
+    }
+  };
+  refused([&] { (void)h.next.gather(); }, "gather");
+  refused([&] { h.heat.apply(h.f, tessera::in(h.next), tessera::out(h.u)); }, "an input of apply");
+  h.next.fill([](const tessera::Index<3>& i) { return static_cast<double>(i[2]); });
+  const std::vector<double> values = h.next.gather();
+  for (std::size_t k = 0; k < values.size(); ++k)
+    ASSERT_EQ(values[k], static_cast<double>(k / (16 * 32))) << "point " << k;
 }
 
 // Slabs of unequal thickness (193 planes in 10: 20 and 19) share one buffer size, the thickest's,

@@ -123,8 +123,9 @@ class FieldStorage {
   /// A grid streamed through the GPUs' memory (GridSpec::stream_depth), after the tasks of one
   /// visit of its tiles were submitted: the tiles this rank runs on CUDA workers are kept
   /// (written back while the bus is idle, first to leave the GPU) or, `keep` false, discarded
-  /// (scratch: nothing written back or read again; refill_ghosts restores their constant
-  /// ghost layers before the next visit).
+  /// (scratch: nothing written back or read again; refill_ghosts restores their constant ghost
+  /// layers before the next visit). The first discard after kept visits waits for every task
+  /// (Engine::wait_all, collective).
   void after_visit(bool keep);
   /// Submits the constant (Dirichlet) ghost layers of `width` of tile `tile` if after_visit
   /// discarded it or, `left_too`, its ghost planes were left behind (a time block's next, which
@@ -168,8 +169,14 @@ class FieldStorage {
   /// the tasks that read them are submitted (exchange() does it itself).
   void count_received(const HaloSet& set);
 
-  /// Host access to one tile this rank owns (waits for the tasks that write it).
+  /// Host access to one tile this rank owns (waits for the tasks that write it). To write, also
+  /// a tile whose values a streamed time block dropped (after_visit): the caller writes every
+  /// point, and the constant ghost layers are written again before they are read.
   void* acquire(int tile, bool write);
+  /// Throws tessera::Error where a tile of this field, on any rank, holds no values (a streamed
+  /// time block's scratch, dropped after its visit: after_visit), naming `use`, what reads it.
+  /// Collective.
+  void check_holds_values(const char* use) const;
   /// A simulated run (Runtime::simulated): tiles hold no values, host access is skipped.
   bool simulated() const;
   void release(int tile);
