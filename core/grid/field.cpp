@@ -563,9 +563,7 @@ void FieldStorage::fill_constant_ghosts(const std::string& stencil, int width, b
       engine.codelets().get(stencil, type_, tasks::constant_ghosts_kind(element_size_));
   for (int t = 0; t < n; ++t) {
     auto& constants = set.tile(t).constants;
-    const bool discarded = static_cast<std::size_t>(t) < impl_->discarded.size() &&
-                           impl_->discarded[static_cast<std::size_t>(t)];
-    if (constants.count > 0 && !discarded)  // a discarded tile's are refilled before its visit
+    if (constants.count > 0 && !impl_->dropped(t))  // a dropped tile's: before its visit
       engine.submitter().submit(fill, {impl_->tile(t).handle}, {}, &constants, sizeof(constants),
                                 false, exchange_tag(*this, t, -1), placement_of(*this, t));
   }
@@ -626,8 +624,7 @@ void FieldStorage::leave_ghost_planes(bool leave) {
     context().engine->wait_all();
   }
   impl_->ghost_planes_left = leave;
-  if (!leave)  // the constant ghost regions the visits wrote stayed on the GPUs
-    for (auto& [key, set] : impl_->halos) set.constants_stale = !set.tiles.empty();
+  if (!leave) impl_->mark_constants_stale();  // those the visits wrote stayed on the GPUs
   for (FieldTile& tile : impl_->tiles)
     if (tile.travel != nullptr) tile.travel->planes_only.store(leave, std::memory_order_relaxed);
 }
@@ -637,7 +634,7 @@ bool FieldStorage::ghost_planes_left() const { return impl_->ghost_planes_left; 
 void FieldStorage::refill_ghosts(const std::string& stencil, int width, bool box, int tile,
                                  bool left_too) {
   const auto t = static_cast<std::size_t>(tile);
-  const bool discarded = t < impl_->discarded.size() && impl_->discarded[t];
+  const bool discarded = impl_->dropped(tile);
   const bool left = left_too && impl_->ghost_planes_left && impl_->tile(tile).travel != nullptr;
   if (!discarded && !left) return;
   // Plans the set's constant regions, once, writing those of the tiles not discarded: this one
@@ -769,14 +766,13 @@ static std::string no_values(const char* use, const std::string& field) {
 }
 
 void* FieldStorage::acquire(int tile, bool write) {
-  const auto t = static_cast<std::size_t>(tile);
-  if (t < impl_->discarded.size() && impl_->discarded[t]) {
+  if (impl_->dropped(tile)) {
     if (!write) throw Error(no_values("a host read", name()));  // collective callers check first
     // Its dropped values are not read (StarPU would abort: "not initialized"); what the host
     // leaves in its ghost layers is not the constants' values.
     context().engine->data().acquire_to_overwrite(impl_->tile(tile).handle);
-    impl_->discarded[t] = 0;
-    for (auto& [key, set] : impl_->halos) set.constants_stale = !set.tiles.empty();
+    impl_->discarded[static_cast<std::size_t>(tile)] = 0;
+    impl_->mark_constants_stale();
     return impl_->tile(tile).memory;
   }
   context().engine->data().acquire(impl_->tile(tile).handle, write);

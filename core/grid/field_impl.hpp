@@ -102,6 +102,15 @@ struct FieldTile {
 struct FieldStorage::Impl {
   FieldTile& tile(int t) { return tiles[static_cast<std::size_t>(t)]; }
   const FieldTile& tile(int t) const { return tiles[static_cast<std::size_t>(t)]; }
+  // Tile t's values were dropped (`discarded`).
+  bool dropped(int t) const {
+    const auto k = static_cast<std::size_t>(t);
+    return k < discarded.size() && discarded[k] != 0;
+  }
+  // The constant ghost regions of every planned halo set are written again before they are read.
+  void mark_constants_stale() {
+    for (auto& [key, set] : halos) set.constants_stale = !set.tiles.empty();
+  }
 
   partition::Tiling tiling;
   partition::Distribution distribution;
