@@ -631,6 +631,22 @@ void FieldStorage::leave_ghost_planes(bool leave) {
 
 bool FieldStorage::ghost_planes_left() const { return impl_->ghost_planes_left; }
 
+// A task that writes `regions` of tile `tile` of `f` (its constant ghosts) on the GPU of the visit
+// it opens: write-only where the tile's values were dropped (`discarded`), which makes them
+// StarPU's again without reading them; else read-write (its points stay).
+static void submit_ghost_fill(FieldStorage& f, const std::string& stencil, int tile, bool discarded,
+                              partition::RegionCopyList& regions) {
+  tasks::Engine& engine = *f.context().engine;
+  tasks::Codelet& fill =
+      engine.codelets().get(stencil, f.type_name(),
+                            discarded ? tasks::scratch_ghosts_kind(f.element_size())
+                                      : tasks::constant_ghosts_kind(f.element_size()));
+  tasks::Placement opens = placement_of(f, tile);
+  opens.visit = tasks::Placement::Visit::Opens;
+  engine.submitter().submit(fill, {f.impl().tile(tile).handle}, {}, &regions, sizeof(regions),
+                            false, exchange_tag(f, tile, -1), opens);
+}
+
 void FieldStorage::refill_ghosts(const std::string& stencil, int width, bool box, int tile,
                                  bool left_too) {
   const auto t = static_cast<std::size_t>(tile);
@@ -643,16 +659,15 @@ void FieldStorage::refill_ghosts(const std::string& stencil, int width, bool box
   if (discarded) impl_->discarded[t] = 0;
   auto& constants = impl_->halos[{width, box}].tile(tile).constants;
   if (constants.count == 0) return;
-  tasks::Engine& engine = *context().engine;
-  // A discarded tile is written only; one whose ghost planes were left behind keeps its points.
-  tasks::Codelet& fill =
-      engine.codelets().get(stencil, type_,
-                            discarded ? tasks::scratch_ghosts_kind(element_size_)
-                                      : tasks::constant_ghosts_kind(element_size_));
-  tasks::Placement opens = placement_of(*this, tile);  // on the GPU of the visit it opens
-  opens.visit = tasks::Placement::Visit::Opens;
-  engine.submitter().submit(fill, {impl_->tile(tile).handle}, {}, &constants, sizeof(constants),
-                            false, exchange_tag(*this, tile, -1), opens);
+  submit_ghost_fill(*this, stencil, tile, discarded, constants);
+}
+
+void FieldStorage::restore_dropped(const std::string& task, int tile) {
+  if (!impl_->dropped(tile)) return;
+  impl_->discarded[static_cast<std::size_t>(tile)] = 0;
+  impl_->mark_constants_stale();
+  static partition::RegionCopyList no_regions{};  // read by the tasks (not copied): never freed
+  submit_ghost_fill(*this, task, tile, true, no_regions);
 }
 
 // The halo-pack tasks, unless the tasks that wrote the field packed the face buffers already.

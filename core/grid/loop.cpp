@@ -50,9 +50,18 @@ void check_loop(const std::string& name, const std::vector<FieldStorage*>& reads
 std::shared_ptr<PendingReduction> apply_loop(const std::string& name, const TaskKind& kind,
                                              const std::vector<FieldStorage*>& reads,
                                              const std::vector<FieldStorage*>& writes,
+                                             const std::vector<FieldStorage*>& in_place,
                                              const LoopBox& box, const ArgBlock& args,
                                              const std::vector<ReduceOp>& ops, bool untimed) {
   check_loop(name, reads, writes, box);
+  // A streamed time block's dropped scratch (FieldStorage::after_visit) holds no values: refused
+  // where they would be read (an input, an in-out, a box's output, whose other points stay), else
+  // made StarPU's again, unread, before its tile's task writes every point.
+  for (const FieldStorage* f : reads)
+    f->check_holds_values(untimed ? "a reduction" : "an input of a loop");
+  for (const FieldStorage* f : in_place) f->check_holds_values("an in-out of a loop");
+  if (!box.whole)
+    for (const FieldStorage* f : writes) f->check_holds_values("an output of a loop over a box");
   FieldStorage& first = reads.empty() ? *writes.front() : *reads.front();
   Context& rt = first.context();
   std::vector<FieldStorage*> all = reads;
@@ -62,6 +71,10 @@ std::shared_ptr<PendingReduction> apply_loop(const std::string& name, const Task
     call.lo = box.lo;
     call.hi = box.hi;
   }
+  if (first.grid().stream_depth > 0)
+    call.before_tile = [&writes, &name](int t) {
+      for (FieldStorage* f : writes) f->restore_dropped(name, t);
+    };
   std::shared_ptr<PendingReduction> pending;
   if (!ops.empty()) pending = start_reduction(call, first, ops);
   // A loop over every point packs the written fields' faces for the stencil that reads them

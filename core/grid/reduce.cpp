@@ -36,7 +36,6 @@ struct PendingReduction {
 
 std::shared_ptr<PendingReduction> start_reduction(TileTaskCall& call, FieldStorage& s,
                                                   const std::vector<ReduceOp>& ops) {
-  s.check_holds_values("a reduction");
   tasks::Engine& engine = *s.context().engine;
   auto p = std::make_shared<PendingReduction>();
   p->field = &s;

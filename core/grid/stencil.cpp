@@ -13,10 +13,13 @@ namespace tessera::detail {
 
 void apply_stencil(const std::string& name, int radius, bool box, const TaskKind& kind,
                    const std::vector<FieldStorage*>& inputs, const std::vector<bool>& centre_only,
-                   const std::vector<FieldStorage*>& outputs, const ArgBlock& args) {
+                   const std::vector<FieldStorage*>& outputs, std::size_t in_place,
+                   const ArgBlock& args) {
   check_stencil_fields(name, radius, inputs, outputs, centre_only);
   check_vertex_mirror(name, radius, inputs, centre_only);
   for (const FieldStorage* f : inputs) f->check_holds_values("an input of apply");
+  for (std::size_t k = outputs.size() - in_place; k < outputs.size(); ++k)
+    outputs[k]->check_holds_values("an in-out of apply");
   Context& rt = inputs.front()->context();
   std::vector<FieldStorage*> all = inputs;
   all.insert(all.end(), outputs.begin(), outputs.end());

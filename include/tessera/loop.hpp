@@ -72,12 +72,13 @@ struct LoopBox {
 };
 
 /// Submits one loop (library): checks the fields and the box, then one `kind` task per tile the
-/// box meets (reads the inputs' tiles, reads and writes the written fields'). With `ops`, each
-/// task also writes its partial results; the returned object collects them. Returns without
-/// waiting.
+/// box meets (reads the inputs' tiles, reads and writes the written fields'; of those,
+/// `in_place` are read at the point too: InOut). With `ops`, each task also writes its partial
+/// results; the returned object collects them. Returns without waiting.
 std::shared_ptr<PendingReduction> apply_loop(const std::string& name, const TaskKind& kind,
                                              const std::vector<FieldStorage*>& reads,
                                              const std::vector<FieldStorage*>& writes,
+                                             const std::vector<FieldStorage*>& in_place,
                                              const LoopBox& box, const ArgBlock& args,
                                              const std::vector<ReduceOp>& ops, bool untimed);
 
@@ -88,18 +89,21 @@ struct Group<Inputs<Fs...>> {
   using accessors = TypeList<In<ValueOf<Fs>>...>;
   using reductions = TypeList<>;
   static constexpr bool reads = true;
+  static constexpr bool in_place = false;
 };
 template <class... Fs>
 struct Group<Outputs<Fs...>> {
   using accessors = TypeList<Out<ValueOf<Fs>>...>;
   using reductions = TypeList<>;
   static constexpr bool reads = false;
+  static constexpr bool in_place = false;
 };
 template <class... Fs>
 struct Group<InOuts<Fs...>> {
   using accessors = TypeList<InOut<ValueOf<Fs>>...>;
   using reductions = TypeList<>;
   static constexpr bool reads = false;
+  static constexpr bool in_place = true;  // written, and read at the point
 };
 template <class... Tags>
 struct Group<Reductions<Tags...>> {
@@ -209,15 +213,16 @@ class Loop {
     using Accessors = typename detail::Concat<typename detail::Group<G>::accessors...>::type;
     using Tags = typename detail::Concat<typename detail::Group<G>::reductions...>::type;
     using K = detail::TilePoints<D, F, Accessors, Tags>;
-    std::vector<detail::FieldStorage*> reads, writes;
+    std::vector<detail::FieldStorage*> reads, writes, in_place;
     std::vector<detail::AccessRule> rules;
     const std::string owner = "loop '" + name_ + "'";
-    (collect(groups, reads, writes, rules, owner), ...);
+    (collect(groups, reads, writes, in_place, rules, owner), ...);
     typename K::Args prototype{{}, {f, {}}};
     detail::set_rules(prototype, rules);
     const std::vector<detail::ReduceOp> ops = ops_of(Tags{});
-    auto pending = detail::apply_loop(name_, K::kind("loop", detail::Access::ReadWrite), reads,
-                                      writes, box_, detail::ArgBlock::of(prototype), ops, false);
+    auto pending =
+        detail::apply_loop(name_, K::kind("loop", detail::Access::ReadWrite), reads, writes,
+                           in_place, box_, detail::ArgBlock::of(prototype), ops, false);
     if constexpr (has_reductions)
       return Reduction<detail::Length<Tags>::value>(std::make_shared<std::tuple<G...>>(groups...),
                                                     std::move(pending));
@@ -234,6 +239,7 @@ class Loop {
   template <class Gr>
   static void collect(const Gr& group, std::vector<detail::FieldStorage*>& reads,
                       std::vector<detail::FieldStorage*>& writes,
+                      std::vector<detail::FieldStorage*>& in_place,
                       std::vector<detail::AccessRule>& rules, const std::string& owner) {
     if constexpr (!detail::is_reductions<Gr>) {
       std::apply(
@@ -243,6 +249,9 @@ class Loop {
              ...);
           },
           group.fields);
+      if constexpr (detail::Group<Gr>::in_place)
+        std::apply([&](const auto&... fld) { (in_place.push_back(&fld.storage()), ...); },
+                   group.fields);
     }
   }
 

@@ -49,7 +49,7 @@ double reduce(const Field<T, D>& field, const G& g, const char* what) {
   set_rules(prototype, {access_rule("reduction", field.storage(), 0, D, false, false)});
   auto pending =
       apply_loop("reduce", K::kind(what, Access::ReadWrite, /*untimed=*/true), {&field.storage()},
-                 {}, LoopBox{}, ArgBlock::of(prototype), {op_of<Tag>()}, true);
+                 {}, {}, LoopBox{}, ArgBlock::of(prototype), {op_of<Tag>()}, true);
   return finish_reduction(*pending)[0];
 }
 

@@ -104,10 +104,12 @@ void check_stencil_radius(const std::string& name, int radius);
 /// Submits one step of a stencil (library): checks the fields, brings the inputs' ghost layers
 /// up to date, then one `kind` task per tile with `args` (reads the inputs' tiles, writes the
 /// outputs'). Returns without waiting.
-/// `centre_only[k]`: input k is read at the point only (never exchanged, any halo).
+/// `centre_only[k]`: input k is read at the point only (never exchanged, any halo). The last
+/// `in_place` outputs are read at the point too (InOut).
 void apply_stencil(const std::string& name, int radius, bool box, const TaskKind& kind,
                    const std::vector<FieldStorage*>& inputs, const std::vector<bool>& centre_only,
-                   const std::vector<FieldStorage*>& outputs, const ArgBlock& args);
+                   const std::vector<FieldStorage*>& outputs, std::size_t in_place,
+                   const ArgBlock& args);
 
 /// Throws unless `steps` >= 0, `depth` >= 1, u, the extra inputs, next and the in-place fields
 /// `state` are distinct fields on one grid (so periodic along the same axes) with ghost layers
@@ -267,7 +269,7 @@ class Stencil {
     detail::set_rules(prototype, rules);
     detail::set_inner_box(prototype.f, ins.front()->grid(), radius_);
     detail::apply_stencil(name_, radius_, shape_ == Shape::Box, K::kind(), ins, centre_only, outs,
-                          detail::ArgBlock::of(prototype));
+                          sizeof...(InOutF), detail::ArgBlock::of(prototype));
   }
 
   /// The steps per exchange advance() runs with tessera::kAutoDepth: the deepest of 1 to

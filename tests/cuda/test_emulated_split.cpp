@@ -45,6 +45,25 @@ tessera::Options split_options(const std::string& run) {
   return o;
 }
 
+// Point functors of the loops and stencils that use a streamed advance's dropped scratch.
+struct SetZ {
+  TESSERA_HD void operator()(Index<3> p, tessera::Out<double> o) const {
+    o = static_cast<double>(p[2]);
+  }
+};
+struct Count {
+  TESSERA_HD void operator()(Index<3>, tessera::InOut<double> o) const { o = o() + 1.0; }
+};
+struct Copy {
+  TESSERA_HD void operator()(Index<3>, tessera::In<double> i, tessera::Out<double> o) const {
+    o = i();
+  }
+};
+struct AddU {
+  TESSERA_HD void operator()(Index<3>, tessera::In<double> u, tessera::InOut<double> n) const {
+    n = n() + u();
+  }
+};
 struct Scale {
   TESSERA_HD void operator()(Index<3> p, tessera::In<double> u, tessera::Out<double> out) const {
     out = u() * 0.75 + static_cast<double>(p[0] - 2 * p[1] + 3 * p[2]);
@@ -474,6 +493,40 @@ TEST(EmulatedSplitMemory, UnequalStreamedSlabsShareOneBufferSize) {
     EXPECT_EQ(thickness.size(), 2U) << grid.chosen();  // the case: slabs of two thicknesses
   }
   test::expect_heat3d_advance_matches_reference(grid, 9, grid.stream_depth());
+}
+
+// The other uses of the dropped scratch: a loop over every point writing it makes it whole again
+// (every point written); read in place (a stencil's or a loop's in-out) or written by a loop over a
+// box (the others points stay) it is refused, before any task.
+TEST(EmulatedSplitMemory, ALoopWritingTheDroppedScratchRestoresItAndInPlaceUsesAreRefused) {
+  StreamedHeat h("streamed-scratch-loops", true);
+  ASSERT_GT(h.depth, 0) << h.grid.chosen();
+  h.heat.advance(h.f, h.u, h.next, 2 * h.depth, h.depth);
+  const auto refused = [](const auto& use, const char* what) {
+    try {
+      use();
+      ADD_FAILURE() << what << " was not refused";
+    } catch (const tessera::Error& e) {
+      EXPECT_THAT(e.what(), testing::HasSubstr(std::string(what) + " of field 'next', which "
+                                                                   "holds no values on the GPUs"));
+    }
+  };
+  refused([&] { h.heat.apply(AddU{}, tessera::in(h.u), tessera::out(), tessera::inout(h.next)); },
+          "an in-out of apply");
+  refused([&] { tessera::Loop<3>("count").apply(Count{}, tessera::inout(h.next)); },
+          "an in-out of a loop");
+  refused([&] { tessera::Loop<3>("copy").apply(Copy{}, tessera::in(h.next), tessera::out(h.u)); },
+          "an input of a loop");
+  refused(
+      [&] {
+        tessera::Loop<3>("corner", tessera::Box<3>{{0, 0, 0}, {4, 4, 4}})
+            .apply(SetZ{}, tessera::out(h.next));
+      },
+      "an output of a loop over a box");
+  tessera::Loop<3>("set").apply(SetZ{}, tessera::out(h.next));
+  const std::vector<double> values = h.next.gather();
+  for (std::size_t k = 0; k < values.size(); ++k)
+    ASSERT_EQ(values[k], static_cast<double>(k / (16 * 32))) << "point " << k;
 }
 
 // A runtime in split emulation whose stand-in has `mib` MiB of memory (STARPU_LIMIT_CUDA_MEM,

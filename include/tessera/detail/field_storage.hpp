@@ -134,6 +134,11 @@ class FieldStorage {
   /// there). A discarded tile is StarPU's to read again afterwards.
   void refill_ghosts(const std::string& stencil, int width, bool box, int tile,
                      bool left_too = true);
+  /// For a task `task` that writes every point of tile `tile` (a loop's output over the whole
+  /// grid): where after_visit discarded the tile, a write-only task makes it StarPU's again
+  /// without reading it (its ghost layers hold nothing: every halo set's constants are written
+  /// again before they are read).
+  void restore_dropped(const std::string& task, int tile);
   /// On a streamed grid, `leave` true: the copies of its tiles between memories leave their
   /// ghost planes behind (tasks::Travel), for a time block's fields, whose visits write every
   /// ghost point they read (the block's fills, constants included: exchange_in_tasks then fills
