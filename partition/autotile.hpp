@@ -60,6 +60,9 @@ struct Machine {
   // A streamed slab crosses the bus without its ghost planes, which its visit writes on the GPU
   // (tasks::Travel: StarPU 1.4 and later); false: they cross with it.
   bool ghost_planes_stay = false;
+  // A streamed slab packs ahead the face its next visitor on the same GPU reads, which then
+  // stays there (FieldStorage::pack_ahead: fused exchanges); false: every face crosses the bus.
+  bool faces_packed_ahead = false;
 };
 
 // Assumed when unknown: a memory-bound stencil point on one core of a current CPU, a GPU 20

@@ -96,8 +96,18 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   // side, which cross the bus with them unless they stay (Machine::ghost_planes_stay: the visit
   // writes them on the GPU), and it reads the faces its two neighbours packed on their last
   // visit (d planes each) and packs its own two for their next: every face crosses the bus both
-  // ways, as the passes follow one another.
+  // ways, as the passes follow one another. Packed ahead (Machine::faces_packed_ahead), the face
+  // a slab's next visitor on the GPU reads stays there: of a pass of `slabs`, the faces towards
+  // the slab visited before (all but the first's) and to the neighbouring GPUs' cross.
   const auto face_bytes = [&](int d) { return kFaceCrossings * d * plane_points * m.point.field; };
+  const auto crossing_faces = [&](int d, std::int64_t slabs) {
+    const double crossings =
+        m.faces_packed_ahead
+            ? (2.0 * static_cast<double>(slabs - 1) + 2.0 * std::min(gpus - 1, 2)) /
+                  static_cast<double>(slabs)
+            : kFaceCrossings;
+    return crossings * d * plane_points * m.point.field;
+  };
   // The thickest slab of which the one computed and the last one leaving fit, each with its
   // ghost planes and four faces.
   const double in_flight_plane = plane_points * (m.point.all + kept_bytes_per_point(m.point));
@@ -120,8 +130,8 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
     // A visit's tile (with its ghost planes, where they travel), up and back, and two faces
     // each way.
     const double tile_points = (thick + (m.ghost_planes_stay ? 0 : 2 * depth)) * plane_points;
-    const double up = tile_points * up_point + face_bytes(depth) / 2;
-    const double back = tile_points * back_point + face_bytes(depth) / 2;
+    const double up = tile_points * up_point + crossing_faces(depth, slabs) / 2;
+    const double back = tile_points * back_point + crossing_faces(depth, slabs) / 2;
     const double visits = static_cast<double>(slabs) / depth;  // a step's
     const double bytes = visits * (up + back);
     const double bus_seconds = visits * std::max(up, back) / bus;

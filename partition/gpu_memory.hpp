@@ -19,7 +19,9 @@ namespace tessera::partition {
 // upload more than the write-back.
 inline double kept_bytes_per_point(const PointBytes& point) { return point.all - point.field; }
 // A visit's faces: the two its neighbours packed on their last visit come in, the two it packs
-// go out (the next pass reads them), a point of the stencil's field each (PointBytes::field).
+// go out (the next pass reads them), a point of the stencil's field each (PointBytes::field);
+// what a GPU holds of them during a visit. Where the face a slab's next visitor reads is packed
+// ahead (Machine::faces_packed_ahead) it stays on the GPU: about two cross a visit.
 inline constexpr int kFaceCrossings = 4;
 // What the slabs may hold of a GPU's memory: the rest for StarPU's own allocations, the face
 // buffers and what other grids keep there.

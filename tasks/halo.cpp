@@ -84,11 +84,12 @@ void run_copies(const HaloWork::Copies& c, void** buffers, bool cuda) {
   (cuda ? c.cuda : c.cpu)(slots, const_cast<void*>(c.args));
 }
 
-// Ghost layers in, the kernel, faces out: in this order on the CPU, and on the worker's
-// stream in this order on a GPU.
+// Faces packed ahead (of the tile as it was), ghost layers in, the kernel, faces out: in this
+// order on the CPU, and on the worker's stream in this order on a GPU.
 template <bool Cuda>
 void halo_work(void** buffers, void* arg) {
   const HaloWork& w = *static_cast<const HaloWork*>(arg);
+  for (int k = 0; k < w.aheads; ++k) run_copies(w.ahead[k], buffers, Cuda);
   for (int k = 0; k < w.fills; ++k) run_copies(w.fill[k], buffers, Cuda);
   (Cuda ? w.cuda : w.cpu)(buffers, static_cast<unsigned char*>(arg) + kHaloWorkSize);
   for (int k = 0; k < w.packs; ++k) run_copies(w.pack[k], buffers, Cuda);

@@ -24,7 +24,9 @@ detail::TaskKind scratch_ghosts_kind(std::size_t element_size);
 /// ("interior", "time-block", "loop", a mesh loop) that first copies its neighbours' face
 /// buffers into a tile's ghost layers (what a boundary or halo-import task does) and, after its
 /// kernel, copies a written tile's faces into that tile's face buffers (what a halo-pack or
-/// halo-gather task does). One task per tile and step instead of three. Its argument block is a
+/// halo-gather task does). A streamed time block also packs, before anything else, the face its
+/// tile's next visitor on the same GPU reads from what the tile held before the block (`ahead`:
+/// FieldStorage::pack_ahead). One task per tile and step instead of three. Its argument block is a
 /// HaloWork, then at kHaloWorkSize the kernel's own block; its buffers are the kernel's, then the
 /// face buffers of the copies.
 struct HaloWork {
@@ -40,8 +42,8 @@ struct HaloWork {
     detail::KernelFn cpu, cuda;  // the copy kernel (region copy of the element size, mesh import)
   };
   static constexpr int kMax = 4;  // fields filled, and fields packed, per task
-  int fills = 0, packs = 0;
-  Copies fill[kMax], pack[kMax];
+  int aheads = 0, fills = 0, packs = 0;
+  Copies ahead[kMax], fill[kMax], pack[kMax];
   detail::KernelFn cpu, cuda;  // the kernel
 };
 /// Where the kernel's own argument block starts after a HaloWork: a whole number of cache

@@ -772,6 +772,36 @@ TEST(GpuMemory, GhostPlanesThatStayOnTheGpuLeaveTheFieldsAndFaces) {
   EXPECT_THAT(crossing.why, HasSubstr("(the fields 1.23e+09, their ghost planes and faces the"));
 }
 
+// The same where each slab packs ahead the face its next visitor on the GPU reads
+// (Machine::faces_packed_ahead): of a pass of S slabs only the S - 1 faces towards the slab
+// visited before cross, both ways (and, on several GPUs, those towards a neighbouring GPU's).
+TEST(GpuMemory, FacesPackedAheadStayOnTheGpu) {
+  using tessera::partition::plan_gpu_memory;
+  const double memory = 3865051136, plane = 1024.0 * 1024;
+  tessera::partition::Machine m = gpu_node(memory);
+  m.ghost_planes_stay = true;
+  const auto crossing = plan_gpu_memory(plane, 1024, m, kH100PointSeconds, 15e-6, 1);
+  m.faces_packed_ahead = true;
+  const auto p = plan_gpu_memory(plane, 1024, m, kH100PointSeconds, 15e-6, 1);
+  ASSERT_TRUE(p.streamed && p.possible);
+  const double slabs = static_cast<double>(p.slabs), thick = 1024.0 / slabs;
+  EXPECT_NEAR(p.bus_bytes_per_step,
+              slabs * plane * (thick * 16 + 2.0 * (slabs - 1) / slabs * p.depth * 8) / p.depth,
+              1e3);
+  EXPECT_LT(p.bus_bytes_per_step, crossing.bus_bytes_per_step);
+  EXPECT_LT(p.step_seconds, crossing.step_seconds);
+  // Four GPUs: a GPU's share of S slabs (S of p.slabs), beside two others at most.
+  tessera::partition::Machine four = gpu_node(memory, 4);
+  four.ghost_planes_stay = four.faces_packed_ahead = true;
+  const auto q = plan_gpu_memory(plane, 1024, four, kH100PointSeconds, 15e-6, 1);
+  ASSERT_TRUE(q.streamed && q.possible);
+  const double share = static_cast<double>(q.slabs) / 4, share_thick = 256.0 / share;
+  EXPECT_NEAR(q.bus_bytes_per_step,
+              4 * share * plane *
+                  (share_thick * 16 + (2.0 * (share - 1) + 4) / share * q.depth * 8) / q.depth,
+              1e3);
+}
+
 TEST(GpuMemory, SlowComputeTakesAShallowerDepth) {
   using tessera::partition::plan_gpu_memory;
   // A GPU as slow as 10 cores (268 ms a step): the recomputed ghost planes cost more than the

@@ -398,6 +398,9 @@ void HaloSet::release_buffers() {
     t.sources.clear();
     t.spare_sources.clear();
   }
+  for (const auto& [unit, ring] : rings)
+    for (tasks::Handle h : ring) data->unregister_scratch(h);
+  rings.clear();
 }
 
 FieldStorage::~FieldStorage() { release_handles(); }
@@ -694,6 +697,7 @@ void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
   // and those left behind before are stale.
   const bool were_left = impl_->ghost_planes_left;
   leave_ghost_planes(false);
+  set.forget_packed_ahead();
   if (set.version == version_ && !were_left) return;
   fill_constant_ghosts(stencil, width, box);
   Context& rt = context();
@@ -719,8 +723,10 @@ void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
   count_received(set);
 }
 
-HaloSet* FieldStorage::exchange_in_tasks(const std::string& stencil, int width, bool box) {
+HaloSet* FieldStorage::exchange_in_tasks(const std::string& stencil, int width, bool box,
+                                         bool packs_ahead) {
   HaloSet& set = impl_->halos[{width, box}];
+  if (!packs_ahead) set.forget_packed_ahead();
   // Ghost planes left behind are stale wherever a visit finds them: filled again every time.
   if (set.version == version_ && !impl_->ghost_planes_left) return nullptr;
   fill_constant_ghosts(stencil, width, box);
@@ -755,6 +761,59 @@ HaloSet* FieldStorage::pack_spare(HaloSet* set) {
   return set;
 }
 
+HaloSet* FieldStorage::pack_ahead(HaloSet* set) {
+  if (set == nullptr || grid_.stream_depth == 0) return nullptr;
+  if (!set->ahead_planned) {
+    set->ahead_planned = true;
+    // Who reads each face buffer: (tile, direction) -> readers.
+    std::map<std::pair<int, partition::Dir3>, int> readers;
+    for (const HaloTile& tile : set->tiles)
+      for (const auto& source : tile.plan.sources) ++readers[source];
+    for (int t = 0; t + 1 < tiles(); ++t) {
+      HaloTile& tile = set->tile(t);
+      const FieldTile& here = impl_->tile(t);
+      const FieldTile& next = impl_->tile(t + 1);
+      if (!mine(t) || !mine(t + 1) || device_class(t) != 2 || device_class(t + 1) != 2 ||
+          here.gpu_unit != next.gpu_unit)
+        continue;
+      HaloTile& reader = set->tile(t + 1);
+      const auto& reads = reader.plan.sources;
+      for (std::size_t k = 0; k < tile.plan.pack_dirs.size() && tile.ahead < 0; ++k) {
+        const std::pair<int, partition::Dir3> face{t, tile.plan.pack_dirs[k]};
+        const auto read = std::find(reads.begin(), reads.end(), face);
+        if (readers[face] != 1 || read == reads.end()) continue;
+        tile.ahead = static_cast<int>(k);
+        reader.ahead_source = static_cast<int>(read - reads.begin());
+      }
+      if (tile.ahead < 0) continue;
+      // Two buffers a GPU, each as large as any face packed ahead into it (the slabs' faces
+      // along the streamed axis: one size).
+      auto [ring, made] = set->rings.try_emplace(here.gpu_unit);
+      if (made)
+        for (tasks::Handle& h : ring->second)
+          h = set->data->register_vector(nullptr,
+                                         static_cast<std::size_t>(tile.plan.pack_sizes[tile.ahead]),
+                                         element_size_, owner(t));
+      tile.ahead_buffer = ring->second[static_cast<std::size_t>(t % 2)];
+      const partition::RegionCopyList& packs = tile.plan.packs;
+      for (int r = 0; r < packs.count; ++r) {
+        partition::RegionCopy region = packs.region[r];
+        const bool ahead = region.dst_slot == tile.ahead + 1;
+        partition::RegionCopyList& to = ahead ? tile.ahead_pack : tile.after_packs;
+        region.dst_slot = ahead ? 1 : region.dst_slot - (region.dst_slot > tile.ahead + 1 ? 1 : 0);
+        to.region[to.count++] = region;
+      }
+    }
+  }
+  for (const HaloTile& tile : set->tiles)
+    if (tile.ahead >= 0) return set;
+  return nullptr;
+}
+
+void FieldStorage::written_ahead(HaloSet* set) {
+  if (set != nullptr) set->packed_ahead = true;
+}
+
 void FieldStorage::written_spare(HaloSet* set) {
   ++version_;
   if (set == nullptr) return;
@@ -767,7 +826,9 @@ void FieldStorage::written_spare(HaloSet* set) {
 
 void FieldStorage::written(HaloSet* packed) {
   ++version_;
-  if (packed != nullptr) packed->packed = version_;
+  if (packed == nullptr) return;
+  packed->packed = version_;
+  packed->packed_ahead = false;  // every face packed
 }
 
 bool FieldStorage::simulated() const { return context().simulated; }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <map>
 #include <memory>
@@ -43,6 +44,15 @@ struct HaloTile {
   // their `sources`), so a tile never overwrites faces a neighbour of the same call has still
   // to read. Empty until such a call.
   std::vector<tasks::Handle> spare_buffers, spare_sources;
+  // On a streamed grid (FieldStorage::pack_ahead): the face (its index in `buffers`) that
+  // only the tile's next visitor on the same GPU reads, packed ahead by the tile's block from the
+  // values it starts from into `ahead_buffer` (its GPU's, HaloSet::rings) with the regions of
+  // `ahead_pack` (into slot 1), the others after the kernel (`after_packs`, into the other
+  // buffers in order); -1: none. `ahead_source`: the index in `sources` of the face the tile
+  // before it packed ahead, read from that tile's ahead_buffer instead; -1: none.
+  int ahead = -1, ahead_source = -1;
+  tasks::Handle ahead_buffer = nullptr;
+  partition::RegionCopyList ahead_pack, after_packs;
 };
 
 // The halo buffers and copy plans for one (stencil radius, shape) used on a field, a record
@@ -57,6 +67,13 @@ struct HaloSet {
 
   /// Unregisters the face buffers (scratch: their data is dropped); the plans stay.
   void release_buffers();
+  /// For an exchange that does not pack ahead: where the last call packed faces ahead into the
+  /// rings, not into the buffers (FieldStorage::written_ahead), every face is packed again.
+  void forget_packed_ahead() {
+    if (!packed_ahead) return;
+    packed = -1;
+    packed_ahead = false;
+  }
 
   HaloTile& tile(int t) { return tiles[static_cast<std::size_t>(t)]; }
   const HaloTile& tile(int t) const { return tiles[static_cast<std::size_t>(t)]; }
@@ -67,6 +84,14 @@ struct HaloSet {
   long packed = -1;     // field version the face buffers hold (packed by halo-pack tasks or by
                         // the tasks that wrote the field)
   bool spares = false;  // the tiles' spare buffers are made
+  // The tiles' `ahead` planned (FieldStorage::pack_ahead), and the last call packed those faces
+  // ahead, into the rings: the buffers towards the next visitors hold nothing current.
+  bool ahead_planned = false, packed_ahead = false;
+  // Per GPU (its CUDA worker's unit) two face buffers that its tiles pack ahead into in turn:
+  // the one a visit reads its lower face from and the one it packs for the next. Always in use,
+  // they stay in the GPU's memory (a face buffer per tile would leave it, written back to main
+  // memory, and dropping them instead frees and allocates GPU memory every visit).
+  std::map<int, std::array<tasks::Handle, 2>> rings;
   // Its constant ghost regions were written where the tiles' ghost planes stayed behind (on a
   // GPU: FieldStorage::leave_ghost_planes): fill_constant_ghosts writes them again.
   bool constants_stale = false;

@@ -144,14 +144,23 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
     exchanged.push_back(state[k]);
     exchanged_field.push_back(static_cast<int>(extras.size() + 2 + k));
   }
-  std::vector<HaloSet*> filled, packed;
+  // On a streamed grid the tiles that pack into the spares also pack ahead, from the values
+  // their block starts from, the face their next visitor on the same GPU reads in this call
+  // (FieldStorage::pack_ahead): it stays on the GPU, where the faces packed after a visit cross
+  // the bus twice (down, then up for the next pass).
+  const bool streamed = u.grid().stream_depth > 0;
+  std::vector<HaloSet*> filled, packed, ahead;
   for (std::size_t k = 0; k < exchanged.size(); ++k) {
-    filled.push_back(exchanged[k]->exchange_in_tasks(name, width, deep_box));
+    const bool spare = !(k == 0 && ends_in_next);
+    filled.push_back(exchanged[k]->exchange_in_tasks(name, width, deep_box, streamed && spare));
+    packed.push_back(spare ? exchanged[k]->pack_spare(filled.back()) : nullptr);
+    ahead.push_back(streamed ? exchanged[k]->pack_ahead(packed.back()) : nullptr);
     if (filled.back() != nullptr)
-      call.fills.push_back(
-          {exchanged_field[k], filled.back(), false, exchanged[k]->ghost_planes_left()});
-    packed.push_back(k == 0 && ends_in_next ? nullptr : exchanged[k]->pack_spare(filled.back()));
-    if (packed.back() != nullptr) call.packs.push_back({exchanged_field[k], packed.back(), true});
+      call.fills.push_back({exchanged_field[k], filled.back(), false,
+                            exchanged[k]->ghost_planes_left(), ahead.back() != nullptr});
+    if (packed.back() != nullptr)
+      call.packs.push_back(
+          {exchanged_field[k], packed.back(), true, false, ahead.back() != nullptr});
   }
   HaloSet* next_packed = nullptr;
   if (ends_in_next && rt.options.fused_exchange) {
@@ -179,6 +188,7 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
   for (std::size_t k = 0; k < exchanged.size(); ++k) {
     if (filled[k] != nullptr)
       exchanged[k]->count_received(*filled[k]);  // before the spares become the buffers
+    exchanged[k]->written_ahead(ahead[k]);
     exchanged[k]->written_spare(packed[k]);
   }
   next.written(next_packed);

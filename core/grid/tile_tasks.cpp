@@ -133,12 +133,31 @@ void submit_tile_tasks(const TileTaskCall& call) {
     const auto add = [&](const HaloCopies& h, bool fill, tasks::HaloWork::Copies& c) {
       const HaloTile& tile = h.set->tile(t);
       const FieldStorage& f = *fields[static_cast<std::size_t>(h.field)];
-      const auto& faces = fill ? tile.sources : h.spare ? tile.spare_buffers : tile.buffers;
-      const partition::RegionCopyList& list = !fill         ? tile.plan.packs
-                                              : h.constants ? tile.all_ghosts
-                                                            : tile.plan.ghosts;
-      c.args = &list;
-      c.empty = list.count == 0;
+      const auto& all_faces = fill ? tile.sources : h.spare ? tile.spare_buffers : tile.buffers;
+      const partition::RegionCopyList* list = !fill         ? &tile.plan.packs
+                                              : h.constants ? &tile.all_ghosts
+                                                            : &tile.plan.ghosts;
+      std::vector<tasks::Handle> faces = all_faces;
+      if (h.ahead && fill && tile.ahead_source >= 0)  // packed ahead by the tile before it
+        faces[static_cast<std::size_t>(tile.ahead_source)] = h.set->tile(t - 1).ahead_buffer;
+      if (h.ahead && !fill && tile.ahead >= 0) {
+        // Its face towards the next visitor packed first, into its GPU's ring buffer (which
+        // that visitor reads in this call), the others after the kernel into the spares.
+        faces.erase(faces.begin() + tile.ahead);
+        list = &tile.after_packs;
+        tasks::HaloWork::Copies& a = work->ahead[work->aheads++];
+        a.args = &tile.ahead_pack;
+        a.empty = false;
+        a.tile = h.field;
+        a.first = static_cast<int>(handles.size());
+        a.count = 1;
+        tasks::region_copies(f.element_size(), a.cpu, a.cuda);
+        handles.push_back(tile.ahead_buffer);
+        if (sized_by_bytes) place.streamed_bytes += copied_bytes(tile.ahead_pack, f.element_size());
+        modes.resize(handles.size(), Access::Write);
+      }
+      c.args = list;
+      c.empty = list->count == 0;
       c.tile = h.field;
       c.first = static_cast<int>(handles.size());
       c.count = static_cast<int>(faces.size());
@@ -146,7 +165,7 @@ void submit_tile_tasks(const TileTaskCall& call) {
       handles.insert(handles.end(), faces.begin(), faces.end());
       if (fill && early)
         place.fetch_early.insert(place.fetch_early.end(), faces.begin(), faces.end());
-      if (sized_by_bytes) place.streamed_bytes += copied_bytes(list, f.element_size());
+      if (sized_by_bytes) place.streamed_bytes += copied_bytes(*list, f.element_size());
       modes.resize(handles.size(), fill ? Access::Read : Access::Write);
       if (fill) modes[static_cast<std::size_t>(h.field)] = Access::ReadWrite;
     };

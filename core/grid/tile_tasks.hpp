@@ -23,6 +23,10 @@ struct HaloCopies {
   const HaloSet* set;
   bool spare = false;      // packs into the set's spare face buffers (FieldStorage::pack_spare)
   bool constants = false;  // fills the constant ghost regions too (HaloTile::all_ghosts)
+  // Of a set whose tiles pack a face ahead (FieldStorage::pack_ahead): a fill reads the face of
+  // the tile before from its ring buffer (HaloTile::ahead_source), a pack into the spares packs
+  // that face first, into the ring (HaloTile::ahead_buffer), and the others after.
+  bool ahead = false;
 };
 
 /// What every task of one call shares.

@@ -157,7 +157,10 @@ class FieldStorage {
   /// sources[t] before its kernel (tasks::HaloWork). Null when there is nothing to copy
   /// (nothing written since the last exchange) or exchange() did all of it (fused exchanges
   /// off, or boundary functions, which run as tasks after the copies).
-  HaloSet* exchange_in_tasks(const std::string& stencil, int width, bool box);
+  /// `packs_ahead`: the caller packs ahead (pack_ahead) the faces the last call packed so;
+  /// anything else packs them again first.
+  HaloSet* exchange_in_tasks(const std::string& stencil, int width, bool box,
+                             bool packs_ahead = false);
   /// The halo set whose face buffers a task writing this field packs after its kernel: the
   /// one exchanged last (null: none yet, or fused exchanges off).
   HaloSet* pack_target();
@@ -168,6 +171,16 @@ class FieldStorage {
   /// field's new faces in the same call: makes the set's spare face buffers, for them to pack
   /// into (HaloCopies::spare). Returns `set`, or null with fused exchanges off.
   HaloSet* pack_spare(HaloSet* set);
+  /// On a grid streamed through the GPUs' memory, for a time block that fills `set` and packs
+  /// into its spares: plans, once, the tiles that pack ahead, from the values their block starts
+  /// from, the face only their next visitor on the same GPU reads (HaloTile::ahead), into one of
+  /// two buffers their GPU keeps (HaloSet::rings), so that it never crosses the bus (the visits
+  /// follow one another: it is read as soon as packed). Returns `set` where some tile does
+  /// (null: none, or `set` null).
+  HaloSet* pack_ahead(HaloSet* set);
+  /// Once the block's tasks are submitted: the faces packed ahead went to the rings, not to the
+  /// set's buffers; an exchange other than such a block packs every face again.
+  void written_ahead(HaloSet* set);
   /// written(), by tasks that packed `set`'s spare face buffers: they become its face buffers.
   void written_spare(HaloSet* set);
   /// Counts the face buffers this rank's tasks receive from other ranks for `set`, once
