@@ -445,6 +445,27 @@ TEST_P(EmulatedSplit, BlocksAgainAfterAStepMatchTheReference) {
   test::expect_bitwise_equal(h.u.gather(), h.reference(4 * h.depth + 1));
 }
 
+// `use` of a streamed advance's dropped scratch, next, is refused: `what` reads a field that
+// holds no values, and the fix is said.
+template <class Use>
+void expect_refused(const Use& use, const char* what) {
+  try {
+    use();
+    ADD_FAILURE() << what << " was not refused";
+  } catch (const tessera::Error& e) {
+    EXPECT_THAT(e.what(), testing::HasSubstr(std::string(what) + " of field 'next', which "
+                                                                 "holds no values on the GPUs"));
+    EXPECT_THAT(e.what(), testing::HasSubstr("read u, advance()'s result"));
+  }
+}
+
+// next, written again after a streamed advance, holds each point's z everywhere.
+void expect_next_holds_z(const StreamedHeat& h) {
+  const std::vector<double> values = h.next.gather();
+  for (std::size_t k = 0; k < values.size(); ++k)
+    ASSERT_EQ(values[k], static_cast<double>(k / (16 * 32))) << "point " << k;
+}
+
 // After streamed blocks of an even count, next (their scratch, dropped after each visit) holds no
 // values on the GPU: reading it is refused with the rule and the fix, on the host and as a task's
 // input, before any task; writing it on the host (fill) makes it whole again.
@@ -452,22 +473,11 @@ TEST(EmulatedSplitMemory, ReadingTheDroppedScratchIsRefusedAndAFillRestoresIt) {
   StreamedHeat h("streamed-scratch", true);
   ASSERT_GT(h.depth, 0) << h.grid.chosen();
   h.heat.advance(h.f, h.u, h.next, 2 * h.depth, h.depth);
-  const auto refused = [](const auto& use, const char* what) {
-    try {
-      use();
-      ADD_FAILURE() << what << " was not refused";
-    } catch (const tessera::Error& e) {
-      EXPECT_THAT(e.what(), testing::HasSubstr(std::string(what) + " of field 'next', which "
-                                                                   "holds no values on the GPUs"));
-      EXPECT_THAT(e.what(), testing::HasSubstr("read u, advance()'s result"));
-    }
-  };
-  refused([&] { (void)h.next.gather(); }, "gather");
-  refused([&] { h.heat.apply(h.f, tessera::in(h.next), tessera::out(h.u)); }, "an input of apply");
+  expect_refused([&] { (void)h.next.gather(); }, "gather");
+  expect_refused([&] { h.heat.apply(h.f, tessera::in(h.next), tessera::out(h.u)); },
+                 "an input of apply");
   h.next.fill([](const tessera::Index<3>& i) { return static_cast<double>(i[2]); });
-  const std::vector<double> values = h.next.gather();
-  for (std::size_t k = 0; k < values.size(); ++k)
-    ASSERT_EQ(values[k], static_cast<double>(k / (16 * 32))) << "point " << k;
+  expect_next_holds_z(h);
 }
 
 // Slabs of unequal thickness (193 planes in 10: 20 and 19) share one buffer size, the thickest's,
@@ -497,36 +507,27 @@ TEST(EmulatedSplitMemory, UnequalStreamedSlabsShareOneBufferSize) {
 
 // The other uses of the dropped scratch: a loop over every point writing it makes it whole again
 // (every point written); read in place (a stencil's or a loop's in-out) or written by a loop over a
-// box (the others points stay) it is refused, before any task.
+// box (the other points stay) it is refused, before any task.
 TEST(EmulatedSplitMemory, ALoopWritingTheDroppedScratchRestoresItAndInPlaceUsesAreRefused) {
   StreamedHeat h("streamed-scratch-loops", true);
   ASSERT_GT(h.depth, 0) << h.grid.chosen();
   h.heat.advance(h.f, h.u, h.next, 2 * h.depth, h.depth);
-  const auto refused = [](const auto& use, const char* what) {
-    try {
-      use();
-      ADD_FAILURE() << what << " was not refused";
-    } catch (const tessera::Error& e) {
-      EXPECT_THAT(e.what(), testing::HasSubstr(std::string(what) + " of field 'next', which "
-                                                                   "holds no values on the GPUs"));
-    }
-  };
-  refused([&] { h.heat.apply(AddU{}, tessera::in(h.u), tessera::out(), tessera::inout(h.next)); },
-          "an in-out of apply");
-  refused([&] { tessera::Loop<3>("count").apply(Count{}, tessera::inout(h.next)); },
-          "an in-out of a loop");
-  refused([&] { tessera::Loop<3>("copy").apply(Copy{}, tessera::in(h.next), tessera::out(h.u)); },
-          "an input of a loop");
-  refused(
+  expect_refused(
+      [&] { h.heat.apply(AddU{}, tessera::in(h.u), tessera::out(), tessera::inout(h.next)); },
+      "an in-out of apply");
+  expect_refused([&] { tessera::Loop<3>("count").apply(Count{}, tessera::inout(h.next)); },
+                 "an in-out of a loop");
+  expect_refused(
+      [&] { tessera::Loop<3>("copy").apply(Copy{}, tessera::in(h.next), tessera::out(h.u)); },
+      "an input of a loop");
+  expect_refused(
       [&] {
         tessera::Loop<3>("corner", tessera::Box<3>{{0, 0, 0}, {4, 4, 4}})
             .apply(SetZ{}, tessera::out(h.next));
       },
       "an output of a loop over a box");
   tessera::Loop<3>("set").apply(SetZ{}, tessera::out(h.next));
-  const std::vector<double> values = h.next.gather();
-  for (std::size_t k = 0; k < values.size(); ++k)
-    ASSERT_EQ(values[k], static_cast<double>(k / (16 * 32))) << "point " << k;
+  expect_next_holds_z(h);
 }
 
 // A runtime in split emulation whose stand-in has `mib` MiB of memory (STARPU_LIMIT_CUDA_MEM,
