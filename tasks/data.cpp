@@ -110,6 +110,19 @@ Handle DataRegistry::register_vector(void* data, std::size_t elements, std::size
   return opaque(h);
 }
 
+Handle DataRegistry::register_local_vector(std::size_t elements, std::size_t element_size) {
+  starpu_data_handle_t h = nullptr;
+  starpu_vector_data_register(&h, -1, 0, static_cast<std::uint32_t>(elements), element_size);
+#ifdef TESSERA_WITH_MPI
+  if (distributed_) {
+    int rank = 0;
+    starpu_mpi_comm_rank(MPI_COMM_WORLD, &rank);
+    starpu_mpi_data_register(h, next_local_tag_++, rank);
+  }
+#endif
+  return opaque(h);
+}
+
 void DataRegistry::unregister(Handle h) {
   const IdleWorkers::Awake awake(idle_);
   starpu_data_unregister(raw(h));

@@ -39,6 +39,11 @@ class DataRegistry {
   /// `travel`, where given, says what its copies move (it outlives the handle).
   Handle register_vector(void* data, std::size_t elements, std::size_t element_size, int owner,
                          const Travel* travel = nullptr);
+  /// A vector that only this rank's tasks use and no rank sends (a GPU's faces packed ahead,
+  /// core/grid's HaloSet::rings), allocated where a task first writes it. Its StarPU-MPI tag
+  /// comes from a range of this rank's own, so that the handles registered in the same order on
+  /// every rank (register_vector, registered()) keep the same tags.
+  Handle register_local_vector(std::size_t elements, std::size_t element_size);
   /// Whether register_vector honours a Travel (the StarPU it runs on reuses buffers without
   /// copying the description that holds it).
   static bool moves_planes_only();
@@ -89,6 +94,7 @@ class DataRegistry {
   bool distributed_;
   IdleWorkers& idle_;
   std::int64_t next_tag_ = 0;
+  std::int64_t next_local_tag_ = std::int64_t{1} << 40;  // register_local_vector's
 };
 
 }  // namespace tessera::tasks

@@ -791,9 +791,8 @@ HaloSet* FieldStorage::pack_ahead(HaloSet* set) {
       auto [ring, made] = set->rings.try_emplace(here.gpu_unit);
       if (made)
         for (tasks::Handle& h : ring->second)
-          h = set->data->register_vector(nullptr,
-                                         static_cast<std::size_t>(tile.plan.pack_sizes[tile.ahead]),
-                                         element_size_, owner(t));
+          h = set->data->register_local_vector(
+              static_cast<std::size_t>(tile.plan.pack_sizes[tile.ahead]), element_size_);
       tile.ahead_buffer = ring->second[static_cast<std::size_t>(t % 2)];
       const partition::RegionCopyList& packs = tile.plan.packs;
       for (int r = 0; r < packs.count; ++r) {

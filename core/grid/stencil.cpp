@@ -188,7 +188,7 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
   for (std::size_t k = 0; k < exchanged.size(); ++k) {
     if (filled[k] != nullptr)
       exchanged[k]->count_received(*filled[k]);  // before the spares become the buffers
-    exchanged[k]->written_ahead(ahead[k]);
+    exchanged[k]->written_ahead(streamed ? packed[k] : nullptr);
     exchanged[k]->written_spare(packed[k]);
   }
   next.written(next_packed);

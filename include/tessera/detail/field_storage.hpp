@@ -178,8 +178,10 @@ class FieldStorage {
   /// follow one another: it is read as soon as packed). Returns `set` where some tile does
   /// (null: none, or `set` null).
   HaloSet* pack_ahead(HaloSet* set);
-  /// Once the block's tasks are submitted: the faces packed ahead went to the rings, not to the
-  /// set's buffers; an exchange other than such a block packs every face again.
+  /// Once the tasks of a streamed block that packs into `set`'s spares are submitted: the faces
+  /// packed ahead went to the rings, not to the set's buffers, and an exchange other than such
+  /// a block packs every face again. Whether this rank's tiles packed any or not: every rank
+  /// then submits the same halo-pack tasks (StarPU-MPI's sends follow every rank's tasks).
   void written_ahead(HaloSet* set);
   /// written(), by tasks that packed `set`'s spare face buffers: they become its face buffers.
   void written_spare(HaloSet* set);
