@@ -767,6 +767,7 @@ HaloSet* FieldStorage::pack_ahead(HaloSet* set) {
     set->ahead_planned = true;
     // Who reads each face buffer: (tile, direction) -> readers.
     std::map<std::pair<int, partition::Dir3>, int> readers;
+    std::map<int, std::int64_t> sizes;  // per GPU, the largest face packed ahead there
     for (const HaloTile& tile : set->tiles)
       for (const auto& source : tile.plan.sources) ++readers[source];
     for (int t = 0; t + 1 < tiles(); ++t) {
@@ -786,14 +787,8 @@ HaloSet* FieldStorage::pack_ahead(HaloSet* set) {
         reader.ahead_source = static_cast<int>(read - reads.begin());
       }
       if (tile.ahead < 0) continue;
-      // Two buffers a GPU, each as large as any face packed ahead into it (the slabs' faces
-      // along the streamed axis: one size).
-      auto [ring, made] = set->rings.try_emplace(here.gpu_unit);
-      if (made)
-        for (tasks::Handle& h : ring->second)
-          h = set->data->register_local_vector(
-              static_cast<std::size_t>(tile.plan.pack_sizes[tile.ahead]), element_size_);
-      tile.ahead_buffer = ring->second[static_cast<std::size_t>(t % 2)];
+      std::int64_t& size = sizes[here.gpu_unit];
+      size = std::max(size, tile.plan.pack_sizes[static_cast<std::size_t>(tile.ahead)]);
       const partition::RegionCopyList& packs = tile.plan.packs;
       for (int r = 0; r < packs.count; ++r) {
         partition::RegionCopy region = packs.region[r];
@@ -803,6 +798,15 @@ HaloSet* FieldStorage::pack_ahead(HaloSet* set) {
         to.region[to.count++] = region;
       }
     }
+    // Two buffers a GPU, each as large as any face packed ahead into it; its tiles take them in
+    // turn (a visit reads one and packs into the other).
+    for (const auto& [unit, size] : sizes)
+      for (tasks::Handle& h : set->rings[unit])
+        h = set->data->register_local_vector(static_cast<std::size_t>(size), element_size_);
+    for (int t = 0; t < tiles(); ++t)
+      if (set->tile(t).ahead >= 0)
+        set->tile(t).ahead_buffer =
+            set->rings[impl_->tile(t).gpu_unit][static_cast<std::size_t>(t % 2)];
   }
   for (const HaloTile& tile : set->tiles)
     if (tile.ahead >= 0) return set;
