@@ -130,43 +130,49 @@ void submit_tile_tasks(const TileTaskCall& call) {
     handles = read;
     handles.insert(handles.end(), write.begin(), write.end());
     modes.assign(call.modes.begin(), call.modes.end());
-    const auto add = [&](const HaloCopies& h, bool fill, tasks::HaloWork::Copies& c) {
-      const HaloTile& tile = h.set->tile(t);
-      const FieldStorage& f = *fields[static_cast<std::size_t>(h.field)];
-      const auto& all_faces = fill ? tile.sources : h.spare ? tile.spare_buffers : tile.buffers;
-      const partition::RegionCopyList* list = !fill         ? &tile.plan.packs
-                                              : h.constants ? &tile.all_ghosts
-                                                            : &tile.plan.ghosts;
-      std::vector<tasks::Handle> faces = all_faces;
-      if (h.ahead && fill && tile.ahead_source >= 0)  // packed ahead by the tile before it
-        faces[static_cast<std::size_t>(tile.ahead_source)] = h.set->tile(t - 1).ahead_buffer;
-      if (h.ahead && !fill && tile.ahead >= 0) {
-        // Its face towards the next visitor packed first, into its GPU's ring buffer (which
-        // that visitor reads in this call), the others after the kernel into the spares.
-        faces.erase(faces.begin() + tile.ahead);
-        list = &tile.after_packs;
-        tasks::HaloWork::Copies& a = work->ahead[work->aheads++];
-        a.args = &tile.ahead_pack;
-        a.empty = false;
-        a.tile = h.field;
-        a.first = static_cast<int>(handles.size());
-        a.count = 1;
-        tasks::region_copies(f.element_size(), a.cpu, a.cuda);
-        handles.push_back(tile.ahead_buffer);
-        if (sized_by_bytes) place.streamed_bytes += copied_bytes(tile.ahead_pack, f.element_size());
-        modes.resize(handles.size(), Access::Write);
-      }
-      c.args = list;
-      c.empty = list->count == 0;
-      c.tile = h.field;
+    // One list of region copies between a field's tile and `faces` (appended to the task's
+    // buffers in `mode`).
+    const auto copies = [&](tasks::HaloWork::Copies& c, const FieldStorage& f, int field,
+                            const partition::RegionCopyList& list,
+                            const std::vector<tasks::Handle>& faces, Access mode) {
+      c.args = &list;
+      c.empty = list.count == 0;
+      c.tile = field;
       c.first = static_cast<int>(handles.size());
       c.count = static_cast<int>(faces.size());
       tasks::region_copies(f.element_size(), c.cpu, c.cuda);
       handles.insert(handles.end(), faces.begin(), faces.end());
+      if (sized_by_bytes) place.streamed_bytes += copied_bytes(list, f.element_size());
+      modes.resize(handles.size(), mode);
+    };
+    std::vector<tasks::Handle> swapped;  // a fill's or pack's faces where one is a ring's
+    const auto add = [&](const HaloCopies& h, bool fill, tasks::HaloWork::Copies& c) {
+      const HaloTile& tile = h.set->tile(t);
+      const FieldStorage& f = *fields[static_cast<std::size_t>(h.field)];
+      const std::vector<tasks::Handle>* faces = fill      ? &tile.sources
+                                                : h.spare ? &tile.spare_buffers
+                                                          : &tile.buffers;
+      const partition::RegionCopyList* list = !fill         ? &tile.plan.packs
+                                              : h.constants ? &tile.all_ghosts
+                                                            : &tile.plan.ghosts;
+      if (h.ahead && fill && tile.ahead_source >= 0) {  // packed ahead by the tile before it
+        swapped = *faces;
+        swapped[static_cast<std::size_t>(tile.ahead_source)] = h.set->tile(t - 1).ahead_buffer;
+        faces = &swapped;
+      }
+      if (h.ahead && !fill && tile.ahead >= 0) {
+        // Its face towards the next visitor packed first, into its GPU's ring buffer (which
+        // that visitor reads in this call), the others after the kernel into the spares.
+        copies(work->ahead[work->aheads++], f, h.field, tile.ahead_pack, {tile.ahead_buffer},
+               Access::Write);
+        swapped = *faces;
+        swapped.erase(swapped.begin() + tile.ahead);
+        faces = &swapped;
+        list = &tile.after_packs;
+      }
+      copies(c, f, h.field, *list, *faces, fill ? Access::Read : Access::Write);
       if (fill && early)
-        place.fetch_early.insert(place.fetch_early.end(), faces.begin(), faces.end());
-      if (sized_by_bytes) place.streamed_bytes += copied_bytes(*list, f.element_size());
-      modes.resize(handles.size(), fill ? Access::Read : Access::Write);
+        place.fetch_early.insert(place.fetch_early.end(), faces->begin(), faces->end());
       if (fill) modes[static_cast<std::size_t>(h.field)] = Access::ReadWrite;
     };
     for (const HaloCopies& h : call.fills) add(h, true, work->fill[work->fills++]);
