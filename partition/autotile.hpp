@@ -63,6 +63,11 @@ struct Machine {
   // A streamed slab packs ahead the face its next visitor on the same GPU reads, which then
   // stays there (FieldStorage::pack_ahead: fused exchanges); false: every face crosses the bus.
   bool faces_packed_ahead = false;
+  // A streamed slab's visit reads the faces of the slab visited after it straight from that
+  // slab's tile, which is on the GPU already for its own visit (FieldStorage::pack_ahead: fused
+  // exchanges): no face between the two crosses the bus, and the GPU holds a third slab's
+  // fields; false: that face is packed after the later slab's visit and crosses both ways.
+  bool faces_read_from_next_slab = false;
 };
 
 // Assumed when unknown: a memory-bound stencil point on one core of a current CPU, a GPU 20

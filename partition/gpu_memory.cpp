@@ -98,23 +98,31 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   // visit (d planes each) and packs its own two for their next: every face crosses the bus both
   // ways, as the passes follow one another. Packed ahead (Machine::faces_packed_ahead), the face
   // a slab's next visitor on the GPU reads stays there: of a pass of `slabs`, the faces towards
-  // the slab visited before (all but the first's) and to the neighbouring GPUs' cross.
+  // the slab visited before (all but the first's) and to the neighbouring GPUs' cross. Read
+  // from the next slab too (Machine::faces_read_from_next_slab), only those to the neighbouring
+  // GPUs' cross.
+  const bool next_slab_read = m.faces_packed_ahead && m.faces_read_from_next_slab;
   const auto face_bytes = [&](int d) { return kFaceCrossings * d * plane_points * m.point.field; };
   const auto crossing_faces = [&](int d, std::int64_t slabs) {
+    const double between_gpus = 2.0 * std::min(gpus - 1, 2);
     const double crossings =
-        m.faces_packed_ahead
-            ? (2.0 * static_cast<double>(slabs - 1) + 2.0 * std::min(gpus - 1, 2)) /
-                  static_cast<double>(slabs)
+        next_slab_read ? between_gpus / static_cast<double>(slabs)
+        : m.faces_packed_ahead
+            ? (2.0 * static_cast<double>(slabs - 1) + between_gpus) / static_cast<double>(slabs)
             : kFaceCrossings;
     return crossings * d * plane_points * m.point.field;
   };
   // The thickest slab of which the one computed and the last one leaving fit, each with its
-  // ghost planes and four faces.
-  const double in_flight_plane = plane_points * (m.point.all + kept_bytes_per_point(m.point));
+  // ghost planes and four faces. Where a visit reads the next slab's face from its tile, that
+  // slab's kept fields (those it exchanges among them) are there too, and of the faces only the
+  // two ring buffers and a visit's faces towards other GPUs (four at most).
+  const double in_flight_plane =
+      plane_points * (m.point.all + (next_slab_read ? 2 : 1) * kept_bytes_per_point(m.point));
+  const int face_sets = next_slab_read ? 1 : kSlabsInFlight;
   const double up_point = kept_bytes_per_point(m.point);
   const double back_point = m.point.field;
   const auto thickest = [&](int d) {
-    const double room = p.available_bytes - kSlabsInFlight * face_bytes(d);
+    const double room = p.available_bytes - face_sets * face_bytes(d);
     return static_cast<std::int64_t>(std::floor(room / in_flight_plane)) - 2 * d;
   };
   double best = -1;
@@ -151,13 +159,13 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   if (best < 0) {
     p.possible = false;
     p.needed_bytes =
-        in_flight_plane * static_cast<double>(kMinThickness + 4) + kSlabsInFlight * face_bytes(2);
+        in_flight_plane * static_cast<double>(kMinThickness + 4) + face_sets * face_bytes(2);
     char b[320];
     std::snprintf(b, sizeof(b),
                   "streaming needs %d slabs of at least %lld planes (%.3g bytes) on a GPU at "
                   "once, more than the %.3g bytes it may use of its %.3g",
-                  kSlabsInFlight, static_cast<long long>(kMinThickness), p.needed_bytes,
-                  p.available_bytes, memory);
+                  kSlabsInFlight + (next_slab_read ? 1 : 0), static_cast<long long>(kMinThickness),
+                  p.needed_bytes, p.available_bytes, memory);
     p.why = b;
     return p;
   }

@@ -302,6 +302,22 @@ std::vector<TileHaloPlan> plan_halos(const Tiling& tiling, const Extent3& halo,
   return plans;
 }
 
+RegionCopy read_from_tile(const RegionCopy& ghost, const RegionCopy& pack) {
+  // The face buffer is dense (pack.dst_stride, axis 0 fastest): the ghost region's first
+  // element there is a point of the face, each of its steps a step of the face's axes.
+  RegionCopy r = ghost;
+  std::int64_t rest = ghost.src_start;
+  r.src_start = pack.src_start;
+  for (int a = 2; a >= 0; --a) {
+    const std::int64_t face_stride = pack.dst_stride[a];
+    const std::int64_t at = rest / face_stride;
+    rest -= at * face_stride;
+    r.src_start += at * pack.src_stride[a];
+    r.src_stride[a] = ghost.src_stride[a] / face_stride * pack.src_stride[a];
+  }
+  return r;
+}
+
 std::int64_t cut_points(const Tiling& tiling, const std::array<int, 3>& rank_grid) {
   const Extent3& n = tiling.extent();
   std::int64_t total = 0;

@@ -802,6 +802,39 @@ TEST(GpuMemory, FacesPackedAheadStayOnTheGpu) {
               1e3);
 }
 
+// The same where a visit also reads the face of the slab visited after it straight from that
+// slab's tile (Machine::faces_read_from_next_slab), which its own visit needs on the GPU next:
+// no face crosses on one GPU, only the fields (1024 bytes a plane's column a step), and the GPU
+// holds that slab's field too (32 bytes a point of a slab in flight against 24) but one set of
+// faces: 21 slabs of 16 steps a visit, 11.3 ms of bus a step, against 19 and 14.5 ms.
+TEST(GpuMemory, FacesReadFromTheNextSlabLeaveTheFieldsAlone) {
+  using tessera::partition::plan_gpu_memory;
+  const double memory = 3865051136, plane = 1024.0 * 1024;
+  tessera::partition::Machine m = gpu_node(memory);
+  m.ghost_planes_stay = m.faces_packed_ahead = true;
+  const auto ahead = plan_gpu_memory(plane, 1024, m, kH100PointSeconds, 15e-6, 1);
+  m.faces_read_from_next_slab = true;
+  const auto p = plan_gpu_memory(plane, 1024, m, kH100PointSeconds, 15e-6, 1);
+  ASSERT_TRUE(p.streamed && p.possible);
+  EXPECT_EQ(p.depth, 16);
+  EXPECT_EQ(p.slabs, 21);
+  EXPECT_EQ(ahead.slabs, 19);
+  EXPECT_NEAR(p.bus_bytes_per_step, p.fields_bytes_per_step, 1);
+  EXPECT_NEAR(p.bus_bytes_per_step / plane, 1024, 1e-9);
+  EXPECT_NEAR(p.bus_seconds * 1e3, 11.3, 0.05);
+  EXPECT_NEAR(ahead.bus_seconds * 1e3, 14.48, 0.01);
+  EXPECT_LT(p.step_seconds, ahead.step_seconds);
+  // Four GPUs: a GPU's share of S slabs, its faces towards its neighbours (two at most) both
+  // ways.
+  tessera::partition::Machine four = gpu_node(memory, 4);
+  four.ghost_planes_stay = four.faces_packed_ahead = four.faces_read_from_next_slab = true;
+  const auto q = plan_gpu_memory(plane, 1024, four, kH100PointSeconds, 15e-6, 1);
+  ASSERT_TRUE(q.streamed && q.possible);
+  const double share = static_cast<double>(q.slabs) / 4, share_thick = 256.0 / share;
+  EXPECT_NEAR(q.bus_bytes_per_step,
+              4 * share * plane * (share_thick * 16 + 4.0 / share * q.depth * 8) / q.depth, 1e3);
+}
+
 TEST(GpuMemory, SlowComputeTakesAShallowerDepth) {
   using tessera::partition::plan_gpu_memory;
   // A GPU as slow as 10 cores (268 ms a step): the recomputed ghost planes cost more than the

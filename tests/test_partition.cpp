@@ -1,7 +1,9 @@
 // Tiling and halo plans, checked by hand on small cases (pure code, no StarPU).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <utility>
 #include <vector>
 
 #include "partition/tiling.hpp"
@@ -136,6 +138,78 @@ TEST(HaloPlan, ConstantFacesNeedNoBuffersAndMirrorsReadTheTileItself) {
   const auto mirror = plan_halos(t, {2, 2, 0}, all(FaceRule::Neumann), 2, true, 2);
   EXPECT_TRUE(mirror[0].sources.empty());
   for (int r = 0; r < 8; ++r) EXPECT_EQ(mirror[0].ghosts.region[r].src_slot, 0);
+}
+
+// Region copies in plain loops: what kernels/common/region_copy.hpp does on either backend.
+void copy(const tessera::partition::RegionCopyList& list, const std::vector<double*>& slots) {
+  for (int n = 0; n < list.count; ++n) {
+    const tessera::partition::RegionCopy& r = list.region[n];
+    for (std::int64_t k = 0; k < r.dims[2]; ++k)
+      for (std::int64_t j = 0; j < r.dims[1]; ++j)
+        for (std::int64_t i = 0; i < r.dims[0]; ++i)
+          slots[static_cast<std::size_t>(r.dst_slot)][r.dst_start + i * r.dst_stride[0] +
+                                                      j * r.dst_stride[1] + k * r.dst_stride[2]] =
+              slots[static_cast<std::size_t>(r.src_slot)]
+                   [r.src_start + i * r.src_stride[0] + j * r.src_stride[1] + k * r.src_stride[2]];
+  }
+}
+
+// Ghost regions read from a face buffer and the same regions read straight from the tile that
+// packed it (read_from_tile) copy the same values: slabs along z, box-shaped layers of 2 (the
+// corners too), x mirrored (negative strides through the face), y wrapped.
+TEST(HaloPlan, AFaceReadStraightFromTheTileCopiesWhatItsBufferHolds) {
+  const Tiling t({6, 5, 12}, {6, 5, 4}, {false, true, false});
+  FaceRules rules = all(FaceRule::Neumann);
+  rules.rule[1] = {FaceRule::Periodic, FaceRule::Periodic};
+  const auto plans = plan_halos(t, {2, 2, 2}, rules, 2, true, 3);
+  std::vector<std::vector<double>> tiles;
+  std::vector<std::vector<std::vector<double>>> faces;  // [tile][pack direction]
+  for (int id = 0; id < t.size(); ++id) {
+    const TileLayout layout{t.tile(id).extent, {2, 2, 2}, 1};
+    std::vector<double>& tile = tiles.emplace_back(static_cast<std::size_t>(layout.size()));
+    for (std::size_t i = 0; i < tile.size(); ++i) tile[i] = 1000.0 * id + static_cast<double>(i);
+    std::vector<double*> slots{tile.data()};
+    auto& buffers = faces.emplace_back();
+    for (std::int64_t size : plans[static_cast<std::size_t>(id)].pack_sizes)
+      slots.push_back(buffers.emplace_back(static_cast<std::size_t>(size)).data());
+    copy(plans[static_cast<std::size_t>(id)].packs, slots);
+  }
+  // Tile 0's ghost layers through the buffers, then straight from tile 1 for its face.
+  const tessera::partition::TileHaloPlan& plan = plans[0];
+  const tessera::partition::TileHaloPlan& above = plans[1];
+  std::vector<double> through = tiles[0], straight = tiles[0];
+  std::vector<double*> slots{through.data()};
+  for (const auto& [tile, dir] : plan.sources) {
+    const auto& dirs = plans[static_cast<std::size_t>(tile)].pack_dirs;
+    const auto k =
+        static_cast<std::size_t>(std::find(dirs.begin(), dirs.end(), dir) - dirs.begin());
+    slots.push_back(faces[static_cast<std::size_t>(tile)][k].data());
+  }
+  copy(plan.ghosts, slots);
+  const std::pair<int, tessera::partition::Dir3> face{1, {0, 0, -1}};
+  const auto source = std::find(plan.sources.begin(), plan.sources.end(), face);
+  ASSERT_NE(source, plan.sources.end());
+  const int slot = 1 + static_cast<int>(source - plan.sources.begin());
+  const auto packed = std::find(above.pack_dirs.begin(), above.pack_dirs.end(), face.second);
+  const int face_slot = 1 + static_cast<int>(packed - above.pack_dirs.begin());
+  tessera::partition::RegionCopyList direct = plan.ghosts;
+  int rewritten = 0, mirrored = 0;
+  for (int r = 0; r < direct.count; ++r) {
+    if (direct.region[r].src_slot != slot) continue;
+    for (int p = 0; p < above.packs.count; ++p)
+      if (above.packs.region[p].dst_slot == face_slot)
+        direct.region[r] =
+            tessera::partition::read_from_tile(plan.ghosts.region[r], above.packs.region[p]);
+    ++rewritten;
+    mirrored += direct.region[r].src_stride[0] < 0 ? 1 : 0;
+  }
+  EXPECT_GE(rewritten, 3);  // the face and its mirrored corners
+  EXPECT_GE(mirrored, 1);
+  slots[0] = straight.data();
+  slots[static_cast<std::size_t>(slot)] = tiles[1].data();
+  copy(direct, slots);
+  EXPECT_EQ(straight, through);
+  EXPECT_NE(through, tiles[0]);
 }
 
 }  // namespace

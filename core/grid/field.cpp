@@ -761,43 +761,86 @@ HaloSet* FieldStorage::pack_spare(HaloSet* set) {
   return set;
 }
 
+namespace {
+
+// `list` with the regions that read slot `slot` read instead straight from the tile that packs
+// that face with `pack` (partition::read_from_tile), whose handle then takes the slot.
+partition::RegionCopyList read_from_next(const partition::RegionCopyList& list, int slot,
+                                         const partition::RegionCopy& pack) {
+  partition::RegionCopyList out = list;
+  for (int r = 0; r < out.count; ++r)
+    if (out.region[r].src_slot == slot)
+      out.region[r] = partition::read_from_tile(list.region[r], pack);
+  return out;
+}
+
+// A tile's packs split for a streamed block: the face packed ahead into slot 1 of ahead_pack,
+// the face its visitor before it reads from the tile left out, the others into after_packs, their
+// slots renumbered over the faces left.
+void split_packs(HaloTile& tile) {
+  const partition::RegionCopyList& packs = tile.plan.packs;
+  for (int r = 0; r < packs.count; ++r) {
+    partition::RegionCopy region = packs.region[r];
+    const int face = region.dst_slot - 1;
+    if (face == tile.behind) continue;
+    partition::RegionCopyList& to = face == tile.ahead ? tile.ahead_pack : tile.after_packs;
+    region.dst_slot = face == tile.ahead
+                          ? 1
+                          : region.dst_slot - (tile.ahead >= 0 && face > tile.ahead) -
+                                (tile.behind >= 0 && face > tile.behind);
+    to.region[to.count++] = region;
+  }
+}
+
+}  // namespace
+
 HaloSet* FieldStorage::pack_ahead(HaloSet* set) {
   if (set == nullptr || grid_.stream_depth == 0) return nullptr;
   if (!set->ahead_planned) {
     set->ahead_planned = true;
     // Who reads each face buffer: (tile, direction) -> readers.
     std::map<std::pair<int, partition::Dir3>, int> readers;
-    std::map<int, std::int64_t> sizes;  // per GPU, the largest face packed ahead there
     for (const HaloTile& tile : set->tiles)
       for (const auto& source : tile.plan.sources) ++readers[source];
+    // The face of tile `from` that tile `to` alone reads: its index in from's buffers (`packed`)
+    // and in to's sources (`read`).
+    const auto only_reader = [&](int from, int to, int& packed, int& read) {
+      const HaloTile& tile = set->tile(from);
+      const auto& reads = set->tile(to).plan.sources;
+      for (std::size_t k = 0; k < tile.plan.pack_dirs.size() && packed < 0; ++k) {
+        const std::pair<int, partition::Dir3> face{from, tile.plan.pack_dirs[k]};
+        const auto found = std::find(reads.begin(), reads.end(), face);
+        if (readers[face] != 1 || found == reads.end()) continue;
+        packed = static_cast<int>(k);
+        read = static_cast<int>(found - reads.begin());
+      }
+    };
+    std::map<int, std::int64_t> sizes;  // per GPU, the largest face packed ahead there
     for (int t = 0; t + 1 < tiles(); ++t) {
       HaloTile& tile = set->tile(t);
+      HaloTile& next = set->tile(t + 1);
       const FieldTile& here = impl_->tile(t);
-      const FieldTile& next = impl_->tile(t + 1);
       if (!mine(t) || !mine(t + 1) || device_class(t) != 2 || device_class(t + 1) != 2 ||
-          here.gpu_unit != next.gpu_unit)
+          here.gpu_unit != impl_->tile(t + 1).gpu_unit)
         continue;
-      HaloTile& reader = set->tile(t + 1);
-      const auto& reads = reader.plan.sources;
-      for (std::size_t k = 0; k < tile.plan.pack_dirs.size() && tile.ahead < 0; ++k) {
-        const std::pair<int, partition::Dir3> face{t, tile.plan.pack_dirs[k]};
-        const auto read = std::find(reads.begin(), reads.end(), face);
-        if (readers[face] != 1 || read == reads.end()) continue;
-        tile.ahead = static_cast<int>(k);
-        reader.ahead_source = static_cast<int>(read - reads.begin());
+      only_reader(t, t + 1, tile.ahead, next.ahead_source);
+      only_reader(t + 1, t, next.behind, tile.from_next);
+      if (tile.from_next >= 0) {
+        const partition::RegionCopyList& packs = next.plan.packs;
+        for (int r = 0; r < packs.count; ++r)
+          if (packs.region[r].dst_slot == next.behind + 1) {  // a face is one region
+            tile.ghosts_from_next =
+                read_from_next(tile.plan.ghosts, tile.from_next + 1, packs.region[r]);
+            tile.all_ghosts_from_next =
+                read_from_next(tile.all_ghosts, tile.from_next + 1, packs.region[r]);
+          }
       }
       if (tile.ahead < 0) continue;
       std::int64_t& size = sizes[here.gpu_unit];
       size = std::max(size, tile.plan.pack_sizes[static_cast<std::size_t>(tile.ahead)]);
-      const partition::RegionCopyList& packs = tile.plan.packs;
-      for (int r = 0; r < packs.count; ++r) {
-        partition::RegionCopy region = packs.region[r];
-        const bool ahead = region.dst_slot == tile.ahead + 1;
-        partition::RegionCopyList& to = ahead ? tile.ahead_pack : tile.after_packs;
-        region.dst_slot = ahead ? 1 : region.dst_slot - (region.dst_slot > tile.ahead + 1 ? 1 : 0);
-        to.region[to.count++] = region;
-      }
     }
+    for (HaloTile& tile : set->tiles)
+      if (tile.ahead >= 0 || tile.behind >= 0) split_packs(tile);
     // Two buffers a GPU, each as large as any face packed ahead into it; its tiles take them in
     // turn (a visit reads one and packs into the other).
     for (const auto& [unit, size] : sizes)
@@ -809,7 +852,7 @@ HaloSet* FieldStorage::pack_ahead(HaloSet* set) {
             set->rings[impl_->tile(t).gpu_unit][static_cast<std::size_t>(t % 2)];
   }
   for (const HaloTile& tile : set->tiles)
-    if (tile.ahead >= 0) return set;
+    if (tile.ahead >= 0 || tile.from_next >= 0) return set;
   return nullptr;
 }
 

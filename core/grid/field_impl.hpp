@@ -53,6 +53,13 @@ struct HaloTile {
   int ahead = -1, ahead_source = -1;
   tasks::Handle ahead_buffer = nullptr;
   partition::RegionCopyList ahead_pack, after_packs;
+  // And the face its visitor before it on the same GPU reads: that visit reads it straight from
+  // the tile (`behind`: its index in `buffers`, left out of after_packs; -1: none), which is on
+  // the GPU for its own visit next (`from_next`: the index in `sources` of that face, read from
+  // tile t + 1's own tile with the regions of `ghosts_from_next` and `all_ghosts_from_next`,
+  // plan.ghosts and all_ghosts so rewritten; -1: none).
+  int behind = -1, from_next = -1;
+  partition::RegionCopyList ghosts_from_next, all_ghosts_from_next;
 };
 
 // The halo buffers and copy plans for one (stencil radius, shape) used on a field, a record

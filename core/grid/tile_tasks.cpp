@@ -155,18 +155,26 @@ void submit_tile_tasks(const TileTaskCall& call) {
       const partition::RegionCopyList* list = !fill         ? &tile.plan.packs
                                               : h.constants ? &tile.all_ghosts
                                                             : &tile.plan.ghosts;
-      if (h.ahead && fill && tile.ahead_source >= 0) {  // packed ahead by the tile before it
+      if (h.ahead && fill && (tile.ahead_source >= 0 || tile.from_next >= 0)) {
         swapped = *faces;
-        swapped[static_cast<std::size_t>(tile.ahead_source)] = h.set->tile(t - 1).ahead_buffer;
+        if (tile.ahead_source >= 0)  // packed ahead by the tile before it
+          swapped[static_cast<std::size_t>(tile.ahead_source)] = h.set->tile(t - 1).ahead_buffer;
+        if (tile.from_next >= 0) {  // read from the tile after it, before its visit
+          swapped[static_cast<std::size_t>(tile.from_next)] = f.impl().tile(t + 1).handle;
+          list = h.constants ? &tile.all_ghosts_from_next : &tile.ghosts_from_next;
+        }
         faces = &swapped;
       }
-      if (h.ahead && !fill && tile.ahead >= 0) {
+      if (h.ahead && !fill && (tile.ahead >= 0 || tile.behind >= 0)) {
         // Its face towards the next visitor packed first, into its GPU's ring buffer (which
-        // that visitor reads in this call), the others after the kernel into the spares.
-        copies(work->ahead[work->aheads++], f, h.field, tile.ahead_pack, {tile.ahead_buffer},
-               Access::Write);
+        // that visitor reads in this call), the one its visitor before read from its tile not
+        // at all, the others after the kernel into the spares.
+        if (tile.ahead >= 0)
+          copies(work->ahead[work->aheads++], f, h.field, tile.ahead_pack, {tile.ahead_buffer},
+                 Access::Write);
         swapped = *faces;
-        swapped.erase(swapped.begin() + tile.ahead);
+        for (int face : {std::max(tile.ahead, tile.behind), std::min(tile.ahead, tile.behind)})
+          if (face >= 0) swapped.erase(swapped.begin() + face);
         faces = &swapped;
         list = &tile.after_packs;
       }
