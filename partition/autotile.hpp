@@ -68,6 +68,13 @@ struct Machine {
   // exchanges): no face between the two crosses the bus, and the GPU holds a third slab's
   // fields; false: that face is packed after the later slab's visit and crosses both ways.
   bool faces_read_from_next_slab = false;
+  // Where faces are read from the next slab: the slabs a visit reads are prefetched while the
+  // visit before it computes (tasks::Placement::prefetch), so that the bus works during the
+  // compute; the GPU then holds a fourth slab's kept fields. Set where one CUDA worker streams
+  // the grid alone: beside other GPUs (or ranks) a pass also waits for their faces, which cross
+  // through main memory as the visits reach them, and pipelined visits lost there (simulated,
+  // heat3d 1024^3 on 4 GPUs of 4 GiB: 6.6 ms a step against 5.4 one visit after another).
+  bool visits_prefetched = false;
 };
 
 // Assumed when unknown: a memory-bound stencil point on one core of a current CPU, a GPU 20

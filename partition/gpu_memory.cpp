@@ -116,8 +116,10 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   // ghost planes and four faces. Where a visit reads the next slab's face from its tile, that
   // slab's kept fields (those it exchanges among them) are there too, and of the faces only the
   // two ring buffers and a visit's faces towards other GPUs (four at most).
+  const bool pipelined = next_slab_read && m.visits_prefetched;
   const double in_flight_plane =
-      plane_points * (m.point.all + (next_slab_read ? 2 : 1) * kept_bytes_per_point(m.point));
+      plane_points *
+      (m.point.all + (next_slab_read ? (pipelined ? 3 : 2) : 1) * kept_bytes_per_point(m.point));
   const int face_sets = next_slab_read ? 1 : kSlabsInFlight;
   const double up_point = kept_bytes_per_point(m.point);
   const double back_point = m.point.field;
@@ -143,8 +145,8 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
     const double visits = static_cast<double>(slabs) / depth;  // a step's
     const double bytes = visits * (up + back);
     const double bus_seconds = visits * std::max(up, back) / bus;
-    const double step =
-        bus_seconds + compute + task_seconds * static_cast<double>(slabs * across) / depth;
+    const double step = (pipelined ? std::max(bus_seconds, compute) : bus_seconds + compute) +
+                        task_seconds * static_cast<double>(slabs * across) / depth;
     if (best < 0 || step < best) {
       best = step;
       p.depth = depth;
@@ -173,12 +175,12 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   std::snprintf(b, sizeof(b),
                 "streamed: %.3g bytes a GPU's share against %.3g it may hold; %lld slabs, %d "
                 "steps a visit, %.3g bytes over the bus a step (the fields %.3g, their %s "
-                "the rest; %.2f ms at %.2g of %.3g GB/s the busier way%s), compute %.2f ms%s",
+                "the rest; %.2f ms at %.2g of %.3g GB/s the busier way%s), compute %.2f ms%s%s",
                 p.needed_bytes, p.available_bytes, static_cast<long long>(p.slabs), p.depth,
                 p.bus_bytes_per_step, p.fields_bytes_per_step,
                 m.ghost_planes_stay ? "faces" : "ghost planes and faces", p.bus_seconds * 1e3,
                 kStreamedBusShare, link * 1e-9, m.gpu_bus_bytes_per_second() > 0 ? "" : " assumed",
-                p.compute_seconds * 1e3,
+                p.compute_seconds * 1e3, pipelined ? " while the next slab arrives" : "",
                 speed_known ? "" : " (the GPU's speed not calibrated: the bus alone)");
   p.why = b;
   return p;

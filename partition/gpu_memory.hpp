@@ -21,7 +21,10 @@ inline double kept_bytes_per_point(const PointBytes& point) { return point.all -
 // A visit's faces: the two its neighbours packed on their last visit come in, the two it packs
 // go out (the next pass reads them), a point of the stencil's field each (PointBytes::field);
 // what a GPU holds of them during a visit. Where the face a slab's next visitor reads is packed
-// ahead (Machine::faces_packed_ahead) it stays on the GPU: about two cross a visit.
+// ahead (Machine::faces_packed_ahead) it stays on the GPU: about two cross a visit; where the
+// face of the slab after it is read from that slab's tile too (Machine::
+// faces_read_from_next_slab), only the faces towards other GPUs cross, and a GPU holds one
+// visit's four.
 inline constexpr int kFaceCrossings = 4;
 // What the slabs may hold of a GPU's memory: the rest for StarPU's own allocations, the face
 // buffers and what other grids keep there.
@@ -35,7 +38,11 @@ inline constexpr double kUsableMemoryShare = 0.85;
 // two, one after another: 96.6 ms (docs/simulation.md, "Grids larger than the GPU"). Again with
 // a full-duplex link per GPU (2026-11-27; tasks::kVisitsAhead 2): three slabs, 18 of 12 steps a
 // visit, 42.6 ms a step; two, 16 of 14, 35.4. With the ghost planes staying on the GPU
-// (2026-11-28): three, 18 of 12, 33.8; two, 19 of 16, 30.3 (4 GPUs: 15.6 against 9.2).
+// (2026-11-28): three, 18 of 12, 33.8; two, 19 of 16, 30.3 (4 GPUs: 15.6 against 9.2). Where no
+// face crosses between a GPU's slabs (Machine::faces_read_from_next_slab) thinner slabs cost
+// only their recomputed ghost planes: the GPU also holds the slab whose face a visit reads (20.4
+// ms) and, one GPU streaming alone, the next one arriving during the compute (Machine::
+// visits_prefetched: 11.7 ms, 32 slabs of 16 steps a visit).
 inline constexpr int kSlabsInFlight = 2;
 // The deepest temporal block a streamed part is given (each step of a visit saves a crossing of
 // the bus; ghost layers deepen with it).
@@ -94,8 +101,9 @@ struct GpuMemoryPlan {
 // `machine`'s GPUs (one slab per GPU at least), at `gpu_point_seconds` a point of a step and
 // `task_seconds` a task, `across` tiles a plane (the other axes' cuts). Resident where a GPU's
 // share fits its memory (or the memory is unknown); else streamed in slabs of which
-// kSlabsInFlight fit, at the depth up to `deepest` whose step (the bus's time, then the
-// compute's: one visit after another) is shortest.
+// kSlabsInFlight fit (and those a visit reads and prefetches, above), at the depth up to
+// `deepest` whose step (the bus's time, then the compute's: one visit after another; the longer
+// of the two where visits are prefetched) is shortest.
 // What a step's faces between neighbouring GPUs cost each GPU that holds a slab of a part of
 // `plane_points` points a plane: a face each way to each neighbour, a step's planes of it (a
 // block of d steps moves d planes once), over the slowest link between neighbours (StarPU's bus

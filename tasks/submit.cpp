@@ -101,17 +101,50 @@ void Submitter::forget_visits() {
   visits_.clear();
 }
 
-void Submitter::chain_visit(starpu_task* task, int worker, bool runs) {
+namespace {
+struct Prefetch {
+  std::vector<starpu_data_handle_t> handles;
+  unsigned node;
+};
+// A control task's callback (no codelet): asks StarPU to bring the handles into the node's memory,
+// without waiting (the copies are StarPU's own, read-only replicas: the visit that reads them
+// still waits for what its accesses order before it).
+void prefetch_now(void* arg) {
+  std::unique_ptr<Prefetch> p(static_cast<Prefetch*>(arg));
+  for (starpu_data_handle_t h : p->handles) starpu_data_prefetch_on_node(h, p->node, 1);
+}
+}  // namespace
+
+void Submitter::chain_visit(starpu_task* task, int worker, bool runs,
+                            const std::vector<Handle>& prefetch) {
   std::deque<std::uint64_t>& last = visits_[worker];
   const auto tag = static_cast<starpu_tag_t>(next_visit_tag_++);
   task->use_tag = 1;
   task->tag_id = tag;
   visit_tags_.push_back(tag);
-  const bool full = last.size() == static_cast<std::size_t>(kVisitsAhead);
-  if (full) starpu_tag_declare_deps(tag, 1, static_cast<starpu_tag_t>(last.front()));
+  const std::size_t ahead = kVisitsAhead;
+  if (last.size() >= ahead) starpu_tag_declare_deps(tag, 1, last[last.size() - ahead]);
   if (!runs) return;  // opens the next visit: waits as it will, is not one
-  if (full) last.pop_front();
+  const std::size_t before = kVisitsPrefetched;
+  if (!prefetch.empty() && last.size() >= before) {
+    // A task of no codelet that waits for the visit `before` this one and then prefetches.
+    starpu_task* control = starpu_task_create();
+    control->cl = nullptr;
+    control->use_tag = 1;
+    control->tag_id = static_cast<starpu_tag_t>(next_visit_tag_++);
+    visit_tags_.push_back(control->tag_id);
+    starpu_tag_declare_deps(control->tag_id, 1, last[last.size() - before]);
+    auto* p = new Prefetch{{}, starpu_worker_get_memory_node(static_cast<unsigned>(worker))};
+    for (Handle h : prefetch) p->handles.push_back(raw(h));
+    control->callback_func = &prefetch_now;
+    control->callback_arg = p;
+    if (starpu_task_submit(control) != 0) {
+      delete p;
+      throw Error("StarPU refused a streamed visit's prefetch");
+    }
+  }
   last.push_back(tag);
+  while (last.size() > std::max(ahead, before)) last.pop_front();
 }
 
 namespace {
@@ -270,8 +303,8 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
             place.unit >= 0 ? ids[static_cast<std::size_t>(place.unit) % ids.size()]
                             : worker_of_tile(cuda, tag.tile, ids));
         if (place.visit != Placement::Visit::None && cuda)
-          chain_visit(task, static_cast<int>(task->workerid),
-                      place.visit == Placement::Visit::Runs);
+          chain_visit(task, static_cast<int>(task->workerid), place.visit == Placement::Visit::Runs,
+                      place.prefetch);
       }
     }
     if (policy_.name_tasks) {

@@ -53,6 +53,11 @@ struct Placement {
   /// into that GPU's memory as soon as its last writer ends (a sequentially consistent
   /// acquisition, released once there), not when the task becomes ready (issue 48 (c), (d)).
   std::vector<Handle> fetch_early;
+  /// A streamed visit's (Visit::Runs) inputs from main memory: the slab after it, whose face it
+  /// reads from its tile, and its read-only fields' tiles. On its CUDA worker they are
+  /// prefetched into the GPU's memory as soon as the visit two before it ends, so that they cross
+  /// the bus while the visit before it computes (kVisitsPrefetched).
+  std::vector<Handle> prefetch;
   /// A tile task's bytes read and written: each step's window (a temporal block's widened by the
   /// steps still to come: it recomputes its neighbours' edges) times a point's bytes in its
   /// fields, and its exchange copies. In simulation a time block's model prices it by these
@@ -65,6 +70,11 @@ struct Placement {
 /// so that a GPU holds the slab it computes and the last one leaving, and the slabs can be
 /// thicker (partition::kSlabsInFlight says why that pays).
 inline constexpr int kVisitsAhead = 1;
+/// How many visits before a streamed visit on its CUDA worker its inputs are prefetched
+/// (Placement::prefetch): two, once the visit before the one before it ends, so that they
+/// arrive while the visit before it computes (the GPU then holds the slab computed, the one it
+/// reads the face of, the next one arriving and the last one leaving: partition::kSlabsInFlight).
+inline constexpr int kVisitsPrefetched = 2;
 
 /// The handles of one task group, as submit() takes them without copying: a vector, an
 /// initializer list (`{h}`, alive until the call returns) or none (`{}`).
@@ -156,7 +166,7 @@ class Submitter {
   std::map<int, int> tile_workers_[2];
   int worker_of_tile(bool cuda, int tile, const std::vector<int>& ids);
   // Per worker, the StarPU tags of its last streamed visits (Placement::streamed), newest last.
-  void chain_visit(starpu_task* task, int worker, bool runs);
+  void chain_visit(starpu_task* task, int worker, bool runs, const std::vector<Handle>& prefetch);
   std::map<int, std::deque<std::uint64_t>> visits_;
   std::vector<std::uint64_t> visit_tags_;  // every tag given since the last forget_visits
   std::uint64_t next_visit_tag_ = std::uint64_t{1} << 62;  // clear of StarPU-MPI's tags

@@ -824,6 +824,20 @@ TEST(GpuMemory, FacesReadFromTheNextSlabLeaveTheFieldsAlone) {
   EXPECT_NEAR(p.bus_seconds * 1e3, 11.3, 0.05);
   EXPECT_NEAR(ahead.bus_seconds * 1e3, 14.48, 0.01);
   EXPECT_LT(p.step_seconds, ahead.step_seconds);
+  // And where one CUDA worker streams the grid alone, the slabs a visit reads are prefetched
+  // while the visit before it computes (Machine::visits_prefetched): the GPU holds a fourth
+  // slab's field (40 bytes a point of a slab in flight), 32 slabs of 32 planes, and the step is
+  // the longer of the bus's time and the compute's, not their sum.
+  m.visits_prefetched = true;
+  const auto prefetched = plan_gpu_memory(plane, 1024, m, kH100PointSeconds, 15e-6, 1);
+  EXPECT_EQ(prefetched.depth, 16);
+  EXPECT_EQ(prefetched.slabs, 32);
+  EXPECT_NEAR(prefetched.bus_bytes_per_step / plane, 1024, 1e-9);
+  EXPECT_NEAR(prefetched.step_seconds,
+              std::max(prefetched.bus_seconds, prefetched.compute_seconds) + 32 * 15e-6 / 16, 1e-9);
+  EXPECT_LT(prefetched.step_seconds, 0.7 * p.step_seconds);
+  EXPECT_THAT(prefetched.why, HasSubstr("ms while the next slab arrives"));
+  EXPECT_THAT(p.why, testing::Not(HasSubstr("arrives")));
   // Four GPUs: a GPU's share of S slabs, its faces towards its neighbours (two at most) both
   // ways.
   tessera::partition::Machine four = gpu_node(memory, 4);

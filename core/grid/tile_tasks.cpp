@@ -66,6 +66,9 @@ void submit_tile_tasks(const TileTaskCall& call) {
   const bool sized_by_bytes =
       tasks::sized_by_streamed_bytes(*call.codelet) ||
       (call.with_halo != nullptr && tasks::sized_by_streamed_bytes(*call.with_halo));
+  // A streamed visit's inputs from main memory arrive while the visit before it computes
+  // (partition::Machine::visits_prefetched: one CUDA worker streams the grid alone).
+  const bool prefetched = first.context().planner.machine().visits_prefetched;
   double point_bytes = 0;
   if (sized_by_bytes)
     for (const FieldStorage* f : fields) point_bytes += static_cast<double>(f->element_size());
@@ -161,6 +164,13 @@ void submit_tile_tasks(const TileTaskCall& call) {
           swapped[static_cast<std::size_t>(tile.ahead_source)] = h.set->tile(t - 1).ahead_buffer;
         if (tile.from_next >= 0) {  // read from the tile after it, before its visit
           swapped[static_cast<std::size_t>(tile.from_next)] = f.impl().tile(t + 1).handle;
+          // It, the tile and the visit's read-only fields arrive while the visit before it
+          // computes (the tile is there already where that visit read its face).
+          if (prefetched) {
+            if (place.prefetch.empty()) place.prefetch = read;
+            place.prefetch.push_back(f.impl().tile(t).handle);
+            place.prefetch.push_back(f.impl().tile(t + 1).handle);
+          }
           list = h.constants ? &tile.all_ghosts_from_next : &tile.ghosts_from_next;
         }
         faces = &swapped;
