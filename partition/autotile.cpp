@@ -211,8 +211,13 @@ GpuMemoryPlan gpu_part(const Extent3& extent, int dims, int axis, std::int64_t p
                        const Machine& m, double gpu_point, double task, int across,
                        int deepest = kDeepestStreamDepth) {
   double plane = 1;
-  for (int a = 0; a < dims; ++a) plane *= a == axis ? 1.0 : static_cast<double>(extent[a]);
-  return plan_gpu_memory(plane, planes, m, gpu_point, task, across, deepest);
+  std::vector<double> plane_extents;  // a tile's, where the plane is one tile
+  for (int a = 0; a < dims; ++a)
+    if (a != axis) {
+      plane *= static_cast<double>(extent[a]);
+      if (across == 1) plane_extents.push_back(static_cast<double>(extent[a]));
+    }
+  return plan_gpu_memory(plane, planes, m, gpu_point, task, across, deepest, plane_extents);
 }
 
 }  // namespace

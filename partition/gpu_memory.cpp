@@ -61,7 +61,7 @@ void price_faces_between_gpus(GpuMemoryPlan& p, double plane_points, std::int64_
 
 GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Machine& m,
                               double gpu_point_seconds, double task_seconds, int across,
-                              int deepest) {
+                              int deepest, const std::vector<double>& plane_extents) {
   GpuMemoryPlan p;
   const int gpus = std::max(1, m.cuda_workers);
   p.slabs = std::min<std::int64_t>(gpus, std::max<std::int64_t>(1, planes));
@@ -117,15 +117,25 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   // slab's kept fields (those it exchanges among them) are there too, and of the faces only the
   // two ring buffers and a visit's faces towards other GPUs (four at most).
   const bool pipelined = next_slab_read && m.visits_prefetched;
-  const double in_flight_plane =
-      plane_points *
-      (m.point.all + (next_slab_read ? (pipelined ? 3 : 2) : 1) * kept_bytes_per_point(m.point));
+  // A plane as a slab's tiles hold it and move it: its points and, where its extents are known,
+  // the ghost points of a block of `d` steps on every side across the slab (radius 1), which
+  // travel with it.
+  const auto held = [&](int d) {
+    if (plane_extents.empty()) return plane_points;
+    double points = 1;
+    for (double e : plane_extents) points *= e + 2.0 * d;
+    return points;
+  };
+  const auto in_flight_plane = [&](int d) {
+    return held(d) * (m.point.all +
+                      (next_slab_read ? (pipelined ? 3 : 2) : 1) * kept_bytes_per_point(m.point));
+  };
   const int face_sets = next_slab_read ? 1 : kSlabsInFlight;
   const double up_point = kept_bytes_per_point(m.point);
   const double back_point = m.point.field;
   const auto thickest = [&](int d) {
     const double room = p.available_bytes - face_sets * face_bytes(d);
-    return static_cast<std::int64_t>(std::floor(room / in_flight_plane)) - 2 * d;
+    return static_cast<std::int64_t>(std::floor(room / in_flight_plane(d))) - 2 * d;
   };
   double best = -1;
   // Even depths only: a block of an even number of steps ends in the field it started from,
@@ -139,7 +149,7 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
     const double compute = gpu_point_seconds * share_points * (1 + recomputed_share(depth, thick));
     // A visit's tile (with its ghost planes, where they travel), up and back, and two faces
     // each way.
-    const double tile_points = (thick + (m.ghost_planes_stay ? 0 : 2 * depth)) * plane_points;
+    const double tile_points = (thick + (m.ghost_planes_stay ? 0 : 2 * depth)) * held(depth);
     const double up = tile_points * up_point + crossing_faces(depth, slabs) / 2;
     const double back = tile_points * back_point + crossing_faces(depth, slabs) / 2;
     const double visits = static_cast<double>(slabs) / depth;  // a step's
@@ -161,7 +171,7 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
   if (best < 0) {
     p.possible = false;
     p.needed_bytes =
-        in_flight_plane * static_cast<double>(kMinThickness + 4) + face_sets * face_bytes(2);
+        in_flight_plane(2) * static_cast<double>(kMinThickness + 4) + face_sets * face_bytes(2);
     char b[320];
     std::snprintf(b, sizeof(b),
                   "streaming needs %d slabs of at least %lld planes (%.3g bytes) on a GPU at "
@@ -178,9 +188,12 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
                 "the rest; %.2f ms at %.2g of %.3g GB/s the busier way%s), compute %.2f ms%s%s",
                 p.needed_bytes, p.available_bytes, static_cast<long long>(p.slabs), p.depth,
                 p.bus_bytes_per_step, p.fields_bytes_per_step,
-                m.ghost_planes_stay ? "faces" : "ghost planes and faces", p.bus_seconds * 1e3,
-                kStreamedBusShare, link * 1e-9, m.gpu_bus_bytes_per_second() > 0 ? "" : " assumed",
-                p.compute_seconds * 1e3, pipelined ? " while the next slab arrives" : "",
+                m.ghost_planes_stay
+                    ? (plane_extents.empty() ? "faces" : "ghost points across and faces")
+                    : "ghost planes and faces",
+                p.bus_seconds * 1e3, kStreamedBusShare, link * 1e-9,
+                m.gpu_bus_bytes_per_second() > 0 ? "" : " assumed", p.compute_seconds * 1e3,
+                pipelined ? " while the next slab arrives" : "",
                 speed_known ? "" : " (the GPU's speed not calibrated: the bus alone)");
   p.why = b;
   return p;

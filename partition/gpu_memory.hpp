@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "partition/autotile.hpp"
 
@@ -103,7 +104,9 @@ struct GpuMemoryPlan {
 // share fits its memory (or the memory is unknown); else streamed in slabs of which
 // kSlabsInFlight fit (and those a visit reads and prefetches, above), at the depth up to
 // `deepest` whose step (the bus's time, then the compute's: one visit after another; the longer
-// of the two where visits are prefetched) is shortest.
+// of the two where visits are prefetched) is shortest. `plane_extents`: a tile's plane along the
+// other axes, whose streamed slabs then hold and move the ghost points across them too (empty:
+// the points alone, as a plane of unknown shape).
 // What a step's faces between neighbouring GPUs cost each GPU that holds a slab of a part of
 // `plane_points` points a plane: a face each way to each neighbour, a step's planes of it (a
 // block of d steps moves d planes once), over the slowest link between neighbours (StarPU's bus
@@ -114,6 +117,7 @@ double gpu_exchange_seconds(double plane_points, const Machine& machine);
 
 GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Machine& machine,
                               double gpu_point_seconds, double task_seconds, int across,
-                              int deepest = kDeepestStreamDepth);
+                              int deepest = kDeepestStreamDepth,
+                              const std::vector<double>& plane_extents = {});
 
 }  // namespace tessera::partition

@@ -80,12 +80,17 @@ void Planner::merge_gpu_part(const Extent3& extent, int dims, LatticePlacement* 
   if (machine_.ranks > 1 || axis < 0 || p->split <= 0) return;
   const bool gpu_only = p->split >= extent[axis];
   const Cuts& along = cuts[static_cast<std::size_t>(axis)];
-  std::int64_t others = 1;  // tiles per slab of the split axis
-  double plane = 1;         // points per plane of the split axis
+  std::int64_t others = 1;            // tiles per slab of the split axis
+  double plane = 1;                   // points per plane of the split axis
+  std::vector<double> plane_extents;  // a tile's plane, about (cuts of even tiles)
   for (int a = 0; a < dims; ++a)
     if (a != axis) {
+      const auto along_a =
+          gpu_only ? 1 : static_cast<std::int64_t>(cuts[static_cast<std::size_t>(a)].size()) + 1;
       others *= static_cast<std::int64_t>(cuts[static_cast<std::size_t>(a)].size()) + 1;
       plane *= static_cast<double>(extent[static_cast<std::size_t>(a)]);
+      plane_extents.push_back(static_cast<double>(extent[static_cast<std::size_t>(a)]) /
+                              static_cast<double>(along_a));
     }
   const std::int64_t slabs_below =
       1 + std::count_if(along.begin(), along.end(), [&](std::int64_t c) { return c < p->split; });
@@ -93,8 +98,9 @@ void Planner::merge_gpu_part(const Extent3& extent, int dims, LatticePlacement* 
   if (!gpu_only) plane /= static_cast<double>(others);  // in one tile of the other axes
   // One slab per CUDA worker, or where that does not fit its GPU, the slabs that stream
   // through it (plan_gpu_memory).
+  const int across = static_cast<int>(gpu_only ? 1 : others);
   const GpuMemoryPlan memory =
-      plan_gpu_memory(plane, p->split, machine_, 0, 0, static_cast<int>(gpu_only ? 1 : others));
+      plan_gpu_memory(plane, p->split, machine_, 0, 0, across, kDeepestStreamDepth, plane_extents);
   if (!memory.possible) return;  // kept as given: Planner::given's caller refuses or evicts
   const std::string bound = memory.streamed ? ", " + memory.why : "";
   const int slabs = static_cast<int>(std::min(memory.slabs, p->split));
@@ -116,7 +122,7 @@ void Planner::merge_gpu_part(const Extent3& extent, int dims, LatticePlacement* 
            seconds_text(
                plan_gpu_memory(plane, p->split, machine_, machine_.gpu_point_seconds,
                                machine_.task_seconds > 0 ? machine_.task_seconds : kTaskSeconds,
-                               static_cast<int>(gpu_only ? 1 : others))
+                               across, kDeepestStreamDepth, plane_extents)
                    .step_seconds);
   p->summary += "; the " + std::to_string(before) + " tiles on the CUDA workers merged into " +
                 std::to_string(after) +

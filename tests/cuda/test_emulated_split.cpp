@@ -362,27 +362,27 @@ TEST_P(EmulatedSplit, AGridLargerThanTheGpuStreamsBitwise) {
   o.fused_exchange = GetParam();
   tessera::Runtime rt(o);
   // 1.57 MB at 16 bytes a point (heat3d's u and next); 0.85 MiB usable for the slab computed
-  // (16 bytes a point) and the one leaving (8: its scratch dropped): 6 slabs of 32 planes of
-  // 512 points with 8 ghost planes a side and four faces of 8 planes each (the bus alone prices
-  // it: the stand-in's speed is not calibrated). With fused exchanges a visit reads the next
-  // slab's face from its tile, and the stand-in streaming alone, the slabs a visit reads are
-  // prefetched during the visit before: two more slabs' u there (16 more bytes a point), but no
-  // face crosses between slabs and the GPU holds a visit's four faces only: 10 slabs of 19 or 20
-  // planes, 8 steps a visit.
+  // (16 bytes a point) and the one leaving (8: its scratch dropped), each plane held with its
+  // ghost points across (20 x 36 at depth 4, 1.4x its 512 points), the ghost planes and four
+  // faces of the depth: 8 slabs of 24 planes, 4 steps a visit (the bus alone prices it: the
+  // stand-in's speed is not calibrated). With fused exchanges a visit reads the next slab's face
+  // from its tile, and the stand-in streaming alone, the slabs a visit reads are prefetched
+  // during the visit before: two more slabs' u there (16 more bytes a point) but a visit's four
+  // faces only: 15 slabs of 12 or 13 planes.
   const bool fused = GetParam();
   const tessera::Grid<3> grid({16, 32, 192}, {0, 0, 0}, {},
                               tessera::PointData::of<double, double>());  // u and next
   unsetenv("STARPU_LIMIT_CUDA_MEM");
   EXPECT_EQ(grid.split(), 192) << grid.chosen();
-  EXPECT_EQ(grid.stream_depth(), 8) << grid.chosen();
-  EXPECT_EQ(grid.tiles(), fused ? 10 : 6) << grid.chosen();
+  EXPECT_EQ(grid.stream_depth(), 4) << grid.chosen();
+  EXPECT_EQ(grid.tiles(), fused ? 15 : 8) << grid.chosen();
   EXPECT_THAT(grid.chosen(),
               testing::HasSubstr(std::string("streamed: 1.57e+06 bytes a GPU's share against "
                                              "8.91e+05 it may hold; ") +
-                                 (fused ? "10 slabs, 8 steps" : "6 slabs, 8 steps")));
+                                 (fused ? "15 slabs, 4 steps" : "8 slabs, 4 steps")));
   EXPECT_EQ(tessera::Stencil<3>("heat3d", tessera::Shape::Star, 1).auto_depth(grid),
             grid.stream_depth());
-  test::expect_heat3d_advance_matches_reference(grid, 19, 8);  // blocks of 8, 8 and 3
+  test::expect_heat3d_advance_matches_reference(grid, 19, 4);  // blocks of 4 and a last 3
 }
 
 // heat3d's u (its initial values) and next on a 16 x 32 x 192 grid that a stand-in of 1 MiB
