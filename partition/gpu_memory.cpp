@@ -176,8 +176,8 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
     std::snprintf(b, sizeof(b),
                   "streaming needs %d slabs of at least %lld planes (%.3g bytes) on a GPU at "
                   "once, more than the %.3g bytes it may use of its %.3g",
-                  kSlabsInFlight + (next_slab_read ? 1 : 0), static_cast<long long>(kMinThickness),
-                  p.needed_bytes, p.available_bytes, memory);
+                  kSlabsInFlight + (next_slab_read ? (pipelined ? 2 : 1) : 0),
+                  static_cast<long long>(kMinThickness), p.needed_bytes, p.available_bytes, memory);
     p.why = b;
     return p;
   }

@@ -897,6 +897,13 @@ TEST(GpuMemory, NotEvenTheThinnestSlabFitsIsRefused) {
   EXPECT_THAT(p.why, HasSubstr("streaming needs 2 slabs of at least 8 planes (4.36e+08 bytes) "
                                "on a GPU at once, more than the 8.5e+07 bytes it may use of its "
                                "1e+08"));
+  // Where visits are prefetched, four: the one computed, the one whose face it reads, the next
+  // arriving and the last leaving (40 bytes a point of a plane), with one visit's faces: 570 MB.
+  Machine prefetching = gpu_node(100e6);
+  prefetching.faces_packed_ahead = prefetching.faces_read_from_next_slab = true;
+  prefetching.visits_prefetched = true;
+  EXPECT_THAT(plan_gpu_memory(1024.0 * 1024, 1024, prefetching, kH100PointSeconds, 15e-6, 1).why,
+              HasSubstr("streaming needs 4 slabs of at least 8 planes (5.7e+08 bytes)"));
   // The chooser then gives the GPU only what it holds (5 planes, 84 MB), the rest to the CPU
   // workers, or, without any, refuses the grid.
   Machine m = gpu_node(100e6);
