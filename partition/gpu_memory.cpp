@@ -126,9 +126,11 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
     for (double e : plane_extents) points *= e + 2.0 * d;
     return points;
   };
+  // Slabs there with their kept fields beside the one computed: the last one leaving, and the
+  // one whose face a visit reads, and the next one arriving.
+  const int kept_slabs = next_slab_read ? (pipelined ? 3 : 2) : 1;
   const auto in_flight_plane = [&](int d) {
-    return held(d) * (m.point.all +
-                      (next_slab_read ? (pipelined ? 3 : 2) : 1) * kept_bytes_per_point(m.point));
+    return held(d) * (m.point.all + kept_slabs * kept_bytes_per_point(m.point));
   };
   const int face_sets = next_slab_read ? 1 : kSlabsInFlight;
   const double up_point = kept_bytes_per_point(m.point);
@@ -176,8 +178,8 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
     std::snprintf(b, sizeof(b),
                   "streaming needs %d slabs of at least %lld planes (%.3g bytes) on a GPU at "
                   "once, more than the %.3g bytes it may use of its %.3g",
-                  kSlabsInFlight + (next_slab_read ? (pipelined ? 2 : 1) : 0),
-                  static_cast<long long>(kMinThickness), p.needed_bytes, p.available_bytes, memory);
+                  1 + kept_slabs, static_cast<long long>(kMinThickness), p.needed_bytes,
+                  p.available_bytes, memory);
     p.why = b;
     return p;
   }
