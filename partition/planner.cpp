@@ -85,12 +85,12 @@ void Planner::merge_gpu_part(const Extent3& extent, int dims, LatticePlacement* 
   std::vector<double> plane_extents;  // a tile's plane, about (cuts of even tiles)
   for (int a = 0; a < dims; ++a)
     if (a != axis) {
-      const auto along_a =
-          gpu_only ? 1 : static_cast<std::int64_t>(cuts[static_cast<std::size_t>(a)].size()) + 1;
-      others *= static_cast<std::int64_t>(cuts[static_cast<std::size_t>(a)].size()) + 1;
+      const auto tiles_a = static_cast<std::int64_t>(cuts[static_cast<std::size_t>(a)].size()) + 1;
+      others *= tiles_a;
       plane *= static_cast<double>(extent[static_cast<std::size_t>(a)]);
+      // GPU-only, the merged slab spans the plane (the other axes' cuts are dropped below).
       plane_extents.push_back(static_cast<double>(extent[static_cast<std::size_t>(a)]) /
-                              static_cast<double>(along_a));
+                              static_cast<double>(gpu_only ? 1 : tiles_a));
     }
   const std::int64_t slabs_below =
       1 + std::count_if(along.begin(), along.end(), [&](std::int64_t c) { return c < p->split; });

@@ -53,10 +53,10 @@ struct Placement {
   /// into that GPU's memory as soon as its last writer ends (a sequentially consistent
   /// acquisition, released once there), not when the task becomes ready (issue 48 (c), (d)).
   std::vector<Handle> fetch_early;
-  /// A streamed visit's (Visit::Runs) inputs from main memory: the slab after it, whose face it
-  /// reads from its tile, and its read-only fields' tiles. On its CUDA worker they are
-  /// prefetched into the GPU's memory as soon as the visit two before it ends, so that they cross
-  /// the bus while the visit before it computes (kVisitsPrefetched).
+  /// A streamed visit's (Visit::Runs) inputs from main memory: its own tile, the slab after it,
+  /// whose face it reads from its tile, and its read-only fields' tiles. On its CUDA worker they
+  /// are prefetched into the GPU's memory as soon as the visit two before it ends, so that they
+  /// cross the bus while the visit before it computes (kVisitsPrefetched).
   std::vector<Handle> prefetch;
   /// A tile task's bytes read and written: each step's window (a temporal block's widened by the
   /// steps still to come: it recomputes its neighbours' edges) times a point's bytes in its
@@ -73,7 +73,8 @@ inline constexpr int kVisitsAhead = 1;
 /// How many visits before a streamed visit on its CUDA worker its inputs are prefetched
 /// (Placement::prefetch): two, once the visit before the one before it ends, so that they
 /// arrive while the visit before it computes (the GPU then holds the slab computed, the one it
-/// reads the face of, the next one arriving and the last one leaving: partition::kSlabsInFlight).
+/// reads the face of, the next one arriving and the last one leaving, as the planner sizes them:
+/// partition::Machine::visits_prefetched).
 inline constexpr int kVisitsPrefetched = 2;
 
 /// The handles of one task group, as submit() takes them without copying: a vector, an
