@@ -21,10 +21,22 @@ limit=${BAD_INPUT_TIMEOUT:-60}
 grid=(--size 8 8 8 --tile 8 8 4 --steps 2)
 small=("${grid[@]}" --ncpu 1)
 passed=0 failed=0
+pending=0  # cases of a parallel section not yet counted
 
 # check NAME fail|ok|any REGEX command...: one case (any: either exit status, e.g. a feature
-# this build may lack).
+# this build may lack). Where `parallel` is set (the MPI cases, which mostly wait for mpirun's
+# start-up), two cases run at a time, their lines kept in files until `collect`.
 check() {
+  if [ -n "${parallel:-}" ]; then
+    while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n || true; done
+    pending=$((pending + 1))
+    verdict_of "$@" > "$work/case-$pending.txt" &
+  else
+    count "$(verdict_of "$@")"
+  fi
+}
+# Prints a case's verdict line (PASS or FAIL first), and the run's last lines if it failed.
+verdict_of() {
   local name=$1 want=$2 pattern=$3
   shift 3
   local out rc verdict=PASS why=""
@@ -36,9 +48,18 @@ check() {
   elif [ "$want" = ok ] && [ "$rc" -ne 0 ]; then verdict=FAIL why="exit status $rc"
   elif ! grep -qE -- "$pattern" <<<"$out"; then verdict=FAIL why="no message matching '$pattern'"
   fi
-  if [ "$verdict" = PASS ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
   printf '%-4s %-44s rc=%-3s %s\n' "$verdict" "$name" "$rc" "${why:-$(grep -m1 -E -- "$pattern" <<<"$out" | cut -c1-110)}"
   [ "$verdict" = PASS ] || sed 's/^/       | /' <<<"$out" | tail -5
+}
+count() {  # prints a case's lines and counts its verdict
+  printf '%s\n' "$1"
+  if [[ $1 == PASS* ]]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+}
+collect() {  # the cases of a parallel section, in order, once all have ended
+  wait
+  local k
+  for ((k = 1; k <= pending; k++)); do count "$(cat "$work/case-$k.txt")"; done
+  pending=0
 }
 
 echo "== grid sizes"
@@ -285,6 +306,7 @@ if [ -n "$mpirun" ] && [ -x "$build/tests/rank_error" ]; then
   mpi=("$mpirun" --oversubscribe --allow-run-as-root --bind-to none)
   export STARPU_NCPU=1
   mkdir -p a/out b && touch b/out
+  parallel=1
   args=(--size 8 8 8 --tile 8 8 4 --steps 2 --quiet --trace out/t.json)
   check "trace path bad on rank 1 only" fail "rank 1: cannot write the --trace file" \
     "${mpi[@]}" -np 1 -wdir "$work/a" "$heat3d" "${args[@]}" : -np 1 -wdir "$work/b" "$heat3d" "${args[@]}"
@@ -321,7 +343,8 @@ if [ -n "$mpirun" ] && [ -x "$build/tests/rank_error" ]; then
   # keeps the workers inside the one core, which StarPU-MPI's thread takes.
   check "2 ranks bound to a core each, no --ncpu" any "checksum=|this rank is bound to one core .*--bind-to none" \
     env -u STARPU_NCPU "$mpirun" --oversubscribe --allow-run-as-root -np 2 "$heat3d" "${grid[@]}"
-  unset STARPU_NCPU
+  collect
+  unset parallel STARPU_NCPU
 fi
 
 echo "bad-input: $passed passed, $failed failed"

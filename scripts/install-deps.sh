@@ -12,6 +12,7 @@ packages=(build-essential cmake pkg-config libstarpu-dev libhwloc-dev libopenmpi
           libmetis-dev  # mesh partitioning (tessera::partition_mesh)
           libfftw3-dev  # NAS FT (apps/ft) only; the library does not use it
           clang-format clang-tidy  # the format test (scripts/format.sh) and the lint script
+          ccache  # scripts/build.sh: a second configuration recompiles only what differs
           chromium)  # headless, for the test that renders the HTML run report (~300 MB)
 if [ "${1:-}" = --simulation ]; then
   packages=(libsimgrid-dev     # StarPU's SimGrid mode (scripts/build-starpu.sh --simgrid)
