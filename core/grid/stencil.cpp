@@ -100,6 +100,8 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
                       const ArgBlock& args) {
   check_time_block(name, radius, u, next, extras, state, steps, depth);
   u.check_holds_values("advance's u");
+  for (const FieldStorage* f : extras) f->check_holds_values("an input of advance");
+  for (const FieldStorage* f : state) f->check_holds_values("an in-out of advance");
   Context& rt = u.context();
   // Deep layers, box-shaped once a block has two steps: a star's second step reads what its
   // first computed at the diagonal neighbours. One width per call, however short the block,
