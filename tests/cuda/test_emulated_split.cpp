@@ -513,49 +513,6 @@ TEST(EmulatedSplitMemory, UnequalStreamedSlabsShareOneBufferSize) {
   test::expect_heat3d_advance_matches_reference(grid, 9, grid.stream_depth());
 }
 
-// A stencil with an extra input, and one with a state field, on the streamed grid below.
-struct HeatAndSource {
-  TESSERA_HD void operator()(Index<3>, tessera::In<double> u, tessera::In<double> s,
-                             tessera::Out<double> out) const {
-    out = u() + 0.1 * (u(0, 0, 1) + u(0, 0, -1) - 2.0 * u()) + s();
-  }
-};
-struct HeatAndState {
-  TESSERA_HD void operator()(Index<3>, tessera::In<double> u, tessera::Out<double> out,
-                             tessera::InOut<double> acc) const {
-    out = u() + 0.1 * (u(0, 0, 1) + u(0, 0, -1) - 2.0 * u());
-    acc = acc() + u();
-  }
-};
-
-// The dropped scratch read by another advance, as its extra input or as its state (an in-out),
-// is refused too, before any task (before, its tasks read what the GPU's buffer held).
-TEST(EmulatedSplitMemory, TheDroppedScratchAsAnAdvancesInputOrStateIsRefused) {
-  setenv("STARPU_LIMIT_CUDA_MEM", "1", 1);
-  tessera::Runtime rt(split_options("streamed-scratch-extras"));
-  const tessera::Grid<3> grid({16, 32, 192}, {0, 0, 0}, {},
-                              tessera::PointData::of<double, double, double>());
-  unsetenv("STARPU_LIMIT_CUDA_MEM");
-  const int depth = grid.stream_depth();
-  ASSERT_GT(depth, 0) << grid.chosen();
-  const auto bc = apps::heat3d_boundaries();
-  tessera::Field<double, 3> u(grid, depth, bc, "u"), next(grid, depth, bc, "next");
-  tessera::Field<double, 3> w(grid, depth, bc, "w");
-  u.fill(test::initial<double, 3>);
-  w.fill([](const tessera::Index<3>&) { return 1.0; });
-  tessera::Stencil<3>("heat3d", tessera::Shape::Star, 1)
-      .advance(apps::Heat3d{0.1}, u, next, 2 * depth, depth);
-  const tessera::Stencil<3> source("heat3d-source", tessera::Shape::Star, 1);
-  expect_refused([&] { source.advance(HeatAndSource{}, w, u, depth, depth, tessera::in(next)); },
-                 "an input of advance");
-  const tessera::Stencil<3> state("heat3d-state", tessera::Shape::Star, 1);
-  expect_refused(
-      [&] {
-        state.advance(HeatAndState{}, w, u, depth, depth, tessera::in(), tessera::inout(next));
-      },
-      "an in-out of advance");
-}
-
 // The other uses of the dropped scratch: a loop over every point writing it makes it whole again
 // (every point written); read in place (a stencil's or a loop's in-out) or written by a loop over a
 // box (the other points stay) it is refused, before any task.
@@ -597,6 +554,46 @@ struct LimitedGpu {
   tessera::Runtime rt;
   const tessera::Grid<3> grid;
 };
+
+// A stencil with an extra input, and one with a state field, on the streamed grid below.
+struct HeatAndSource {
+  TESSERA_HD void operator()(Index<3>, tessera::In<double> u, tessera::In<double> s,
+                             tessera::Out<double> out) const {
+    out = u() + 0.1 * (u(0, 0, 1) + u(0, 0, -1) - 2.0 * u()) + s();
+  }
+};
+struct HeatAndState {
+  TESSERA_HD void operator()(Index<3>, tessera::In<double> u, tessera::Out<double> out,
+                             tessera::InOut<double> acc) const {
+    out = u() + 0.1 * (u(0, 0, 1) + u(0, 0, -1) - 2.0 * u());
+    acc = acc() + u();
+  }
+};
+
+// The dropped scratch read by another advance, as its extra input or as its state (an in-out),
+// is refused too, before any task (StarPU aborted: "not initialized").
+TEST(EmulatedSplitMemory, TheDroppedScratchAsAnAdvancesInputOrStateIsRefused) {
+  const LimitedGpu run("1", "streamed-scratch-extras", {16, 32, 192}, {0, 0, 0});
+  const tessera::Grid<3>& grid = run.grid;  // three doubles a point: u, next, w
+  const int depth = grid.stream_depth();
+  ASSERT_GT(depth, 0) << grid.chosen();
+  const auto bc = apps::heat3d_boundaries();
+  tessera::Field<double, 3> u(grid, depth, bc, "u"), next(grid, depth, bc, "next");
+  tessera::Field<double, 3> w(grid, depth, bc, "w");
+  u.fill(test::initial<double, 3>);
+  w.fill([](const tessera::Index<3>&) { return 1.0; });
+  tessera::Stencil<3>("heat3d", tessera::Shape::Star, 1)
+      .advance(apps::Heat3d{0.1}, u, next, 2 * depth, depth);
+  const tessera::Stencil<3> source("heat3d-source", tessera::Shape::Star, 1);
+  expect_refused([&] { source.advance(HeatAndSource{}, w, u, depth, depth, tessera::in(next)); },
+                 "an input of advance");
+  const tessera::Stencil<3> state("heat3d-state", tessera::Shape::Star, 1);
+  expect_refused(
+      [&] {
+        state.advance(HeatAndState{}, w, u, depth, depth, tessera::in(), tessera::inout(next));
+      },
+      "an in-out of advance");
+}
 
 // The slabs of a streamed grid were sized for 24 bytes a point (three doubles): a fourth double
 // field on it is refused when it is made, before any task, naming the fields and the fix.
