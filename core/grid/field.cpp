@@ -650,6 +650,27 @@ static void submit_ghost_fill(FieldStorage& f, const std::string& stencil, int t
                             false, exchange_tag(f, tile, -1), opens);
 }
 
+// Makes dropped tile `tile` of `f` StarPU's again before a task writes its points: a write-only
+// task writing `regions` (a halo set's constant ghosts; may be none), then the constant ghosts of
+// every other planned halo set. The tile's new buffer holds none of them (on a GPU, or on a
+// stand-in of its own memory, a fresh allocation), and the tasks that write the tile pack its
+// faces with their ghost columns, and the next block of a wider set reads them: before, heat3d
+// streamed, stepped and streamed again lost its bits along every slab boundary.
+static void write_dropped_tile(FieldStorage& f, const std::string& stencil, int tile,
+                               partition::RegionCopyList& regions) {
+  submit_ghost_fill(f, stencil, tile, true, regions);
+  tasks::Engine& engine = *f.context().engine;
+  for (auto& [key, set] : f.impl().halos) {
+    if (set.tiles.empty()) continue;
+    partition::RegionCopyList& constants = set.tile(tile).constants;
+    if (&constants == &regions || constants.count == 0) continue;
+    tasks::Codelet& fill = engine.codelets().get(stencil, f.type_name(),
+                                                 tasks::constant_ghosts_kind(f.element_size()));
+    engine.submitter().submit(fill, {f.impl().tile(tile).handle}, {}, &constants, sizeof(constants),
+                              false, exchange_tag(f, tile, -1), placement_of(f, tile));
+  }
+}
+
 void FieldStorage::refill_ghosts(const std::string& stencil, int width, bool box, int tile,
                                  bool left_too) {
   const auto t = static_cast<std::size_t>(tile);
@@ -659,18 +680,20 @@ void FieldStorage::refill_ghosts(const std::string& stencil, int width, bool box
   // Plans the set's constant regions, once, writing those of the tiles not discarded: this one
   // is still marked, so that a read-write task does not find its dropped values.
   fill_constant_ghosts(stencil, width, box);
-  if (discarded) impl_->discarded[t] = 0;
   auto& constants = impl_->halos[{width, box}].tile(tile).constants;
-  if (constants.count == 0) return;
-  submit_ghost_fill(*this, stencil, tile, discarded, constants);
+  if (discarded) {
+    impl_->discarded[t] = 0;
+    write_dropped_tile(*this, stencil, tile, constants);
+  } else if (constants.count > 0) {
+    submit_ghost_fill(*this, stencil, tile, false, constants);
+  }
 }
 
 void FieldStorage::restore_dropped(const std::string& task, int tile) {
   if (!impl_->dropped(tile)) return;
   impl_->discarded[static_cast<std::size_t>(tile)] = 0;
-  impl_->mark_constants_stale();
   static partition::RegionCopyList no_regions{};  // read by the tasks (not copied): never freed
-  submit_ghost_fill(*this, task, tile, true, no_regions);
+  write_dropped_tile(*this, task, tile, no_regions);
 }
 
 // The halo-pack tasks, unless the tasks that wrote the field packed the face buffers already.

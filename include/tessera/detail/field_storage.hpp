@@ -131,13 +131,14 @@ class FieldStorage {
   /// discarded it or, `left_too`, its ghost planes were left behind (a time block's next, which
   /// it reads at the faces and does not fill), just before the tile's next visit
   /// (tasks::Placement::Visit::Opens: it allocates a scratch on the GPU, or brings the tile
-  /// there). A discarded tile is StarPU's to read again afterwards.
+  /// there). A discarded tile is StarPU's to read again afterwards, and holds the constant ghosts
+  /// of every planned halo set, not only this one's (its new buffer held none).
   void refill_ghosts(const std::string& stencil, int width, bool box, int tile,
                      bool left_too = true);
   /// For a task `task` that writes every point of tile `tile` (a loop's output over the whole
   /// grid): where after_visit discarded the tile, a write-only task makes it StarPU's again
-  /// without reading it (its ghost layers hold nothing: every halo set's constants are written
-  /// again before they are read).
+  /// without reading it, then every planned halo set's constant ghosts are written (its new
+  /// buffer holds none, and the task packs the tile's faces with their ghost columns).
   void restore_dropped(const std::string& task, int tile);
   /// On a streamed grid, `leave` true: the copies of its tiles between memories leave their
   /// ghost planes behind (tasks::Travel), for a time block's fields, whose visits write every
