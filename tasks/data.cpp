@@ -1,8 +1,11 @@
 #include "tasks/data.hpp"
 
+#include <string>
+
 #include "partition/tiling.hpp"
 #include "tasks/idle.hpp"
 #include "tasks/starpu.hpp"
+#include "tessera/error.hpp"
 
 namespace tessera::tasks {
 
@@ -110,9 +113,43 @@ Handle DataRegistry::register_vector(void* data, std::size_t elements, std::size
   return opaque(h);
 }
 
+Handle DataRegistry::register_with_home(std::size_t elements, std::size_t element_size, int owner) {
+  const Home home = allocate_home(elements * element_size);
+  const Handle h = register_vector(home.memory, elements, element_size, owner);
+  homes_[h] = home;
+  return h;
+}
+
+DataRegistry::Home DataRegistry::allocate_home(std::size_t bytes) {
+  Home home{allocate(bytes, false), bytes};
+  if (home.memory == nullptr)
+    throw Error("out of host memory for a face buffer of " + std::to_string(bytes) + " bytes");
+  return home;
+}
+
+void DataRegistry::free_home(Handle h) {
+  const auto found = homes_.find(h);
+  if (found == homes_.end()) return;
+  deallocate(found->second.memory, found->second.bytes, false);
+  homes_.erase(found);
+}
+
+Handle DataRegistry::register_face(std::size_t elements, std::size_t element_size, int owner) {
+  int rank = 0;
+#ifdef TESSERA_WITH_MPI
+  if (distributed_) starpu_mpi_comm_rank(MPI_COMM_WORLD, &rank);
+#endif
+  if (stand_in_homes_ && owner == rank) return register_with_home(elements, element_size, owner);
+  return register_vector(nullptr, elements, element_size, owner);
+}
+
 Handle DataRegistry::register_local_vector(std::size_t elements, std::size_t element_size) {
   starpu_data_handle_t h = nullptr;
-  starpu_vector_data_register(&h, -1, 0, static_cast<std::uint32_t>(elements), element_size);
+  const Home home = stand_in_homes_ ? allocate_home(elements * element_size) : Home{};
+  starpu_vector_data_register(&h, home.memory != nullptr ? STARPU_MAIN_RAM : -1,
+                              reinterpret_cast<uintptr_t>(home.memory),
+                              static_cast<std::uint32_t>(elements), element_size);
+  if (home.memory != nullptr) homes_[opaque(h)] = home;
 #ifdef TESSERA_WITH_MPI
   if (distributed_) {
     int rank = 0;
@@ -126,11 +163,13 @@ Handle DataRegistry::register_local_vector(std::size_t elements, std::size_t ele
 void DataRegistry::unregister(Handle h) {
   const IdleWorkers::Awake awake(idle_);
   starpu_data_unregister(raw(h));
+  free_home(h);
 }
 
 void DataRegistry::unregister_scratch(Handle h) {
   const IdleWorkers::Awake awake(idle_);
   starpu_data_unregister_no_coherency(raw(h));
+  free_home(h);
 }
 
 void DataRegistry::acquire(Handle h, bool write) {

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <unordered_map>
 
 namespace tessera::tasks {
 
@@ -44,6 +45,16 @@ class DataRegistry {
   /// comes from a range of this rank's own, so that the handles registered in the same order on
   /// every rank (register_vector, registered()) keep the same tags.
   Handle register_local_vector(std::size_t elements, std::size_t element_size);
+  /// A face buffer of a halo exchange (core/grid's HaloSet), owned by rank `owner`: as
+  /// register_vector without host memory, allocated where a task first writes it; with
+  /// stand_in_homes, this rank's get host memory as their home (freed when they are
+  /// unregistered), as register_local_vector's do.
+  Handle register_face(std::size_t elements, std::size_t element_size, int owner);
+  /// Whether face buffers get a home in main memory: where an emulated GPU's stand-in has a NUMA
+  /// node of its own (tasks/engine.cpp). StarPU evicts a buffer without a home from a RAM node
+  /// only to disk (memalloc.c's choose_target), where from a GPU it writes it back to main
+  /// memory: the stand-in would keep every face it wrote, and a small one run out of memory.
+  void stand_in_homes(bool on) { stand_in_homes_ = on; }
   /// Whether register_vector honours a Travel (the StarPU it runs on reuses buffers without
   /// copying the description that holds it).
   static bool moves_planes_only();
@@ -62,7 +73,8 @@ class DataRegistry {
   /// mesh loop's reduction contributions): waits for the tasks that write it and returns its
   /// data in main memory, valid until release().
   const void* acquire_host(Handle h);
-  /// Forgets `h` once the tasks using it have run, without waiting; its data is dropped.
+  /// Forgets `h` once the tasks using it have run, without waiting; its data is dropped. Not for
+  /// a face buffer (whose home would be freed while tasks use it).
   void unregister_later(Handle h);
   /// For a tile streamed through a GPU's memory (docs/gpu.md, "Grids larger than a GPU"), once
   /// the tasks submitted so far that use `h` have run: `keep`, its values go back to main
@@ -91,8 +103,19 @@ class DataRegistry {
   std::int64_t registered() const { return next_tag_; }
 
  private:
+  struct Home {  // host memory registered as a face buffer's home (stand_in_homes)
+    void* memory = nullptr;
+    std::size_t bytes = 0;
+  };
+  static Home allocate_home(std::size_t bytes);
+  Handle register_with_home(std::size_t elements, std::size_t element_size, int owner);
+  // Frees `h`'s home, if it has one, once `h` is unregistered.
+  void free_home(Handle h);
+
   bool distributed_;
   IdleWorkers& idle_;
+  bool stand_in_homes_ = false;
+  std::unordered_map<Handle, Home> homes_;
   std::int64_t next_tag_ = 0;
   std::int64_t next_local_tag_ = std::int64_t{1} << 40;  // register_local_vector's
 };

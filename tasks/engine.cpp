@@ -284,6 +284,8 @@ Engine::Engine(const EngineConfig& config)
     });
     ids.resize(static_cast<std::size_t>(stand_ins));
     set_cuda_stand_ins(ids);
+    data_.stand_in_homes(starpu_worker_get_memory_node(static_cast<unsigned>(ids.front())) !=
+                         STARPU_MAIN_RAM);
   }
   if (config.record) {
     starpu_profiling_status_set(STARPU_PROFILING_ENABLE);

@@ -511,8 +511,8 @@ static void add_face_buffers(const FieldStorage& f, HaloSet& set, bool spare) {
     HaloTile& tile = set.tile(t);
     for (std::int64_t size : tile.plan.pack_sizes)
       (spare ? tile.spare_buffers : tile.buffers)
-          .push_back(set.data->register_vector(nullptr, static_cast<std::size_t>(size),
-                                               f.element_size(), f.owner(t)));
+          .push_back(set.data->register_face(static_cast<std::size_t>(size), f.element_size(),
+                                             f.owner(t)));
   }
 }
 
