@@ -659,15 +659,11 @@ static void submit_ghost_fill(FieldStorage& f, const std::string& stencil, int t
 static void write_dropped_tile(FieldStorage& f, const std::string& stencil, int tile,
                                partition::RegionCopyList& regions) {
   submit_ghost_fill(f, stencil, tile, true, regions);
-  tasks::Engine& engine = *f.context().engine;
   for (auto& [key, set] : f.impl().halos) {
     if (set.tiles.empty()) continue;
     partition::RegionCopyList& constants = set.tile(tile).constants;
-    if (&constants == &regions || constants.count == 0) continue;
-    tasks::Codelet& fill = engine.codelets().get(stencil, f.type_name(),
-                                                 tasks::constant_ghosts_kind(f.element_size()));
-    engine.submitter().submit(fill, {f.impl().tile(tile).handle}, {}, &constants, sizeof(constants),
-                              false, exchange_tag(f, tile, -1), placement_of(f, tile));
+    if (&constants != &regions && constants.count > 0)
+      submit_ghost_fill(f, stencil, tile, false, constants);
   }
 }
 
