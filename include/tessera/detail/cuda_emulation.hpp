@@ -24,6 +24,34 @@
 
 #include "tessera/error.hpp"
 
+// Under AddressSanitizer or ThreadSanitizer the switches between a CPU thread's stack and its
+// fibers' are announced to them (Fibers, below): unannounced, ASan cannot tell a fiber's frames
+// from the thread's (it warns of false reports), and TSan's per-thread call stack broke (every
+// emulated test died in its first kernel, inside TSan).
+#if defined(__SANITIZE_ADDRESS__)
+#define TESSERA_FIBERS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TESSERA_FIBERS_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define TESSERA_FIBERS_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TESSERA_FIBERS_TSAN 1
+#endif
+#endif
+#ifdef TESSERA_FIBERS_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
+#ifdef TESSERA_FIBERS_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
+// The announcements are inlined where the switch is: TSan keeps a call stack per fiber, and a
+// function of their own would return (pop its frame) on the other side of the switch.
+#define TESSERA_FIBER_SWITCH inline __attribute__((always_inline))
+
 // ---- The language: qualifiers and built-in variables ----------------------------------------
 #define __global__
 #define __device__
@@ -100,6 +128,8 @@ struct Fiber {
   uint3 thread{0, 0, 0};
   int barriers = 0;  // barriers reached so far
   bool done = false;
+  void* asan_fake_stack = nullptr;  // ASan's: this fiber's, kept while it waits at a barrier
+  void* tsan_fiber = nullptr;       // TSan's: made anew at each start (fresh)
 };
 
 /// The fibers of the block that runs as fibers, and the context that switches between them.
@@ -110,6 +140,69 @@ struct Fibers {
   void (*body)(void*) = nullptr;  // runs one CUDA thread: the kernel with its arguments
   void* closure = nullptr;
   std::size_t running = 0;
+  // The sanitizers' view of the CPU thread's own stack, to switch back to it.
+  const void* thread_stack = nullptr;
+  std::size_t thread_stack_size = 0;
+  void* asan_fake_stack = nullptr;
+  void* tsan_thread = nullptr;
+
+  Fibers() = default;
+  Fibers(const Fibers&) = delete;
+  Fibers& operator=(const Fibers&) = delete;
+  ~Fibers() {
+#ifdef TESSERA_FIBERS_TSAN
+    for (Fiber& fb : fiber)
+      if (fb.tsan_fiber != nullptr) __tsan_destroy_fiber(fb.tsan_fiber);
+#endif
+  }
+
+  // A fiber about to start again from its entry: TSan's record of it made anew (an ended fiber
+  // never returns from its entry, whose frame stays in its record).
+  static void fresh(Fiber& fb) {
+#ifdef TESSERA_FIBERS_TSAN
+    if (fb.tsan_fiber != nullptr) __tsan_destroy_fiber(fb.tsan_fiber);
+    fb.tsan_fiber = __tsan_create_fiber(0);
+#endif
+    (void)fb;
+  }
+  // The four sides of a switch, as the sanitizers want them announced (no-ops without them).
+  // From the thread's stack to fiber t, then back on the thread's stack.
+  TESSERA_FIBER_SWITCH void leave_thread(Fiber& to) {
+#ifdef TESSERA_FIBERS_ASAN
+    __sanitizer_start_switch_fiber(&asan_fake_stack, to.stack.get(), kStack);
+#endif
+#ifdef TESSERA_FIBERS_TSAN
+    if (tsan_thread == nullptr) tsan_thread = __tsan_get_current_fiber();
+    __tsan_switch_to_fiber(to.tsan_fiber, 0);
+#endif
+    (void)to;
+  }
+  TESSERA_FIBER_SWITCH void back_on_thread() {
+#ifdef TESSERA_FIBERS_ASAN
+    __sanitizer_finish_switch_fiber(asan_fake_stack, nullptr, nullptr);
+#endif
+  }
+  // From a fiber to the thread's stack (`ending`: for good, its frames gone), then on the fiber
+  // (`first`: at its start).
+  TESSERA_FIBER_SWITCH void leave_fiber(Fiber& from, bool ending) {
+#ifdef TESSERA_FIBERS_ASAN
+    __sanitizer_start_switch_fiber(ending ? nullptr : &from.asan_fake_stack, thread_stack,
+                                   thread_stack_size);
+#endif
+#ifdef TESSERA_FIBERS_TSAN
+    __tsan_switch_to_fiber(tsan_thread, 0);
+#endif
+    (void)from;
+    (void)ending;
+  }
+  TESSERA_FIBER_SWITCH void on_fiber(Fiber& at, bool first) {
+#ifdef TESSERA_FIBERS_ASAN
+    __sanitizer_finish_switch_fiber(first ? nullptr : at.asan_fake_stack, &thread_stack,
+                                    &thread_stack_size);
+#endif
+    (void)at;
+    (void)first;
+  }
 };
 
 [[noreturn]] inline void divergent_barrier() {
@@ -128,13 +221,21 @@ inline void barrier() {
   if (f == nullptr) divergent_barrier();
   Fiber& me = f->fiber[f->running];
   ++me.barriers;
+  f->leave_fiber(me, false);
   swapcontext(&me.context, &f->scheduler);
+  f->on_fiber(me, false);
 }
 
 inline void fiber_entry() {
   Fibers& f = *state.fibers;
+  f.on_fiber(f.fiber[f.running], true);
   f.body(f.closure);
-  f.fiber[f.running].done = true;  // then back to the scheduler (uc_link)
+  Fiber& me = f.fiber[f.running];
+  me.done = true;
+  // Back to the scheduler for good, without returning: under the sanitizers nothing may run
+  // on this stack once the switch is announced (uc_link, the same context, is not reached).
+  f.leave_fiber(me, true);
+  setcontext(&f.scheduler);
 }
 
 inline uint3 thread_of(std::size_t t, dim3 block) {
@@ -148,7 +249,9 @@ inline uint3 thread_of(std::size_t t, dim3 block) {
 inline void step(Fibers& f, std::size_t t) {
   f.running = t;
   state.thread = f.fiber[t].thread;
+  f.leave_thread(f.fiber[t]);
   swapcontext(&f.scheduler, &f.fiber[t].context);
+  f.back_on_thread();
 }
 
 /// Runs the current block's `n` threads. First thread 0, as a fiber: when it ends without a
@@ -170,6 +273,7 @@ inline bool run_block(Fibers& f, dim3 block, bool as_fibers) {
     fb.thread = thread_of(t, block);
     fb.barriers = 0;
     fb.done = false;
+    Fibers::fresh(fb);
   };
   state.fibers = &f;
   std::size_t first = 0;
