@@ -21,8 +21,28 @@ export TSAN_OPTIONS=${TSAN_OPTIONS:-suppressions=$root/scripts/tsan.supp:halt_on
 # exits when Open MPI unloads them at MPI_Finalize.)
 export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
 # The stand-ins with a memory node of their own (emulated.numa.*: StarPU moves their tiles
-# between RAM nodes) are left out unless TSAN_NUMA=1: their runs report races that are not
-# examined yet (docs/reliability.md, "Sanitizer runs", 2026-11-28).
+# between RAM nodes) are left out unless TSAN_NUMA=1: TSan cannot see how an uninstrumented
+# StarPU orders those copies (its spin locks are its own atomics), and reports races that an
+# instrumented StarPU shows are not there (docs/reliability.md, "Sanitizer runs", 2026-11-28).
 numa=(-E 'emulated\.numa\.')
 [ "${TSAN_NUMA:-0}" = 1 ] && numa=()
-sanitize_build_and_test "${BUILD_DIR:-$root/build-tsan}" "-fsanitize=thread" "${numa[@]}" "$@"
+build=${BUILD_DIR:-$root/build-tsan}
+# TSAN_STARPU=1: against a StarPU 1.4 built with -fsanitize=thread too (once, into
+# deps/starpu-1.4-tsan, from ../shared/deps's source package where there is one, else Debian's;
+# no MPI, no CUDA), in build-tsan-starpu, the NUMA stand-ins included. TSan then sees StarPU's
+# own order; what StarPU races with itself (counters and flags it reads without its locks) is
+# left to it by scripts/tsan-starpu.supp (top frames in StarPU).
+if [ "${TSAN_STARPU:-0}" = 1 ]; then
+  prefix=$root/deps/starpu-1.4-tsan
+  if [ ! -f "$prefix/lib/pkgconfig/starpu-1.4.pc" ]; then
+    src=debian
+    for dsc in "$root"/../shared/deps/starpu_*.dsc; do [ -f "$dsc" ] && src=$dsc; done
+    CFLAGS="-O1 -g -fsanitize=thread -fno-omit-frame-pointer" LDFLAGS="-fsanitize=thread" \
+      bash "$root/scripts/build-starpu.sh" "$src" "$prefix" --no-mpi --no-cuda
+  fi
+  export SANITIZE_CMAKE_ARGS="-DTESSERA_STARPU_PREFIX=$prefix -DTESSERA_WITH_MPI=OFF"
+  export TSAN_OPTIONS=${TSAN_OPTIONS/tsan.supp/tsan-starpu.supp}
+  build=${BUILD_DIR:-$root/build-tsan-starpu}
+  numa=()
+fi
+sanitize_build_and_test "$build" "-fsanitize=thread" "${numa[@]}" "$@"
