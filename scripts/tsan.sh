@@ -41,8 +41,10 @@ if [ "${TSAN_STARPU:-0}" = 1 ]; then
       bash "$root/scripts/build-starpu.sh" "$src" "$prefix" --no-mpi --no-cuda
   fi
   export SANITIZE_CMAKE_ARGS="-DTESSERA_STARPU_PREFIX=$prefix -DTESSERA_WITH_MPI=OFF"
-  export TSAN_OPTIONS=${TSAN_OPTIONS/tsan.supp/tsan-starpu.supp}
   build=${BUILD_DIR:-$root/build-tsan-starpu}
+  mkdir -p "$build"
+  { grep -v 'starpu_' "$root/scripts/tsan.supp"; cat "$root/scripts/tsan-starpu.supp"; } > "$build/tsan.supp"
+  export TSAN_OPTIONS=${TSAN_OPTIONS/$root\/scripts\/tsan.supp/$build/tsan.supp}
   numa=()
 fi
 sanitize_build_and_test "$build" "-fsanitize=thread" "${numa[@]}" "$@"
