@@ -25,23 +25,32 @@ void region_copy_cpu(void** buffers, void* arg) {
     const RegionCopy region = list.region[r];
     // Rows whose x-stride is 1 on both sides are contiguous: copy or fill them whole, which
     // the compiler turns into memcpy/memset calls (the common case: every face but x). Rows of
-    // a few words (an x face: the halo's width) go point by point: a call per row cost more
-    // than the copy (figure: docs/architecture.md, kernels/cpu).
+    // a few words (an x face: the halo's width) go in a plain strided loop: a call per row cost
+    // more than the copy (figure: docs/architecture.md, kernels/cpu), and the point-by-point
+    // index arithmetic of copy_region_point (three products a word) cost about 3 % of life's
+    // 1024^2 block, whose x faces are 4 columns of every row (docs/scheduling.md).
     const bool contiguous = region.dims[0] >= kShortRow && region.dst_stride[0] == 1 &&
                             (region.src_slot < 0 || region.src_stride[0] == 1);
+    const std::int64_t n = region.dims[0], dst_x = region.dst_stride[0];
+    const std::int64_t src_x = region.src_stride[0];
     detail::parallel_rows(region.dims[1], region.dims[2], [&](std::int64_t j, std::int64_t k) {
-      if (!contiguous) {
-        for (std::int64_t i = 0; i < region.dims[0]; ++i) copy_region_point(region, slots, i, j, k);
-        return;
-      }
       Word* dst = slots[region.dst_slot] + region.dst_start + j * region.dst_stride[1] +
                   k * region.dst_stride[2];
       if (region.src_slot < 0) {
-        std::fill_n(dst, region.dims[0], static_cast<Word>(region.constant_bits));
+        const auto value = static_cast<Word>(region.constant_bits);
+        if (contiguous) {
+          std::fill_n(dst, n, value);
+        } else {
+          for (std::int64_t i = 0; i < n; ++i) dst[i * dst_x] = value;
+        }
+        return;
+      }
+      const Word* src = slots[region.src_slot] + region.src_start + j * region.src_stride[1] +
+                        k * region.src_stride[2];
+      if (contiguous) {
+        std::memcpy(dst, src, sizeof(Word) * static_cast<std::size_t>(n));
       } else {
-        const Word* src = slots[region.src_slot] + region.src_start + j * region.src_stride[1] +
-                          k * region.src_stride[2];
-        std::memcpy(dst, src, sizeof(Word) * static_cast<std::size_t>(region.dims[0]));
+        for (std::int64_t i = 0; i < n; ++i) dst[i * dst_x] = src[i * src_x];
       }
     });
   }

@@ -20,9 +20,13 @@ namespace tessera::detail {
 // Kokkos iterates over planes (or blocks of a plane) and y is a plain inner loop: a row of a
 // small tile costs about as much as an integer division, which a flat row index would pay
 // twice a row (y = row % ny, z = row / ny: 10-20 % of a 64-point row of doubles).
+// The label is short enough for std::string's inline buffer: Kokkos takes it as a std::string,
+// and a longer one cost a malloc and a free at every call, a temporal block's hundreds of
+// windows each (about 1 % of life's 1024^2 block: docs/scheduling.md).
+inline constexpr const char* kRowsLabel = "tessera.rows";
 template <class Body>
 void parallel_rows(std::int64_t ny, std::int64_t nz, const Body& body) {
-  Kokkos::parallel_for("tessera.tile_rows",
+  Kokkos::parallel_for(kRowsLabel,
                        Kokkos::RangePolicy<Kokkos::Serial, Kokkos::IndexType<std::int64_t>>(0, nz),
                        [&](std::int64_t z) {
                          for (std::int64_t y = 0; y < ny; ++y) body(y, z);
@@ -33,7 +37,7 @@ void parallel_rows(std::int64_t ny, std::int64_t nz, std::int64_t block_y, const
   if (block_y >= ny || nz == 1) return parallel_rows(ny, nz, body);
   const std::int64_t blocks = (ny + block_y - 1) / block_y;
   Kokkos::parallel_for(
-      "tessera.tile_rows",
+      kRowsLabel,
       Kokkos::RangePolicy<Kokkos::Serial, Kokkos::IndexType<std::int64_t>>(0, blocks * nz),
       [&](std::int64_t i) {
         const std::int64_t y0 = (i / nz) * block_y, z = i % nz;

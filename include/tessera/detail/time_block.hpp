@@ -53,9 +53,10 @@ struct MirrorLayer {
     p[i] = p[i + a.from];
   }
   static void cpu(const Args& a, void* base) {
-    for (std::int64_t z = 0; z < a.frame.n[2]; ++z)
-      for (std::int64_t y = 0; y < a.frame.n[1]; ++y)
-        for (std::int64_t x = 0; x < a.frame.n[0]; ++x) point(a, &base, x, y, z);
+    const Args m = a;  // a local: a store through a one-byte T may alias a's fields
+    for (std::int64_t z = 0; z < m.frame.n[2]; ++z)
+      for (std::int64_t y = 0; y < m.frame.n[1]; ++y)
+        for (std::int64_t x = 0; x < m.frame.n[0]; ++x) point(m, &base, x, y, z);
   }
 };
 
