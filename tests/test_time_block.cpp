@@ -603,6 +603,13 @@ TEST(BlockDepth, DeeperWhereTheBlockCostDominatesWithinTheRedundantWorkLimit) {
   // block (32 + (d - 1) 1 + 1000 / d: 5 beats 4 by 10 %).
   const auto thin = spec(tessera::Grid<2>({1000, 320}, {1000, 32}));
   EXPECT_EQ(deepest_block_for_tiles(1, thin, 16, BlockCosts{1e-9, 1000e-6}), 5);
+  // A tile across a whole periodic x axis recomputes nothing along x (its wrapped columns are
+  // copied after each step): the limit (d - 1) / 80 <= 1/8 gives 11, as without the wrap,
+  // where counting x too ((d - 1) (1/80 + 1/1000)) gave 10; with x cut in two it counts.
+  const auto wrapped = spec(tessera::Grid<2>({1000, 320}, {1000, 80}, {true, true}));
+  EXPECT_EQ(deepest_block_for_tiles(1, wrapped, 16, BlockCosts{1e-9, 1000e-6}), 11);
+  const auto halves = spec(tessera::Grid<2>({1000, 320}, {500, 80}, {true, true}));
+  EXPECT_EQ(deepest_block_for_tiles(1, halves, 16, BlockCosts{1e-9, 1000e-6}), 9);
   // Radius 2 on the rows of 80: (d - 1) 2 / 80 <= 1/8 gives d <= 6, and d x 2 <= 80; a step
   // costs 80 + 2 (d - 1) + 200 / d: 6 (123.3) against 4 (136); with 100 us a block, 6 (106.7)
   // against 4 (111), 3.9 % shorter; with 60 us, 5 (100) is within kDeeperGain of 4 (101).

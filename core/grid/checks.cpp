@@ -565,9 +565,13 @@ int deepest_block_for_tiles(int radius, const GridSpec& grid, int most, const Bl
   // on both sides of every axis with a neighbour tile, about (depth - 1) radius / thickness more
   // points per such axis. Thin tiles (64^3 in slabs of 8: 3/8 more at depth 4) lose more to it
   // than the exchanges saved bring; keep it to an eighth (the redundant-work limit).
+  // A tile across a whole periodic x axis recomputes nothing along x: a block on a CPU worker
+  // copies the wrapped columns after each step (TimeBlock::each_wrapped_x_box).
+  const bool x_by_copy = grid.periodic[0] && partition::tile_count_along(
+                                                 grid.extent[0], grid.tile[0], grid.cuts[0]) == 1;
   auto recomputed = [&](int d) {
     double more = 0;
-    for (int ax = 0; ax < grid.dims; ++ax)
+    for (int ax = x_by_copy ? 1 : 0; ax < grid.dims; ++ax)
       if (grid.periodic[ax] || grid.tile[ax] < grid.extent[ax])
         more += static_cast<double>((d - 1) * radius) / static_cast<double>(thinnest[ax]);
     return more;
