@@ -217,8 +217,16 @@ std::vector<TileHaloPlan> plan_halos(const Tiling& tiling, const Extent3& halo,
         const int side = d[a] < 0 ? 0 : 1;
         // A neighbour tile (across the wrap on a periodic axis) supplies the ghosts; else the
         // face's boundary condition does.
-        const Boundary::Kind rule =
-            tiling.neighbour(id, along) >= 0 ? Boundary::Kind::Periodic : rules.rule[a][side];
+        const int across = tiling.neighbour(id, along);
+        if (across == id && t.extent[a] >= width) {
+          // The tile spans this periodic axis, so it is its own neighbour across the wrap: the
+          // ghosts are its own points on the other side, read where they are (one copy, no face
+          // buffer to pack, hand over and read: life's 1024^2 slabs had 8 face buffers a tile,
+          // two of them their own x faces and four corners of the y faces; now they read 2).
+          base[a] = d[a] < 0 ? t.extent[a] - width : 0;
+          continue;
+        }
+        const Boundary::Kind rule = across >= 0 ? Boundary::Kind::Periodic : rules.rule[a][side];
         if (rule == Boundary::Kind::Periodic) {
           mapped[a] = d[a];
         } else if (rule == Boundary::Kind::Neumann || rule == Boundary::Kind::Function) {

@@ -11,6 +11,7 @@
 namespace {
 
 using FaceRule = tessera::Boundary::Kind;
+using tessera::partition::Extent3;
 using tessera::partition::FaceRules;
 using tessera::partition::plan_halos;
 using tessera::partition::Tile;
@@ -210,6 +211,92 @@ TEST(HaloPlan, AFaceReadStraightFromTheTileCopiesWhatItsBufferHolds) {
   copy(direct, slots);
   EXPECT_EQ(straight, through);
   EXPECT_NE(through, tiles[0]);
+}
+
+// The value every test point holds: its global coordinates, coded.
+double coded(std::int64_t x, std::int64_t y, std::int64_t z) {
+  return static_cast<double>(x + 100 * y + 10000 * z);
+}
+
+// Fills every tile's points with coded(global index), runs every tile's packs, then every
+// tile's ghost copies (through the buffers of its sources), and returns the tiles.
+std::vector<std::vector<double>> exchanged(
+    const Tiling& t, const Extent3& halo,
+    const std::vector<tessera::partition::TileHaloPlan>& plans) {
+  std::vector<std::vector<double>> tiles;
+  std::vector<std::vector<std::vector<double>>> faces;  // [tile][pack direction]
+  for (int id = 0; id < t.size(); ++id) {
+    const Tile& tile = t.tile(id);
+    const TileLayout layout{tile.extent, halo, 1};
+    std::vector<double>& v = tiles.emplace_back(static_cast<std::size_t>(layout.size()), -1.0);
+    for (std::int64_t z = 0; z < tile.extent[2]; ++z)
+      for (std::int64_t y = 0; y < tile.extent[1]; ++y)
+        for (std::int64_t x = 0; x < tile.extent[0]; ++x)
+          v[static_cast<std::size_t>(layout.offset(x, y, z))] =
+              coded(tile.origin[0] + x, tile.origin[1] + y, tile.origin[2] + z);
+    std::vector<double*> slots{v.data()};
+    auto& buffers = faces.emplace_back();
+    for (std::int64_t size : plans[static_cast<std::size_t>(id)].pack_sizes)
+      slots.push_back(buffers.emplace_back(static_cast<std::size_t>(size)).data());
+    copy(plans[static_cast<std::size_t>(id)].packs, slots);
+  }
+  for (int id = 0; id < t.size(); ++id) {
+    const auto& plan = plans[static_cast<std::size_t>(id)];
+    std::vector<double*> slots{tiles[static_cast<std::size_t>(id)].data()};
+    for (const auto& [from, dir] : plan.sources) {
+      const auto& dirs = plans[static_cast<std::size_t>(from)].pack_dirs;
+      const auto k =
+          static_cast<std::size_t>(std::find(dirs.begin(), dirs.end(), dir) - dirs.begin());
+      slots.push_back(faces[static_cast<std::size_t>(from)][k].data());
+    }
+    copy(plan.ghosts, slots);
+  }
+  return tiles;
+}
+
+// A tile that spans a periodic axis is its own neighbour across the wrap: its ghosts there are
+// its own points, copied straight from it, and the corners beyond another axis' face come from
+// that face's buffer. Life's slabs (one tile across x, two along y) then read 2 face buffers
+// where they read 8, and every ghost point holds its wrapped point's value.
+TEST(HaloPlan, ATileAcrossAPeriodicAxisReadsItsOwnPoints) {
+  const Tiling t({8, 6, 5}, {8, 3, 5}, {true, true, true});  // across x and z, 2 tiles along y
+  const Extent3 halo{2, 2, 2};
+  const auto plans = plan_halos(t, halo, all(FaceRule::Periodic), 2, true, 3);
+  for (const auto& plan : plans) {
+    EXPECT_EQ(plan.pack_dirs.size(), 2u);  // its two y faces, of all 26 directions
+    EXPECT_EQ(plan.sources.size(), 2u);
+    for (const auto& source : plan.sources) EXPECT_EQ(source.second[0], 0);
+  }
+  const auto tiles = exchanged(t, halo, plans);
+  const auto wrap = [](std::int64_t i, std::int64_t n) { return (i % n + n) % n; };
+  for (int id = 0; id < t.size(); ++id) {
+    const Tile& tile = t.tile(id);
+    const TileLayout layout{tile.extent, halo, 1};
+    for (std::int64_t z = -2; z < tile.extent[2] + 2; ++z)
+      for (std::int64_t y = -2; y < tile.extent[1] + 2; ++y)
+        for (std::int64_t x = -2; x < tile.extent[0] + 2; ++x)
+          ASSERT_EQ(
+              tiles[static_cast<std::size_t>(id)][static_cast<std::size_t>(layout.offset(x, y, z))],
+              coded(wrap(tile.origin[0] + x, 8), wrap(tile.origin[1] + y, 6),
+                    wrap(tile.origin[2] + z, 5)))
+              << "tile " << id << " ghost " << x << ' ' << y << ' ' << z;
+  }
+  // Across x and mirrored in y (Neumann): no face buffer at all, corners wrapped and mirrored.
+  const Tiling one({8, 6, 1}, {8, 6, 1}, {true, false, false});
+  FaceRules rules = all(FaceRule::Neumann);
+  rules.rule[0] = {FaceRule::Periodic, FaceRule::Periodic};
+  const Extent3 flat{2, 2, 0};
+  const auto mixed = plan_halos(one, flat, rules, 2, true, 2);
+  EXPECT_TRUE(mixed[0].sources.empty());
+  EXPECT_TRUE(mixed[0].pack_dirs.empty());
+  const auto tile = exchanged(one, flat, mixed)[0];
+  const TileLayout layout{{8, 6, 1}, flat, 1};
+  for (std::int64_t y = -2; y < 8; ++y)
+    for (std::int64_t x = -2; x < 10; ++x) {
+      const std::int64_t my = y < 0 ? -1 - y : (y >= 6 ? 11 - y : y);  // i -> -1-i about each face
+      EXPECT_EQ(tile[static_cast<std::size_t>(layout.offset(x, y, 0))], coded(wrap(x, 8), my, 0))
+          << x << ' ' << y;
+    }
 }
 
 }  // namespace
