@@ -183,6 +183,7 @@ struct TimeBlock<D, F, T, TypeList<E...>, TypeList<S...>> {
   /// of its window within `planes`, each copied from the columns it wraps to (x - n, x + n)
   /// after step j computed them: a window kept to x in [0, n) then gives step j + 1 what the
   /// wrapped parts would have computed, the same points from the same values, bit for bit.
+  /// A radius of columns each side: what step j + 1, kept to x in [0, n) too, reads of them.
   template <class Visit>
   static void each_wrapped_x_box(const Args& a, std::int64_t j, const std::int64_t* planes,
                                  const Visit& visit) {
@@ -202,10 +203,10 @@ struct TimeBlock<D, F, T, TypeList<E...>, TypeList<S...>> {
     if (planes[1] < hi[L]) hi[L] = planes[1];
     if (hi[L] <= lo[L]) return;
     const int s = task_buffer(kExtra + 1, j);  // the buffer step j wrote
-    const std::int64_t n = t.extent(0);
-    for (const std::int64_t ghost : {-margin, n}) {
+    const std::int64_t n = t.extent(0), r = a.span.radius;
+    for (const std::int64_t ghost : {-r, n}) {
       typename MirrorLayer<T>::Args m{};
-      m.frame.n[0] = margin;
+      m.frame.n[0] = r;
       m.frame.n[1] = hi[1] - lo[1];
       m.frame.n[2] = hi[2] - lo[2];
       m.at = t.offset0(s) + ghost + lo[1] * t.sy(s) + lo[2] * t.sz(s);
