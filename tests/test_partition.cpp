@@ -155,6 +155,30 @@ void copy(const tessera::partition::RegionCopyList& list, const std::vector<doub
   }
 }
 
+using Plans = std::vector<tessera::partition::TileHaloPlan>;
+using Faces = std::vector<std::vector<std::vector<double>>>;  // [tile][pack direction]
+
+// Runs tile `id`'s packs from `tile` into face buffers of its own, appended to `faces`.
+void pack_faces(const Plans& plans, int id, std::vector<double>& tile, Faces& faces) {
+  std::vector<double*> slots{tile.data()};
+  auto& buffers = faces.emplace_back();
+  for (std::int64_t size : plans[static_cast<std::size_t>(id)].pack_sizes)
+    slots.push_back(buffers.emplace_back(static_cast<std::size_t>(size)).data());
+  copy(plans[static_cast<std::size_t>(id)].packs, slots);
+}
+
+// The slots of tile `id`'s ghost copies: `tile`, then the face buffers of its sources.
+std::vector<double*> ghost_slots(const Plans& plans, int id, double* tile, Faces& faces) {
+  std::vector<double*> slots{tile};
+  for (const auto& [from, dir] : plans[static_cast<std::size_t>(id)].sources) {
+    const auto& dirs = plans[static_cast<std::size_t>(from)].pack_dirs;
+    const auto k =
+        static_cast<std::size_t>(std::find(dirs.begin(), dirs.end(), dir) - dirs.begin());
+    slots.push_back(faces[static_cast<std::size_t>(from)][k].data());
+  }
+  return slots;
+}
+
 // Ghost regions read from a face buffer and the same regions read straight from the tile that
 // packed it (read_from_tile) copy the same values: slabs along z, box-shaped layers of 2 (the
 // corners too), x mirrored (negative strides through the face), y wrapped.
@@ -164,28 +188,18 @@ TEST(HaloPlan, AFaceReadStraightFromTheTileCopiesWhatItsBufferHolds) {
   rules.rule[1] = {FaceRule::Periodic, FaceRule::Periodic};
   const auto plans = plan_halos(t, {2, 2, 2}, rules, 2, true, 3);
   std::vector<std::vector<double>> tiles;
-  std::vector<std::vector<std::vector<double>>> faces;  // [tile][pack direction]
+  Faces faces;
   for (int id = 0; id < t.size(); ++id) {
     const TileLayout layout{t.tile(id).extent, {2, 2, 2}, 1};
     std::vector<double>& tile = tiles.emplace_back(static_cast<std::size_t>(layout.size()));
     for (std::size_t i = 0; i < tile.size(); ++i) tile[i] = 1000.0 * id + static_cast<double>(i);
-    std::vector<double*> slots{tile.data()};
-    auto& buffers = faces.emplace_back();
-    for (std::int64_t size : plans[static_cast<std::size_t>(id)].pack_sizes)
-      slots.push_back(buffers.emplace_back(static_cast<std::size_t>(size)).data());
-    copy(plans[static_cast<std::size_t>(id)].packs, slots);
+    pack_faces(plans, id, tile, faces);
   }
   // Tile 0's ghost layers through the buffers, then straight from tile 1 for its face.
   const tessera::partition::TileHaloPlan& plan = plans[0];
   const tessera::partition::TileHaloPlan& above = plans[1];
   std::vector<double> through = tiles[0], straight = tiles[0];
-  std::vector<double*> slots{through.data()};
-  for (const auto& [tile, dir] : plan.sources) {
-    const auto& dirs = plans[static_cast<std::size_t>(tile)].pack_dirs;
-    const auto k =
-        static_cast<std::size_t>(std::find(dirs.begin(), dirs.end(), dir) - dirs.begin());
-    slots.push_back(faces[static_cast<std::size_t>(tile)][k].data());
-  }
+  std::vector<double*> slots = ghost_slots(plans, 0, through.data(), faces);
   copy(plan.ghosts, slots);
   const std::pair<int, tessera::partition::Dir3> face{1, {0, 0, -1}};
   const auto source = std::find(plan.sources.begin(), plan.sources.end(), face);
@@ -220,11 +234,10 @@ double coded(std::int64_t x, std::int64_t y, std::int64_t z) {
 
 // Fills every tile's points with coded(global index), runs every tile's packs, then every
 // tile's ghost copies (through the buffers of its sources), and returns the tiles.
-std::vector<std::vector<double>> exchanged(
-    const Tiling& t, const Extent3& halo,
-    const std::vector<tessera::partition::TileHaloPlan>& plans) {
+std::vector<std::vector<double>> exchanged(const Tiling& t, const Extent3& halo,
+                                           const Plans& plans) {
   std::vector<std::vector<double>> tiles;
-  std::vector<std::vector<std::vector<double>>> faces;  // [tile][pack direction]
+  Faces faces;
   for (int id = 0; id < t.size(); ++id) {
     const Tile& tile = t.tile(id);
     const TileLayout layout{tile.extent, halo, 1};
@@ -234,23 +247,11 @@ std::vector<std::vector<double>> exchanged(
         for (std::int64_t x = 0; x < tile.extent[0]; ++x)
           v[static_cast<std::size_t>(layout.offset(x, y, z))] =
               coded(tile.origin[0] + x, tile.origin[1] + y, tile.origin[2] + z);
-    std::vector<double*> slots{v.data()};
-    auto& buffers = faces.emplace_back();
-    for (std::int64_t size : plans[static_cast<std::size_t>(id)].pack_sizes)
-      slots.push_back(buffers.emplace_back(static_cast<std::size_t>(size)).data());
-    copy(plans[static_cast<std::size_t>(id)].packs, slots);
+    pack_faces(plans, id, v, faces);
   }
-  for (int id = 0; id < t.size(); ++id) {
-    const auto& plan = plans[static_cast<std::size_t>(id)];
-    std::vector<double*> slots{tiles[static_cast<std::size_t>(id)].data()};
-    for (const auto& [from, dir] : plan.sources) {
-      const auto& dirs = plans[static_cast<std::size_t>(from)].pack_dirs;
-      const auto k =
-          static_cast<std::size_t>(std::find(dirs.begin(), dirs.end(), dir) - dirs.begin());
-      slots.push_back(faces[static_cast<std::size_t>(from)][k].data());
-    }
-    copy(plan.ghosts, slots);
-  }
+  for (int id = 0; id < t.size(); ++id)
+    copy(plans[static_cast<std::size_t>(id)].ghosts,
+         ghost_slots(plans, id, tiles[static_cast<std::size_t>(id)].data(), faces));
   return tiles;
 }
 
