@@ -1,5 +1,7 @@
-// The point copy of a region (partition/region_copy.hpp): the one body both backends run for
-// the halo-pack, boundary and constant-ghosts task kinds.
+// The point copy of a region (partition/region_copy.hpp): the body of the CUDA kernel of the
+// halo-pack, boundary and constant-ghosts task kinds (one thread a point). The CPU kernel copies
+// the same regions a row at a time (kernels/cpu/region_copy.cpp), where this body's index
+// products at every word cost about 3 % of life's block.
 #pragma once
 
 #include <cstdint>
