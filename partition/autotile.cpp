@@ -447,65 +447,124 @@ TileChoice split_tiles(const Extent3& extent, int dims, const Extent3& fixed, co
   return out;
 }
 
+namespace {
+
+// The GPU part along `axis` with `m`'s CUDA workers: the split where the GPU part (a slab per
+// CUDA worker) and the CPU part (tiled for the CPU workers by the model) take a step in the
+// shortest time; the GPU part is cut like the CPU part along the other axes (a lattice), at most
+// kMostCrossCuts times. A hand-set share (Machine::gpu_share) puts it there instead.
+TileChoice choose_split(const Extent3& extent, int dims, const Extent3& fixed, const Machine& m,
+                        int axis) {
+  const int cpus = std::max(0, m.cpu_workers);
+  const std::int64_t e = extent[axis];
+  Counts c;
+  double cpu_seconds = 0;
+  if (m.gpu_share >= 0) {
+    std::int64_t planes = std::llround(std::min(1.0, m.gpu_share) * static_cast<double>(e));
+    if (e - planes < kMinThickness || cpus == 0) planes = e;  // too thin for a CPU part
+    TileChoice hand = split_tiles(extent, dims, fixed, m, axis, planes);
+    hand.summary =
+        "hand-set GPU share " + std::to_string(m.gpu_share).substr(0, 4) + ": " + hand.summary;
+    return hand;
+  }
+  // Every split on a coarse grid of planes, then every plane around the best.
+  const std::int64_t stride = std::max<std::int64_t>(1, e / 128);
+  std::int64_t best = e;
+  double best_seconds = split_step(extent, dims, fixed, m, axis, e, &c, &cpu_seconds);
+  // For the summary: GPU-only (e planes), CPU-only (0, the coarse pass's first) and the best
+  // split with both parts.
+  const double gpu_only = best_seconds;
+  double cpu_only = -1, best_split_seconds = -1;
+  std::int64_t best_split = -1;
+  auto consider = [&](std::int64_t planes) {
+    const double s = split_step(extent, dims, fixed, m, axis, planes, &c, &cpu_seconds);
+    if (s >= 0 && (best_seconds < 0 || s < best_seconds)) best = planes, best_seconds = s;
+    if (planes == 0) cpu_only = s;
+    if (planes > 0 && s >= 0 && (best_split_seconds < 0 || s < best_split_seconds))
+      best_split = planes, best_split_seconds = s;
+  };
+  for (std::int64_t planes = 0; planes < e; planes += stride) consider(planes);
+  const std::int64_t around = best < e ? best : std::max<std::int64_t>(0, best_split);
+  for (std::int64_t planes = std::max<std::int64_t>(0, around - stride);
+       planes <= std::min(e - 1, around + stride); ++planes)
+    consider(planes);
+  // Beside a streamed GPU part a split must gain kStreamedSplitGain of the GPU-only step.
+  const Speeds v = speeds_of(m);
+  const bool streamed =
+      gpu_only >= 0 && gpu_part(extent, dims, axis, e, m, v.gpu_point, v.task, 1).streamed;
+  const bool too_little =
+      streamed && best > 0 && best < e && best_seconds > (1 - kStreamedSplitGain) * gpu_only;
+  if (too_little) best = e, best_seconds = gpu_only;
+  TileChoice chosen = split_tiles(extent, dims, fixed, m, axis, best);
+  if (too_little)
+    chosen.summary += "; a CPU part beside the streamed one would gain less than " +
+                      std::to_string(static_cast<int>(kStreamedSplitGain * 100)) + " %";
+  else if (best == e)
+    chosen.summary += "; a CPU part would lengthen the step";
+  chosen.summary +=
+      "; " + predicted_steps_text(gpu_only, cpu_only, axis, best_split, best_split_seconds);
+  return chosen;
+}
+
+}  // namespace
+
+GpuLayout cheapest_gpu_layout(const Extent3& extent, int dims, const Extent3& fixed,
+                              const Machine& m) {
+  const std::vector<int> axes = free_axes(fixed, dims);
+  GpuLayout out;
+  if (axes.empty() || m.cuda_workers <= 0) return out;
+  out.axis = axes[0];
+  out.gpus = m.cuda_workers;
+  if (m.gpu_share >= 0) return out;  // the user's layout: the slowest axis on every GPU
+  const Speeds v = speeds_of(m);
+  GpuLayout slowest = out;  // the best along the slowest axis
+  for (int axis : axes)
+    // On several ranks the GPUs are every rank's, each rank's taking its own blocks: all of them.
+    for (int k = m.cuda_workers; k >= (m.ranks <= 1 ? 1 : m.cuda_workers); --k) {
+      Machine mk = m;
+      mk.cuda_workers = k;
+      const GpuMemoryPlan p =
+          gpu_part(extent, dims, axis, extent[axis], mk, v.gpu_point, v.task, 1);
+      // Streamed slabs go along the slowest axis only (the slab pipeline visits them in order).
+      if (!p.possible || (p.streamed && axis != axes[0])) continue;
+      if (axis == axes[0] && k == m.cuda_workers) out.default_step_seconds = p.step_seconds;
+      // Ties go to the first considered: the slowest axis, the most GPUs.
+      const GpuLayout here{axis, k, p.step_seconds, -1};
+      if (out.step_seconds < 0 || here.step_seconds < out.step_seconds) {
+        out.axis = here.axis, out.gpus = here.gpus, out.step_seconds = here.step_seconds;
+      }
+      if (axis == axes[0] && (slowest.step_seconds < 0 || here.step_seconds < slowest.step_seconds))
+        slowest.gpus = here.gpus, slowest.step_seconds = here.step_seconds;
+    }
+  // Another axis only where it is kLayoutGain shorter than the slowest axis's best: the other
+  // rules (streaming, a CPU part) were fitted on slabs of the slowest axis.
+  if (out.axis != axes[0] && slowest.step_seconds >= 0 &&
+      !(out.step_seconds < (1 - kLayoutGain) * slowest.step_seconds)) {
+    out.axis = slowest.axis, out.gpus = slowest.gpus, out.step_seconds = slowest.step_seconds;
+  }
+  return out;
+}
+
 TileChoice choose_tiles(const Extent3& extent, int dims, const Extent3& fixed, const Machine& m) {
   TileChoice out;
   const int cpus = std::max(0, m.cpu_workers), gpus = std::max(0, m.cuda_workers);
   const std::vector<int> axes = free_axes(fixed, dims);
   fixed_cuts(extent, dims, fixed, &out);
-  const int axis = axes.empty() ? -1 : axes[0];
 
-  if (gpus > 0 && axis >= 0) {
-    // Split the slowest free axis where the GPU part (a slab per CUDA worker) and the CPU part
-    // (tiled for the CPU workers by the model) take a step in the shortest time; the GPU part
-    // is cut like the CPU part along the other axes (a lattice), at most kMostCrossCuts times.
-    // A hand-set share (Machine::gpu_share) puts it there instead.
-    const std::int64_t e = extent[axis];
-    Counts c;
-    double cpu_seconds = 0;
-    if (m.gpu_share >= 0) {
-      std::int64_t planes = std::llround(std::min(1.0, m.gpu_share) * static_cast<double>(e));
-      if (e - planes < kMinThickness || cpus == 0) planes = e;  // too thin for a CPU part
-      TileChoice hand = split_tiles(extent, dims, fixed, m, axis, planes);
-      hand.summary =
-          "hand-set GPU share " + std::to_string(m.gpu_share).substr(0, 4) + ": " + hand.summary;
-      return hand;
-    }
-    // Every split on a coarse grid of planes, then every plane around the best.
-    const std::int64_t stride = std::max<std::int64_t>(1, e / 128);
-    std::int64_t best = e;
-    double best_seconds = split_step(extent, dims, fixed, m, axis, e, &c, &cpu_seconds);
-    // For the summary: GPU-only (e planes), CPU-only (0, the coarse pass's first) and the best
-    // split with both parts.
-    const double gpu_only = best_seconds;
-    double cpu_only = -1, best_split_seconds = -1;
-    std::int64_t best_split = -1;
-    auto consider = [&](std::int64_t planes) {
-      const double s = split_step(extent, dims, fixed, m, axis, planes, &c, &cpu_seconds);
-      if (s >= 0 && (best_seconds < 0 || s < best_seconds)) best = planes, best_seconds = s;
-      if (planes == 0) cpu_only = s;
-      if (planes > 0 && s >= 0 && (best_split_seconds < 0 || s < best_split_seconds))
-        best_split = planes, best_split_seconds = s;
-    };
-    for (std::int64_t planes = 0; planes < e; planes += stride) consider(planes);
-    const std::int64_t around = best < e ? best : std::max<std::int64_t>(0, best_split);
-    for (std::int64_t planes = std::max<std::int64_t>(0, around - stride);
-         planes <= std::min(e - 1, around + stride); ++planes)
-      consider(planes);
-    // Beside a streamed GPU part a split must gain kStreamedSplitGain of the GPU-only step.
-    const Speeds v = speeds_of(m);
-    const bool streamed =
-        gpu_only >= 0 && gpu_part(extent, dims, axis, e, m, v.gpu_point, v.task, 1).streamed;
-    const bool too_little =
-        streamed && best > 0 && best < e && best_seconds > (1 - kStreamedSplitGain) * gpu_only;
-    if (too_little) best = e, best_seconds = gpu_only;
-    TileChoice chosen = split_tiles(extent, dims, fixed, m, axis, best);
-    if (too_little)
-      chosen.summary += "; a CPU part beside the streamed one would gain less than " +
-                        std::to_string(static_cast<int>(kStreamedSplitGain * 100)) + " %";
-    else if (best == e)
-      chosen.summary += "; a CPU part would lengthen the step";
-    chosen.summary +=
-        "; " + predicted_steps_text(gpu_only, cpu_only, axis, best_split, best_split_seconds);
+  if (gpus > 0 && !axes.empty()) {
+    // The GPU part's axis and GPU count by their own prices (GPU-only), then its split there.
+    const GpuLayout layout = cheapest_gpu_layout(extent, dims, fixed, m);
+    Machine used = m;
+    used.cuda_workers = layout.gpus;
+    TileChoice chosen = choose_split(extent, dims, fixed, used, layout.axis);
+    if (layout.axis != axes[0] || layout.gpus != gpus)
+      chosen.summary +=
+          "; GPU slabs along " + std::string(axis_name(layout.axis)) + " on " +
+          std::to_string(layout.gpus) + " of " + std::to_string(gpus) +
+          " GPU(s): " + seconds_text(layout.step_seconds) + " GPU-only, against " +
+          (layout.default_step_seconds >= 0 ? seconds_text(layout.default_step_seconds)
+                                            : std::string("impossible")) +
+          " along " + axis_name(axes[0]) + " on every GPU";
     return chosen;
   }
 

@@ -118,6 +118,26 @@ struct TileChoice {
   std::string summary;  // what was chosen and why, in words
 };
 
+// Where a GPU part that takes the whole grid runs best: the axis its slabs are cut along (one
+// of the chooser's free axes, the slowest first) and how many of the CUDA workers take a slab,
+// each layout priced GPU-only by plan_gpu_memory (its compute, its bus where it streams, the
+// faces between GPUs where it does not). Faces between GPUs cost a plane a step each way, so a
+// grid thin along its slowest axis is cut along another (heat3d 2048x2048x64: planes of 2048 x
+// 64 points, not 2048 x 2048), and a grid whose faces would cost more than its GPUs gain runs
+// on fewer of them (ties go to the slowest axis, then the most GPUs). Another axis is taken only
+// where it predicts a step kLayoutGain shorter than the slowest axis's best. The GPU count
+// changes on one rank only (on several, each rank's GPUs take its blocks); a hand-set share
+// keeps the slowest axis on every GPU.
+inline constexpr double kLayoutGain = 0.05;
+struct GpuLayout {
+  int axis = -1;
+  int gpus = 0;
+  double step_seconds = -1;          // the layout's predicted GPU-only step
+  double default_step_seconds = -1;  // the slowest axis on every GPU's (-1: impossible)
+};
+GpuLayout cheapest_gpu_layout(const Extent3& extent, int dims, const Extent3& fixed,
+                              const Machine& machine);
+
 // Tiles for a grid of `extent` points (`dims` axes) on `machine`. `fixed[a]` > 0 keeps axis a
 // cut uniformly in tiles of that extent; the free axes are cut by the chooser, the slowest
 // first (z slabs, then y: long contiguous rows, the fewest ghost points). CPU workers only:

@@ -11,11 +11,12 @@
 #include <string>
 
 #include "partition/autotile.hpp"
+#include "tessera/detail/device_class.hpp"
 
 namespace tessera::partition {
 
 // A device class, as a tile's tasks are pinned to it (tasks::Placement::device).
-enum class DeviceClass : int { Any = 0, Cpu = 1, Cuda = 2 };
+using DeviceClass = tessera::detail::DeviceClass;
 
 class Planner {
  public:

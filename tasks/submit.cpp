@@ -284,8 +284,8 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
     // --gpu-fraction, a mesh's tiles): every task of a tile runs on its part's
     // workers, so the tile stays in that part's memory and only face buffers cross the bus. A
     // kind without a CUDA implementation stays on CPU workers.
-    if (place.device != 0) {
-      const bool cuda = place.device == 2 && c.cl.cuda_funcs[0] != nullptr;
+    if (place.device != detail::DeviceClass::Any) {
+      const bool cuda = place.device == detail::DeviceClass::Cuda && c.cl.cuda_funcs[0] != nullptr;
       // (On the emulated device's stand-ins for CUDA workers, CPU workers to StarPU, the codelet
       // has no STARPU_CUDA: the worker id below pins it.)
       task->where = cuda && (c.cl.where & STARPU_CUDA) ? STARPU_CUDA : STARPU_CPU;

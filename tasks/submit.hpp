@@ -14,6 +14,7 @@
 
 #include "tasks/data.hpp"
 #include "tasks/tag.hpp"
+#include "tessera/detail/device_class.hpp"
 #include "tessera/detail/task.hpp"
 
 struct starpu_task;
@@ -25,13 +26,13 @@ class IdleWorkers;
 class Recorder;
 
 /// How a task is placed: its priority (higher first, for priority-aware schedulers) and the
-/// device class the planner placed its tile on (partition::Planner, FieldStorage::device_class:
-/// 0 any, 1 CPU, 2 CUDA where the codelet has a CUDA implementation). `work`: the points the task
+/// device class the planner placed its tile on (partition::Planner, FieldStorage::device_class;
+/// CUDA only where the codelet has a CUDA implementation). `work`: the points the task
 /// computes times the steps it advances (a tile task's), kept as its flops in its model's history
 /// (the depth chooser's point cost, tasks::model_point_cost); 0: none.
 struct Placement {
   int priority = 0;
-  int device = 0;
+  detail::DeviceClass device = detail::DeviceClass::Any;
   double work = 0;
   /// A tile streamed through a GPU's memory (Grid::stream_depth): on each CUDA worker, a visit
   /// (Visit::Runs, a block's task) may start only once the visit kVisitsAhead before it ended,

@@ -108,7 +108,9 @@ inline void expect_retiled_run_matches_reference(int depth) {
     next.retile(split_at(split));
     EXPECT_EQ(u.grid(), split_at(split));
     for (int t = 0; t < u.storage().tiles(); ++t)  // 2: CUDA workers (CPU-only here: 1 runs)
-      EXPECT_EQ(u.storage().device_class(t), u.storage().geometry(t).origin[2] < split ? 2 : 1);
+      EXPECT_EQ(u.storage().device_class(t), u.storage().geometry(t).origin[2] < split
+                                                 ? tessera::detail::DeviceClass::Cuda
+                                                 : tessera::detail::DeviceClass::Cpu);
     SCOPED_TRACE("after " + std::to_string(run) +
                  " steps, split moved to z = " + std::to_string(split));
     expect_bitwise_equal(u.gather(), before);
@@ -162,7 +164,9 @@ inline void expect_balanced_run_matches_reference(int depth) {
   EXPECT_EQ(balance.moves().size(), 2u);
   steps(5);
   for (int t = 0; t < u.storage().tiles(); ++t)
-    EXPECT_EQ(u.storage().device_class(t), u.storage().geometry(t).origin[2] < 28 ? 2 : 1);
+    EXPECT_EQ(u.storage().device_class(t), u.storage().geometry(t).origin[2] < 28
+                                               ? tessera::detail::DeviceClass::Cuda
+                                               : tessera::detail::DeviceClass::Cpu);
   expect_bitwise_equal(u.gather(), ref.values);
 }
 

@@ -371,10 +371,18 @@ TEST(Planner, MergesTheTilesOfEachCudaWorker) {
   EXPECT_EQ(p.stream_depth, 16);
   EXPECT_THAT(p.summary, HasSubstr("merged into 6, streamed: 3.22e+09 bytes a GPU's share "
                                    "against 1.7e+09 it may hold; 6 slabs, 16 steps a visit"));
+  // On a 700 MB GPU streaming needs thinner slabs than the 16 given (about 595 MB usable: at
+  // most about 595e6 / (544^2 x (24 + 16)) = 50 planes a slab with the one leaving, less the
+  // ghost planes and faces): the given tiles are cut into the slabs that stream, not kept for
+  // StarPU to fetch and evict task by task.
   m.gpus = {{0.7e9, 0}};
   p = Planner(m, true).given({512, 512, 512}, 3, slabs);
-  EXPECT_FALSE(p.merged);
-  EXPECT_EQ(p.cuts, slabs);
+  EXPECT_TRUE(p.merged);
+  EXPECT_GT(p.stream_depth, 0);
+  EXPECT_GT(p.cuts[2].size(), slabs[2].size());
+  EXPECT_LE(512 / (p.cuts[2].size() + 1), 50u);
+  EXPECT_THAT(p.summary, HasSubstr("the 16 tiles on the CUDA workers cut into "));
+  EXPECT_THAT(p.summary, HasSubstr("streamed: "));
   m.gpus.clear();
 
   m.cuda_workers = 1;
@@ -1034,6 +1042,77 @@ TEST(GpuMemory, SlowLinksBetweenGpusCutTheSlabsEdgesOff) {
   EXPECT_GT(streamed.stream_depth, 0);
   EXPECT_EQ(streamed.gpu_tiles, 16);  // 4 a GPU
   EXPECT_THAT(streamed.summary, Not(HasSubstr("between GPUs")));
+}
+
+// Where a GPU-only grid's slabs go (partition::cheapest_gpu_layout): each free axis and GPU
+// count priced, GPU-only. The prices, independently of plan_gpu_memory: a GPU's step is its
+// share of the points at kH100PointSeconds, a task's 15 us, and, on several GPUs, a face each
+// way over the link between GPUs (through the host: the 50 GB/s bus), a plane of 8 bytes a
+// point (heat3d's u).
+double gpu_only_step(double plane, std::int64_t planes, int gpus, double link) {
+  const auto share = static_cast<double>((planes + gpus - 1) / gpus);
+  return kH100PointSeconds * plane * share + 15e-6 + (gpus > 1 ? 2 * plane * 8 / link : 0);
+}
+
+TEST(GpuLayout, ThinGridsAreCutAlongTheAxisWithTheSmallestFaces) {
+  using tessera::partition::cheapest_gpu_layout;
+  // heat3d 2048x2048x64 on 4 GPUs through the host, no CPU worker. z slabs (16 planes of
+  // 2048^2): 0.39 ms of compute and 1.34 ms of faces, 1.75 ms, slower than one GPU (1.58 ms);
+  // y slabs (512 planes of 2048 x 64): 0.39 ms and 0.04 ms of faces, 0.45 ms.
+  Machine m = gpu_node(80e9, 4);
+  m.cpu_workers = 0;
+  const double z4 = gpu_only_step(2048.0 * 2048, 64, 4, 50e9);
+  const double z1 = gpu_only_step(2048.0 * 2048, 64, 1, 50e9);
+  const double y4 = gpu_only_step(2048.0 * 64, 2048, 4, 50e9);
+  ASSERT_GT(z4, z1);
+  ASSERT_LT(y4, 0.3 * z1);
+  const auto layout = cheapest_gpu_layout({2048, 2048, 64}, 3, {0, 0, 0}, m);
+  EXPECT_EQ(layout.axis, 1);
+  EXPECT_EQ(layout.gpus, 4);
+  EXPECT_NEAR(layout.step_seconds, y4, 0.03 * y4);  // within the edges' cut (2 %) of it
+  EXPECT_NEAR(layout.default_step_seconds, z4, 1e-9);
+  const TileChoice c = choose_tiles({2048, 2048, 64}, 3, {0, 0, 0}, m);
+  SCOPED_TRACE(c.summary);
+  EXPECT_EQ(c.split_axis, 1);
+  EXPECT_EQ(c.split, 2048);
+  EXPECT_TRUE(c.cuts[2].empty());
+  // A slab a GPU (and, where the faces gain by it, each slab's edges cut off to run first).
+  EXPECT_THAT(c.cuts[1],
+              testing::IsSupersetOf({std::int64_t{512}, std::int64_t{1024}, std::int64_t{1536}}));
+  EXPECT_THAT(c.summary, HasSubstr("GPU slabs along y on 4 of 4 GPU(s)"));
+  // A cube's faces are alike along every axis: z slabs on every GPU, as before.
+  const auto cube = cheapest_gpu_layout({1024, 1024, 1024}, 3, {0, 0, 0}, m);
+  EXPECT_EQ(cube.axis, 2);
+  EXPECT_EQ(cube.gpus, 4);
+  // A hand-set share keeps the user's layout.
+  m.gpu_share = 1;
+  EXPECT_EQ(cheapest_gpu_layout({2048, 2048, 64}, 3, {0, 0, 0}, m).axis, 2);
+}
+
+TEST(GpuLayout, NoMoreGpusThanTheirPricesPay) {
+  using tessera::partition::cheapest_gpu_layout;
+  // A 2-D grid of 4096 x 64 (y its one free axis): a face of 4096 points takes 1.31 us each way
+  // through the host, more than a GPU more saves of 1.53 us of compute: one GPU (16.53 us)
+  // against 2 (17.07), 3 (16.84) and 4 (16.69).
+  Machine m = gpu_node(80e9, 4);
+  m.cpu_workers = 0;
+  const double one = gpu_only_step(4096, 64, 1, 50e9);
+  for (int k = 2; k <= 4; ++k) ASSERT_GT(gpu_only_step(4096, 64, k, 50e9), one) << k;
+  auto layout = cheapest_gpu_layout({4096, 64, 1}, 2, {0, 0, 0}, m);
+  EXPECT_EQ(layout.axis, 1);
+  EXPECT_EQ(layout.gpus, 1);
+  EXPECT_NEAR(layout.step_seconds, one, 1e-12);
+  const TileChoice c = choose_tiles({4096, 64, 1}, 2, {0, 0, 0}, m);
+  EXPECT_TRUE(c.cuts[1].empty()) << c.summary;
+  EXPECT_THAT(c.summary, HasSubstr("on 1 of 4 GPU(s)"));
+  // Over 300 GB/s links the faces take 0.22 us: four GPUs pay.
+  for (auto& g : m.gpus) g.peer_bytes_per_second = 300e9;
+  ASSERT_LT(gpu_only_step(4096, 64, 4, 300e9), one);
+  EXPECT_EQ(cheapest_gpu_layout({4096, 64, 1}, 2, {0, 0, 0}, m).gpus, 4);
+  // On several ranks every rank's GPUs take their blocks.
+  for (auto& g : m.gpus) g.peer_bytes_per_second = 0;
+  m.ranks = 2;
+  EXPECT_EQ(cheapest_gpu_layout({4096, 64, 1}, 2, {0, 0, 0}, m).gpus, 4);
 }
 
 TEST(GpuMemory, TheLineSaysWhatIsAssumed) {

@@ -119,7 +119,7 @@ void FieldStorage::assign_gpu_units(Impl& impl, int gpus) const {
   if (axis < 0 || gpus <= 0) return;
   const auto gpu_tile = [&](int t) {
     return t >= 0 && impl.distribution.owner[static_cast<std::size_t>(t)] == impl.rank &&
-           device_class(t) == 2;
+           device_class(t) == DeviceClass::Cuda;
   };
   std::int64_t lo = -1, hi = -1;  // this rank's GPU part along the axis
   for (int t = 0; t < impl.tiling.size(); ++t)
@@ -211,9 +211,11 @@ void FieldStorage::build(Context& rt, Impl* reuse) {
   std::int64_t streamed_bytes = 0;
   if (grid_.stream_depth > 0)
     for (int t = 0; t < tiling.size(); ++t)
-      if (device_class(t) == 2) streamed_bytes = std::max(streamed_bytes, layout_bytes(t));
+      if (device_class(t) == DeviceClass::Cuda)
+        streamed_bytes = std::max(streamed_bytes, layout_bytes(t));
   auto tile_bytes = [&](int t) {
-    return streamed_bytes > 0 && device_class(t) == 2 ? streamed_bytes : layout_bytes(t);
+    return streamed_bytes > 0 && device_class(t) == DeviceClass::Cuda ? streamed_bytes
+                                                                      : layout_bytes(t);
   };
   // Only this rank's tiles get memory; the others are placeholders StarPU-MPI knows the
   // owner of, which no task on this rank reads (only their face buffers travel). Allocated
@@ -249,7 +251,8 @@ void FieldStorage::build(Context& rt, Impl* reuse) {
     FieldTile& tile = impl_->tile(t);
     if (tile.handle != nullptr) continue;  // taken over from the tiling before
     const std::size_t elements = static_cast<std::size_t>(tile_bytes(t)) / element_size_;
-    if (streamed_bytes > 0 && device_class(t) == 2 && tasks::DataRegistry::moves_planes_only()) {
+    if (streamed_bytes > 0 && device_class(t) == DeviceClass::Cuda &&
+        tasks::DataRegistry::moves_planes_only()) {
       const auto [first, count] =
           tile_layout(tiling.tile(t), halo_, grid_.dims, element_size_).planes(grid_.dims);
       tile.travel = std::make_unique<tasks::Travel>();
@@ -444,13 +447,16 @@ int FieldStorage::tile_at(const Extent3& p) const { return impl_->tiling.tile_at
 
 std::int64_t FieldStorage::thinnest_tile(int axis) const { return impl_->tiling.thinnest(axis); }
 
-int FieldStorage::device_class(int tile) const {
+DeviceClass FieldStorage::device_class(int tile) const {
   // Tiles the library chose for CPU workers alone come in whole rounds of the workers, as the
   // split's CPU part does: each runs on one worker (tasks::Placement), which dmda, left to
   // place a one-round tiling, did not do: it put several tiles on one worker while others
   // idled (figures: docs/scheduling.md, "Placement that sticks").
-  if (grid_.split_axis < 0) return grid_.chosen && context().engine->cuda_workers() == 0 ? 1 : 0;
-  return impl_->tiling.tile(tile).origin[grid_.split_axis] < grid_.split ? 2 : 1;
+  if (grid_.split_axis < 0)
+    return grid_.chosen && context().engine->cuda_workers() == 0 ? DeviceClass::Cpu
+                                                                 : DeviceClass::Any;
+  return impl_->tiling.tile(tile).origin[grid_.split_axis] < grid_.split ? DeviceClass::Cuda
+                                                                         : DeviceClass::Cpu;
 }
 
 // Counts the face buffers StarPU-MPI posted receives for in this exchange: those in its
@@ -573,12 +579,13 @@ void FieldStorage::fill_constant_ghosts(const std::string& stencil, int width, b
 }
 
 tasks::Placement placement_of(const FieldStorage& f, int tile, int priority) {
-  const int device = f.device_class(tile);
-  const bool streamed = f.grid().stream_depth > 0 && device == 2;
+  const DeviceClass device = f.device_class(tile);
+  const bool cuda = device == DeviceClass::Cuda;
+  const bool streamed = f.grid().stream_depth > 0 && cuda;
   const FieldTile& t = f.impl().tile(tile);
-  return {std::max(priority, device == 2 && t.gpu_edge ? 1 : 0), device, 0,
+  return {std::max(priority, cuda && t.gpu_edge ? 1 : 0), device, 0,
           streamed ? tasks::Placement::Visit::Runs : tasks::Placement::Visit::None,
-          device == 2 ? t.gpu_unit : -1};
+          cuda ? t.gpu_unit : -1};
 }
 
 bool faces_cross(const FieldStorage& f, int tile) {
@@ -607,7 +614,7 @@ void FieldStorage::after_visit(bool keep) {
   }
   impl_->discarded.resize(static_cast<std::size_t>(tiles()), 0);
   for (int t = 0; t < tiles(); ++t)
-    if (mine(t) && device_class(t) == 2) {
+    if (mine(t) && device_class(t) == DeviceClass::Cuda) {
       data.after_visit(impl_->tile(t).handle, keep);
       if (!keep) impl_->discarded[static_cast<std::size_t>(t)] = 1;
     }
@@ -839,8 +846,8 @@ HaloSet* FieldStorage::pack_ahead(HaloSet* set) {
       HaloTile& tile = set->tile(t);
       HaloTile& next = set->tile(t + 1);
       const FieldTile& here = impl_->tile(t);
-      if (!mine(t) || !mine(t + 1) || device_class(t) != 2 || device_class(t + 1) != 2 ||
-          here.gpu_unit != impl_->tile(t + 1).gpu_unit)
+      if (!mine(t) || !mine(t + 1) || device_class(t) != DeviceClass::Cuda ||
+          device_class(t + 1) != DeviceClass::Cuda || here.gpu_unit != impl_->tile(t + 1).gpu_unit)
         continue;
       only_reader(t, t + 1, tile.ahead, next.ahead_source);
       only_reader(t + 1, t, next.behind, tile.from_next);

@@ -64,10 +64,9 @@ struct MeshStorage : HandleOwner {
   /// The device class the run's planner places tile `t` on (tasks::Placement::device): every
   /// task of the tile goes there; 0 (the scheduler's choice) where this rank has no CUDA
   /// workers.
-  int device_class(int t) const {
-    return context->engine->cuda_workers() > 0
-               ? static_cast<int>(context->planner.mesh_class(t, tiles()))
-               : 0;
+  DeviceClass device_class(int t) const {
+    return context->engine->cuda_workers() > 0 ? context->planner.mesh_class(t, tiles())
+                                               : DeviceClass::Any;
   }
   /// The runtime, or an Error naming `what` once it has ended.
   Context& live(const std::string& what) const;

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "core/runtime/comm.hpp"
 
 #include <chrono>
@@ -292,7 +293,11 @@ std::int64_t sum(std::int64_t value) { return value; }
 
 #endif
 
-std::vector<double> mean_over_ranks(const std::vector<double>& mine, bool known_everywhere) {
+namespace {
+// Each of `mine` combined over the ranks in rank order (the same bits on every rank): their
+// mean, or their least (`least`); with `known_everywhere` 0 unless known (> 0) on every rank.
+std::vector<double> combine_over_ranks(const std::vector<double>& mine, bool known_everywhere,
+                                       bool least) {
   const int n = ranks();
   if (n == 1 || smpi_simulated()) {
     std::vector<double> out = mine;
@@ -303,7 +308,7 @@ std::vector<double> mean_over_ranks(const std::vector<double>& mine, bool known_
   const std::vector<unsigned char> all = all_gather(mine.data(), mine.size() * sizeof(double));
   std::vector<double> out(mine.size(), 0.0);
   for (std::size_t k = 0; k < mine.size(); ++k) {
-    double total = 0;
+    double total = 0, smallest = 0;
     bool known = true;
     for (int r = 0; r < n; ++r) {
       double v;
@@ -311,10 +316,20 @@ std::vector<double> mean_over_ranks(const std::vector<double>& mine, bool known_
                   sizeof(double));
       known = known && v > 0;
       total += v;
+      smallest = r == 0 ? v : std::min(smallest, v);
     }
-    out[k] = known || !known_everywhere ? total / n : 0.0;
+    out[k] = known || !known_everywhere ? (least ? smallest : total / n) : 0.0;
   }
   return out;
+}
+}  // namespace
+
+std::vector<double> mean_over_ranks(const std::vector<double>& mine, bool known_everywhere) {
+  return combine_over_ranks(mine, known_everywhere, false);
+}
+
+std::vector<double> least_over_ranks(const std::vector<double>& mine, bool known_everywhere) {
+  return combine_over_ranks(mine, known_everywhere, true);
 }
 
 std::vector<std::string> all_gather_text(const std::string& text) {

@@ -250,8 +250,9 @@ std::size_t fewest_over_ranks(std::size_t count) {
 // the GPU's speed against a core's from the calibrated models where they hold both (said on
 // the planner's lines: `speeds`; all-pairs work's per interaction: `pair_speeds`), the split's
 // fixed cost from StarPU's bus model, each GPU's memory and bus, and a hand-set
-// --gpu-fraction. Every figure is the mean over the ranks, agreed in one collective
-// (comm::mean_over_ranks), so that every rank's planner decides alike. Collective.
+// --gpu-fraction. The models' figures are the mean over the ranks (comm::mean_over_ranks), the
+// GPUs' memory and links the least (comm::least_over_ranks), so that every rank's planner
+// decides alike and its plan fits every rank's GPUs. Collective.
 partition::Planner make_planner(detail::Context& c, std::string* speeds, std::string* pair_speeds) {
   partition::Machine m;
   m.ranks = c.ranks;
@@ -268,14 +269,19 @@ partition::Planner make_planner(detail::Context& c, std::string* speeds, std::st
   std::vector<double> mine{ratio_known ? s.cuda_us_per_byte / s.cpu_us_per_byte : 0, p.cpu, p.cuda,
                            tasks::bus_latency_seconds(),
                            ratio_known ? tasks::model_cpu_point_seconds(s.source) : 0};
-  constexpr std::size_t kFigures = 5, kPerGpu = 3;
+  constexpr std::size_t kPerGpu = 3;
+  // The hardware is agreed by the least over the ranks (every rank plans alike, and the plan
+  // must fit the smallest GPU: a mean let a 1 MiB stand-in beside a large one plan for neither);
+  // the models' speeds by their mean.
+  std::vector<double> hardware;
   for (std::size_t g = 0; g < gpus.size() && g < fewest; ++g) {
-    mine.push_back(gpus[g].memory_bytes);
-    mine.push_back(gpus[g].bus_bytes_per_second);
-    mine.push_back(gpus[g].peer_bytes_per_second);
+    hardware.push_back(gpus[g].memory_bytes);
+    hardware.push_back(gpus[g].bus_bytes_per_second);
+    hardware.push_back(gpus[g].peer_bytes_per_second);
   }
-  mine.resize(kFigures + kPerGpu * fewest, 0.0);
+  hardware.resize(kPerGpu * fewest, 0.0);
   const std::vector<double> agreed = detail::comm::mean_over_ranks(mine, true);
+  const std::vector<double> least = detail::comm::least_over_ranks(hardware, true);
   const double gpu_per_core = agreed[0];
   const bool known = gpu_per_core > 0;
   if (known) {
@@ -302,7 +308,7 @@ partition::Planner make_planner(detail::Context& c, std::string* speeds, std::st
   }
   m.split_seconds = partition::split_seconds_for_bus(agreed[3]);
   for (std::size_t g = 0; g < fewest; ++g) {
-    const double* figures = &agreed[kFigures + kPerGpu * g];
+    const double* figures = &least[kPerGpu * g];
     m.gpus.push_back({figures[0], figures[1], figures[2]});
   }
   m.gpu_share = c.options.gpu_fraction;
@@ -310,6 +316,30 @@ partition::Planner make_planner(detail::Context& c, std::string* speeds, std::st
   m.faces_packed_ahead = m.faces_read_from_next_slab = c.options.fused_exchange;
   m.visits_prefetched = m.faces_read_from_next_slab && m.cuda_workers == 1;
   return partition::Planner(m, known);
+}
+
+// StarPU starts a CUDA worker for each GPU it finds (STARPU_NWORKER_PER_CUDA more) and no more,
+// whatever --ncuda asks, without a word: a run asked for 8 on a 4-GPU node would run on 4 as if
+// that were what it asked. `asked` < 0: not asked (every GPU).
+void check_cuda_count(int asked, int started, bool by_flag) {
+  if (asked <= started) return;
+  const std::string what =
+      by_flag ? "--ncuda " + std::to_string(asked) : "STARPU_NCUDA=" + std::to_string(asked);
+  throw Error(what + " asks for " + std::to_string(asked) + " CUDA workers, but StarPU started " +
+              std::to_string(started) + " (one a GPU it found); ask for " +
+              std::to_string(started) + " or fewer, or leave it out to use every GPU");
+}
+
+// STARPU_LIMIT_CUDA_MEM is the MiB StarPU may use of each GPU. StarPU reads 0, a negative number
+// or a word as no limit, without a word, and the planner would size the grid for the whole GPU.
+void check_cuda_memory_limit() {
+  const char* text = env("STARPU_LIMIT_CUDA_MEM");
+  if (text == nullptr || *text == '\0' || whole_number(text) > 0) return;
+  throw Error(
+      std::string("STARPU_LIMIT_CUDA_MEM=") + text +
+      " is not a whole number of MiB > 0: StarPU would not read it as the limit, and use the whole "
+      "of each GPU's memory; unset it for no limit, or give the MiB StarPU may use of "
+      "each GPU (e.g. STARPU_LIMIT_CUDA_MEM=4096)");
 }
 
 void check_watchdog(double seconds) {
@@ -448,6 +478,7 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
   }
   check_scheduler(e.scheduler, sched_source.c_str(), caps);
   check_watchdog(o.watchdog);
+  check_cuda_memory_limit();
   if (o.cpu_workers >= 0) {
     check_agrees("--ncpu", o.cpu_workers, "STARPU_NCPU");
     if (o.cpu_workers > caps.max_cpus)
@@ -621,6 +652,8 @@ Runtime::Runtime(const Options& options) : context_(std::make_unique<detail::Con
     c.engine = std::make_unique<tasks::Engine>(config);
     // Needs the worker counts StarPU actually started with.
     check_gpu_fraction(options.gpu_fraction, c.engine->cpu_workers(), c.engine->cuda_workers());
+    check_cuda_count(resolved_count(options.cuda_workers, "STARPU_NCUDA"), c.engine->cuda_workers(),
+                     options.cuda_workers >= 0);
   });
   c.planner = make_planner(c, &c.planner_speeds, &c.planner_pair_speeds);
   if (options.watchdog > 0) {

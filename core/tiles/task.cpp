@@ -153,11 +153,13 @@ void submit_tiles(const std::string& name, const TaskKind& kind, const std::vect
   // data stays in that part's memory. A team task on the CPU keeps its team (any CPU workers, no
   // single one); on a GPU it runs its CUDA body on the tile's worker. Left to peager, a CPU team
   // took MG's one-task V-cycle whose levels the GPU held: class A 0.84 s, 0.044 s GPU-only (H200).
-  const int device =
-      engine.cuda_workers() > 0 ? first_written.field->device_class(first_written.tile) : 0;
+  const DeviceClass device = engine.cuda_workers() > 0
+                                 ? first_written.field->device_class(first_written.tile)
+                                 : DeviceClass::Any;
   tasks::Placement place{0, device, work};
   place.team = kind.team;
-  if (device != 0) place.unit = placement_of(*first_written.field, first_written.tile).unit;
+  if (device != DeviceClass::Any)
+    place.unit = placement_of(*first_written.field, first_written.tile).unit;
   for (const TileRef& r : fetch_early)
     place.fetch_early.push_back(r.field->impl().tile(r.tile).handle);
   engine.submitter().submit(codelet, read, write, block, args.size, true, tag, place);

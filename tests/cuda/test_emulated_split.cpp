@@ -157,7 +157,7 @@ void run_and_check(tessera::Runtime& rt, const tessera::Grid<3>& grid, bool fuse
   std::map<std::string, int> on[2];  // per class (0 CPU, 1 CUDA), tasks per kind
   int cuda_tiles = 0;
   for (int t = 0; t < grid.tiles(); ++t) {
-    const int c = placement.device_class(t);
+    const int c = static_cast<int>(placement.device_class(t));
     EXPECT_TRUE(c == 1 || c == 2) << "tile " << t << " has no class: " << c;
     cuda_tiles += c == 2;
     // The user task's mark says which body ran.
@@ -167,7 +167,8 @@ void run_and_check(tessera::Runtime& rt, const tessera::Grid<3>& grid, bool fuse
   }
   for (const tessera::trace::TaskEvent& ev : r.tasks) {
     if (ev.tile < 0) continue;
-    const bool cuda = placement.device_class(ev.tile) == 2 && has_cuda_body(ev);
+    const bool cuda =
+        placement.device_class(ev.tile) == tessera::detail::DeviceClass::Cuda && has_cuda_body(ev);
     const std::string want = cuda ? "cuda" : "cpu";
     EXPECT_EQ(arch[ev.worker], want) << tessera::trace::task_name(ev) << " ran on worker "
                                      << ev.worker << " of class " << arch[ev.worker];
@@ -689,6 +690,21 @@ TEST(EmulatedSplitMemory, AGpuTileThatNeverFitsIsRefused) {
                                              "the grid places on the CUDA workers, 1.81e+06 "
                                              "bytes on a GPU, more than the 1.05e+06"));
   }
+}
+
+// Tiles a user gave as an extent on a grid larger than its GPU (issue 70): 3 tiles of 16 x 32 x
+// 64, each 0.79 MB with its ghost layers for one field, a step's two never fit the stand-in's
+// 1 MiB; the planner cuts the GPU part into the slabs that stream through it (more than 3),
+// where it had kept them as given and refused the second field, and the result is the
+// reference's bits.
+TEST(EmulatedSplitMemory, GivenTilesLargerThanTheGpuStreamBitwise) {
+  const LimitedGpu run("1", "given-streamed", {16, 32, 192}, {16, 32, 64});
+  const tessera::Grid<3>& grid = run.grid;
+  EXPECT_EQ(grid.split(), 192) << grid.chosen();
+  EXPECT_GT(grid.stream_depth(), 0) << grid.chosen();
+  EXPECT_GT(grid.tiles(), 3) << grid.chosen();
+  EXPECT_THAT(grid.chosen(), testing::HasSubstr("the 3 tiles on the CUDA workers cut into "));
+  test::expect_heat3d_advance_matches_reference(grid, 19, grid.stream_depth());
 }
 
 // A GPU's memory of tens of GB goes through the runtime's agreement of figures whole (it once

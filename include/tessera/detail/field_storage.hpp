@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tessera/boundary.hpp"
+#include "tessera/detail/device_class.hpp"
 #include "tessera/index.hpp"
 
 namespace tessera::detail {
@@ -83,10 +84,10 @@ class FieldStorage {
   int tile_at(const Extent3& p) const;
   /// Smallest tile extent along `axis` (the last tile when the tile size does not divide).
   std::int64_t thinnest_tile(int axis) const;
-  /// Where `tile`'s tasks run: 0 any worker, 1 CPU workers only, 2 CUDA workers only (the
-  /// grid's split, Grid::split; 1 too for tiles the library chose without CUDA workers), on
-  /// one worker of that class per tile.
-  int device_class(int tile) const;
+  /// Where `tile`'s tasks run: any worker, CPU workers only, or CUDA workers only (the grid's
+  /// split, Grid::split; CPU too for tiles the library chose without CUDA workers), on one
+  /// worker of that class per tile.
+  DeviceClass device_class(int tile) const;
   /// The bytes of `tile`'s buffer on this rank (0: another rank's tile): its layout's, or, for
   /// the tiles a GPU streams, the largest of theirs (one size: StarPU then reuses a leaving
   /// slab's device buffer for the next visit).
