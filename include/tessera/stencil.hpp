@@ -141,11 +141,9 @@ BlockCosts block_costs(const std::string& stencil, const GridSpec& grid);
 inline constexpr double kRedundantWorkLimit = 0.125;
 /// Deeper than kMaxAutoDepth only for a predicted step shorter by more than this share: less is
 /// within the models' error, and deeper blocks cost deeper ghost layers. The model's block cost
-/// (partition::kTaskSeconds) leaves out the wait for the neighbours' faces at each block
-/// (6-9 us on 2 cores in the machine's fast state, about 20 in its slower one), so it predicts
-/// less than depth brings where the blocks are short: life 1024^2 in 2 tiles on 2 cores, 3-6 %
-/// faster at depth 8 than 4 in the fast state, alike at 4 and 11 in the slower one (the rows
-/// recomputed cost what the waits saved; docs/scheduling.md).
+/// (partition::kTaskSeconds) leaves out the wait for the neighbours' faces at each block, so it
+/// predicts less than depth brings where the blocks are short (docs/scheduling.md, "The point
+/// loops").
 inline constexpr double kDeeperGain = 0.02;
 
 /// The depth of a block on a grid's tiles (Stencil::auto_depth): of 1..`most` steps, tiles at
