@@ -38,6 +38,18 @@ def outside_code(lines):
             yield n, line
 
 
+def slug(heading):
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens."""
+    text = re.sub(r"[`*_]", "", heading.strip().lower())
+    return "".join(c for c in text if c.isalnum() or c in " -").replace(" ", "-")
+
+
+def anchors(path):
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    return {slug(l.lstrip("#")) for _, l in outside_code(lines) if re.match(r"#+ ", l)}
+
+
 def check_page(root, rel, findings):
     path = os.path.join(root, rel)
     with open(path, encoding="utf-8") as f:
@@ -66,6 +78,12 @@ def check_page(root, rel, findings):
                 findings.append(f"{rel}:{n}: the link {target} leaves the repository")
             elif not os.path.exists(resolved):
                 findings.append(f"{rel}:{n}: the link {target} names a missing file")
+            elif "#" in target and resolved.endswith(".md") and \
+                    target.split("#", 1)[1] not in anchors(resolved):
+                findings.append(f"{rel}:{n}: the link {target} names no heading of its page")
+        for anchor in re.findall(r"\]\(#([^)\s]+)\)", line):
+            if anchor not in anchors(path):
+                findings.append(f"{rel}:{n}: the link #{anchor} names no heading of this page")
 
 
 def check_changelog(root, findings):
@@ -101,6 +119,10 @@ def self_test():
         ({"docs/a.md": "# A\nsee [m](../../shared/x.md)\n"}, ["leaves the repository"]),
         ({"docs/a.md": "# A\nsee [m](b.md) and [w](https://x.org/a.md)\n"}, ["missing file"]),
         ({"docs/a.md": "# A\nfigures in ../shared/measurements/h.md\n"}, ["shared/measurements"]),
+        ({"docs/a.md": "# A\n## The B: c\n[x](#the-b-c) [y](b.md#d-e)\n", "docs/b.md": "# B\n## D `e`\n"},
+         []),
+        ({"docs/a.md": "# A\n[x](#nothing)\n"}, ["no heading of this page"]),
+        ({"docs/a.md": "# A\n[y](b.md#nothing)\n", "docs/b.md": "# B\n"}, ["no heading of its page"]),
         ({"CHANGELOG.md": "# C\n\n- one\n- two,\n  continued\n"}, ["second line"]),
         ({"CHANGELOG.md": "# C\n\n- one\n- two\n", "docs/a.md": "# A\n[c](../CHANGELOG.md)\n"},
          []),
