@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The run summary's efficiency (max(critical path, area bound) / makespan) of small and large
 # stencil runs on 2 CPU workers under each scheduler, in interleaved rounds; one line per case
-# and scheduler: min-median-max over the rounds (docs/scheduling.md, "The default, run by run").
+# and scheduler: min-median-max over the rounds (docs/scheduling.md, "The default scheduler, run
+# by run").
 #   bash bench/schedulers.sh [BUILD_DIR] [ROUNDS] [SCHEDULERS...]
 # Time only on a quiet machine (docs/performance.md).
 set -euo pipefail

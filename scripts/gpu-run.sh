@@ -172,8 +172,7 @@ if want both-cores; then
   # cardiac3d 0.76-0.79x, FT 0.35-0.75x. Whether a core for the program's thread is what they
   # lack (15 polling CPU workers, the CUDA worker's thread and the program's: 17 on 16 cores):
   # GPU-only, both, and both with a CPU worker fewer, interleaved, three rounds; and the default
-  # (no worker counts given), which leaves a core to the program's thread where CUDA workers run
-  # (2026-11-28: the H200's "fewer" runs were as fast as GPU-only, its "both" up to 2.8x slower).
+  # (no worker counts given), which leaves a core to the program's thread where CUDA workers run.
   step "both with a core left: GPU-only / both / both with one CPU worker fewer / the default"
   if ! no_gpu && ! no_time; then
     for round in 1 2 3; do

@@ -23,7 +23,7 @@ export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy
 # The stand-ins with a memory node of their own (emulated.numa.*: StarPU moves their tiles
 # between RAM nodes) are left out unless TSAN_NUMA=1: TSan cannot see how an uninstrumented
 # StarPU orders those copies (its spin locks are its own atomics), and reports races that an
-# instrumented StarPU shows are not there (docs/reliability.md, "Sanitizer runs", 2026-11-28).
+# instrumented StarPU shows are not there (docs/reliability.md, "Sanitizer runs").
 numa=(-E 'emulated\.numa\.')
 [ "${TSAN_NUMA:-0}" = 1 ] && numa=()
 build=${BUILD_DIR:-$root/build-tsan}

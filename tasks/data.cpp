@@ -198,9 +198,9 @@ void DataRegistry::unregister_later(Handle h) {
 void DataRegistry::after_visit(Handle h, bool keep) {
   const IdleWorkers::Awake awake(idle_);
   // Kept: the copy home is an idle request StarPU queues once the visit's task has run, and its
-  // GPU copy the first to be evicted; simulated, heat3d 1024^3 on a 4 GiB GPU stepped in 30.3 ms
-  // so, 42.8 with a plain prefetch home instead (least recently used first). The caller keeps
-  // it apart from a later invalidation (FieldStorage::after_visit).
+  // GPU copy the first to be evicted (a plain prefetch home evicts least recently used first,
+  // which streamed slower). The caller keeps it apart from a later invalidation
+  // (FieldStorage::after_visit).
   if (keep)
     starpu_data_wont_use(raw(h));
   else

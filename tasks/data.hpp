@@ -17,8 +17,8 @@ using Handle = Data*;
 /// is set, the bytes [first, first + bytes) (its points' planes along the outermost axis, each
 /// with its ghost points on the other axes), leaving its ghost planes behind. Set only while
 /// every task that reads those ghost planes writes them first, in the memory it runs in (a
-/// streamed grid's time blocks: docs/gpu.md, "Grids larger than a GPU"): heat3d 1024^3 in slabs
-/// of 64 planes at depth 14 moved 28 ghost planes with each slab, each way. StarPU 1.4 and later
+/// streamed grid's time blocks: docs/gpu.md, "Grids larger than a GPU"), so they never cross
+/// the bus. StarPU 1.4 and later
 /// (1.3 copies a reused buffer's whole description, this one's included, into the new data's).
 struct Travel {
   std::size_t first = 0, bytes = 0;

@@ -69,11 +69,10 @@ int bound_cpus() {
 }
 
 // With CUDA workers StarPU's default starts a CPU worker on every core but those its CUDA
-// workers' threads take, and the program's thread (which submits and waits) has none: on an
-// H200 node (16 cores, 15 CPU workers, every tile on the GPU) cardiac3d, FT, Airfoil and
-// heat3d took up to 15.5, 2.8, 1.8 and 1.5 times their GPU-only time, and with a CPU worker
-// fewer the same as GPU-only (docs/gpu.md, "A core for the program"); from kPusToLeaveACore
-// processing units this process may use. Whether it left one.
+// workers' threads take, and the program's thread (which submits and waits) has none: it then
+// waits for a core while polling workers hold them all, and a run whose tiles are all on the
+// GPU takes longer than GPU-only (docs/gpu.md, "A core for the program"). From
+// kPusToLeaveACore processing units this process may use. Whether it left one.
 bool leave_core_for_program(const EngineConfig& config, starpu_conf& conf) {
   if (!config.core_for_program || config.cpu_workers >= 0 || bound_cpus() < kPusToLeaveACore)
     return false;

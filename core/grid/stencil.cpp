@@ -1,6 +1,7 @@
 // One step of a stencil: checks, ghost-layer exchange of the inputs (but centre-only ones),
 // interior tasks.
 #include <algorithm>
+#include <string>
 
 #include "core/grid/checks.hpp"
 #include "core/runtime/context.hpp"
@@ -65,6 +66,24 @@ void set_mirror_faces(BlockSpan& span, const FieldStorage& u) {
                              : k == Boundary::Kind::NeumannVertex ? 2
                                                                   : 0;
     }
+}
+
+void check_apply_box(const std::string& name, const GridSpec& grid, const std::int64_t* lo,
+                     const std::int64_t* hi, int dims) {
+  std::string box = "(", ext = "(";
+  bool inside = true;
+  for (int a = 0; a < dims; ++a) {
+    const std::int64_t n = grid.extent[static_cast<std::size_t>(a)];
+    inside = inside && lo[a] >= 0 && lo[a] <= hi[a] && hi[a] <= n;
+    box += (a > 0 ? ", " : "") + std::to_string(lo[a]) + ".." + std::to_string(hi[a]);
+    ext += (a > 0 ? ", " : "") + std::to_string(n);
+  }
+  if (!inside)
+    throw Error("stencil '" + name + "': apply on the box " + box +
+                ") (lo inclusive, hi exclusive), which is not within the grid of extent " + ext +
+                "); every lo must be >= 0 and <= its hi, every hi <= the extent; give a box "
+                "inside the grid, e.g. tessera::Box<" +
+                std::to_string(dims) + ">::whole(grid).inset(radius) for the interior");
 }
 
 InnerBox inner_box(const GridSpec& grid, int radius) {

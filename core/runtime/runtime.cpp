@@ -36,12 +36,11 @@ namespace {
 // The one process-wide pointer: the live runtime's context, for creating fields.
 detail::Context* live = nullptr;
 
-// The default scheduler, by the workers a run can have (docs/scheduling.md, "The default, run by
-// run"). With CUDA workers: dmda, whose performance models and transfer costs place tasks
-// between the classes. CPU workers only: nothing to place, and dmda's prediction at each push
-// (1.6-1.9 us a task, 0.1-0.2 us for eager or lws) sits between a task's end and its
-// successor's start: lws and eager kept two workers 87-97 % busy (medians) where dmda kept them
-// 81-96 %. lws over eager, alike on 2 cores: a queue per worker (eager's one queue is shared by
+// The default scheduler, by the workers a run can have (docs/scheduling.md, "The default
+// scheduler, run by run"). With CUDA workers: dmda, whose performance models and transfer costs
+// place tasks between the classes. CPU workers only: nothing to place, and dmda's prediction at
+// each push sits between a task's end and its successor's start (docs/scheduling.md has the
+// figures). lws over eager, alike on 2 cores: a queue per worker (eager's one queue is shared by
 // every worker) and a task pushed to the worker that released it (its tile's cache).
 constexpr const char* kSchedulerWithCuda = "dmda";
 constexpr const char* kSchedulerCpuOnly = "lws";

@@ -151,8 +151,8 @@ void submit_tiles(const std::string& name, const TaskKind& kind, const std::vect
   // With CUDA workers, on the device class of the tile it writes where the grid's placement
   // (a split, or the planner's for tiles a user gave) gives one, as that tile's own tasks: its
   // data stays in that part's memory. A team task on the CPU keeps its team (any CPU workers, no
-  // single one); on a GPU it runs its CUDA body on the tile's worker. Left to peager, a CPU team
-  // took MG's one-task V-cycle whose levels the GPU held: class A 0.84 s, 0.044 s GPU-only (H200).
+  // single one); on a GPU it runs its CUDA body on the tile's worker: left to peager, a CPU team
+  // took MG's one-task V-cycle whose levels the GPU held, and waited for their transfers.
   const DeviceClass device = engine.cuda_workers() > 0
                                  ? first_written.field->device_class(first_written.tile)
                                  : DeviceClass::Any;

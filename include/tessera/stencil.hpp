@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tessera/access.hpp"
+#include "tessera/box.hpp"
 #include "tessera/detail/tile_points.hpp"
 #include "tessera/detail/time_block.hpp"
 #include "tessera/field.hpp"
@@ -86,9 +87,24 @@ struct Interior<D, F, TypeList<I...>, TypeList<O...>, TypeList<IO...>>
   // Dirichlet constants written once (constant-ghosts), and write-only access would let the
   // runtime hand a task a fresh or stale copy of the tile on another memory node (a GPU),
   // losing them. On one memory node it costs nothing. In-place fields are read-write anyway.
-  static TaskKind kind() {
+  static TaskKind kind(const char* name = "interior") {
     return TilePoints<D, F, TypeList<In<I>..., Out<O>..., InOut<IO>...>, TypeList<>>::kind(
-        "interior", Access::ReadWrite);
+        name, Access::ReadWrite);
+  }
+};
+
+/// A stencil's functor restricted to a box of grid points, [lo, hi): f at the points inside,
+/// nothing outside, where the written fields keep their values (an Interior task's outputs are
+/// read-write, so every memory node holds them whole).
+template <int D, class F>
+struct InBox {
+  F f;
+  std::int64_t lo[D], hi[D];
+  template <class... A>
+  TESSERA_HD void operator()(const Index<D>& i, const A&... a) const {
+    for (int d = 0; d < D; ++d)
+      if (i[d] < lo[d] || i[d] >= hi[d]) return;
+    f(i, a...);
   }
 };
 
@@ -100,6 +116,10 @@ void set_rules(Args& args, const std::vector<AccessRule>& rules) {
 }
 
 void check_stencil_radius(const std::string& name, int radius);
+/// Throws unless 0 <= lo <= hi <= the grid's extent along each of its `dims` axes, naming the
+/// stencil, the box, the extent and the fix.
+void check_apply_box(const std::string& name, const GridSpec& grid, const std::int64_t* lo,
+                     const std::int64_t* hi, int dims);
 
 /// Submits one step of a stencil (library): checks the fields, brings the inputs' ghost layers
 /// up to date, then one `kind` task per tile with `args` (reads the inputs' tiles, writes the
@@ -141,11 +161,9 @@ BlockCosts block_costs(const std::string& stencil, const GridSpec& grid);
 inline constexpr double kRedundantWorkLimit = 0.125;
 /// Deeper than kMaxAutoDepth only for a predicted step shorter by more than this share: less is
 /// within the models' error, and deeper blocks cost deeper ghost layers. The model's block cost
-/// (partition::kTaskSeconds) leaves out the wait for the neighbours' faces at each block
-/// (6-9 us on 2 cores in the machine's fast state, about 20 in its slower one), so it predicts
-/// less than depth brings where the blocks are short: life 1024^2 in 2 tiles on 2 cores, 3-6 %
-/// faster at depth 8 than 4 in the fast state, alike at 4 and 11 in the slower one (the rows
-/// recomputed cost what the waits saved; docs/scheduling.md).
+/// (partition::kTaskSeconds) leaves out the wait for the neighbours' faces at each block, so it
+/// predicts less than depth brings where the blocks are short (docs/scheduling.md, "The point
+/// loops").
 inline constexpr double kDeeperGain = 0.02;
 
 /// The depth of a block on a grid's tiles (Stencil::auto_depth): of 1..`most` steps, tiles at
@@ -240,38 +258,39 @@ class Stencil {
   template <class F, class... InF, class... OutF, class... InOutF>
   void apply(const F& f, const Inputs<InF...>& inputs, const Outputs<OutF...>& outputs,
              const InOuts<InOutF...>& inouts) const {
-    static_assert(sizeof...(InF) >= 1 && sizeof...(OutF) + sizeof...(InOutF) >= 1,
-                  "a stencil reads at least one field and writes at least one");
-    static_assert(((detail::FieldOf<InF>::type::dims == D) && ...) && ((OutF::dims == D) && ...) &&
-                      ((InOutF::dims == D) && ...),
-                  "every field of a Stencil<D> must be a Field<T, D>");
-    static_assert(std::is_trivially_copyable_v<F>,
-                  "the point functor is copied to every task and to the GPU: make it trivially "
-                  "copyable (plain data members, no std::vector or references)");
-    using K = detail::Interior<D, F, detail::TypeList<detail::ValueOf<InF>...>,
-                               detail::TypeList<typename OutF::value_type...>,
-                               detail::TypeList<typename InOutF::value_type...>>;
-    std::vector<detail::FieldStorage*> ins, outs;
-    std::vector<bool> centre_only;
-    std::vector<detail::AccessRule> rules;
-    const std::string owner = "stencil '" + name_ + "'";
-    std::apply(
-        [&](const auto&... fld) {
-          ((ins.push_back(&detail::FieldOf<std::decay_t<decltype(fld)>>::get(fld).storage()),
-            centre_only.push_back(detail::FieldOf<std::decay_t<decltype(fld)>>::centre_only),
-            rules.push_back(detail::access_rule(owner, *ins.back(), radius_, D,
-                                                shape_ == Shape::Box, centre_only.back()))),
-           ...);
-        },
-        inputs.fields);
-    std::apply([&](const auto&... fld) { (outs.push_back(&fld.storage()), ...); }, outputs.fields);
-    std::apply([&](const auto&... fld) { (outs.push_back(&fld.storage()), ...); },
-               inouts.fields);  // written like the outputs, after them (the functor's order)
-    typename K::Args prototype{{}, {f, {}}};
-    detail::set_rules(prototype, rules);
-    detail::set_inner_box(prototype.f, ins.front()->grid(), radius_);
-    detail::apply_stencil(name_, radius_, shape_ == Shape::Box, K::kind(), ins, centre_only, outs,
-                          sizeof...(InOutF), detail::ArgBlock::of(prototype));
+    submit("interior", f, inputs, outputs, inouts);
+  }
+
+  /// One step on the points of `box` only (global indices, lo inclusive, hi exclusive, within
+  /// the grid): f runs at those points, and every point outside keeps the value its written
+  /// fields had. The inputs are exchanged as for apply(f, ...). The interior (the points whose
+  /// neighbourhood lies inside a grid without periodic axes):
+  /// tessera::Box<D>::whole(grid).inset(stencil.radius()).
+  ///   heat.apply(tessera::Box<3>::whole(grid).inset(1), Heat{0.1}, tessera::in(u),
+  ///              tessera::out(next));
+  /// Its tasks are of kind "box" (their own performance model). A box outside the grid is an
+  /// error before any task.
+  template <class F, class... InF, class... OutF>
+  void apply(const Box<D>& box, const F& f, const Inputs<InF...>& inputs,
+             const Outputs<OutF...>& outputs) const {
+    apply(box, f, inputs, outputs, InOuts<>{});
+  }
+  /// The same with fields updated in place (tessera::inout): an accumulating output is
+  /// apply(box, f, tessera::in(u), tessera::out(), tessera::inout(acc)).
+  template <class F, class... InF, class... OutF, class... InOutF>
+  void apply(const Box<D>& box, const F& f, const Inputs<InF...>& inputs,
+             const Outputs<OutF...>& outputs, const InOuts<InOutF...>& inouts) const {
+    static_assert(sizeof...(InF) >= 1, "a stencil reads at least one field");
+    detail::InBox<D, F> in_box{f, {}, {}};
+    for (int a = 0; a < D; ++a) {
+      in_box.lo[a] = box.lo[a];
+      in_box.hi[a] = box.hi[a];
+    }
+    const auto& first = std::get<0>(inputs.fields);
+    detail::check_apply_box(
+        name_, detail::FieldOf<std::decay_t<decltype(first)>>::get(first).storage().grid(),
+        in_box.lo, in_box.hi, D);
+    submit("box", in_box, inputs, outputs, inouts);
   }
 
   /// The steps per exchange advance() runs with tessera::kAutoDepth: the deepest of 1 to
@@ -399,6 +418,44 @@ class Stencil {
   }
 
  private:
+  /// Submits one step of f, its tasks of kind `kind` (a string literal).
+  template <class F, class... InF, class... OutF, class... InOutF>
+  void submit(const char* kind, const F& f, const Inputs<InF...>& inputs,
+              const Outputs<OutF...>& outputs, const InOuts<InOutF...>& inouts) const {
+    static_assert(sizeof...(InF) >= 1 && sizeof...(OutF) + sizeof...(InOutF) >= 1,
+                  "a stencil reads at least one field and writes at least one");
+    static_assert(((detail::FieldOf<InF>::type::dims == D) && ...) && ((OutF::dims == D) && ...) &&
+                      ((InOutF::dims == D) && ...),
+                  "every field of a Stencil<D> must be a Field<T, D>");
+    static_assert(std::is_trivially_copyable_v<F>,
+                  "the point functor is copied to every task and to the GPU: make it trivially "
+                  "copyable (plain data members, no std::vector or references)");
+    using K = detail::Interior<D, F, detail::TypeList<detail::ValueOf<InF>...>,
+                               detail::TypeList<typename OutF::value_type...>,
+                               detail::TypeList<typename InOutF::value_type...>>;
+    std::vector<detail::FieldStorage*> ins, outs;
+    std::vector<bool> centre_only;
+    std::vector<detail::AccessRule> rules;
+    const std::string owner = "stencil '" + name_ + "'";
+    std::apply(
+        [&](const auto&... fld) {
+          ((ins.push_back(&detail::FieldOf<std::decay_t<decltype(fld)>>::get(fld).storage()),
+            centre_only.push_back(detail::FieldOf<std::decay_t<decltype(fld)>>::centre_only),
+            rules.push_back(detail::access_rule(owner, *ins.back(), radius_, D,
+                                                shape_ == Shape::Box, centre_only.back()))),
+           ...);
+        },
+        inputs.fields);
+    std::apply([&](const auto&... fld) { (outs.push_back(&fld.storage()), ...); }, outputs.fields);
+    std::apply([&](const auto&... fld) { (outs.push_back(&fld.storage()), ...); },
+               inouts.fields);  // written like the outputs, after them (the functor's order)
+    typename K::Args prototype{{}, {f, {}}};
+    detail::set_rules(prototype, rules);
+    detail::set_inner_box(prototype.f, ins.front()->grid(), radius_);
+    detail::apply_stencil(name_, radius_, shape_ == Shape::Box, K::kind(kind), ins, centre_only,
+                          outs, sizeof...(InOutF), detail::ArgBlock::of(prototype));
+  }
+
   template <template <class...> class List, class... Fields>
   static std::vector<detail::FieldStorage*> storages(const List<Fields...>& fields) {
     std::vector<detail::FieldStorage*> out;

@@ -5,6 +5,7 @@
 #include "tessera/access.hpp"
 #include "tessera/boundary.hpp"
 #include "tessera/boundary_function.hpp"
+#include "tessera/box.hpp"
 #include "tessera/checkpoint.hpp"
 #include "tessera/error.hpp"
 #include "tessera/field.hpp"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The measured H100 node, simulated (docs/simulation.md, "Calibration: the measured H100 node"):
 #   bash scripts/sim/node.sh [out-dir]          (default build/sim; a few minutes)
-# Simulates the rows of ../shared/measurements/h100-node-2026-11-26.md at their sizes and steps,
+# Simulates the rows of docs/notebook/h100-node-2026-11-26.md at their sizes and steps,
 # default options, on the h100node platform as that node is (16 cores: 15 CPU workers and the
 # one that drives the GPU), with the task times calibrated below, and writes
 # out-dir/node.{csv,md}: measured next to simulated, with the ratio. Per app:

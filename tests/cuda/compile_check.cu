@@ -34,6 +34,10 @@ template struct TilePoints<3, apps::CardiacReaction<3>, TypeList<InOut<double>, 
                            TypeList<>>;
 template struct TilePoints<2, apps::Extrema<2>, TypeList<In<double>>, TypeList<Min, Max>>;
 template struct Interior<2, apps::CloudStep, TypeList<float, float, float>, TypeList<float>>;
+// A stencil on a box (Stencil::apply(box, ...)), with an accumulating in-place field.
+template struct Interior<3, InBox<3, apps::Heat3d>, TypeList<double>, TypeList<double>>;
+template struct Interior<2, InBox<2, apps::CardiacPoint<2>>, TypeList<double>, TypeList<double>,
+                         TypeList<double>>;
 template struct TilePoints<2, apps::CloudCells, TypeList<In<float>>, TypeList<Sum, Min, Max>>;
 // Mesh loops: the CUDA implementation of Airfoil's increment loop and of its reductions.
 template struct MeshLoop<apps::airfoil::ResCalc, double, double, double, double, double, double,

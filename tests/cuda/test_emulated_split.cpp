@@ -425,8 +425,8 @@ struct StreamedHeat {
 
 // With STARPU_USE_NUMA (the emulated.numa.* runs, tests/CMakeLists.txt: a memory node of its own
 // for the stand-in) a streamed grid's tiles cross to the stand-in and back; on one memory node
-// nothing crosses. Fails where that variable arrives without the topology it needs (until
-// 2026-11-28 ctest passed only the first of those runs' variables).
+// nothing crosses. Fails where that variable arrives without the topology it needs (ctest
+// passes only the first variable of a list in ENVIRONMENT).
 TEST(EmulatedSplitMemory, StreamedSlabsCrossOnlyToAStandInOfItsOwnMemory) {
   StreamedHeat h("streamed-crossing", true);
   ASSERT_GT(h.depth, 0) << h.grid.chosen();
