@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <regex>
 #include <set>
 
 #include "partition/autotile.hpp"
@@ -465,12 +466,32 @@ TEST(Planner, AllPairsWorkPaysForSourcesInTheOtherMemory) {
   SCOPED_TRACE(large.summary);
   EXPECT_GT(large.split, 16384 / 2);
   EXPECT_LT(large.split, 16384);
-  // Without the copies' price the small split would win: the price is what decides.
-  const double n = 4096, split = 2806, cpu_tile = std::ceil((n - split) / 15);
-  const double gpu_part = split * n * m.gpu_pair_seconds + 16 * tessera::partition::kTaskSeconds;
-  const double cpu_part = cpu_tile * n * m.cpu_pair_seconds + 16 * tessera::partition::kTaskSeconds;
-  EXPECT_LT(std::max(gpu_part, cpu_part) + tessera::partition::kSplitSeconds,
-            n * n * m.gpu_pair_seconds + tessera::partition::kTaskSeconds);
+  // The price is what decides, derived by hand. A split at S: the GPU's one tile of S bodies and
+  // the CPU part's 15 tiles of ceil((4096 - S) / 15) each run against the 16 source tiles (a
+  // task each), the GPU's also copying the 15 CPU tiles, each CPU tile the GPU's
+  // (kSourceCopySeconds a tile); the step is the longer part and the split's fixed cost. Priced
+  // so, the split the planner weighed (its line: "GPU-only G ms, ..., split at x S: T ms") is T,
+  // more than G; without the copies, the best split (about 2806) is less than G.
+  std::smatch line;
+  ASSERT_TRUE(std::regex_search(
+      small.summary, line, std::regex("GPU-only ([0-9.]+) ms.*split at x ([0-9]+): ([0-9.]+) ms")))
+      << small.summary;
+  const double n = 4096, task = tessera::partition::kTaskSeconds;
+  const double copy = tessera::partition::kSourceCopySeconds,
+               fixed = tessera::partition::kSplitSeconds;
+  const auto split_step = [&](double split, double copies) {
+    const double gpu_part = split * n * m.gpu_pair_seconds + 16 * task + 15 * copies;
+    const double cpu_part =
+        std::ceil((n - split) / 15) * n * m.cpu_pair_seconds + 16 * task + copies;
+    return std::max(gpu_part, cpu_part) + fixed;
+  };
+  const double gpu_alone = n * n * m.gpu_pair_seconds + task;
+  EXPECT_NEAR(gpu_alone * 1e3, std::stod(line[1]), 0.006);
+  EXPECT_NEAR(split_step(std::stod(line[2]), copy) * 1e3, std::stod(line[3]), 0.006);
+  EXPECT_GT(std::stod(line[3]), std::stod(line[1]));
+  double unpriced = gpu_alone;
+  for (double split = 1; split < n; ++split) unpriced = std::min(unpriced, split_step(split, 0));
+  EXPECT_LT(unpriced, gpu_alone);
   // A class whose model is not calibrated has no predicted step, not its tasks' fixed cost.
   m.cpu_workers = 0;
   m.cpu_pair_seconds = 0;
@@ -783,6 +804,15 @@ TEST(GpuMemory, GhostPlanesThatStayOnTheGpuLeaveTheFieldsAndFaces) {
 // The same where each slab packs ahead the face its next visitor on the GPU reads
 // (Machine::faces_packed_ahead): of a pass of S slabs only the S - 1 faces towards the slab
 // visited before cross, both ways (and, on several GPUs, those towards a neighbouring GPU's).
+// Derived by hand: 0.85 of the 3865051136 bytes (3285293465.6) hold the slab computed and the
+// one leaving (24 bytes a point of a plane of 2^20 points: 25165824 a plane) and two sets of
+// four faces of d planes (8 bytes a point: 2 x 33554432 d); at the deepest depth, 16, that is
+// floor((3285293465.6 - 1073741824) / 25165824) = 87 planes, less 2 x 16 ghost planes: 55, so
+// 19 slabs of the 1024 planes. Per plane's column a step: the field, up and back once a visit
+// of 16 steps (1024 planes x 16 bytes / 16 = 1024 bytes), and the faces towards the slab visited
+// before (18 of the 19), 16 planes each way, 8 bytes a point (2 x 18 x 16 x 8 / 16 = 288). On
+// four GPUs a GPU's share is 256 planes, 5 slabs (20 in all), and each GPU's pass crosses 2 x 4
+// faces between its slabs and 4 towards its neighbours (two at most): 1024 + 4 x 12 x 8 = 1408.
 TEST(GpuMemory, FacesPackedAheadStayOnTheGpu) {
   using tessera::partition::plan_gpu_memory;
   const double memory = 3865051136, plane = 1024.0 * 1024;
@@ -792,6 +822,9 @@ TEST(GpuMemory, FacesPackedAheadStayOnTheGpu) {
   m.faces_packed_ahead = true;
   const auto p = plan_gpu_memory(plane, 1024, m, kH100PointSeconds, 15e-6, 1);
   ASSERT_TRUE(p.streamed && p.possible);
+  EXPECT_EQ(p.depth, 16);
+  EXPECT_EQ(p.slabs, 19);
+  EXPECT_NEAR(p.bus_bytes_per_step / plane, 1024 + 288, 0.1);
   const double slabs = static_cast<double>(p.slabs), thick = 1024.0 / slabs;
   EXPECT_NEAR(p.bus_bytes_per_step,
               slabs * plane * (thick * 16 + 2.0 * (slabs - 1) / slabs * p.depth * 8) / p.depth,
@@ -803,6 +836,9 @@ TEST(GpuMemory, FacesPackedAheadStayOnTheGpu) {
   four.ghost_planes_stay = four.faces_packed_ahead = true;
   const auto q = plan_gpu_memory(plane, 1024, four, kH100PointSeconds, 15e-6, 1);
   ASSERT_TRUE(q.streamed && q.possible);
+  EXPECT_EQ(q.depth, 16);
+  EXPECT_EQ(q.slabs, 20);
+  EXPECT_NEAR(q.bus_bytes_per_step / plane, 1024 + 4 * 12 * 8, 0.1);
   const double share = static_cast<double>(q.slabs) / 4, share_thick = 256.0 / share;
   EXPECT_NEAR(q.bus_bytes_per_step,
               4 * share * plane *
@@ -814,7 +850,11 @@ TEST(GpuMemory, FacesPackedAheadStayOnTheGpu) {
 // slab's tile (Machine::faces_read_from_next_slab), which its own visit needs on the GPU next:
 // no face crosses on one GPU, only the fields (1024 bytes a plane's column a step), and the GPU
 // holds that slab's field too (32 bytes a point of a slab in flight against 24) but one set of
-// faces: 21 slabs of 16 steps a visit, 11.3 ms of bus a step, against 19 and 14.5 ms.
+// faces: 21 slabs of 16 steps a visit, 11.3 ms of bus a step, against 19 and 14.5 ms. By hand:
+// (3285293465.6 - 4 x 16 x 2^20 x 8) / (32 x 2^20) = 81.9, so 81 - 32 = 49 planes and 21 slabs;
+// the busier way carries 1024 planes x 8 bytes over 16 steps, 512 bytes a column, at 0.95 x
+// 50 GB/s: 11.30 ms. Packed ahead only, 19 slabs (above) and 18 faces of 16 planes more that
+// way: 512 + 18 x 16 x 8 / 16 = 656 bytes a column, 14.48 ms.
 TEST(GpuMemory, FacesReadFromTheNextSlabLeaveTheFieldsAlone) {
   using tessera::partition::plan_gpu_memory;
   const double memory = 3865051136, plane = 1024.0 * 1024;
@@ -924,6 +964,26 @@ TEST(GpuMemory, NotEvenTheThinnestSlabFitsIsRefused) {
   EXPECT_FALSE(c.gpu_fits);
 }
 
+// The step of a 1024^3 grid of three doubles a point (24 bytes; 16 kept while a slab leaves, 8
+// written back) streamed through one 4 GiB GPU (3865051136 bytes, 0.85 of them usable) on a
+// 50 GB/s bus (0.95 of it the busier way), its point at 16 bytes / 2745 GB/s, in visits of
+// `d` steps, derived by hand from docs/gpu.md's rule ("Grids larger than a GPU"): a plane held
+// with its ghost points across, (1024 + 2d)^2; the slab computed (24 bytes a point) and the one
+// leaving (16) beside two sets of four faces of d planes (8 bytes a point); the thickest slab
+// fitting, less 2d ghost planes; each visit moves its slab and ghost planes up (16 bytes a
+// point) and back (8) with two faces each way; the step is the bus's time (the up way, busier),
+// the compute (ghost planes recomputed: (d - 1) / the slab's thickness more) and a task a visit.
+double streamed_step_by_hand(int d) {
+  const double plane = 1024.0 * 1024, held = (1024.0 + 2 * d) * (1024.0 + 2 * d);
+  const double face = 4.0 * d * plane * 8;
+  const double fits = std::floor((0.85 * 3865051136 - 2 * face) / (held * 40)) - 2 * d;
+  const double slabs = std::ceil(1024 / fits), thick = 1024 / slabs;
+  const double up = (thick + 2 * d) * held * 16 + face / 2;
+  const double bus = slabs / d * up / (0.95 * 50e9);
+  const double compute = 16 / 2745e9 * plane * 1024 * (1 + (d - 1) / thick);
+  return bus + compute + 15e-6 * slabs / d;
+}
+
 TEST(GpuMemory, TheSplitPricesTheStreamedPart) {
   // A grid of three doubles a point (cardiac3d's e, next and r) at heat3d's speeds, 1024^3 on a
   // 4 GiB GPU with 15 cores at 7.16 GB/s each (the node's calibration): the GPU part streams at
@@ -941,12 +1001,22 @@ TEST(GpuMemory, TheSplitPricesTheStreamedPart) {
   EXPECT_EQ(c.cpu_tiles, 15) << c.summary;
   EXPECT_THAT(c.summary, HasSubstr("streamed: "));
   EXPECT_THAT(c.summary, HasSubstr("predicted step: GPU-only 74.74 ms"));
+  // The GPU-only figure by hand: at depth 10, 39 planes a slab, 27 slabs, 66.96 ms of bus and
+  // 7.74 of compute a step, the least of the even depths (8: 77.68 ms, 12: 75.00). The split
+  // (831) is the chooser's search over the CPU part too: not derived here.
+  double least = streamed_step_by_hand(2);
+  int depth = 2;
+  for (int d = 4; d <= 16; d += 2)
+    if (streamed_step_by_hand(d) < least) least = streamed_step_by_hand(d), depth = d;
+  EXPECT_EQ(depth, 10);
+  EXPECT_NEAR(least * 1e3, 74.74, 0.005);
 }
 
 TEST(GpuMemory, ASplitTakesTheDepthOfBothParts) {
   // The grid above with 40 cores: one depth for the grid, so the cores' slabs (about 9 planes)
-  // recompute their neighbours' edges at it. The GPU alone takes depth 10; the split is
-  // shortest at 8 (48.88 ms a step, z >= 635 on the cores).
+  // recompute their neighbours' edges at it. The GPU alone takes depth 10 (derived above,
+  // streamed_step_by_hand); the split is shortest at 8 (48.88 ms a step, z >= 635 on the cores:
+  // the chooser's search, not derived here).
   Machine m = gpu_node(3865051136);
   m.point = {24, 8};
   m.cpu_workers = 40;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <thread>
 #include <vector>
@@ -110,17 +111,36 @@ TEST(IdleWorkers, RuntimeIdleFromStartUntilFirstUse) {
   EXPECT_EQ(tessera::sum(u), 32.0 * 32.0);
 }
 
+// u = 3 u + round modulo a prime, in place: the record of the rounds depends on their order and
+// on each running once (a +1 would not show two rounds swapped); exact in doubles (< 2^53).
+struct RecordRound {
+  double round;
+  static constexpr double kPrime = 1000003;
+  void cpu(tessera::TileView<double, 2> u) const {
+    for (std::int64_t y = 0; y < u.extent[1]; ++y)
+      for (std::int64_t x = 0; x < u.extent[0]; ++x)
+        u(x, y) = std::fmod(3 * u(x, y) + round, kPrime);
+  }
+};
+
 TEST(IdleWorkers, ManyShortWaitsBetweenSubmissions) {
-  // Pausing after every wait and waking at every submission keeps the order of the work.
+  // Pausing after every wait and waking at every submission keeps the order of the work: the
+  // workers are paused between the rounds (checked at three of them, where pausing removed
+  // fails), and each round's tasks run once, after the round before (the record below).
   tessera::Runtime rt(test::options({"random", 2}));
   const tessera::Grid<2> grid({32, 32}, {8, 8});
   tessera::Field<double, 2> u(grid, 0, {}, "u");
-  tessera::Task add("add-one");
+  tessera::Task record("record-round");
+  double expected = 0;
   for (int round = 0; round < 50; ++round) {
-    for (int t = 0; t < grid.tiles(); ++t) add.submit(AddOne{}, tessera::update_tile(u, t));
+    for (int t = 0; t < grid.tiles(); ++t)
+      record.submit(RecordRound{static_cast<double>(round)}, tessera::update_tile(u, t));
     rt.wait();
+    expected = std::fmod(3 * expected + round, RecordRound::kPrime);
+    if (round == 0 || round == 25 || round == 49)
+      expect_paused(cost_of_host_sleep(), "after a short wait");
   }
-  for (double x : u.gather()) ASSERT_EQ(x, 50.0);
+  for (double x : u.gather()) ASSERT_EQ(x, expected);
 }
 
 // Where the workers take every core the process may use, the last task of a wait pauses them

@@ -21,7 +21,11 @@
 # tiles merged into one slab per stand-in), then --gpu-fraction 0.5 --keep-gpu-tiles (a split,
 # the GPU part's tiles as given, several per stand-in); each must give the CPU run's digits,
 # and its trace must show every task of a tile on the one worker its tile was pinned to, the
-# GPU tiles over every stand-in (check_pinning.py; $TESSERA_PINNING_CHECK adds its options).
+# GPU tiles over every stand-in (check_pinning.py; $TESSERA_PINNING_CHECK adds its options),
+# and the buses data crossed (check_pinning.py --buses): with TESSERA_TEST_BUSES=numa (the case
+# gives the stand-ins NUMA nodes of their own), both ways to each node where tiles ran, and a
+# stand-in in a node of its own; unset, none and one memory node: a run that dropped the
+# topology, or gained one, fails.
 # $TESSERA_TEST_MPIRUN (e.g. "mpirun -np 2") runs them under mpirun: K stand-ins per rank.
 set -euo pipefail
 
@@ -40,10 +44,18 @@ else
   if [ "$rc" -ne 0 ]; then exit "$rc"; fi
 fi
 
+# The run's <key> value; the run must also exit 0 (under mpirun, every rank: mpirun exits
+# non-zero where one did), or the script stops, whatever it printed: a result line from a run
+# that then aborted (StarPU at shutdown, a rank after rank 0 printed) is a failure. Run as
+# `x=$(result ...) || exit 1`: `set -e` does not reach into a command substitution.
 result() {
-  local out
-  out=$(env "$@" --quiet)
+  local out rc=0
+  out=$(env "$@" --quiet) || rc=$?
   echo "$out" >&2
+  if [ "$rc" -ne 0 ]; then
+    echo "app_gpu_vs_cpu: the run exited with status $rc: $*" >&2
+    return 1
+  fi
   sed -n "s/.* $key=\([^ ]*\).*/\1/p" <<<"$out" | tail -n 1
 }
 cpu_models=()
@@ -57,7 +69,7 @@ if [ -n "${gpus:-}" ]; then
   trap 'rm -rf "$dir"' EXIT
   cpu_models=(--perfmodel-dir "$dir")
 fi
-cpu=$(result TESSERA_EMULATED_CUDA=0 "$app" "$@" --ncpu 2 --ncuda 0 "${cpu_models[@]}")
+cpu=$(result TESSERA_EMULATED_CUDA=0 "$app" "$@" --ncpu 2 --ncuda 0 "${cpu_models[@]}") || exit 1
 if [ -n "${gpus:-}" ]; then
   [ -n "$cpu" ] || { echo "app_gpu_vs_cpu: no $key= in the output" >&2; exit 1; }
   read -r -a mpirun <<<"${TESSERA_TEST_MPIRUN:-}"
@@ -68,19 +80,19 @@ if [ -n "${gpus:-}" ]; then
     [ "$placement" = split ] && options=(--gpu-fraction 0.5 --keep-gpu-tiles)
     got=$(result TESSERA_EMULATED_CUDA="split:$gpus" "${mpirun[@]}" "$app" "$@" \
       --ncpu $((gpus + 1)) --ncuda 0 "${options[@]}" --perfmodel-dir "$dir" \
-      --trace "$dir/$placement.json")
+      --trace "$dir/$placement.json") || exit 1
     [ "$cpu" = "$got" ] || {
       echo "$key: CPU $cpu, $gpus stand-in GPUs ($placement) $got: not identical" >&2
       exit 1
     }
     python3 "$here/check_pinning.py" "$dir/$placement.json" --gpus "$gpus" \
-      --placement "$placement" "${check[@]}"
+      --placement "$placement" "${check[@]}" --buses "${TESSERA_TEST_BUSES:-none}"
   done
   echo "$key: CPU $cpu, GPU $got (identical; $gpus stand-in GPUs${mpirun:+ per rank}, placed on" \
     "the GPUs and split with the CPU)"
   exit 0
 fi
-gpu=$(result "${gpu_env[@]}" "$app" "$@" "${gpu_run[@]}")
+gpu=$(result "${gpu_env[@]}" "$app" "$@" "${gpu_run[@]}") || exit 1
 if [ -z "$cpu" ] || [ -z "$gpu" ]; then
   echo "app_gpu_vs_cpu: no $key= in the output" >&2
   exit 1
@@ -91,7 +103,7 @@ if [ "$probe" = --emulated ]; then
   models=$(mktemp -d)
   trap 'rm -rf "$models"' EXIT
   split=$(result TESSERA_EMULATED_CUDA=split "$app" "$@" --ncpu 2 --ncuda 0 --gpu-fraction 0.5 \
-    --perfmodel-dir "$models")
+    --perfmodel-dir "$models") || exit 1
   [ "$cpu" = "$split" ] || {
     echo "$key: CPU $cpu, split emulation $split: not identical" >&2
     exit 1

@@ -2,6 +2,7 @@
 """check_pinning.py: every task of a tile ran on the worker its tile was placed on (a trace).
 
 check_pinning.py TRACE --gpus K [--placement gpu|split] [--multi-grid] [--unpinned TASK...]
+                 [--buses none|numa]
 check_pinning.py --self-test   (its own cases: a right trace passes, each wrong one fails)
 
 TRACE: a run's --trace file in split emulation with K stand-in GPUs on each rank
@@ -17,7 +18,11 @@ TRACE: a run's --trace file in split emulation with K stand-in GPUs on each rank
   - the tiles on the CUDA class spread over every stand-in where there are at least K of them
     (a rank's GPU tiles all on one of its GPUs fail);
   - --placement gpu: every tile on a stand-in; split: tiles on both classes (over the ranks),
-    where there are two tile numbers or more.
+    where there are two tile numbers or more;
+  - --buses: the buses data crossed (counters `bus <from>-><to>` with bytes), per rank. none:
+    every worker in memory node 0 and no bus crossed. numa (hwloc's two NUMA nodes, a memory
+    node each): some stand-in in a node of its own (the topology took effect), data crossed
+    both ways between node 0 and each other node where a tile's task ran, and no other bus.
 Prints one line of counts and exits 0, or up to 20 faults and exits 1.
 """
 import argparse
@@ -61,6 +66,36 @@ def tile_workers(doc, arch, args, faults):
     return workers, tasks
 
 
+def check_buses(doc, ranks, mode, faults):
+    """Per rank, the buses with bytes in the trace's counters against `mode` (none, numa)."""
+    crossed = defaultdict(set)
+    ran = defaultdict(set)  # rank -> memory nodes of the workers that ran a tile's task
+    node = {}
+    for r in doc.get("otherData", {}).get("tessera_ranks", []):
+        for w in r["workers"]:
+            node[(r["rank"], w["id"])] = w.get("memory_node", 0)
+    for e in doc["traceEvents"]:
+        name, a = e.get("name", ""), e.get("args", {})
+        if e.get("ph") == "C" and name.startswith("bus ") and a.get("bytes", 0):
+            crossed[e.get("pid")].add(name[len("bus "):])
+        if e.get("ph") == "X" and a.get("tile", -1) >= 0:
+            ran[a["rank"]].add(node.get((a["rank"], a["worker"]), 0))
+    for rank in ranks:
+        nodes = {n for (r, _), n in node.items() if r == rank}
+        expected = set()
+        if mode == "numa":
+            if nodes <= {0}:
+                faults.append(f"rank {rank}: every worker in memory node 0, no NUMA node of "
+                              "the stand-ins' own")
+            for n in sorted(ran[rank] - {0}):
+                expected |= {f"NUMA 0->NUMA {n}", f"NUMA {n}->NUMA 0"}
+        elif nodes - {0}:
+            faults.append(f"rank {rank}: workers in memory nodes {sorted(nodes)}, not 0 alone")
+        if crossed[rank] != expected:
+            faults.append(f"rank {rank}: data crossed the buses {sorted(crossed[rank])}, "
+                          f"not {sorted(expected)}")
+
+
 def check(doc, args):
     faults = []
     arch = workers_by_rank(doc)
@@ -93,6 +128,8 @@ def check(doc, args):
                           f"{on_gpu[rank]}) use {len(used)} of its {args.gpus} stand-ins")
         if args.placement == "gpu" and on_cpu[rank]:
             faults.append(f"rank {rank}: {on_cpu[rank]} tiles on CPU workers, placement gpu")
+    if args.buses is not None:
+        check_buses(doc, ranks, args.buses, faults)
     gpu_tiles = sum(map(len, on_gpu.values()))
     several = len({key[1] for key in workers}) > 1
     if args.placement == "split" and several and (gpu_tiles == 0 or sum(on_cpu.values()) == 0):
@@ -104,9 +141,11 @@ def check(doc, args):
 
 def self_test():
     """Each fault on a made-up trace of 2 stand-ins and a CPU worker, 4 tiles of 2 tasks."""
-    def trace(runs, pinned=None):
+    def trace(runs, pinned=None, buses=(), nodes=(0, 0, 0)):
         doc = {"otherData": {"tessera_ranks": [{"rank": 0, "workers": [
-            {"id": 0, "arch": "cuda"}, {"id": 1, "arch": "cuda"}, {"id": 2, "arch": "cpu"}]}]},
+            {"id": 0, "arch": "cuda", "memory_node": nodes[0]},
+            {"id": 1, "arch": "cuda", "memory_node": nodes[1]},
+            {"id": 2, "arch": "cpu", "memory_node": nodes[2]}]}]},
             "traceEvents": []}
         for tile, workers in enumerate(runs):
             for k, w in enumerate(workers):
@@ -114,7 +153,12 @@ def self_test():
                 doc["traceEvents"].append({"ph": "X", "name": "s:interior", "args": {
                     "task": f"s:interior tile={tile}", "tile": tile, "rank": 0, "worker": w,
                     "pinned_worker": p}})
+        for bus in buses:
+            doc["traceEvents"].append({"ph": "C", "name": f"bus {bus}", "pid": 0,
+                                       "args": {"bytes": 4096, "transfers": 1}})
         return doc
+    numa = ["NUMA 0->NUMA 1", "NUMA 1->NUMA 0"]
+    two_nodes = (0, 1, 0)  # stand-in 1 in a NUMA node of its own
     cases = [  # (trace, placement, the fault expected ("" none)[, the --unpinned tasks])
         (trace([[0, 0], [1, 1], [0, 0], [1, 1]]), "gpu", ""),
         (trace([[0, 0], [1, 1], [2, 2], [2, 2]]), "split", ""),
@@ -132,11 +176,27 @@ def self_test():
          "", ["s:interior"]),
         (trace([[0, 0], [1, 1], [0, 0], [1, 1]], [[0, 0], [1, 1], [-1, -1], [1, 1]]), "gpu",
          "not pinned", ["s:interior"]),
+        # --buses numa: both ways to the node where tiles ran, none where none ran there, and
+        # the topology in effect; --buses none: one memory node, nothing crossed.
+        (trace([[0, 0], [1, 1], [0, 0], [1, 1]], buses=numa, nodes=two_nodes), "gpu", "", [],
+         "numa"),
+        (trace([[0, 0], [2, 2], [2, 2], [2, 2]], nodes=two_nodes), "split", "", [], "numa"),
+        (trace([[0, 0], [1, 1], [0, 0], [1, 1]], nodes=two_nodes), "gpu",
+         "data crossed the buses [], not ['NUMA 0->NUMA 1', 'NUMA 1->NUMA 0']", [], "numa"),
+        (trace([[0, 0], [1, 1], [0, 0], [1, 1]], buses=numa[:1], nodes=two_nodes), "gpu",
+         "data crossed the buses ['NUMA 0->NUMA 1'], not", [], "numa"),
+        (trace([[0, 0], [1, 1], [0, 0], [1, 1]]), "gpu", "no NUMA node of the stand-ins' own", [],
+         "numa"),
+        (trace([[0, 0], [1, 1], [0, 0], [1, 1]]), "gpu", "", [], "none"),
+        (trace([[0, 0], [1, 1], [0, 0], [1, 1]], buses=numa), "gpu", "not []", [], "none"),
+        (trace([[0, 0], [1, 1], [0, 0], [1, 1]], nodes=two_nodes), "gpu", "not 0 alone", [],
+         "none"),
     ]
     failed = 0
-    for doc, placement, expected, *unpinned in cases:
+    for doc, placement, expected, *more in cases:
         args = argparse.Namespace(gpus=2, placement=placement, multi_grid=False,
-                                  unpinned=unpinned[0] if unpinned else [])
+                                  unpinned=more[0] if more else [],
+                                  buses=more[1] if len(more) > 1 else None)
         faults, _ = check(doc, args)
         found = any(expected in f for f in faults) if expected else not faults
         if not found:
@@ -155,6 +215,7 @@ def main():
     p.add_argument("--placement", choices=["gpu", "split"])
     p.add_argument("--multi-grid", action="store_true")
     p.add_argument("--unpinned", nargs="*", default=[])
+    p.add_argument("--buses", choices=["none", "numa"])
     args = p.parse_args()
     with open(args.trace) as f:
         doc = json.load(f)

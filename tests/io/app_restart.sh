@@ -18,10 +18,17 @@ rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 fail() { echo "FAIL: $*"; exit 1; }
 checksum() { grep -o "checksum=[^ ]*" <<< "$1"; }
 run() { "$app" $common --quiet "$@"; }
+# The checksum a command prints, and its status: a run that prints its result and then fails
+# (a rank after rank 0 printed) fails here, where checksum "$(...)" kept only grep's status.
+result_of() {
+  local out
+  out=$("$@") || return 1
+  checksum "$out"
+}
 
-plain_a=$(checksum "$(run $tile_a --steps "$steps")") || fail "plain run"
-plain_b=$(checksum "$(run $tile_b --steps "$steps")") || fail "plain run on tile B"
-with_io=$(checksum "$(run $tile_a --steps "$steps" --checkpoint-every "$half" --output-every "$half")") ||
+plain_a=$(result_of run $tile_a --steps "$steps") || fail "plain run"
+plain_b=$(result_of run $tile_b --steps "$steps") || fail "plain run on tile B"
+with_io=$(result_of run $tile_a --steps "$steps" --checkpoint-every "$half" --output-every "$half") ||
   fail "run with checkpoints"
 [ "$with_io" = "$plain_a" ] || fail "checkpoints changed the result: $with_io, not $plain_a"
 ck=checkpoints/$(printf "step-%08d" "$half")
@@ -37,19 +44,19 @@ grep -q " from_step=$half\b" <<< "$line" || fail "the restart's result line lack
 [ "$restarted" = "$plain_b" ] || fail "restart on tile B gave $restarted, the plain run $plain_b"
 echo "restart on another tiling: $restarted"
 if [ ${#mpirun[@]} -gt 0 ]; then
-  plain_mpi=$(checksum "$("${mpirun[@]}" -np 2 "$app" $common --quiet $tile_b --steps "$steps")") ||
+  plain_mpi=$(result_of "${mpirun[@]}" -np 2 "$app" $common --quiet $tile_b --steps "$steps") ||
     fail "plain run under mpirun"
-  mpi=$(checksum "$("${mpirun[@]}" -np 2 "$app" $common --quiet $tile_b --steps "$steps" --restart "$ck")") ||
+  mpi=$(result_of "${mpirun[@]}" -np 2 "$app" $common --quiet $tile_b --steps "$steps" --restart "$ck") ||
     fail "restart under mpirun"
   [ "$mpi" = "$plain_mpi" ] || fail "restart on 2 ranks gave $mpi, the plain 2-rank run $plain_mpi"
   echo "restart on 2 ranks: $mpi"
   # Written by 2 ranks (each its own tiles and pieces), restarted on 1.
-  two=$(checksum "$("${mpirun[@]}" -np 2 "$app" $common --quiet $tile_b --steps "$steps" \
-        --checkpoint-every "$half" --checkpoint-dir ck2 --output-every "$half" --output-dir out2)") ||
+  two=$(result_of "${mpirun[@]}" -np 2 "$app" $common --quiet $tile_b --steps "$steps" \
+        --checkpoint-every "$half" --checkpoint-dir ck2 --output-every "$half" --output-dir out2) ||
     fail "checkpoints written by 2 ranks"
   [ "$two" = "$plain_mpi" ] || fail "checkpoints on 2 ranks changed the result: $two"
   ls out2/*.pvti > /dev/null 2>&1 || fail "no output from 2 ranks"
-  one=$(checksum "$(run $tile_a --steps "$steps" --restart ck2/$(basename "$ck"))") || fail "restart of a 2-rank checkpoint"
+  one=$(result_of run $tile_a --steps "$steps" --restart "ck2/$(basename "$ck")") || fail "restart of a 2-rank checkpoint"
   [ "$one" = "$plain_a" ] || fail "restart on 1 rank of a 2-rank checkpoint gave $one, not $plain_a"
   echo "2-rank checkpoint restarted on 1 rank: $one"
 fi
