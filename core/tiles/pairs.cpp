@@ -115,6 +115,9 @@ void submit_pairs(const std::string& name, const PairKind& plain, const PairKind
   for (int s = 0; s < source_tiles; ++s) source_memory.push_back(memory_of(*sources.front(), s));
   std::vector<TileRef> refs, early;
   std::vector<unsigned char> block;
+  // The tasks with carry fields are another kernel: a codelet and a model of their own (on a
+  // rank that holds none of a tile's handles the types alone would not tell them apart).
+  const std::string carried_name = name + "-carried";
   for (int t = 0; t < target_tiles; ++t) {
     const std::array<int, 3> target_memory = memory_of(*accumulators.front(), t);
     for (int s = 0; s < source_tiles; ++s) {
@@ -140,7 +143,7 @@ void submit_pairs(const std::string& name, const PairKind& plain, const PairKind
       // A task waits for the one before it (the same accumulators) longer than for its
       // sources: those written elsewhere (another GPU's or the CPU's tiles) are copied to its
       // worker as soon as they are written, not one after another as the chain reaches them.
-      submit_tiles(name, kind.kind, refs, args,
+      submit_tiles(cut[si] ? carried_name : name, kind.kind, refs, args,
                    static_cast<double>(points(*accumulators.front(), t)) *
                        static_cast<double>(points(*sources.front(), s)),
                    early);
