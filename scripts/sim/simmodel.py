@@ -94,7 +94,7 @@ def comb_text(index, devtype, devid, entries, line=None):
            "# sumlnx\tsumlnx2\t\tsumlny\t\tsumlnxlny\talpha\t\tbeta\t\tn\tminx\t\tmaxx",
            "0.000000e+00   \t0.000000e+00   \t0.000000e+00   \t0.000000e+00   \tnan            "
            + ("\tnan            \t0\t0              \t0              " if line is None else
-              f"\tnan            \t100\t1              \t{10**15}              "),
+              f"\tnan            \t100\t1              \t{line[3] if len(line) > 3 else 10**15}              "),
            "# a\t\tb\t\tc",
            "nan            \tnan            \tnan            " if line is None else
            f"{line[0]:e}\t{(line[2] if len(line) > 2 else 1.0):e}\t{line[1]:e}",
@@ -402,7 +402,9 @@ def write_regression(args):
         line = lambda gbs, lat: (1e6 / (float(gbs) * 1e9), lat)
         if gpu_gbs in PAIRS_KERNELS:  # a kernel's curve: a s^b + c
             a, b, c = PAIRS_KERNELS[gpu_gbs]["regression"]
-            gpu_line = (a, c, b)
+            # valid up to the largest task measured (StarPU's maxx; the planner reads a GPU's
+            # full rate there, tasks/device_classes.cpp)
+            gpu_line = (a, c, b, max(side for side, _, _ in PAIRS_MEASURED[gpu_gbs]) ** 2)
         else:
             gpu_line = line(gpu_gbs, args.gpu_lat_us)
         combs = [comb_text(0, 0, 0, work_entry(symbol, line(cpu_gbs, args.cpu_lat_us)),
