@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "partition/autotile.hpp"
 #include "partition/gpu_memory.hpp"
@@ -494,9 +494,9 @@ TEST(Planner, AllPairsTilesFillTheGpus) {
   m.cuda_workers = 4;
   m.cpu_workers = 0;
   m.gpu_pair_seconds = 2.8e-12;
-  for (const auto& [n, tiles, step] :
-       {std::tuple<std::int64_t, int, double>{4096, 1, 109e-6}, {16384, 2, 466e-6},
-        {65536, 4, 3246e-6}}) {
+  for (const auto& [n, tiles, step] : {std::tuple<std::int64_t, int, double>{4096, 1, 109e-6},
+                                       {16384, 2, 466e-6},
+                                       {65536, 4, 3246e-6}}) {
     const TileChoice c = Planner(m, true).pairs({n, 1, 1}, 2);
     SCOPED_TRACE(c.summary);
     EXPECT_EQ(c.split, n);

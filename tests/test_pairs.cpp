@@ -1,5 +1,6 @@
 // All-pairs interactions (tessera::Pairs) give the serial loop's bits (chunks of 64 sources,
-// reference/pairs.hpp) for every tiling, scheduler and worker count; apps/nbody matches its serial reference bitwise.
+// reference/pairs.hpp) for every tiling, scheduler and worker count; apps/nbody matches its serial
+// reference bitwise.
 #include <gmock/gmock.h>
 
 #include <array>

@@ -175,8 +175,7 @@ struct PairTiles<D, F, TypeList<TT...>, TypeList<ST...>, K, Carry> {
   /// Chunk q's sum at target (x, y, z) from `part` (zero, or the carried sum): the user's
   /// functor for local sources [lo, hi) in order. The one place the functor is called.
   TESSERA_HD static void chunk_sum(const Args& a, void* const* p, std::int64_t x, std::int64_t y,
-                                   std::int64_t z, std::int64_t lo, std::int64_t hi,
-                                   Acc<K>& part) {
+                                   std::int64_t z, std::int64_t lo, std::int64_t hi, Acc<K>& part) {
     chunk_sum(a, p, x, y, z, lo, hi, part, std::index_sequence_for<TT...>{},
               std::index_sequence_for<ST...>{});
   }
