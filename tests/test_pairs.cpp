@@ -128,6 +128,29 @@ TEST_P(PairsOnTiles, NBodyMatchesSerialReferenceBitwise) {
 INSTANTIATE_TEST_SUITE_P(Config, PairsOnTiles, testing::ValuesIn(test::configs()),
                          test::config_name);
 
+// The carry fields of chunks cut by source tiles belong to a Pairs and its Runtime: one Pairs
+// applied in two Runtimes in turn, and to grids of other tiles, keeps the reference's bits.
+TEST(PairsCarry, OnePairsServesRuntimesAndTilingsInTurn) {
+  tessera::Pairs<2> weighted("weighted");
+  for (std::int64_t tile : {30, 30, 45}) {
+    SCOPED_TRACE("source tiles of " + std::to_string(tile));
+    tessera::Options o;
+    o.quiet = true;
+    tessera::Runtime rt(o);
+    const tessera::Grid<2> targets({5, 1}, {5, 1}), sources({100, 1}, {tile, 1});
+    tessera::Field<double, 2> w(targets, 0, {}, "w"), a0(targets, 0, {}, "a0"),
+        a1(targets, 0, {}, "a1");
+    tessera::Field<double, 2> v(sources, 0, {}, "v");
+    w.fill([](Index<2> p) { return std::pow(10.0, 8.0 * test::noise<2>(p)); });
+    v.fill([](Index<2> p) { return test::noise<2>({{p[1], p[0]}}) - 0.5; });
+    const std::vector<double> w0 = w.gather(), v0 = v.gather(), s0 = a0.gather(), s1 = a1.gather();
+    weighted.apply(Weighted{}, tessera::targets(w), tessera::sources(v),
+                   tessera::accumulate(a0, a1));
+    test::expect_bitwise_equal(a1.gather(),
+                               weighted_reference(targets, sources, w0, v0, s0, s1, 1));
+  }
+}
+
 TEST(PairsErrors, FieldsAreCheckedBeforeSubmission) {
   tessera::Options o;
   o.quiet = true;

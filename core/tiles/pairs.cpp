@@ -61,12 +61,19 @@ std::int64_t points(const FieldStorage& f, int t) {
   return g.extent[0] * g.extent[1] * g.extent[2];
 }
 
-// The carry fields for `accumulators`, made (or remade for another grid) when first needed.
+// The carry fields for `accumulators`, made (or remade for another grid, more accumulators or
+// another Runtime) when first needed.
 const std::vector<std::unique_ptr<FieldStorage>>& carry_fields(
     const std::string& name, const std::vector<FieldStorage*>& accumulators,
     std::shared_ptr<PairCarry>& carry) {
   const GridSpec& grid = accumulators.front()->grid();
-  if (!carry || !(carry->grid == grid) || carry->fields.size() < accumulators.size()) {
+  const auto usable = [&] {
+    if (!carry || !(carry->grid == grid) || carry->fields.size() < accumulators.size())
+      return false;
+    const FieldStorage& f = *carry->fields.front();
+    return !f.impl().released && &f.context() == &accumulators.front()->context();
+  };
+  if (!usable()) {
     carry.reset();  // waits for the tasks that use the old ones
     auto made = std::make_shared<PairCarry>();
     made->grid = grid;
