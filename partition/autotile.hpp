@@ -96,6 +96,10 @@ inline constexpr double kSplitSeconds = 3e-4;
 // simulation of the H100 node (docs/simulation.md, issue 48 (d)): 61 us a CPU tile on the GPU,
 // even with the copies made as soon as the tiles are written.
 inline constexpr double kSourceCopySeconds = 4 * kTaskSeconds;
+// The threads of the CUDA pair kernel (tessera::Pairs) that keep a GPU busy: about half of an
+// H100's or H200's resident threads (132 multiprocessors of 2048), as pairs.hpp's launch aims
+// for; a task of fewer runs that share of a full GPU's rate (Planner::pairs).
+inline constexpr double kPairFillThreads = 131072;
 // The thinnest tile the chooser makes along an axis it cuts: thinner tiles copy more ghost
 // layers per point than they compute, and leave temporal blocking no depth.
 inline constexpr std::int64_t kMinThickness = 8;

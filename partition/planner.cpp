@@ -139,13 +139,25 @@ namespace {
 // `workers` workers, in whole rounds of its thickest tile's chain: that tile's points x
 // `points` sources x `pair_seconds`, a task per source tile (`sources`), and the copies of the
 // `foreign` source tiles held in another memory than the part's (kSourceCopySeconds each).
+// On a GPU (`gpu`) `pair_seconds` is an interaction's time on a full GPU, and a task keeps
+// only part of it busy when its tile has few targets: the CUDA pair kernel (pairs.hpp,
+// pair_kernel) runs blocks of 32 targets, each target's chunks of 64 sources summed by up to
+// 16 lanes at once, so a task of T targets and S sources (here the average source tile) runs
+// ceil(T / 32) 32 min(16, ceil(S / 64)) threads, a full GPU from kPairFillThreads.
 double pairs_part_seconds(std::int64_t planes, double cross, int tiles, int workers, double points,
-                          double pair_seconds, double task_seconds, int sources, int foreign) {
+                          double pair_seconds, double task_seconds, int sources, int foreign,
+                          bool gpu) {
   if (planes <= 0 || tiles <= 0) return 0;
   const std::int64_t thickest = (planes + tiles - 1) / tiles;
   const int rounds = (tiles + std::max(1, workers) - 1) / std::max(1, workers);
-  return rounds * (static_cast<double>(thickest) * cross * points * pair_seconds +
-                   sources * task_seconds + foreign * kSourceCopySeconds);
+  const double targets = static_cast<double>(thickest) * cross;
+  double fill = 1;
+  if (gpu) {
+    const double lanes = std::clamp(std::ceil(points / std::max(1, sources) / 64), 1.0, 16.0);
+    fill = std::min(1.0, std::ceil(targets / 32) * 32 * lanes / kPairFillThreads);
+  }
+  return rounds * (targets * points * pair_seconds / fill + sources * task_seconds +
+                   foreign * kSourceCopySeconds);
 }
 
 // The cuts of `extent` planes: [0, split) in `gpu_tiles` tiles, the rest in `cpu_tiles`.
@@ -172,8 +184,26 @@ TileChoice Planner::pairs(const Extent3& extent, int dims) const {
   const auto cpu_tiles = [&](std::int64_t planes) {
     return static_cast<int>(std::min<std::int64_t>(std::max(1, cpus), planes));
   };
+  const double task = machine_.task_seconds > 0 ? machine_.task_seconds : kTaskSeconds;
+  const double fixed = machine_.split_seconds > 0 ? machine_.split_seconds : kSplitSeconds;
+  const double tc = machine_.cpu_pair_seconds, tg = machine_.gpu_pair_seconds;
+  const bool known = tc > 0 && tg > 0;
+  // The GPU part of `planes` planes in `g` tiles beside `c` CPU tiles: a GPU's tile reads the
+  // other GPUs' tiles and the CPU part's; a CPU tile the GPUs'.
+  const auto gpu_seconds = [&](std::int64_t planes, int g, int c) {
+    return pairs_part_seconds(planes, cross, g, gpus, points, tg, task, g + c, g - 1 + c, true);
+  };
+  // As many GPU tiles as give the shortest GPU part, at most one per CUDA worker: fewer where
+  // a GPU's share of the targets would leave much of it idle (pairs_part_seconds); one per
+  // CUDA worker without the GPU's pair model.
   const auto gpu_tiles = [&](std::int64_t planes) {
-    return static_cast<int>(std::min<std::int64_t>(gpus, planes));
+    const int most = static_cast<int>(std::min<std::int64_t>(gpus, planes));
+    if (!(tg > 0)) return most;
+    const int c = planes < e ? cpu_tiles(e - planes) : 0;
+    int best = 1;
+    for (int g = 2; g <= most; ++g)
+      if (gpu_seconds(planes, g, c) < gpu_seconds(planes, best, c)) best = g;
+    return best;
   };
   if (!places()) {
     out.cpu_tiles = cpu_tiles(e);
@@ -182,16 +212,11 @@ TileChoice Planner::pairs(const Extent3& extent, int dims) const {
                   axis_name(axis) + ", one per CPU worker";
     return out;
   }
-  const double task = machine_.task_seconds > 0 ? machine_.task_seconds : kTaskSeconds;
-  const double fixed = machine_.split_seconds > 0 ? machine_.split_seconds : kSplitSeconds;
-  const double tc = machine_.cpu_pair_seconds, tg = machine_.gpu_pair_seconds;
-  const bool known = tc > 0 && tg > 0;
   // One step split at `planes` (the GPU part below): the longer part, plus the fixed cost.
   const auto step = [&](std::int64_t planes, double* gpu_part, double* cpu_part) {
     const int g = planes > 0 ? gpu_tiles(planes) : 0, c = planes < e ? cpu_tiles(e - planes) : 0;
-    // A GPU's tile reads the other GPUs' tiles and the CPU part's; a CPU tile the GPUs'.
-    *gpu_part = pairs_part_seconds(planes, cross, g, gpus, points, tg, task, g + c, g - 1 + c);
-    *cpu_part = pairs_part_seconds(e - planes, cross, c, cpus, points, tc, task, g + c, g);
+    *gpu_part = gpu_seconds(planes, g, c);
+    *cpu_part = pairs_part_seconds(e - planes, cross, c, cpus, points, tc, task, g + c, g, false);
     return std::max(*gpu_part, *cpu_part) + (planes > 0 && planes < e ? fixed : 0.0);
   };
   double gpu_part = 0, cpu_part = 0;

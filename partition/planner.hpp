@@ -54,10 +54,11 @@ class Planner {
   // tasks, one per source tile, run in order on its accumulators, so a tile's step is its
   // points x all points x an interaction's time), cut along the slowest axis longer than a
   // point. Without CUDA workers, one tile per CPU worker (one chain each). With CUDA workers
-  // and the pair speeds of both classes (Machine::cpu_pair_seconds, gpu_pair_seconds), the
-  // shortest predicted step of: GPU-only (one tile per CUDA worker), CPU-only, and a split at
-  // the plane where the GPU part's tiles and the CPU part's tiles (one per CPU worker, thin
-  // enough to keep pace) take the same time, plus the split's fixed cost; without them,
+  // and the pair speeds of both classes (Machine::cpu_pair_seconds, gpu_pair_seconds: a full
+  // GPU's), the shortest predicted step of: GPU-only (at most one tile per CUDA worker, fewer
+  // where a GPU's share of the targets would not fill it: kPairFillThreads), CPU-only, and a
+  // split at the plane where the GPU part's tiles and the CPU part's tiles (one per CPU worker,
+  // thin enough to keep pace) take the same time, plus the split's fixed cost; without them,
   // GPU-only. A hand-set share puts the split at that share of the planes.
   TileChoice pairs(const Extent3& extent, int dims) const;
 

@@ -316,10 +316,19 @@ if want one-gpu; then
 fi
 
 if want nbody-rates; then
-  # The simulation prices a pairs task by its interactions at one rate (docs/simulation.md, fitted
-  # to 16 tiles of 1024): a pairs task's time by tile size on this GPU, and #48's CPU+GPU rows.
+  # The pair kernel's rate by tile side (issue 71; docs/gpu.md's nbody-rates table): a pairs
+  # task's mean time GPU-only, its G interactions/s (side^2 / mean) and the share of the GPU's
+  # FP64 vector peak at 20 flops an interaction (FP64_PEAK_TFLOPS, else by the GPU's name: H100
+  # and H200 SXM 34, H100 PCIe 25.6); and #48's CPU+GPU rows.
   step "nbody: a pairs task's time by tile size, GPU-only; CPU+GPU against GPU-only"
   if ! no_gpu && ! no_time; then
+    gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
+    case "$gpu_name" in
+      *H100*PCIe*) peak=25.6 ;;
+      *H100* | *H200*) peak=34 ;;
+      *) peak=0 ;;
+    esac
+    peak=${FP64_PEAK_TFLOPS:-$peak}
     for n in 1024 4096 16384 65536; do
       for t in 1024 4096 16384 65536; do
         [ "$t" -le "$n" ] || continue
@@ -327,7 +336,13 @@ if want nbody-rates; then
         l=$logs/nbody-$n-tile-$t.log
         r=$(run 40 "$l" "$B/apps/nbody/nbody" --size "$n" --tile "$t" --keep-gpu-tiles --steps 8 \
             --ncpu 0 --ncuda 1)
-        say "  nbody $n tile $t [gpu]: $r $(grep -oE 'seconds=[^ ]+' "$l") $(grep -E '^  [a-z-]*pairs' "$l" | tr -s ' ' | head -n 2 | tr '\n' ' ')"
+        mean=$(awk '$1 == "pairs" { print $4 }' "$l" | head -n 1)
+        rate=$(awk -v t="$t" -v m="${mean:-0}" -v p="$peak" 'BEGIN {
+          if (m <= 0) { print "no pairs tasks"; exit }
+          g = t * t / m / 1e3
+          printf "%.1f us a task, %.1f G interactions/s", m, g
+          if (p > 0) printf ", %.1f %% of FP64 peak (%s TFLOP/s)", g * 20 / (p * 1e3) * 100, p }')
+        say "  nbody $n tile $t [gpu, ${gpu_name:-unknown GPU}]: $r $(grep -oE 'seconds=[^ ]+' "$l") $rate"
       done
     done
     for n in 4096 16384; do

@@ -8,6 +8,7 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <tuple>
 
 #include "partition/autotile.hpp"
 #include "partition/gpu_memory.hpp"
@@ -496,10 +497,48 @@ TEST(Planner, AllPairsWorkPaysForSourcesInTheOtherMemory) {
   m.cpu_workers = 0;
   m.cpu_pair_seconds = 0;
   const TileChoice gpu_only = Planner(m, true).pairs({4096, 1, 1}, 2);
-  EXPECT_THAT(gpu_only.summary, HasSubstr("GPU-only 2.9"));
+  // 0.1753 ns is taken as a full GPU's interaction: 4096 targets of 4096 sources (16 lanes)
+  // run 65536 threads, half of kPairFillThreads, so 4096^2 x 0.1753 ns / 0.5 + 15 us.
+  EXPECT_THAT(gpu_only.summary, HasSubstr("GPU-only 5.90"));
   EXPECT_THAT(gpu_only.summary, HasSubstr("CPU-only impossible"));
   m.gpu_pair_seconds = 0;
   EXPECT_THAT(Planner(m, true).pairs({4096, 1, 1}, 2).summary, HasSubstr("GPU-only unknown"));
+}
+
+// All-pairs tiles big enough to fill a GPU (issue 71): 4 GPUs, an interaction 2.8 ps on a full
+// GPU (the H200's 65536-body task, 12.0 ms for 65536^2 in the simulation's regression), 15 us
+// a task, 60 us a source tile from another GPU (kSourceCopySeconds). A GPU tile of T targets
+// among g tiles of S = n / g sources runs 32 ceil(T / 32) min(16, S / 64) threads, full from
+// 131072 (kPairFillThreads); its chain: T n 2.8 ps / fill + 15 us g + 60 us (g - 1).
+//   n = 4096:  g = 1: fill 0.5,   94 us + 15          = 109 us (g = 2: 94 + 30 + 60 = 184)
+//   n = 16384: g = 2: fill 1,    376 us + 30 + 60     = 466 us (g = 1: 752 + 15; g = 4: fill 0.5,
+//              376 + 60 + 180 = 616)
+//   n = 65536: g = 4: fill 1,   3006 us + 60 + 180    = 3246 us (g = 2: 6013 + 30 + 60)
+// With 60 cores at 5.696 ns an interaction, a CPU part keeping pace with 65536 bodies' 3.2 ms
+// would be 8 bodies a core (0.7 % of the work), while each GPU tile would read 60 more source
+// tiles (60 x (15 + 60) us): no CPU share.
+TEST(Planner, AllPairsTilesFillTheGpus) {
+  using tessera::partition::Planner;
+  Machine m = h100_node(0, 0);
+  m.cuda_workers = 4;
+  m.cpu_workers = 0;
+  m.gpu_pair_seconds = 2.8e-12;
+  for (const auto& [n, tiles, step] : {std::tuple<std::int64_t, int, double>{4096, 1, 109e-6},
+                                       {16384, 2, 466e-6},
+                                       {65536, 4, 3246e-6}}) {
+    const TileChoice c = Planner(m, true).pairs({n, 1, 1}, 2);
+    SCOPED_TRACE(c.summary);
+    EXPECT_EQ(c.split, n);
+    EXPECT_EQ(c.gpu_tiles, tiles);
+    EXPECT_EQ(c.cuts[0].size(), static_cast<std::size_t>(tiles - 1));
+    EXPECT_NEAR(c.step_seconds, step, 1e-6);
+  }
+  m.cpu_workers = 60;
+  m.cpu_pair_seconds = 5.696e-9;
+  const TileChoice cores = Planner(m, true).pairs({65536, 1, 1}, 2);
+  SCOPED_TRACE(cores.summary);
+  EXPECT_EQ(cores.split, 65536);
+  EXPECT_EQ(cores.gpu_tiles, 4);
 }
 
 // On several ranks, whole classes: nbody's 64 tiles of 256 that one rank splits at 49 tiles

@@ -36,7 +36,13 @@
     bytes moved for halo-pack and boundary; for a time block, the bytes its steps stream, each
     step's widened window and its exchange copies), with no calibrated file: what
     scripts/sim/node.sh writes for the kinds a simulated run asks for. --kind gives one kind its
-    own bandwidths (nbody's pairs: a rate of interactions, not of bytes).
+    own bandwidths (nbody's pairs: a rate of interactions, not of bytes); a GPU field that names
+    a kernel of PAIRS_KERNELS (pairs=0.1753:thread-per-target) gives that kernel's GPU curve.
+
+  simmodel.py pairs-check [KERNEL]
+    The pairs model of KERNEL (default thread-per-target) against the GPU's measured table
+    (docs/gpu.md, nbody-rates): the occupancy model and the simulator's regression at every tile
+    side, and whether each is within 20 %; exit 1 if not.
 
   simmodel.py rescale <model-dir> <out-dir> <summary.txt>
     A copy of a calibrated model directory whose history means are scaled, per task kind, by
@@ -88,10 +94,10 @@ def comb_text(index, devtype, devid, entries, line=None):
            "# sumlnx\tsumlnx2\t\tsumlny\t\tsumlnxlny\talpha\t\tbeta\t\tn\tminx\t\tmaxx",
            "0.000000e+00   \t0.000000e+00   \t0.000000e+00   \t0.000000e+00   \tnan            "
            + ("\tnan            \t0\t0              \t0              " if line is None else
-              f"\tnan            \t100\t1              \t{10**15}              "),
+              f"\tnan            \t100\t1              \t{line[3] if len(line) > 3 else 10**15}              "),
            "# a\t\tb\t\tc",
            "nan            \tnan            \tnan            " if line is None else
-           f"{line[0]:e}\t1.000000e+00\t{line[1]:e}",
+           f"{line[0]:e}\t{(line[2] if len(line) > 2 else 1.0):e}\t{line[1]:e}",
            "# not multiple-regression-base", "0",
            "# hash\t\tsize\t\tflops\t\tmean (us)\tdev (us)\tsum\t\tsum2\t\tn"]
     n = 100
@@ -328,6 +334,47 @@ WORK_TILE_BYTES = 1 << 28
 WORK_BLOCK_STEPS = 4
 
 
+# A pairs task on a GPU, by CUDA kernel. Measured (docs/gpu.md, "On a GPU node", nbody-rates,
+# an H200, GPU-only): a task of a square tile of `side` bodies, microseconds (lowest, highest).
+PAIRS_MEASURED = {
+    "thread-per-target": [(1024, 153, 213), (4096, 648, 717), (16384, 2463, 2539),
+                          (65536, 13794, 13794)],
+}
+# occupancy (c us, k us a source, fill targets): a task of T targets and S sources takes
+# c + k S max(1, T / fill): each target's sources are one chain, so a source costs k for every
+# tile below `fill` targets (the GPU not yet full) and more beyond (partition/planner.cpp's
+# pairs_task_seconds, the same numbers). regression (a, b, c): the simulator's
+# non-linear regression a s^b + c us over a task's s = T S interactions, the size StarPU sizes
+# it by, fitted to the table (a square tile's time; a T x S tile is priced as the square tile of
+# its interactions).
+PAIRS_KERNELS = {
+    "thread-per-target": {"occupancy": (20.0, 0.156, 48642.0), "regression": (0.0538, 0.555, 60.0)},
+}
+
+
+def pairs_task_us(kernel, targets, sources):
+    c, k, fill = PAIRS_KERNELS[kernel]["occupancy"]
+    return c + k * sources * max(1.0, targets / fill)
+
+
+def pairs_regression_us(kernel, interactions):
+    a, b, c = PAIRS_KERNELS[kernel]["regression"]
+    return a * interactions ** b + c
+
+
+def pairs_check(args):
+    ok = True
+    print("side  measured us        occupancy us  regression us")
+    for side, lo, hi in PAIRS_MEASURED[args.kernel]:
+        occ = pairs_task_us(args.kernel, side, side)
+        reg = pairs_regression_us(args.kernel, side * side)
+        within = all(0.8 <= m / lo <= 1.2 and 0.8 <= m / hi <= 1.2 for m in (occ, reg))
+        ok = ok and within
+        print(f"{side:<5} {lo:>6}-{hi:<6}      {occ:>9.0f}     {reg:>9.0f}   "
+              + ("within 20 %" if within else "OFF BY MORE THAN 20 %"))
+    sys.exit(0 if ok else 1)
+
+
 def work_entry(symbol, line):
     kind = kind_of(symbol)
     if not (kind.startswith("interior") or kind.startswith("time-block")):
@@ -348,14 +395,21 @@ def work_entry(symbol, line):
 def write_regression(args):
     dst = os.path.join(args.out, "codelets", VERSION)
     os.makedirs(dst, exist_ok=True)
-    kinds = {k: tuple(float(x) for x in v.split(":")) for k, v in (kv.split("=") for kv in args.kind)}
+    kinds = {k: tuple(v.split(":")) for k, v in (kv.split("=") for kv in args.kind)}
     for symbol in args.symbols:
         kind = kind_of(symbol)
         cpu_gbs, gpu_gbs = kinds.get(kind, (args.cpu_gbs, args.gpu_gbs))
-        line = lambda gbs, lat: (1e6 / (gbs * 1e9), lat)
+        line = lambda gbs, lat: (1e6 / (float(gbs) * 1e9), lat)
+        if gpu_gbs in PAIRS_KERNELS:  # a kernel's curve: a s^b + c
+            a, b, c = PAIRS_KERNELS[gpu_gbs]["regression"]
+            # valid up to the largest task measured (StarPU's maxx; the planner reads a GPU's
+            # full rate there, tasks/device_classes.cpp)
+            gpu_line = (a, c, b, max(side for side, _, _ in PAIRS_MEASURED[gpu_gbs]) ** 2)
+        else:
+            gpu_line = line(gpu_gbs, args.gpu_lat_us)
         combs = [comb_text(0, 0, 0, work_entry(symbol, line(cpu_gbs, args.cpu_lat_us)),
                            line(cpu_gbs, args.cpu_lat_us))]
-        combs += [comb_text(g + 1, 1, g, [], line(gpu_gbs, args.gpu_lat_us)) for g in range(args.gpus)]
+        combs += [comb_text(g + 1, 1, g, [], gpu_line) for g in range(args.gpus)]
         with open(os.path.join(dst, symbol), "w") as f:
             f.write("##################\n# Performance Model Version\n" + VERSION + "\n\n"
                     "####################\n# COMBs\n# number of combinations\n" + str(len(combs))
@@ -454,12 +508,16 @@ def main():
     g.add_argument("--gpu-lat-us", type=float, default=5.0)
     g.add_argument("--gpus", type=int, default=4)
     g.add_argument("--kind", action="append", default=[])
+    c = sub.add_parser("pairs-check")
+    c.add_argument("kernel", nargs="?", default="thread-per-target")
     r = sub.add_parser("rescale")
     r.add_argument("models")
     r.add_argument("out")
     r.add_argument("summary")
     args = p.parse_args()
-    if args.cmd == "regression":
+    if args.cmd == "pairs-check":
+        pairs_check(args)
+    elif args.cmd == "regression":
         write_regression(args)
     elif args.cmd == "rescale":
         rescale(args)

@@ -176,15 +176,17 @@ TEST(EmulatedDevice, PairsGiveTheCpuBits) {
   const std::vector<double> cpu = run_pairs(test::cpu_workers_only(), targets, sources);
   std::vector<double> gpu;
   EXPECT_GT(
-      launches_by("target_kernel",
+      launches_by("pair_kernel",
                   [&] { gpu = run_pairs(test::cuda_bodies_only("eager"), targets, sources); }),
       0);
   test::expect_bitwise_equal(gpu, cpu);
 }
 
-// The CUDA pair kernel stages sources through shared memory a block's width at a time: source
-// tiles of several chunks, chunks that start mid-row and a short last chunk, still the CPU's
-// bits (j, counted across the chunks, weighs every source: none fades as in Weighted).
+// The CUDA pair kernel sums several chunks of 64 sources of each target at once (its lanes) and
+// adds them in chunk order: source tiles of many chunks, chunks that start mid-row or in the
+// previous tile (carried), a short last chunk, more chunks than lanes (18 on one tile), more
+// targets than a block's 32, 1, 2, 3 and 16 source tiles: the CPU's bits, which are one tile's (j,
+// counted across the chunks, weighs every source: none fades as in Weighted).
 struct Indexed {
   TESSERA_HD void operator()(Index<2> i, Index<2> j, tessera::In<double> wi, tessera::In<double> vj,
                              tessera::Acc<2>& a) const {
@@ -193,14 +195,32 @@ struct Indexed {
   }
 };
 
-TEST(EmulatedDevice, PairsStagedInChunksGiveTheCpuBits) {
-  const tessera::Grid<2> targets({40, 3}, {40, 3}), sources({70, 5}, {50, 4});
-  const std::vector<double> cpu = run_pairs(test::cpu_workers_only(), targets, sources, Indexed{});
+TEST(EmulatedDevice, PairsInChunksGiveTheCpuBitsForAnyTiles) {
+  const tessera::Grid<2> targets({40, 3}, {40, 3});
+  const std::vector<double> one = run_pairs(test::cpu_workers_only(), targets,
+                                            tessera::Grid<2>({1100, 1}, {1100, 1}), Indexed{});
+  for (std::int64_t tile : {1100, 550, 367, 69}) {  // 1, 2, 3 and 16 tiles
+    SCOPED_TRACE("source tiles of " + std::to_string(tile));
+    const tessera::Grid<2> sources({1100, 1}, {tile, 1});
+    const std::vector<double> cpu =
+        run_pairs(test::cpu_workers_only(), targets, sources, Indexed{});
+    std::vector<double> gpu;
+    EXPECT_GT(
+        launches_by(
+            "pair_kernel",
+            [&] { gpu = run_pairs(test::cuda_bodies_only("eager"), targets, sources, Indexed{}); }),
+        0);
+    test::expect_bitwise_equal(cpu, one);
+    test::expect_bitwise_equal(gpu, cpu);
+  }
+  // Rows of 70 in tiles of 50 x 4: chunks that start mid-row, a tile boundary mid-chunk.
+  const tessera::Grid<2> rows({70, 5}, {50, 4});
+  const std::vector<double> cpu = run_pairs(test::cpu_workers_only(), targets, rows, Indexed{});
   std::vector<double> gpu;
   EXPECT_GT(
       launches_by(
-          "target_kernel",
-          [&] { gpu = run_pairs(test::cuda_bodies_only("eager"), targets, sources, Indexed{}); }),
+          "pair_kernel",
+          [&] { gpu = run_pairs(test::cuda_bodies_only("eager"), targets, rows, Indexed{}); }),
       0);
   test::expect_bitwise_equal(gpu, cpu);
 }

@@ -1,13 +1,16 @@
 // The N-body oracle: the plain serial double loop over arrays, written out (not the app's
-// functors), the same arithmetic in the same order: for each target i, sources j = 0 .. n-1.
+// functors), the same arithmetic in the same order: for each target i, sources j = 0 .. n-1 in
+// chunks of 64, each summed from zero and added in order (pair_sums, tessera::Pairs' order).
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <vector>
 
 #include "apps/nbody/nbody.hpp"
 #include "tests/reference/fsum.hpp"
+#include "tests/reference/pairs.hpp"
 
 namespace reference {
 
@@ -21,16 +24,22 @@ inline void nbody_forces(NBodyState& s, double eps2) {
   s.ax.assign(n, 0.0);
   s.ay.assign(n, 0.0);
   s.az.assign(n, 0.0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < n; ++j) {
+  for (std::size_t i = 0; i < n; ++i) {
+    std::array<double, 3> a{0.0, 0.0, 0.0};
+    pair_sums(a, static_cast<std::int64_t>(n), [&](std::int64_t sj, std::array<double, 3>& c) {
+      const auto j = static_cast<std::size_t>(sj);
       const double dx = s.b.x[j] - s.b.x[i], dy = s.b.y[j] - s.b.y[i], dz = s.b.z[j] - s.b.z[i];
       const double r2 = dx * dx + dy * dy + dz * dz + eps2;
       const double inv = 1.0 / std::sqrt(r2);
       const double f = s.b.m[j] * (inv * inv * inv);
-      s.ax[i] += dx * f;
-      s.ay[i] += dy * f;
-      s.az[i] += dz * f;
-    }
+      c[0] += dx * f;
+      c[1] += dy * f;
+      c[2] += dz * f;
+    });
+    s.ax[i] = a[0];
+    s.ay[i] = a[1];
+    s.az[i] = a[2];
+  }
 }
 
 // `steps` kick-drift-kick steps from `start`.
@@ -64,14 +73,15 @@ inline std::vector<double> nbody_energies(const apps::Bodies& b, double eps) {
   const std::size_t n = b.x.size();
   std::vector<double> kinetic(n), potential(n);
   for (std::size_t i = 0; i < n; ++i) {
-    double phi = 0.0;
-    for (std::size_t j = 0; j < n; ++j) {
-      if (j == i) continue;
+    std::array<double, 1> phi{0.0};
+    pair_sums(phi, static_cast<std::int64_t>(n), [&](std::int64_t sj, std::array<double, 1>& c) {
+      const auto j = static_cast<std::size_t>(sj);
+      if (j == i) return;
       const double dx = b.x[j] - b.x[i], dy = b.y[j] - b.y[i], dz = b.z[j] - b.z[i];
-      phi -= b.m[j] / std::sqrt(dx * dx + dy * dy + dz * dz + eps * eps);
-    }
+      c[0] -= b.m[j] / std::sqrt(dx * dx + dy * dy + dz * dz + eps * eps);
+    });
     kinetic[i] = 0.5 * b.m[i] * (b.vx[i] * b.vx[i] + b.vy[i] * b.vy[i] + b.vz[i] * b.vz[i]);
-    potential[i] = 0.5 * b.m[i] * phi;
+    potential[i] = 0.5 * b.m[i] * phi[0];
   }
   return {fsum(kinetic), fsum(potential)};
 }
