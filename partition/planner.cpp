@@ -99,8 +99,12 @@ void Planner::merge_gpu_part(const Extent3& extent, int dims, LatticePlacement* 
   // One slab per CUDA worker, or where that does not fit its GPU, the slabs that stream
   // through it (plan_gpu_memory).
   const int across = static_cast<int>(gpu_only ? 1 : others);
-  const GpuMemoryPlan memory =
-      plan_gpu_memory(plane, p->split, machine_, 0, 0, across, kDeepestStreamDepth, plane_extents);
+  // Priced as the library's own tiles are (split_step): the GPU's speed where the models give
+  // it (plan_gpu_memory prices the bus alone without), a task's cost.
+  const double gpu_point = machine_.gpu_point_seconds;
+  const double task = machine_.task_seconds > 0 ? machine_.task_seconds : kTaskSeconds;
+  const GpuMemoryPlan memory = plan_gpu_memory(plane, p->split, machine_, gpu_point, task, across,
+                                               kDeepestStreamDepth, plane_extents);
   if (!memory.possible) return;  // kept as given: Planner::given's caller refuses or evicts
   const std::string bound = memory.streamed ? ", " + memory.why : "";
   const int slabs = static_cast<int>(std::min(memory.slabs, p->split));
@@ -119,14 +123,8 @@ void Planner::merge_gpu_part(const Extent3& extent, int dims, LatticePlacement* 
   p->stream_depth = memory.streamed ? memory.depth : 0;
   // The line's predicted steps priced the tiles as given; the merged part's own, where the
   // GPU's speed is known.
-  std::string step;
-  if (machine_.gpu_point_seconds > 0)
-    step = ", its predicted step " +
-           seconds_text(
-               plan_gpu_memory(plane, p->split, machine_, machine_.gpu_point_seconds,
-                               machine_.task_seconds > 0 ? machine_.task_seconds : kTaskSeconds,
-                               across, kDeepestStreamDepth, plane_extents)
-                   .step_seconds);
+  const std::string step =
+      gpu_point > 0 ? ", its predicted step " + seconds_text(memory.step_seconds) : "";
   p->summary += "; the " + std::to_string(before) + " tiles on the CUDA workers " +
                 (after > before ? "cut into " : "merged into ") + std::to_string(after) +
                 (slabs == 1 || !bound.empty() ? "" : ", one slab per CUDA worker") + bound + step +

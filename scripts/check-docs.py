@@ -18,7 +18,7 @@ import tempfile
 # Lines at most, per page. Other pages have no budget (README, api ... say what they must).
 BUDGETS = {
     "docs/performance.md": 300,
-    "docs/gpu.md": 350,
+    "docs/gpu.md": 400,
     "docs/scheduling.md": 400,
     "docs/reliability.md": 400,
     "docs/simulation.md": 400,
