@@ -154,6 +154,22 @@ inline Mesh generate_mesh(std::int64_t size_i, std::int64_t size_j) {
   return m;
 }
 
+/// `text` with every byte that does not print (a control character, a stray byte of another
+/// encoding) written as \xNN, so that a message quotes what the file holds.
+inline std::string visible(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c >= 0x20 && c < 0x7F) {
+      out += static_cast<char>(c);
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof(hex), "\\x%02X", c);
+      out += hex;
+    }
+  }
+  return out;
+}
+
 /// Reads OP2's text mesh format (new_grid.dat): "nnode ncell nedge nbedge", then per node
 /// "x y", per cell 4 node numbers, per edge "node node cell cell", per boundary edge
 /// "node node cell bound"; 0-based numbers.
@@ -172,6 +188,10 @@ inline Mesh read_mesh(const std::string& path) {
                          " (OP2's new_grid.dat format expected)");
   };
   Mesh m;
+  // A byte-order mark, which some editors put before UTF-8 text, is no part of the numbers.
+  unsigned char bom[3] = {0, 0, 0};
+  if (std::fread(bom, 1, 3, f) != 3 || bom[0] != 0xEF || bom[1] != 0xBB || bom[2] != 0xBF)
+    std::rewind(f);
   // The counts as written: read as text, so that 4294967298 is not taken as 2 (fscanf's %d
   // wraps) and 10^12 not as a negative count.
   char text[4][32];
@@ -182,7 +202,7 @@ inline Mesh read_mesh(const std::string& path) {
   for (int k = 0; k < 4; ++k) {
     long v = 0;
     if (!whole_number(text[k], v).empty() || v < 1 || v > kMaxMeshCount)
-      fail(std::string("its header's count of ") + names[k] + ", " + text[k] +
+      fail(std::string("its header's count of ") + names[k] + ", " + visible(text[k]) +
            ", is not a whole number between 1 and " + std::to_string(kMaxMeshCount) +
            " (a mesh's indices are 32-bit)");
     header[k] = v;
@@ -229,7 +249,7 @@ inline Mesh read_mesh(const std::string& path) {
     if (std::fscanf(f, "%31s", number) != 1) fail(what + " is missing (the file ends early)");
     long v = 0;
     if (!whole_number(number, v).empty() || v < 0 || v >= below)
-      fail(what + ", " + number + ", is not a " + set + " number between 0 and " +
+      fail(what + ", " + visible(number) + ", is not a " + set + " number between 0 and " +
            std::to_string(below - 1) + " (the header's count of " + set + "s is " +
            std::to_string(below) + ", numbered from 0); give the " + set + "'s 0-based number");
     return static_cast<std::int32_t>(v);
@@ -239,7 +259,8 @@ inline Mesh read_mesh(const std::string& path) {
     if (std::fscanf(f, "%31s", number) != 1) fail(what + " is missing (the file ends early)");
     long v = 0;
     if (!whole_number(number, v).empty() || (v != 1 && v != 2))
-      fail(what + ", " + number + ", is neither 1 (a wall) nor 2 (the far field); give 1 or 2");
+      fail(what + ", " + visible(number) +
+           ", is neither 1 (a wall) nor 2 (the far field); give 1 or 2");
     return static_cast<std::int32_t>(v);
   };
   const auto nth = [](const char* what, std::int64_t k, const char* part) {

@@ -2,11 +2,14 @@
 // stencil advanced with tessera::Stencil::advance (temporal blocking).
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <tessera/error.hpp>
 #include <tessera/stencil.hpp>
 
 #include "apps/common/option_checks.hpp"
@@ -31,10 +34,31 @@ inline CLI::Option* add_steps_per_exchange(CLI::App& cli, int& depth) {
 
 // The steps per exchange for --steps-per-exchange `option` (auto: the stencil's choice for the
 // grid's tiles), which is also the ghost-layer width a radius-1 stencil's fields need.
+// A depth given is checked against the tiles before any field is made: ghost layers deeper than
+// a tile is thick would otherwise first show as a field's absurd element count.
 template <int D>
 int steps_per_exchange(const tessera::Stencil<D>& stencil, const tessera::Grid<D>& grid,
                        int option) {
-  return option == tessera::kAutoDepth ? stencil.auto_depth(grid) : option;
+  if (option == tessera::kAutoDepth) return stencil.auto_depth(grid);
+  const std::int64_t width = static_cast<std::int64_t>(option) * stencil.radius();
+  for (int a = 0; a < D; ++a) {
+    // The thinnest tile along the axis: the last one where the extent is not a multiple.
+    const std::int64_t tile = std::min(grid.tile()[a], grid.extent()[a]);
+    if (tile <= 0) continue;  // nothing known to compare with: the library's own check decides
+    const std::int64_t last =
+        grid.cuts()[a].empty() && grid.extent()[a] % tile != 0 ? grid.extent()[a] % tile : tile;
+    const std::int64_t thinnest = std::min(tile, last);
+    if (width > thinnest)
+      throw tessera::Error(
+          "--steps-per-exchange " + std::to_string(option) + " makes ghost layers " +
+          std::to_string(width) + " deep (steps per exchange x the stencil's radius " +
+          std::to_string(stencil.radius()) + "), but a tile is only " + std::to_string(thinnest) +
+          " point(s) thick along axis " + "xyz"[a] +
+          "; a tile must be at least as thick as its ghost layers: give --steps-per-exchange " +
+          std::to_string(std::max<std::int64_t>(1, thinnest / stencil.radius())) +
+          " or less, auto, or thicker tiles (--tile)");
+  }
+  return option;
 }
 
 // Says (unless quiet, on rank 0) how many steps each halo exchange covers, and who chose it.

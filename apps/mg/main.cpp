@@ -20,13 +20,16 @@ int main(int argc, char** argv) {
   int iterations = 4, cycles_per_task = 0;
   bool coarse_task = true;
   cli.add_option("--class", cls, "S, W (NPB 3.3+: 128^3, 4 it.), W-npb3.0 (64^3, 40 it.), A, B, U");
-  cli.add_option("--size", size, "class U: points per axis (a power of two >= 4)");
+  cli.add_option("--size", size, "class U: points per axis (a power of two >= 4)")
+      ->check(apps::whole());  // as typed: CLI11 alone clamps 10^20 to 2^63 - 1
   cli.add_option("--iterations", iterations, "class U: V-cycles")->check(apps::at_least<int>(1));
   cli.add_option(
-      "--tile-z", tile_z,
-      "z-thickness of the top level's tiles (default: on one rank the whole grid up to 64^3, "
-      "one task per iteration; else size / 4)");
-  cli.add_option("--min-tile", min_tile, "coarser levels halve tiles while they stay this thick");
+         "--tile-z", tile_z,
+         "z-thickness of the top level's tiles (default: on one rank the whole grid up to 64^3, "
+         "one task per iteration; else size / 4)")
+      ->check(apps::whole());
+  cli.add_option("--min-tile", min_tile, "coarser levels halve tiles while they stay this thick")
+      ->check(apps::whole());
   cli.add_option(
          "--min-tile-points", min_points,
          "coarser levels thicken tiles until each holds this many points (or the whole level)")

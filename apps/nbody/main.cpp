@@ -27,7 +27,8 @@ int main(int argc, char** argv) {
   cli.add_option("--eps", params.eps, "softening length")
       ->check(apps::finite_in(0, HUGE_VAL, "above 0 (a body's force on itself must stay finite)",
                               true));
-  cli.add_option("--seed", seed, "seed of the Plummer sphere");
+  cli.add_option("--seed", seed, "seed of the Plummer sphere, a whole number from 0 to 2^63 - 1")
+      ->check(apps::whole_in(0, std::numeric_limits<long>::max()));
   CLI11_PARSE(cli, argc, argv);
 
   return apps::run_guarded([&] {

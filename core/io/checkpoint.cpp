@@ -415,6 +415,17 @@ Checkpoint::Checkpoint(std::string dir, long step, std::string about)
     std::ofstream(s.partial + "/" + detail::kMarker)
         << "a checkpoint written by Tessera: its clean-up may remove this directory\n";
   });
+  // Every rank writes its tiles into the folder rank 0 made: a rank that cannot see it (another
+  // file system, or another working directory for a relative path) would fail each tile file.
+  detail::comm::agree([&] {
+    std::error_code ec;
+    if (s.context->rank != 0 && !detail::fs::exists(s.partial + "/" + detail::kMarker, ec))
+      throw Error("cannot see " + s.partial +
+                  ", which rank 0 has just created: every rank "
+                  "writes its tiles there, so the ranks must share the checkpoint directory's "
+                  "file system (and, for a relative --checkpoint-dir, start in the same working "
+                  "directory); give a --checkpoint-dir on a file system every rank shares");
+  });
 }
 
 Checkpoint::~Checkpoint() {

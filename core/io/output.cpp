@@ -3,7 +3,13 @@
 // of the snapshot is on disk.
 #include "tessera/output.hpp"
 
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <cstring>
 #include <deque>
 #include <exception>
@@ -247,6 +253,33 @@ void submit_output(OutputState& s, FieldStorage& f, long step, const std::string
   snap.index = index.str();
 }
 
+// Every rank writes its tiles into `dir` and rank 0 the index naming them all: ranks that see
+// different folders there (separate file systems, or separate working directories for a
+// relative path) would leave an index of missing files. Rank 0 leaves a file there; the others
+// must see it. Collective.
+void require_shared_directory(const Context& c, const std::string& dir) {
+  if (c.ranks == 1) return;
+  std::uint64_t token =
+      (static_cast<std::uint64_t>(getpid()) << 32) ^
+      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  comm::broadcast(&token, sizeof(token), 0);
+  const std::string probe = dir + "/.tessera-ranks-see-" + std::to_string(token);
+  comm::agree([&] {
+    if (c.rank == 0 && !std::ofstream(probe))
+      throw Error("cannot write in the output directory " + dir);
+  });
+  comm::agree([&] {
+    std::error_code ec;
+    if (c.rank != 0 && !std::filesystem::exists(probe, ec))
+      throw Error("the output directory " + dir +
+                  " is not the one rank 0 writes in: every rank "
+                  "writes its tiles there and rank 0 the index naming them, so the ranks must "
+                  "share its file system (and, for a relative --output-dir, start in the same "
+                  "working directory); give an --output-dir on a file system every rank shares");
+  });
+  if (c.rank == 0) std::remove(probe.c_str());
+}
+
 }  // namespace tessera::detail
 
 namespace tessera {
@@ -257,6 +290,7 @@ Output::Output(std::string directory) : state_(std::make_unique<detail::OutputSt
   state_->uncaught = std::uncaught_exceptions();
   if (directory.empty()) directory = ".";
   detail::comm::agree([&] { detail::files::check_directory(directory, "the output directory"); });
+  detail::require_shared_directory(*state_->context, directory);
   state_->directory = std::move(directory);
 }
 

@@ -8,6 +8,14 @@
 #include <new>
 #include <thread>
 
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
 #include "core/runtime/watchdog.hpp"
 #include "tasks/engine.hpp"
 #include "tessera/error.hpp"
@@ -54,6 +62,33 @@ const Smpi& smpi() {
 }  // namespace
 
 bool smpi_simulated() { return smpi().on; }
+
+void let_launcher_read_output() {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(stdout);
+  std::fflush(stderr);
+  // A rank's last words sit in the pipe (or socket) to its launcher until the launcher reads
+  // them, and MPI_Abort makes the launcher end the job: a launcher busy elsewhere (a loaded
+  // machine) had not read them yet, and the message was lost. So the abort waits until both
+  // are read, or kLastWordsSeconds at most (a launcher that never reads).
+  constexpr double kLastWordsSeconds = 5;
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(kLastWordsSeconds);
+  for (int fd : {STDOUT_FILENO, STDERR_FILENO}) {
+    struct stat st;
+    if (fstat(fd, &st) != 0) continue;
+    // Bytes not yet read: in the pipe (FIONREAD) or the socket's send queue (SIOCOUTQ).
+    const unsigned long request = S_ISFIFO(st.st_mode)   ? FIONREAD
+                                  : S_ISSOCK(st.st_mode) ? SIOCOUTQ
+                                                         : 0;
+    if (request == 0) continue;
+    int unread = 0;
+    while (ioctl(fd, request, &unread) == 0 && unread > 0 &&
+           std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
 
 void agree(const std::function<void()>& local) {
   std::string mine;  // empty: this rank's part went well
@@ -192,6 +227,7 @@ bool same_on_every_rank(const std::string& message) {
 }
 
 void abort_every_rank(int status) {
+  let_launcher_read_output();
   if (!smpi().on && mpi_up()) MPI_Abort(MPI_COMM_WORLD, status);
   std::_Exit(status);
 }
@@ -280,7 +316,10 @@ std::int64_t sum(std::int64_t value) {
 void start() {}
 bool every_rank_failed(double) { return true; }
 bool same_on_every_rank(const std::string&) { return true; }
-void abort_every_rank(int status) { std::_Exit(status); }
+void abort_every_rank(int status) {
+  let_launcher_read_output();
+  std::_Exit(status);
+}
 int rank() { return 0; }
 int ranks() { return 1; }
 void require_equal(std::uint64_t, const std::string&, const std::string&) {}

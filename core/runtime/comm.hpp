@@ -73,8 +73,12 @@ void agree(const std::function<void()>& local);
 bool every_rank_failed(double seconds);
 /// Whether the ranks' `message`s are all equal (collective; call only once every_rank_failed).
 bool same_on_every_rank(const std::string& message);
-/// Ends every rank of the job with `status` (MPI_Abort); without MPI, this process.
+/// Ends every rank of the job with `status` (MPI_Abort); without MPI, this process. What this
+/// rank printed is read by its launcher first (let_launcher_read_output).
 [[noreturn]] void abort_every_rank(int status);
+/// Flushes stdout and stderr and waits (5 s at most) until whatever reads them, a pipe or
+/// socket to the MPI launcher, has read every byte: a rank's last words before an abort.
+void let_launcher_read_output();
 /// FNV-1a hash of bytes, for comparing option sets across ranks.
 std::uint64_t hash(const std::string& bytes, std::uint64_t seed = 1469598103934665603ull);
 

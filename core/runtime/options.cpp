@@ -108,7 +108,8 @@ void add_options(CLI::App& app, Options& o) {
       ->group(group);
   app.add_option("--watchdog", o.watchdog,
                  "end every rank, with a message, when this rank waits and nothing progresses "
-                 "for SECONDS (a stopped rank, a deadlocked task); default 0: off")
+                 "for SECONDS (a stopped rank, a deadlocked task); 0: off; default: automatic, "
+                 "10 times the longest wait that ended in progress, at least 600 s")
       ->group(group)
       ->check(seconds());
 }

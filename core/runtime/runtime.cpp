@@ -22,6 +22,7 @@
 #include "core/runtime/comm.hpp"
 #include "core/runtime/context.hpp"
 #include "core/runtime/files.hpp"
+#include "core/runtime/model_files.hpp"
 #include "tasks/codelets.hpp"
 #include "tasks/data.hpp"
 #include "tasks/device_classes.hpp"
@@ -342,13 +343,28 @@ void check_cuda_memory_limit() {
 }
 
 void check_watchdog(double seconds) {
+  if (seconds == detail::kWatchdogAutomatic) return;
   if (!(seconds >= 0) || std::isinf(seconds)) {
     std::ostringstream s;
     s << seconds;
     throw Error("--watchdog " + s.str() +
                 " is not a number of seconds >= 0; give the time "
-                "without progress after which every rank ends, or 0 (the default) for none");
+                "without progress after which every rank ends, 0 for none, or leave it unset "
+                "(automatic)");
   }
+}
+
+// The automatic watchdog's floor: TESSERA_WATCHDOG_MIN_SECONDS, else kAutomaticFloorSeconds.
+double watchdog_floor() {
+  const char* text = env("TESSERA_WATCHDOG_MIN_SECONDS");
+  if (text == nullptr) return detail::kAutomaticFloorSeconds;
+  char* end = nullptr;
+  const double v = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !(v > 0) || std::isinf(v))
+    throw Error(std::string("TESSERA_WATCHDOG_MIN_SECONDS=") + text +
+                " is not a number of seconds above 0; give the least time without progress "
+                "after which the automatic watchdog ends the run (default 600), or unset it");
+  return v;
 }
 
 // A command line's arguments (/proc/self/cmdline: each ends in a NUL).
@@ -450,6 +466,16 @@ void check_same_options_on_all_ranks(const Options& o) {
   });
 }
 
+// StarPU aborts on a model or bus file it cannot parse: such files are moved aside first, and
+// said (on each rank that moved one: ranks may share the directory or not). StarPU 1.4 also
+// reads the models of its home, which Tessera keeps inside a named directory (tasks/engine.cpp).
+void quarantine_damaged_models(const detail::Context& c, const std::string& dir) {
+  for (const std::string& d : {dir, dir + "/.starpu-home/.starpu/sampling"})
+    for (const std::string& line : detail::model_files::quarantine_damaged(d))
+      std::cerr << "tessera: " << (c.ranks > 1 ? "rank " + std::to_string(c.rank) + ": " : "")
+                << line << std::endl;
+}
+
 // The engine's settings: every option resolved against its STARPU_* variable and checked
 // against what this StarPU can do. Sets `sched_source` to where the scheduler came from.
 tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_source) {
@@ -478,6 +504,7 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
   check_scheduler(e.scheduler, sched_source.c_str(), caps);
   check_watchdog(o.watchdog);
   check_cuda_memory_limit();
+  watchdog_floor();  // checked before StarPU starts
   if (o.cpu_workers >= 0) {
     check_agrees("--ncpu", o.cpu_workers, "STARPU_NCPU");
     if (o.cpu_workers > caps.max_cpus)
@@ -539,6 +566,10 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
     detail::files::check_directory(
         default_model_dir(), "StarPU's default model directory (from " + model_home_source() +
                                  "; --perfmodel-dir or STARPU_PERF_MODEL_DIR choose another)");
+  quarantine_damaged_models(c, !o.perfmodel_dir.empty() ? o.perfmodel_dir
+                               : env("STARPU_PERF_MODEL_DIR") != nullptr
+                                   ? env("STARPU_PERF_MODEL_DIR")
+                                   : default_model_dir());
   if (!o.fxt.empty()) {
     if (!caps.fxt)
       throw Error("--fxt " + o.fxt + " needs a StarPU built with FxT, and this StarPU " +
@@ -655,11 +686,14 @@ Runtime::Runtime(const Options& options) : context_(std::make_unique<detail::Con
                      options.cuda_workers >= 0);
   });
   c.planner = make_planner(c, &c.planner_speeds, &c.planner_pair_speeds);
-  if (options.watchdog > 0) {
+  // The automatic watchdog measures real time: a simulated run (SimGrid's time) has none.
+  const double watchdog = options.watchdog < 0 && c.simulated ? 0 : options.watchdog;
+  if (watchdog != 0) {
     tasks::Engine* engine = c.engine.get();
-    c.watchdog = std::make_unique<detail::Watchdog>(options.watchdog, c.rank, c.ranks, [engine] {
-      return detail::TaskProgress{engine->submitter().submissions(), engine->pending()};
-    });
+    c.watchdog =
+        std::make_unique<detail::Watchdog>(watchdog, watchdog_floor(), c.rank, c.ranks, [engine] {
+          return detail::TaskProgress{engine->submitter().submissions(), engine->pending()};
+        });
   }
   if (tasks::Recorder* recorder = c.engine->recorder()) {
     // Ranks' times are merged unaligned: start their clocks together.
@@ -685,7 +719,8 @@ Runtime::Runtime(const Options& options) : context_(std::make_unique<detail::Con
                     (c.simulated ? ", SIMULATED (SimGrid)" : "") +
                     (options.trace.empty() ? "" : ", trace " + options.trace) +
                     (c.ranks > 1 ? ", " + std::to_string(c.ranks) + " ranks" : "") +
-                    (options.report.empty() ? "" : ", report " + options.report);
+                    (options.report.empty() ? "" : ", report " + options.report) + ", " +
+                    detail::Watchdog::describe(watchdog, watchdog_floor());
   if (!options.quiet && c.rank == 0) std::cout << c.configuration << std::endl;
   live = &c;
 }

@@ -44,10 +44,27 @@ struct Watchdog::Look {
   }
 };
 
-Watchdog::Watchdog(double seconds, int rank, int ranks, std::function<TaskProgress()> probe)
-    : seconds_(seconds), rank_(rank), ranks_(ranks), probe_(std::move(probe)), thread_([this] {
-        run();
-      }) {}
+Watchdog::Watchdog(double seconds, double floor, int rank, int ranks,
+                   std::function<TaskProgress()> probe)
+    : seconds_(seconds),
+      floor_(floor),
+      rank_(rank),
+      ranks_(ranks),
+      probe_(std::move(probe)),
+      thread_([this] { run(); }) {}
+
+std::string Watchdog::describe(double seconds, double floor) {
+  if (seconds == 0) return "watchdog off (--watchdog SECONDS turns it on)";
+  if (seconds > 0)
+    return "watchdog after " + seconds_text(seconds) + " s without progress (--watchdog; 0: off)";
+  return "watchdog after " + seconds_text(floor) +
+         " s without progress, longer after long tasks (--watchdog SECONDS sets it, 0 turns it "
+         "off)";
+}
+
+double Watchdog::limit() const {
+  return seconds_ > 0 ? seconds_ : std::max(floor_, kAutomaticFactor * longest_wait_);
+}
 
 Watchdog::~Watchdog() {
   {
@@ -74,7 +91,8 @@ Watchdog::Look Watchdog::look() {
 void Watchdog::run() {
   using clock = std::chrono::steady_clock;
   // Looks often enough that the timeout is kept to within a tenth (at most a second late).
-  const auto period = std::chrono::duration<double>(std::clamp(seconds_ / 10, 0.01, 1.0));
+  const double shortest = seconds_ > 0 ? seconds_ : floor_;
+  const auto period = std::chrono::duration<double>(std::clamp(shortest / 10, 0.01, 1.0));
   std::unique_lock<std::mutex> lock(mutex_);
   Look last = look();
   clock::time_point since = clock::now();
@@ -82,16 +100,19 @@ void Watchdog::run() {
     const Look now = look();
     // Not waiting (host work between waits, however long): nothing to time.
     if (!now.waiting() || !now.same_as(last)) {
+      if (last.waiting())  // a wait that ended in progress: the automatic time scales with it
+        longest_wait_ =
+            std::max(longest_wait_, std::chrono::duration<double>(clock::now() - since).count());
       last = now;
       since = clock::now();
       continue;
     }
     const double stuck = std::chrono::duration<double>(clock::now() - since).count();
-    if (stuck >= seconds_) fire(now, stuck);
+    if (stuck >= limit()) fire(now, stuck, limit());
   }
 }
 
-void Watchdog::fire(const Look& stuck, double seconds_stuck) {
+void Watchdog::fire(const Look& stuck, double seconds_stuck, double limit) {
   const std::string rank = ranks_ > 1 ? "rank " + std::to_string(rank_) + ": " : "";
   std::string what = stuck.what != nullptr ? stuck.what : "its tasks to finish";
   if (stuck.tasks.pending > 0)
@@ -101,13 +122,18 @@ void Watchdog::fire(const Look& stuck, double seconds_stuck) {
       ranks_ > 1
           ? "Another rank may be stopped (SIGSTOP) or deadlocked, or a task runs longer than that"
           : "A task may be deadlocked or run longer than that";
+  const std::string time = seconds_ > 0 ? "--watchdog " + seconds_text(seconds_)
+                                        : "the watchdog's automatic time, " + seconds_text(limit) +
+                                              " s: at least " + seconds_text(floor_) + ", " +
+                                              seconds_text(kAutomaticFactor) +
+                                              " times the longest wait seen";
   std::fprintf(stderr,
                "tessera: %sthe watchdog saw no progress for %s s (no task finished, none "
-               "submitted) while this rank waited for %s. %s. Ending every rank (--watchdog %s). "
+               "submitted) while this rank waited for %s. %s. Ending every rank (%s). "
                "Give --watchdog a longer time in seconds (Options::watchdog), or 0 to turn it "
                "off; see docs/reliability.md\n",
                rank.c_str(), seconds_text(seconds_stuck).c_str(), what.c_str(), cause.c_str(),
-               seconds_text(seconds_).c_str());
+               time.c_str());
   std::fflush(stderr);
   comm::abort_every_rank(kWatchdogStatus);
 }

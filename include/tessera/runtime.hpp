@@ -52,9 +52,11 @@ struct Options {
   /// --watchdog SECONDS: when this rank waits (for its tasks, in Runtime::wait, in a
   /// collective) and nothing progresses (no task finishes, none is submitted) for that long,
   /// print which rank waited for what and end every rank (exit status 3), instead of hanging
-  /// on a rank that stopped (SIGSTOP) or a deadlocked task. 0: off (the default). Give more
-  /// than the longest task takes (docs/reliability.md).
-  double watchdog = 0;
+  /// on a rank that stopped (SIGSTOP) or a deadlocked task. 0: off. -1 (the default):
+  /// automatic, 10 times the longest wait of the run that ended in progress and at least 600 s
+  /// (TESSERA_WATCHDOG_MIN_SECONDS; docs/reliability.md). A time given must exceed the
+  /// longest task.
+  double watchdog = -1;
   /// Ghost-layer exchanges inside the tile tasks (default): the task that reads a tile first
   /// copies its neighbours' face buffers into the tile's ghost layers, and the task that writes
   /// a tile packs its faces after its kernel, so a stencil step is one task per tile instead of

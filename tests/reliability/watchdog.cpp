@@ -3,6 +3,8 @@
 //                         submits: rank 0 waits for its tasks, whose data rank 1 never sends
 //   watchdog stop-at-sum  rank 1 stops itself after the steps: rank 0 waits in the sum's gather
 //   watchdog slow-task S  one user task whose body sleeps S seconds (a deadlocked kernel)
+//   watchdog slow-tasks S a task of S/2 seconds, then one of S*2 (the automatic watchdog's time
+//                         grows with the first: a floor of S must not fire on the second)
 //   watchdog host-work    the program sleeps 3 s on the host between runs, nothing submitted:
 //                         not waiting, so a short watchdog must not fire
 //   watchdog options-differ  rank 1 sets Options::fused_exchange = false in code (the command
@@ -54,6 +56,11 @@ int main(int argc, char** argv) {
     } else if (mode == "slow-task" && argc > 2) {
       tessera::Task("sleep").submit(Sleep{std::atof(argv[2])}, tessera::update_tile(run.u, 0));
       rt.wait();
+    } else if (mode == "slow-tasks" && argc > 2) {
+      for (double seconds : {std::atof(argv[2]) / 2, std::atof(argv[2]) * 2}) {
+        tessera::Task("sleep").submit(Sleep{seconds}, tessera::update_tile(run.u, 0));
+        rt.wait();
+      }
     } else if (mode == "host-work") {
       steps(20, -1);
       rt.wait();
@@ -62,7 +69,7 @@ int main(int argc, char** argv) {
     } else if (mode == "options-differ") {
       steps(20, -1);
     } else {
-      std::cerr << "usage: watchdog stop|stop-at-sum|slow-task SECONDS|host-work|options-differ "
+      std::cerr << "usage: watchdog stop|stop-at-sum|slow-task(s) SECONDS|host-work|options-differ "
                    "[runtime flags]\n";
       return 2;
     }
