@@ -470,29 +470,35 @@ TEST(Planner, AllPairsWorkPaysForSourcesInTheOtherMemory) {
   // The price is what decides, derived by hand. A split at S: the GPU's one tile of S bodies and
   // the CPU part's 15 tiles of ceil((4096 - S) / 15) each run against the 16 source tiles (a
   // task each), the GPU's also copying the 15 CPU tiles, each CPU tile the GPU's
-  // (kSourceCopySeconds a tile); the step is the longer part and the split's fixed cost. Priced
-  // so, the split the planner weighed (its line: "GPU-only G ms, ..., split at x S: T ms") is T,
-  // more than G; without the copies, the best split (about 2806) is less than G.
+  // (kSourceCopySeconds a tile); the step is the longer part and the split's fixed cost. The
+  // GPU's interaction is a full GPU's (0.1753 ns) over the share its task fills: ceil(S / 32) x
+  // 32 targets x min(16, ceil(4096 / 16 sources / 64)) = 4 lanes of kPairFillThreads (a GPU
+  // alone: 4096 targets x 16 lanes, half of it). Priced so, the split the planner weighed (its
+  // line: "GPU-only G ms, ..., split at x S: T ms") is T, more than G, and so is every split,
+  // copies or none: a GPU part of fewer targets in 4 lanes fills an eighth of what one of all
+  // 4096 in 16 does.
   std::smatch line;
   ASSERT_TRUE(std::regex_search(
       small.summary, line, std::regex("GPU-only ([0-9.]+) ms.*split at x ([0-9]+): ([0-9.]+) ms")))
       << small.summary;
   const double n = 4096, task = tessera::partition::kTaskSeconds;
   const double copy = tessera::partition::kSourceCopySeconds,
-               fixed = tessera::partition::kSplitSeconds;
+               fixed = tessera::partition::kSplitSeconds,
+               full = tessera::partition::kPairFillThreads;
   const auto split_step = [&](double split, double copies) {
-    const double gpu_part = split * n * m.gpu_pair_seconds + 16 * task + 15 * copies;
+    const double fill = std::min(1.0, std::ceil(split / 32) * 32 * 4 / full);
+    const double gpu_part = split * n * m.gpu_pair_seconds / fill + 16 * task + 15 * copies;
     const double cpu_part =
         std::ceil((n - split) / 15) * n * m.cpu_pair_seconds + 16 * task + copies;
     return std::max(gpu_part, cpu_part) + fixed;
   };
-  const double gpu_alone = n * n * m.gpu_pair_seconds + task;
+  const double gpu_alone = n * n * m.gpu_pair_seconds / (n * 16 / full) + task;
   EXPECT_NEAR(gpu_alone * 1e3, std::stod(line[1]), 0.006);
   EXPECT_NEAR(split_step(std::stod(line[2]), copy) * 1e3, std::stod(line[3]), 0.006);
   EXPECT_GT(std::stod(line[3]), std::stod(line[1]));
-  double unpriced = gpu_alone;
-  for (double split = 1; split < n; ++split) unpriced = std::min(unpriced, split_step(split, 0));
-  EXPECT_LT(unpriced, gpu_alone);
+  double unpriced = split_step(1, 0);
+  for (double split = 2; split < n; ++split) unpriced = std::min(unpriced, split_step(split, 0));
+  EXPECT_GT(unpriced, gpu_alone);
   // A class whose model is not calibrated has no predicted step, not its tasks' fixed cost.
   m.cpu_workers = 0;
   m.cpu_pair_seconds = 0;
