@@ -193,22 +193,49 @@ ClassSpeeds largest_known(const std::vector<std::string>& symbols) {
 
 ClassSpeeds model_class_speeds() { return largest_known(tile_task_symbols("tessera.")); }
 
+namespace {
+// A core's time a point of one step by the largest history entry of `per` that records its work
+// (its flops: points x steps, tasks::Placement), and that entry's size; 0 where none does.
+struct WorkedEntry {
+  double seconds = 0;
+  std::size_t size = 0;
+};
+WorkedEntry largest_worked_entry(const starpu_perfmodel_per_arch* per) {
+  WorkedEntry largest;
+  for (const starpu_perfmodel_history_list* l = per != nullptr ? per->list : nullptr; l != nullptr;
+       l = l->next) {
+    const starpu_perfmodel_history_entry* h = l->entry;
+    if (h->nsample == 0 || !(h->flops > 0) || !(h->mean > 0) || h->size < largest.size) continue;
+    largest = {h->mean * 1e-6 / h->flops, h->size};
+  }
+  return largest;
+}
+}  // namespace
+
 double model_cpu_point_seconds(const std::string& symbol) {
   if (symbol.empty()) return 0;
   LoadedModel model(symbol);
   starpu_perfmodel_arch* cpu = models_cpu_arch();
   if (!model.loaded() || cpu == nullptr) return 0;
-  double seconds = 0;
-  std::size_t largest = 0;
-  const starpu_perfmodel_per_arch* per = model.on(cpu);
-  for (const starpu_perfmodel_history_list* l = per != nullptr ? per->list : nullptr; l != nullptr;
-       l = l->next) {
-    const starpu_perfmodel_history_entry* h = l->entry;
-    if (h->nsample == 0 || !(h->flops > 0) || !(h->mean > 0) || h->size < largest) continue;
-    largest = h->size;
-    seconds = h->mean * 1e-6 / h->flops;
+  return largest_worked_entry(model.on(cpu)).seconds;
+}
+
+CorePointSeconds model_core_point_seconds() {
+  CorePointSeconds best;
+  std::size_t best_size = 0;
+  for (const std::string& symbol : tile_task_symbols("tessera.")) {
+    // The emulated device's models time CUDA bodies (or both bodies, in the split mode).
+    if (symbol.find(".emulated-") != std::string::npos) continue;
+    LoadedModel model(symbol);
+    starpu_perfmodel_arch* cpu = models_cpu_arch();
+    if (!model.loaded() || cpu == nullptr) continue;
+    const WorkedEntry e = largest_worked_entry(model.on(cpu));
+    if (e.seconds > 0 && e.size > best_size) {
+      best_size = e.size;
+      best = {e.seconds, symbol};
+    }
   }
-  return seconds;
+  return best;
 }
 
 PairSeconds model_pair_seconds() {

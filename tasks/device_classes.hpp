@@ -38,6 +38,16 @@ ClassSpeeds model_class_speeds();
 /// ClassSpeeds::source): its largest history entry that records its work (points x steps); 0
 /// where none does (a model written as a regression alone, as the simulation's are).
 double model_cpu_point_seconds(const std::string& symbol);
+/// A core's time a point of one step for a run without CUDA workers: of the tile-task models of
+/// the model directory (not the emulated device's), the one whose largest history entry that
+/// records its work is the largest tile, by that entry (as model_cpu_point_seconds reads it);
+/// the first in name order among equals. 0 where no model records a core's work. `source`: the
+/// model read. Call with StarPU running.
+struct CorePointSeconds {
+  double seconds = 0;
+  std::string source;
+};
+CorePointSeconds model_core_point_seconds();
 
 /// Seconds per point of one step of stencil `stencil` on one CPU worker, from the calibrated
 /// models of its tile tasks (`tessera.<stencil>.{interior,time-block}[+halo].*`) on the first

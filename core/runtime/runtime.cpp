@@ -245,6 +245,28 @@ std::size_t fewest_over_ranks(std::size_t count) {
   return static_cast<std::size_t>(least);
 }
 
+// A run without CUDA workers: a core's time a point from the calibrated models where they
+// record a core's work (tasks::model_core_point_seconds, its mean over the ranks, known on
+// every rank or assumed on all), else kCpuPointSeconds; `speeds` says which (the tile line
+// ends with it). Collective.
+partition::Planner cpu_only_planner(partition::Machine m, std::string* speeds) {
+  const tasks::CorePointSeconds core = tasks::model_core_point_seconds();
+  const double seconds = detail::comm::mean_over_ranks({core.seconds}, true)[0];
+  if (seconds > 0) {
+    m.cpu_point_seconds = seconds;
+    m.cpu_point_assumed = false;
+    char b[240];
+    std::snprintf(b, sizeof(b), "; a core %.3g ns a point by the model of %s", seconds * 1e9,
+                  core.source.c_str());
+    *speeds = b;
+  } else {
+    *speeds =
+        "; no model records a core's time a point yet (a run records its tasks' times in "
+        "the model directory, --perfmodel-dir)";
+  }
+  return partition::Planner(m, false);
+}
+
 // The placement planner of this run (partition/planner.hpp): every rank's workers (a grid's
 // tiles are distributed over the ranks in blocks, so every rank's count), with CUDA workers
 // the GPU's speed against a core's from the calibrated models where they hold both (said on
@@ -258,7 +280,7 @@ partition::Planner make_planner(detail::Context& c, std::string* speeds, std::st
   m.ranks = c.ranks;
   m.cpu_workers = static_cast<int>(detail::comm::sum(c.engine->cpu_workers()));
   m.cuda_workers = static_cast<int>(detail::comm::sum(c.engine->cuda_workers()));
-  if (m.cuda_workers == 0) return partition::Planner(m, false);  // CPU tiles only
+  if (m.cuda_workers == 0) return cpu_only_planner(m, speeds);  // CPU tiles only
   const tasks::ClassSpeeds s = tasks::model_class_speeds();
   const tasks::PairSeconds p = tasks::model_pair_seconds();
   // Every rank's GPUs alike: as many as the rank with the fewest has (the figures of the others
