@@ -1018,16 +1018,53 @@ TEST(GpuMemory, NotEvenTheThinnestSlabFitsIsRefused) {
 // fitting, less 2d ghost planes; each visit moves its slab and ghost planes up (16 bytes a
 // point) and back (8) with two faces each way; the step is the bus's time (the up way, busier),
 // the compute (ghost planes recomputed: (d - 1) / the slab's thickness more) and a task a visit.
-double streamed_step_by_hand(int d) {
+// `planes` of the grid's 1024 on the GPU (the GPU part of a split), in slabs of at most the
+// thickest fitting; -1 where that is thinner than 8 planes or than d.
+double streamed_step_by_hand(int d, double planes = 1024) {
   const double plane = 1024.0 * 1024, held = (1024.0 + 2 * d) * (1024.0 + 2 * d);
   const double face = 4.0 * d * plane * 8;
   const double fits = std::floor((0.85 * 3865051136 - 2 * face) / (held * 40)) - 2 * d;
-  const double slabs = std::ceil(1024 / fits), thick = 1024 / slabs;
+  if (std::min(fits, planes) < std::max(8, d)) return -1;
+  const double slabs = std::ceil(planes / std::min(fits, planes)), thick = planes / slabs;
   const double up = (thick + 2 * d) * held * 16 + face / 2;
   const double bus = slabs / d * up / (0.95 * 50e9);
-  const double compute = 16 / 2745e9 * plane * 1024 * (1 + (d - 1) / thick);
+  const double compute = 16 / 2745e9 * plane * planes * (1 + (d - 1) / thick);
   return bus + compute + 15e-6 * slabs / d;
 }
+
+// The CPU part of the split beside it, `planes` planes of 1024^2 points on `workers` cores of
+// 16 bytes / 7.16 GB/s a point, by docs/gpu.md's rule (the cores' slabs priced "with the planes
+// they recompute at the streamed depth"): one slab a core, at least 8 planes thick (fewer where
+// the part is thinner; more slabs would only add ghost planes and tasks), all in one round; a
+// slab's step is its points (the mean slab's) and, at depth d, the (d - 1) planes it recomputes
+// of its neighbours' edges and its two faces copied in and out (4 planes), then a task.
+double cpu_part_step_by_hand(int d, double planes, int workers) {
+  const double slabs = std::min<double>(workers, std::floor(planes / 8)), thick = planes / slabs;
+  return 16 / 7.16e9 * 1024.0 * 1024 * thick * (1 + (d - 1) / thick + 4 / thick) + 15e-6;
+}
+
+// The split of that grid with `workers` cores, searched plane by plane: the GPU takes z < s
+// (streamed: s > 130, the planes of 24 bytes a point beyond 0.85 of its memory), the cores the
+// rest (at least 8 planes); both parts at one depth d of the even ones (a visit's d steps, every
+// depth whose slabs fit); the step is the longer part and what a split adds (kSplitSeconds,
+// 0.3 ms). Resident GPU parts (s <= 130) and the cores alone leave the cores at least 894
+// planes: longer than the best split in both tests below (asserted there).
+struct SplitByHand {
+  int planes = 0, depth = 0;
+  double seconds = -1;
+};
+SplitByHand split_by_hand(int workers) {
+  SplitByHand best;
+  for (int s = 131; s <= 1024 - 8; ++s)
+    for (int d = 2; d <= 16 && streamed_step_by_hand(d, s) >= 0; d += 2) {
+      const double step =
+          std::max(streamed_step_by_hand(d, s), cpu_part_step_by_hand(d, 1024 - s, workers)) + 3e-4;
+      if (best.seconds < 0 || step < best.seconds) best = {s, d, step};
+    }
+  return best;
+}
+// A lower bound of a step where the cores take at least 894 planes: their points alone.
+double cores_alone_bound(int workers) { return 16 / 7.16e9 * 1024.0 * 1024 * 894 / workers; }
 
 TEST(GpuMemory, TheSplitPricesTheStreamedPart) {
   // A grid of three doubles a point (cardiac3d's e, next and r) at heat3d's speeds, 1024^3 on a
@@ -1035,7 +1072,7 @@ TEST(GpuMemory, TheSplitPricesTheStreamedPart) {
   // the bus's rate (24 bytes a point each visit), so the cores take a share of the planes where
   // that shortens the step, and the line says streamed. Known answer: the cores take z >= 831,
   // 15 slabs of 12 or 13 planes at depth 10 (61.06 ms a step, the GPU part 60.76, GPU-only
-  // 74.74: the streamed planes held and moved with their ghost points across).
+  // 74.74: the streamed planes held and moved with their ghost points across), derived below.
   Machine m = gpu_node(3865051136);
   m.point = {24, 8};
   m.cpu_point_seconds = 16 / 7.16e9;
@@ -1047,21 +1084,35 @@ TEST(GpuMemory, TheSplitPricesTheStreamedPart) {
   EXPECT_THAT(c.summary, HasSubstr("streamed: "));
   EXPECT_THAT(c.summary, HasSubstr("predicted step: GPU-only 74.74 ms"));
   // The GPU-only figure by hand: at depth 10, 39 planes a slab, 27 slabs, 66.96 ms of bus and
-  // 7.74 of compute a step, the least of the even depths (8: 77.68 ms, 12: 75.00). The split
-  // (831) is the chooser's search over the CPU part too: not derived here.
+  // 7.74 of compute a step, the least of the even depths (8: 77.68 ms, 12: 75.00).
   double least = streamed_step_by_hand(2);
   int depth = 2;
   for (int d = 4; d <= 16; d += 2)
     if (streamed_step_by_hand(d) < least) least = streamed_step_by_hand(d), depth = d;
   EXPECT_EQ(depth, 10);
   EXPECT_NEAR(least * 1e3, 74.74, 0.005);
+  // The split by hand (split_by_hand): at z 831 the GPU part's 831 planes take 60.76 ms at
+  // depth 10 (22 slabs of 37.8 planes), the cores' 193 (15 slabs of 12.87 planes, 9 + 4 of
+  // each recomputed and copied) 60.63 ms, with the split's 0.3 ms 61.06; a plane either way
+  // lengthens the longer part. It gains more than a tenth of GPU-only, and the cores with 894
+  // planes or more (the GPU part resident, or none) would take 139.6 ms at least.
+  const SplitByHand hand = split_by_hand(15);
+  EXPECT_EQ(c.split, hand.planes) << c.summary;
+  EXPECT_EQ(c.stream_depth, hand.depth) << c.summary;
+  EXPECT_NEAR(c.step_seconds, hand.seconds, 1e-9) << c.summary;
+  EXPECT_NEAR(hand.seconds * 1e3, 61.06, 0.005);
+  EXPECT_LT(hand.seconds, 0.9 * least);
+  EXPECT_GT(cores_alone_bound(15), hand.seconds);
 }
 
 TEST(GpuMemory, ASplitTakesTheDepthOfBothParts) {
   // The grid above with 40 cores: one depth for the grid, so the cores' slabs (about 9 planes)
   // recompute their neighbours' edges at it. The GPU alone takes depth 10 (derived above,
-  // streamed_step_by_hand); the split is shortest at 8 (48.88 ms a step, z >= 635 on the cores:
-  // the chooser's search, not derived here).
+  // streamed_step_by_hand); the split is shortest at 8 (48.88 ms a step, z >= 635 on the cores),
+  // by hand (split_by_hand): the GPU part's 635 planes 48.57 ms, the cores' 389 (40 slabs of
+  // 9.73 planes, 7 + 4 of each recomputed and copied) 48.58, with the split's 0.3 ms 48.88; at
+  // depth 10 the cores' recomputed planes would cost more than the bus saves. The cores with
+  // 894 planes or more would take 52.37 ms at least.
   Machine m = gpu_node(3865051136);
   m.point = {24, 8};
   m.cpu_workers = 40;
@@ -1072,6 +1123,13 @@ TEST(GpuMemory, ASplitTakesTheDepthOfBothParts) {
   EXPECT_EQ(c.split, 635) << c.summary;
   EXPECT_EQ(c.stream_depth, 8) << c.summary;
   EXPECT_NEAR(c.step_seconds, 48.88e-3, 0.01e-3) << c.summary;
+  const SplitByHand hand = split_by_hand(40);
+  EXPECT_EQ(c.split, hand.planes) << c.summary;
+  EXPECT_EQ(c.stream_depth, hand.depth) << c.summary;
+  EXPECT_NEAR(c.step_seconds, hand.seconds, 1e-9) << c.summary;
+  EXPECT_NEAR(hand.seconds * 1e3, 48.88, 0.005);
+  EXPECT_LT(hand.seconds, 0.9 * streamed_step_by_hand(10));
+  EXPECT_GT(cores_alone_bound(40), hand.seconds);
 }
 
 TEST(GpuMemory, TheBusyWayOfTheBusPricesTheStep) {
