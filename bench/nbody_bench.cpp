@@ -18,7 +18,9 @@
 
 namespace {
 
-// The twin: arrays; each thread takes targets, each target sums every source in order.
+// The twin: arrays; each thread takes targets, each target sums its sources in chunks of 64
+// (each from zero, the chunk sums added in order: tessera::Pairs' order, so the bits agree).
+constexpr std::int64_t kChunk = 64;
 struct Twin {
   apps::Bodies b;
   std::vector<double> ax, ay, az;
@@ -32,14 +34,20 @@ struct Twin {
     for (std::int64_t i = 0; i < n; ++i) {
       double sx = 0.0, sy = 0.0, sz = 0.0;
       const double xi = x[i], yi = y[i], zi = z[i];
-      for (std::int64_t j = 0; j < n; ++j) {
-        const double dx = x[j] - xi, dy = y[j] - yi, dz = z[j] - zi;
-        const double r2 = dx * dx + dy * dy + dz * dz + eps2;
-        const double inv = 1.0 / std::sqrt(r2);
-        const double s = m[j] * (inv * inv * inv);
-        sx += dx * s;
-        sy += dy * s;
-        sz += dz * s;
+      for (std::int64_t c = 0; c < n; c += kChunk) {
+        double cx = 0.0, cy = 0.0, cz = 0.0;
+        for (std::int64_t j = c; j < n && j < c + kChunk; ++j) {
+          const double dx = x[j] - xi, dy = y[j] - yi, dz = z[j] - zi;
+          const double r2 = dx * dx + dy * dy + dz * dz + eps2;
+          const double inv = 1.0 / std::sqrt(r2);
+          const double s = m[j] * (inv * inv * inv);
+          cx += dx * s;
+          cy += dy * s;
+          cz += dz * s;
+        }
+        sx += cx;
+        sy += cy;
+        sz += cz;
       }
       ax[i] = sx;
       ay[i] = sy;

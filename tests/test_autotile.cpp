@@ -468,15 +468,15 @@ TEST(Planner, AllPairsWorkPaysForSourcesInTheOtherMemory) {
   EXPECT_GT(large.split, 16384 / 2);
   EXPECT_LT(large.split, 16384);
   // The price is what decides, derived by hand. A split at S: the GPU's one tile of S bodies and
-  // the CPU part's 15 tiles of ceil((4096 - S) / 15) each run against the 16 source tiles (a
-  // task each), the GPU's also copying the 15 CPU tiles, each CPU tile the GPU's
-  // (kSourceCopySeconds a tile); the step is the longer part and the split's fixed cost. The
-  // GPU's interaction is a full GPU's (0.1753 ns) over the share its task fills: ceil(S / 32) x
-  // 32 targets x min(16, ceil(4096 / 16 sources / 64)) = 4 lanes of kPairFillThreads (a GPU
-  // alone: 4096 targets x 16 lanes, half of it). Priced so, the split the planner weighed (its
-  // line: "GPU-only G ms, ..., split at x S: T ms") is T, more than G, and so is every split,
-  // copies or none: a GPU part of fewer targets in 4 lanes fills an eighth of what one of all
-  // 4096 in 16 does.
+  // the CPU part's C = min(15, 4096 - S) tiles of ceil((4096 - S) / C) each run against the 1 +
+  // C source tiles (a task each), the GPU's also copying the C CPU tiles, each CPU tile the
+  // GPU's (kSourceCopySeconds a tile); the step is the longer part and the split's fixed cost.
+  // The GPU's interaction is a full GPU's (0.1753 ns) over the share its task fills: ceil(S / 32)
+  // x 32 targets x min(16, ceil(4096 / (1 + C) / 64)) lanes of kPairFillThreads (a GPU alone:
+  // 4096 targets x 16 lanes, half of it). Priced so, the split the planner weighed (its line:
+  // "GPU-only G ms, ..., split at x S: T ms") is T, more than G, and so is every split, copies
+  // or none: the GPU part fills the GPU no better than the GPU alone does, and the split adds
+  // its fixed cost.
   std::smatch line;
   ASSERT_TRUE(std::regex_search(
       small.summary, line, std::regex("GPU-only ([0-9.]+) ms.*split at x ([0-9]+): ([0-9.]+) ms")))
@@ -486,16 +486,22 @@ TEST(Planner, AllPairsWorkPaysForSourcesInTheOtherMemory) {
                fixed = tessera::partition::kSplitSeconds,
                full = tessera::partition::kPairFillThreads;
   const auto split_step = [&](double split, double copies) {
-    const double fill = std::min(1.0, std::ceil(split / 32) * 32 * 4 / full);
-    const double gpu_part = split * n * m.gpu_pair_seconds / fill + 16 * task + 15 * copies;
+    const double c = std::min(15.0, n - split), sources = 1 + c;
+    const double lanes = std::min(16.0, std::ceil(n / sources / 64));
+    const double fill = std::min(1.0, std::ceil(split / 32) * 32 * lanes / full);
+    const double gpu_part = split * n * m.gpu_pair_seconds / fill + sources * task + c * copies;
     const double cpu_part =
-        std::ceil((n - split) / 15) * n * m.cpu_pair_seconds + 16 * task + copies;
+        std::ceil((n - split) / c) * n * m.cpu_pair_seconds + sources * task + copies;
     return std::max(gpu_part, cpu_part) + fixed;
   };
   const double gpu_alone = n * n * m.gpu_pair_seconds / (n * 16 / full) + task;
   EXPECT_NEAR(gpu_alone * 1e3, std::stod(line[1]), 0.006);
   EXPECT_NEAR(split_step(std::stod(line[2]), copy) * 1e3, std::stod(line[3]), 0.006);
   EXPECT_GT(std::stod(line[3]), std::stod(line[1]));
+  // The planner's split is the best of the hand-priced ones.
+  double best = split_step(1, copy);
+  for (double split = 2; split < n; ++split) best = std::min(best, split_step(split, copy));
+  EXPECT_NEAR(best * 1e3, std::stod(line[3]), 0.006);
   double unpriced = split_step(1, 0);
   for (double split = 2; split < n; ++split) unpriced = std::min(unpriced, split_step(split, 0));
   EXPECT_GT(unpriced, gpu_alone);
