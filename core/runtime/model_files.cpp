@@ -247,7 +247,7 @@ std::string host_name() {
 // empty when it is gone already (another rank moved it) or cannot be moved.
 std::string move_aside(const std::string& path) {
   for (int n = 1; n < 1000; ++n) {
-    const std::string to = path + ".damaged-" + std::to_string(n);
+    std::string to = path + ".damaged-" + std::to_string(n);
     if (renameat2(AT_FDCWD, path.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return to;
     if (errno == EEXIST) continue;
     if (errno != EINVAL || exists(to)) return "";
