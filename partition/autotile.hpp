@@ -72,8 +72,8 @@ struct Machine {
   // visit before it computes (tasks::Placement::prefetch), so that the bus works during the
   // compute; the GPU then holds a fourth slab's kept fields. Set where one CUDA worker streams
   // the grid alone: beside other GPUs (or ranks) a pass also waits for their faces, which cross
-  // through main memory as the visits reach them, and pipelined visits lost there (simulated,
-  // heat3d 1024^3 on 4 GPUs of 4 GiB: 6.6 ms a step against 5.4 one visit after another).
+  // through main memory as the visits reach them, and pipelined visits lost there in the
+  // simulation (docs/notebook/code-notes.md).
   bool visits_prefetched = false;
 };
 

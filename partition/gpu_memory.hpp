@@ -32,18 +32,10 @@ inline constexpr int kFaceCrossings = 4;
 inline constexpr double kUsableMemoryShare = 0.85;
 // Slabs a GPU holds at once when streaming: the one computed (every field) and the last one
 // leaving (kept_bytes_per_point; its result written back while the next arrives). The visits run
-// one after another (tasks::kVisitsAhead): a streamed part waits on the bus, which moves a step's
-// points at a fiftieth of the GPU memory's rate, so a third slab to overlap the compute would cost
-// more (thinner slabs: more ghost planes and faces over the bus) than it saves. Simulated, heat3d
-// 1024^3 on a 4 GiB GPU: three slabs, the next visit's fetched during one: 144.6 ms a step;
-// two, one after another: 96.6 ms (docs/simulation.md, "Grids larger than the GPU"). Again with
-// a full-duplex link per GPU (2026-11-27; tasks::kVisitsAhead 2): three slabs, 18 of 12 steps a
-// visit, 42.6 ms a step; two, 16 of 14, 35.4. With the ghost planes staying on the GPU
-// (2026-11-28): three, 18 of 12, 33.8; two, 19 of 16, 30.3 (4 GPUs: 15.6 against 9.2). Where no
-// face crosses between a GPU's slabs (Machine::faces_read_from_next_slab) thinner slabs cost
-// only their recomputed ghost planes: the GPU also holds the slab whose face a visit reads (20.4
-// ms) and, one GPU streaming alone, the next one arriving during the compute (Machine::
-// visits_prefetched: 11.7 ms, 32 slabs of 16 steps a visit).
+// one after another (tasks::kVisitsAhead): a streamed part waits on the bus, so a third slab to
+// overlap the compute costs more (thinner slabs: more ghost planes and faces over the bus) than
+// it saves, except where no face crosses between a GPU's slabs and one GPU streams alone
+// (Machine::visits_prefetched). The simulated figures behind it: docs/notebook/code-notes.md.
 inline constexpr int kSlabsInFlight = 2;
 // The deepest temporal block a streamed part is given (each step of a visit saves a crossing of
 // the bus; ghost layers deepen with it).
@@ -51,15 +43,9 @@ inline constexpr int kDeepestStreamDepth = 16;
 // The share of the bus's rate, each way, a streamed part's transfers reach on its busier way:
 // each visit's transfers follow one another, each with its latency. A visit's upload and the
 // last one's write-back cross at once, but the next visit's upload waits for memory, so a step
-// is the busier way's time and then the compute's (one visit after another). Fitted on a
-// simulated node whose GPUs each have a full-duplex 50 GB/s link (simmodel.py platform --gpus) to
-// heat3d 1024^3 (u and next) on a 4 GiB GPU over a window that ended inside a pass (31.9 ms a
-// step); over whole passes it runs 35.3 (predicted 31.8) and jacobi2d 49152^2 (u, next, f: the
-// upload twice the write-back) 36.0 (37.0): docs/simulation.md, "Grids larger than the GPU".
-// On an H200 (2026-11-27; docs/gpu.md, "On a GPU node"), whose link moved 55 GB/s each way and
-// 1.79x that both ways at once, a visit waited 23-27 ms for its 1.19 GB (median 26.9 ms, 0.80
-// of one way's rate), but those where the slabs' size changed (10 of 79 planes, 3 of 78) 34-65:
-// 36.5 ms a step, 28.2 predicted. Streamed slabs now share one buffer size (FieldStorage).
+// is the busier way's time and then the compute's (one visit after another). Fitted in the
+// simulation to heat3d 1024^3 on a 4 GiB GPU; checked on jacobi2d and on an H200 (the figures:
+// docs/notebook/code-notes.md).
 inline constexpr double kStreamedBusShare = 0.95;
 // Resident on several GPUs, a slab whose faces take long to cross between GPUs is cut into
 // two edges of kEdgePlanes planes and the rest: the edges run first (priority), and their faces

@@ -591,7 +591,7 @@ tasks::Placement placement_of(const FieldStorage& f, int tile, int priority) {
 bool faces_cross(const FieldStorage& f, int tile) {
   // A GPU's own tiles' faces stay in its memory. Beside the CPU part of a split (one GPU) the
   // simulated node gained nothing from fetching them early (heat3d's hand-set shares 0 to 2 %
-  // slower, docs/sim/history.md): only faces from another GPU or rank.
+  // slower, docs/notebook/sim-history.md): only faces from another GPU or rank.
   const FieldTile& t = f.impl().tile(tile);
   return t.gpu_edge || t.rank_edge;
 }
