@@ -324,7 +324,7 @@ starpu_with_cuda() {
 if ! starpu_with_cuda; then
   check "STARPU_NCUDA=1 without CUDA" fail "STARPU_NCUDA=1 asks for CUDA workers, but this StarPU has no CUDA support" env STARPU_NCUDA=1 "$heat3d" "${small[@]}" --quiet
 else
-  check "STARPU_NCUDA=1, no GPU (said)" ok "1 CPU \+ 0 CUDA workers" env STARPU_NCUDA=1 "$heat3d" "${small[@]}"
+  check "STARPU_NCUDA=1, no GPU (said)" ok "1 CPU \+ 0 CUDA workers \(STARPU_NCUDA=1 asked for more: StarPU found no GPU\)" env STARPU_NCUDA=1 "$heat3d" "${small[@]}"
 fi
 check "STARPU_WORKERS_CPUID=0- (a range)" ok "checksum=" env STARPU_WORKERS_CPUID=0- "$heat3d" "${small[@]}" --quiet
 echo "== errors after start-up"

@@ -342,14 +342,14 @@ partition::Planner make_planner(detail::Context& c, std::string* speeds, std::st
 
 // StarPU starts a CUDA worker for each GPU it finds (STARPU_NWORKER_PER_CUDA more) and no more,
 // whatever --ncuda asks, without a word: a run asked for 8 on a 4-GPU node would run on 4 as if
-// that were what it asked. `asked` < 0: not asked (every GPU).
-void check_cuda_count(int asked, int started, bool by_flag) {
-  if (asked <= started) return;
+// that were what it asked. The configuration line says it (a build with CUDA on a machine
+// without a GPU still runs, on its cores). `asked` < 0: not asked (every GPU).
+std::string cuda_count_note(int asked, int started, bool by_flag) {
+  if (asked <= started) return "";
   const std::string what =
       by_flag ? "--ncuda " + std::to_string(asked) : "STARPU_NCUDA=" + std::to_string(asked);
-  throw Error(what + " asks for " + std::to_string(asked) + " CUDA workers, but StarPU started " +
-              std::to_string(started) + " (one a GPU it found); ask for " +
-              std::to_string(started) + " or fewer, or leave it out to use every GPU");
+  return " (" + what + " asked for more: StarPU found " +
+         (started == 0 ? std::string("no GPU") : std::to_string(started) + " GPU(s)") + ")";
 }
 
 // STARPU_LIMIT_CUDA_MEM is the MiB StarPU may use of each GPU. StarPU reads 0, a negative number
@@ -704,9 +704,10 @@ Runtime::Runtime(const Options& options) : context_(std::make_unique<detail::Con
     c.engine = std::make_unique<tasks::Engine>(config);
     // Needs the worker counts StarPU actually started with.
     check_gpu_fraction(options.gpu_fraction, c.engine->cpu_workers(), c.engine->cuda_workers());
-    check_cuda_count(resolved_count(options.cuda_workers, "STARPU_NCUDA"), c.engine->cuda_workers(),
-                     options.cuda_workers >= 0);
   });
+  const std::string cuda_note =
+      cuda_count_note(resolved_count(options.cuda_workers, "STARPU_NCUDA"),
+                      c.engine->cuda_workers(), options.cuda_workers >= 0);
   c.planner = make_planner(c, &c.planner_speeds, &c.planner_pair_speeds);
   // The automatic watchdog measures real time: a simulated run (SimGrid's time) has none.
   const double watchdog = options.watchdog < 0 && c.simulated ? 0 : options.watchdog;
@@ -733,8 +734,8 @@ Runtime::Runtime(const Options& options) : context_(std::make_unique<detail::Con
                     ", scheduler " + c.scheduler + " (" + sched_source + "), " +
                     std::to_string(c.engine->cpu_workers()) + " CPU " +
                     (c.engine->left_core_for_program() ? "(a core left for the program) " : "") +
-                    "+ " + std::to_string(c.engine->cuda_workers()) +
-                    " CUDA workers, calibration " +
+                    "+ " + std::to_string(c.engine->cuda_workers()) + " CUDA workers" + cuda_note +
+                    ", calibration " +
                     (options.calibrate || (calibrate && std::strcmp(calibrate, "0") != 0) ? "on"
                      : c.engine->calibrates_always() ? "recording"
                                                      : "off") +
