@@ -109,6 +109,12 @@ TEST_F(ModelFiles, BusFiles) {
   EXPECT_EQ(mf::bus_damage(write("bus/g.affinity", "# GPU\tNUMA\n# CUDA\n0\t0\t\n1\t0\t\n")), "");
   EXPECT_NE(mf::bus_damage(write("bus/e.affinity", "")), "");
   EXPECT_NE(mf::bus_damage(write("bus/o.affinity", "# GPU\tNUMA\n# CUDA\n1\t0\t\n")), "");
+  // CUDA's rows, then OpenCL's numbered from 0 again without a comment between (as StarPU writes
+  // them, and the simulation's platforms hold them): not damaged.
+  EXPECT_EQ(mf::bus_damage(
+                write("bus/k.affinity", "# GPU\tCPU0\tCPU1\n0\t0\t1\n1\t0\t1\n0\t0\t1\n1\t0\t1\n")),
+            "");
+  EXPECT_NE(mf::bus_damage(write("bus/j.affinity", "# GPU\tCPU0\n0\t0\n2\t0\n")), "");
   EXPECT_EQ(mf::bus_damage(write("bus/h.latency", "# lat\n0.000000\t1.500000\tnan\t\n1.5\t0\t\n")),
             "");
   EXPECT_NE(mf::bus_damage(write("bus/g.latency", "fast slow\n")), "");

@@ -208,6 +208,9 @@ std::string table_damage(FILE* f, bool whole, bool counted) {
         return "row " + std::to_string(rows + 1) + " holds '" +
                visible(std::string(at, std::min<std::size_t>(std::strcspn(at, "\t\n"), 16))) +
                "', not a number >= 0";
+      // Each kind of device (CUDA, then OpenCL) numbers its rows from 0 again, with or without
+      // a comment between (StarPU's load_bus_affinity_file_content).
+      if (counted && fields == 0 && v == 0) expected_first = 0;
       if (counted && fields == 0 && v != static_cast<double>(expected_first++))
         return "row " + std::to_string(rows + 1) + " is numbered out of order";
       at = end;
