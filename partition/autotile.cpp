@@ -511,13 +511,14 @@ TileChoice choose_split(const Extent3& extent, int dims, const Extent3& fixed, c
 GpuLayout cheapest_gpu_layout(const Extent3& extent, int dims, const Extent3& fixed,
                               const Machine& m) {
   const std::vector<int> axes = free_axes(fixed, dims);
-  GpuLayout out;
-  if (axes.empty() || m.cuda_workers <= 0) return out;
-  out.axis = axes[0];
-  out.gpus = m.cuda_workers;
-  if (m.gpu_share >= 0) return out;  // the user's layout: the slowest axis on every GPU
+  if (axes.empty() || m.cuda_workers <= 0) return {};
+  // The user's layout (a hand-set share), and where no layout is possible: the slowest axis on
+  // every GPU.
+  const GpuLayout every_gpu{axes[0], m.cuda_workers, -1, -1};
+  if (m.gpu_share >= 0) return every_gpu;
   const Speeds v = speeds_of(m);
-  GpuLayout slowest = out;  // the best along the slowest axis
+  GpuLayout best, slowest;  // the cheapest of all, and of the slowest axis's
+  double default_step = -1;
   for (int axis : axes)
     // On several ranks the GPUs are every rank's, each rank's taking its own blocks: all of them.
     for (int k = m.cuda_workers; k >= (m.ranks <= 1 ? 1 : m.cuda_workers); --k) {
@@ -527,21 +528,20 @@ GpuLayout cheapest_gpu_layout(const Extent3& extent, int dims, const Extent3& fi
           gpu_part(extent, dims, axis, extent[axis], mk, v.gpu_point, v.task, 1);
       // Streamed slabs go along the slowest axis only (the slab pipeline visits them in order).
       if (!p.possible || (p.streamed && axis != axes[0])) continue;
-      if (axis == axes[0] && k == m.cuda_workers) out.default_step_seconds = p.step_seconds;
+      if (axis == axes[0] && k == m.cuda_workers) default_step = p.step_seconds;
       // Ties go to the first considered: the slowest axis, the most GPUs.
       const GpuLayout here{axis, k, p.step_seconds, -1};
-      if (out.step_seconds < 0 || here.step_seconds < out.step_seconds) {
-        out.axis = here.axis, out.gpus = here.gpus, out.step_seconds = here.step_seconds;
-      }
+      if (best.step_seconds < 0 || here.step_seconds < best.step_seconds) best = here;
       if (axis == axes[0] && (slowest.step_seconds < 0 || here.step_seconds < slowest.step_seconds))
-        slowest.gpus = here.gpus, slowest.step_seconds = here.step_seconds;
+        slowest = here;
     }
   // Another axis only where it is kLayoutGain shorter than the slowest axis's best: the other
   // rules (streaming, a CPU part) were fitted on slabs of the slowest axis.
+  GpuLayout out = best.step_seconds < 0 ? every_gpu : best;
   if (out.axis != axes[0] && slowest.step_seconds >= 0 &&
-      !(out.step_seconds < (1 - kLayoutGain) * slowest.step_seconds)) {
-    out.axis = slowest.axis, out.gpus = slowest.gpus, out.step_seconds = slowest.step_seconds;
-  }
+      !(out.step_seconds < (1 - kLayoutGain) * slowest.step_seconds))
+    out = slowest;
+  out.default_step_seconds = default_step;
   return out;
 }
 

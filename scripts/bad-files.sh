@@ -14,31 +14,7 @@ mg=$build/apps/mg/mg trace_tool=$root/trace/tessera-trace
 for app in "$heat3d" "$nbody" "$airfoil" "$mg"; do
   [ -x "$app" ] || { echo "missing $app: build first (bash scripts/build.sh)"; exit 1; }
 done
-work=$(mktemp -d)
-trap 'chmod -R u+w "$work"; rm -rf "$work"' EXIT
-cd "$work" || exit 1
-export STARPU_SILENT=1
-limit=${BAD_INPUT_TIMEOUT:-60}
-passed=0 failed=0
-
-# check NAME fail|ok REGEX command...: one case, as in scripts/bad-input.sh.
-check() {
-  local name=$1 want=$2 pattern=$3 out rc verdict=PASS why=""
-  shift 3
-  out=$(timeout "$limit" "$@" 2>&1 < /dev/null)
-  rc=$?
-  if [ "$rc" -eq 124 ]; then verdict=FAIL why="hang (still running after ${limit}s)"
-  elif [ "$rc" -gt 128 ]; then verdict=FAIL why="crash (signal $((rc - 128)))"
-  elif [ "$want" = fail ] && [ "$rc" -eq 0 ]; then verdict=FAIL why="exit status 0"
-  elif [ "$want" = ok ] && [ "$rc" -ne 0 ]; then verdict=FAIL why="exit status $rc"
-  elif ! grep -qE -- "$pattern" <<<"$out"; then verdict=FAIL why="no message matching '$pattern'"
-  fi
-  printf '%-4s %-46s rc=%-3s %s\n' "$verdict" "$name" "$rc" "${why:-$(grep -m1 -E -- "$pattern" <<<"$out" | cut -c1-110)}"
-  if [ "$verdict" = PASS ]; then passed=$((passed + 1)); else
-    failed=$((failed + 1))
-    sed 's/^/       | /' <<<"$out" | tail -5
-  fi
-}
+source "$root/scripts/bad-cases.sh"
 
 # A model directory that StarPU filled: dmda reads and updates the models (lws would not).
 loud=(--size 16 16 16 --tile 16 16 8 --ncpu 2 --steps 4 --sched dmda)

@@ -148,9 +148,9 @@ std::vector<std::string> model_symbols(const std::string& prefix,
   for (const auto& entry : std::filesystem::directory_iterator(codelet_model_dir(), error)) {
     const std::string name = entry.path().filename().string();
     const std::size_t kind = name.find('.', name.find('.') + 1) + 1;
-    // A damaged model moved aside before StarPU started (NAME.damaged-N, core/runtime's
-    // model_files) is no model: loading it would make StarPU abort.
-    if (name.rfind(prefix, 0) != 0 || kind == 0 || name.find(".damaged-") != std::string::npos)
+    // A damaged model moved aside before StarPU started (kDamagedSuffix) is no model: loading
+    // it would make StarPU abort.
+    if (name.rfind(prefix, 0) != 0 || kind == 0 || name.find(kDamagedSuffix) != std::string::npos)
       continue;
     for (std::string_view k : kinds)
       if (name.compare(kind, k.size(), k) == 0) {

@@ -38,6 +38,9 @@ ClassSpeeds model_class_speeds();
 /// ClassSpeeds::source): its largest history entry that records its work (points x steps); 0
 /// where none does (a model written as a regression alone, as the simulation's are).
 double model_cpu_point_seconds(const std::string& symbol);
+/// What a damaged model or bus file is renamed to when it is moved aside before StarPU starts
+/// (PATH + kDamagedSuffix + N, core/runtime's model_files): never a model to load.
+inline constexpr const char* kDamagedSuffix = ".damaged-";
 /// A core's time a point of one step for a run without CUDA workers: of the tile-task models of
 /// the model directory (not the emulated device's), the one whose largest history entry that
 /// records its work is the largest tile, by that entry (as model_cpu_point_seconds reads it);

@@ -1,6 +1,6 @@
-#include <algorithm>
 #include "core/runtime/comm.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstdlib>

@@ -14,6 +14,8 @@
 #include <memory>
 #include <sstream>
 
+#include "tasks/device_classes.hpp"
+
 namespace tessera::detail::model_files {
 
 namespace {
@@ -250,7 +252,7 @@ std::string host_name() {
 // empty when it is gone already (another rank moved it) or cannot be moved.
 std::string move_aside(const std::string& path) {
   for (int n = 1; n < 1000; ++n) {
-    std::string to = path + ".damaged-" + std::to_string(n);
+    std::string to = path + tasks::kDamagedSuffix + std::to_string(n);
     if (renameat2(AT_FDCWD, path.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return to;
     if (errno == EEXIST) continue;
     if (errno != EINVAL || exists(to)) return "";
@@ -290,7 +292,7 @@ void check_models(const std::string& dir, std::vector<std::string>& lines) {
   std::vector<std::string> names;
   while (const dirent* e = readdir(d)) {
     const std::string name = e->d_name;
-    if (name.rfind("tessera.", 0) == 0 && name.find(".damaged-") == std::string::npos &&
+    if (name.rfind("tessera.", 0) == 0 && name.find(tasks::kDamagedSuffix) == std::string::npos &&
         name.find(".tmp") == std::string::npos)
       names.push_back(name);
   }

@@ -580,18 +580,20 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
   }
   // StarPU creates the models' directory when it first saves a model and aborts the program
   // when it cannot (a file in the way, no permission): created and checked here instead.
-  if (!o.perfmodel_dir.empty())
-    detail::files::check_directory(o.perfmodel_dir, "--perfmodel-dir");
-  else if (env("STARPU_PERF_MODEL_DIR") != nullptr)
-    detail::files::check_directory(env("STARPU_PERF_MODEL_DIR"), "STARPU_PERF_MODEL_DIR");
-  else
+  std::string model_dir;
+  if (!o.perfmodel_dir.empty()) {
+    model_dir = o.perfmodel_dir;
+    detail::files::check_directory(model_dir, "--perfmodel-dir");
+  } else if (env("STARPU_PERF_MODEL_DIR") != nullptr) {
+    model_dir = env("STARPU_PERF_MODEL_DIR");
+    detail::files::check_directory(model_dir, "STARPU_PERF_MODEL_DIR");
+  } else {
+    model_dir = default_model_dir();
     detail::files::check_directory(
-        default_model_dir(), "StarPU's default model directory (from " + model_home_source() +
-                                 "; --perfmodel-dir or STARPU_PERF_MODEL_DIR choose another)");
-  quarantine_damaged_models(c, !o.perfmodel_dir.empty() ? o.perfmodel_dir
-                               : env("STARPU_PERF_MODEL_DIR") != nullptr
-                                   ? env("STARPU_PERF_MODEL_DIR")
-                                   : default_model_dir());
+        model_dir, "StarPU's default model directory (from " + model_home_source() +
+                       "; --perfmodel-dir or STARPU_PERF_MODEL_DIR choose another)");
+  }
+  quarantine_damaged_models(c, model_dir);
   if (!o.fxt.empty()) {
     if (!caps.fxt)
       throw Error("--fxt " + o.fxt + " needs a StarPU built with FxT, and this StarPU " +
@@ -711,10 +713,11 @@ Runtime::Runtime(const Options& options) : context_(std::make_unique<detail::Con
   c.planner = make_planner(c, &c.planner_speeds, &c.planner_pair_speeds);
   // The automatic watchdog measures real time: a simulated run (SimGrid's time) has none.
   const double watchdog = options.watchdog < 0 && c.simulated ? 0 : options.watchdog;
+  const double floor_seconds = watchdog_floor();
   if (watchdog != 0) {
     tasks::Engine* engine = c.engine.get();
     c.watchdog =
-        std::make_unique<detail::Watchdog>(watchdog, watchdog_floor(), c.rank, c.ranks, [engine] {
+        std::make_unique<detail::Watchdog>(watchdog, floor_seconds, c.rank, c.ranks, [engine] {
           return detail::TaskProgress{engine->submitter().submissions(), engine->pending()};
         });
   }
@@ -743,7 +746,7 @@ Runtime::Runtime(const Options& options) : context_(std::make_unique<detail::Con
                     (options.trace.empty() ? "" : ", trace " + options.trace) +
                     (c.ranks > 1 ? ", " + std::to_string(c.ranks) + " ranks" : "") +
                     (options.report.empty() ? "" : ", report " + options.report) + ", " +
-                    detail::Watchdog::describe(watchdog, watchdog_floor());
+                    detail::Watchdog::describe(watchdog, floor_seconds);
   if (!options.quiet && c.rank == 0) std::cout << c.configuration << std::endl;
   live = &c;
 }
