@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 namespace tessera::partition {
 
@@ -59,26 +60,36 @@ void price_faces_between_gpus(GpuMemoryPlan& p, double plane_points, std::int64_
 }
 }  // namespace
 
-GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Machine& m,
-                              double gpu_point_seconds, double task_seconds, int across,
-                              int deepest, const std::vector<double>& plane_extents) {
-  GpuMemoryPlan p;
-  const int gpus = std::max(1, m.cuda_workers);
-  p.slabs = std::min<std::int64_t>(gpus, std::max<std::int64_t>(1, planes));
-  if (planes <= 0) return p;
-  // A GPU's share: the thickest of the slabs, one a GPU.
-  const std::int64_t share = (planes + gpus - 1) / gpus;
-  const double share_points = plane_points * static_cast<double>(share);
-  p.compute_seconds = gpu_point_seconds * share_points;
-  p.step_seconds = p.compute_seconds + task_seconds * across;
-  const double memory = m.gpu_memory_bytes();
-  p.available_bytes = kUsableMemoryShare * memory;
-  p.needed_bytes = share_points * m.point.all;
-  if (!(memory > 0) || p.needed_bytes <= p.available_bytes) {  // resident
-    price_faces_between_gpus(p, plane_points, share, m, gpu_point_seconds, task_seconds, across);
-    return p;
-  }
+namespace {
+// The summary of a streamed plan for the placement line.
+std::string streamed_summary(const GpuMemoryPlan& p, const Machine& m, double link,
+                             bool plane_extents_known, bool pipelined, bool speed_known) {
+  char b[512];
+  std::snprintf(b, sizeof(b),
+                "streamed: %.3g bytes a GPU's share against %.3g it may hold; %lld slabs, %d "
+                "steps a visit, %.3g bytes over the bus a step (the fields %.3g, their %s "
+                "the rest; %.2f ms at %.2g of %.3g GB/s the busier way%s), compute %.2f ms%s%s",
+                p.needed_bytes, p.available_bytes, static_cast<long long>(p.slabs), p.depth,
+                p.bus_bytes_per_step, p.fields_bytes_per_step,
+                m.ghost_planes_stay
+                    ? (plane_extents_known ? "ghost points across and faces" : "faces")
+                    : "ghost planes and faces",
+                p.bus_seconds * 1e3, kStreamedBusShare, link * 1e-9,
+                m.gpu_bus_bytes_per_second() > 0 ? "" : " assumed", p.compute_seconds * 1e3,
+                pipelined ? " while the next slab arrives" : "",
+                speed_known ? "" : " (the GPU's speed not calibrated: the bus alone)");
+  return b;
+}
 
+// A GPU's share of `share` planes that its memory cannot hold: the depth and slab thickness
+// whose step (the bus and the compute, overlapped where visits are prefetched) is the least,
+// or not possible where even the thinnest slabs do not fit.
+void plan_streamed(GpuMemoryPlan& p, double plane_points, std::int64_t share, const Machine& m,
+                   double gpu_point_seconds, double task_seconds, int across, int deepest,
+                   const std::vector<double>& plane_extents) {
+  const int gpus = std::max(1, m.cuda_workers);
+  const double share_points = plane_points * static_cast<double>(share);
+  const double memory = m.gpu_memory_bytes();
   // Streamed, the faces go through main memory with the slabs (bus bytes below), and slabs are
   // cut by the memory: no exchange between GPUs to price, no edges.
   p.streamed = true;
@@ -181,23 +192,34 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
                   1 + kept_slabs, static_cast<long long>(kMinThickness), p.needed_bytes,
                   p.available_bytes, memory);
     p.why = b;
+    return;
+  }
+  p.why = streamed_summary(p, m, link, !plane_extents.empty(), pipelined, speed_known);
+}
+}  // namespace
+
+GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Machine& m,
+                              double gpu_point_seconds, double task_seconds, int across,
+                              int deepest, const std::vector<double>& plane_extents) {
+  GpuMemoryPlan p;
+  const int gpus = std::max(1, m.cuda_workers);
+  p.slabs = std::min<std::int64_t>(gpus, std::max<std::int64_t>(1, planes));
+  if (planes <= 0) return p;
+  // A GPU's share: the thickest of the slabs, one a GPU.
+  const std::int64_t share = (planes + gpus - 1) / gpus;
+  const double share_points = plane_points * static_cast<double>(share);
+  p.compute_seconds = gpu_point_seconds * share_points;
+  p.step_seconds = p.compute_seconds + task_seconds * across;
+  const double memory = m.gpu_memory_bytes();
+  p.available_bytes = kUsableMemoryShare * memory;
+  p.needed_bytes = share_points * m.point.all;
+  if (!(memory > 0) || p.needed_bytes <= p.available_bytes) {  // resident
+    price_faces_between_gpus(p, plane_points, share, m, gpu_point_seconds, task_seconds, across);
     return p;
   }
-  char b[512];
-  std::snprintf(b, sizeof(b),
-                "streamed: %.3g bytes a GPU's share against %.3g it may hold; %lld slabs, %d "
-                "steps a visit, %.3g bytes over the bus a step (the fields %.3g, their %s "
-                "the rest; %.2f ms at %.2g of %.3g GB/s the busier way%s), compute %.2f ms%s%s",
-                p.needed_bytes, p.available_bytes, static_cast<long long>(p.slabs), p.depth,
-                p.bus_bytes_per_step, p.fields_bytes_per_step,
-                m.ghost_planes_stay
-                    ? (plane_extents.empty() ? "faces" : "ghost points across and faces")
-                    : "ghost planes and faces",
-                p.bus_seconds * 1e3, kStreamedBusShare, link * 1e-9,
-                m.gpu_bus_bytes_per_second() > 0 ? "" : " assumed", p.compute_seconds * 1e3,
-                pipelined ? " while the next slab arrives" : "",
-                speed_known ? "" : " (the GPU's speed not calibrated: the bus alone)");
-  p.why = b;
+
+  plan_streamed(p, plane_points, share, m, gpu_point_seconds, task_seconds, across, deepest,
+                plane_extents);
   return p;
 }
 

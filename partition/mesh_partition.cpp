@@ -119,18 +119,10 @@ void number_owned(SetTiles& s, int tiles) {
   s.partitioned = true;
 }
 
-}  // namespace
-
-MeshPartition partition_mesh(const std::vector<std::int64_t>& sizes,
-                             const std::vector<MeshMap>& maps, int primary, int tiles,
-                             MeshMethod method) {
-  MeshPartition p;
-  p.tiles = tiles;
-  p.sets.assign(sizes.size(), {});
-  p.sets[static_cast<std::size_t>(primary)].tile = cut_primary(sizes, maps, primary, tiles, method);
-  number_owned(p.sets[static_cast<std::size_t>(primary)], tiles);
-  // Induce the other sets, in rounds, from sets already tiled: first through maps out of the
-  // untiled set (owner compute: an edge goes with its first cell), then through maps into it.
+// Tiles the sets not yet tiled, in rounds, from sets already tiled: first through maps out of
+// the untiled set (owner compute: an edge goes with its first cell), then through maps into it.
+void induce_untiled_sets(MeshPartition& p, const std::vector<std::int64_t>& sizes,
+                         const std::vector<MeshMap>& maps) {
   for (bool progress = true; progress;) {
     progress = false;
     for (std::size_t s = 0; s < sizes.size(); ++s) {
@@ -163,10 +155,41 @@ MeshPartition partition_mesh(const std::vector<std::int64_t>& sizes,
         for (std::int32_t& t : st.tile)
           if (t < 0) t = 0;
       }
-      number_owned(st, tiles);
+      number_owned(st, p.tiles);
       progress = true;
     }
   }
+}
+
+// The tiles each tile exchanges with, through any set: sorted, once each.
+std::vector<std::vector<std::int32_t>> neighbour_tiles(const MeshPartition& p) {
+  std::vector<std::vector<std::int32_t>> neighbours(static_cast<std::size_t>(p.tiles));
+  for (const SetTiles& st : p.sets) {
+    if (!st.partitioned) continue;
+    for (int t = 0; t < p.tiles; ++t)
+      for (std::int32_t u : st.sources[static_cast<std::size_t>(t)]) {
+        neighbours[static_cast<std::size_t>(t)].push_back(u);
+        neighbours[static_cast<std::size_t>(u)].push_back(t);
+      }
+  }
+  for (auto& nb : neighbours) {
+    std::sort(nb.begin(), nb.end());
+    nb.erase(std::unique(nb.begin(), nb.end()), nb.end());
+  }
+  return neighbours;
+}
+
+}  // namespace
+
+MeshPartition partition_mesh(const std::vector<std::int64_t>& sizes,
+                             const std::vector<MeshMap>& maps, int primary, int tiles,
+                             MeshMethod method) {
+  MeshPartition p;
+  p.tiles = tiles;
+  p.sets.assign(sizes.size(), {});
+  p.sets[static_cast<std::size_t>(primary)].tile = cut_primary(sizes, maps, primary, tiles, method);
+  number_owned(p.sets[static_cast<std::size_t>(primary)], tiles);
+  induce_untiled_sets(p, sizes, maps);
   // Import halos: what each tile's elements reach through any map, outside the tile.
   for (std::size_t s = 0; s < sizes.size(); ++s) {
     SetTiles& st = p.sets[s];
@@ -239,21 +262,54 @@ MeshPartition partition_mesh(const std::vector<std::int64_t>& sizes,
         }
     }
   }
-  p.neighbours.assign(static_cast<std::size_t>(tiles), {});
-  for (const SetTiles& st : p.sets) {
-    if (!st.partitioned) continue;
-    for (int t = 0; t < tiles; ++t)
-      for (std::int32_t u : st.sources[static_cast<std::size_t>(t)]) {
-        p.neighbours[static_cast<std::size_t>(t)].push_back(u);
-        p.neighbours[static_cast<std::size_t>(u)].push_back(t);
-      }
-  }
-  for (auto& nb : p.neighbours) {
-    std::sort(nb.begin(), nb.end());
-    nb.erase(std::unique(nb.begin(), nb.end()), nb.end());
-  }
+  p.neighbours = neighbour_tiles(p);
   return p;
 }
+
+namespace {
+// A list of targets, each with its entries, as the kernels read it: the count, the targets,
+// their starts in the entries (count + 1), the entries.
+std::vector<std::int32_t> gather_list(const std::vector<std::int32_t>& targets,
+                                      const std::vector<std::int32_t>& starts,
+                                      const std::vector<std::int32_t>& entries) {
+  std::vector<std::int32_t> out;
+  out.reserve(1 + targets.size() + starts.size() + entries.size());
+  out.push_back(static_cast<std::int32_t>(targets.size()));
+  out.insert(out.end(), targets.begin(), targets.end());
+  out.insert(out.end(), starts.begin(), starts.end());
+  out.insert(out.end(), entries.begin(), entries.end());
+  return out;
+}
+
+// The device variant of an increment plan: local slots in (element, index) order, gathered per
+// target.
+void add_device_variant(IncrementPlan& plan, const SetTiles& to, const MeshMap& m, unsigned mask) {
+  const auto tiles = static_cast<int>(plan.codes.size());
+  plan.device_codes = plan.codes;
+  plan.local_slots.assign(static_cast<std::size_t>(tiles), 0);
+  plan.local_gather.assign(static_cast<std::size_t>(tiles), {});
+  for (int t = 0; t < tiles; ++t) {
+    auto& code = plan.device_codes[static_cast<std::size_t>(t)];
+    std::vector<std::vector<std::int32_t>> slots_of(to.owned[static_cast<std::size_t>(t)].size());
+    std::int32_t next = 0;
+    for (std::size_t k = 0; k < code.size(); ++k) {
+      if (!((mask >> (k % static_cast<std::size_t>(m.arity))) & 1u) || code[k] < 0) continue;
+      slots_of[static_cast<std::size_t>(code[k])].push_back(next);
+      code[k] = next++;
+    }
+    plan.local_slots[static_cast<std::size_t>(t)] = next;
+    std::vector<std::int32_t> targets, starts{0}, entries;
+    for (std::size_t c = 0; c < slots_of.size(); ++c) {
+      if (slots_of[c].empty()) continue;
+      targets.push_back(static_cast<std::int32_t>(c));
+      entries.insert(entries.end(), slots_of[c].begin(), slots_of[c].end());
+      starts.push_back(static_cast<std::int32_t>(entries.size()));
+    }
+    plan.local_gather[static_cast<std::size_t>(t)] = gather_list(targets, starts, entries);
+  }
+}
+
+}  // namespace
 
 IncrementPlan plan_increments(const MeshPartition& p, const MeshMap& m, unsigned mask,
                               bool reverse) {
@@ -334,34 +390,7 @@ IncrementPlan plan_increments(const MeshPartition& p, const MeshMap& m, unsigned
       }
     }
   }
-  // The device variant: local slots in (element, index) order, gathered per target.
-  plan.device_codes = plan.codes;
-  plan.local_slots.assign(static_cast<std::size_t>(tiles), 0);
-  plan.local_gather.assign(static_cast<std::size_t>(tiles), {});
-  for (int t = 0; t < tiles; ++t) {
-    auto& code = plan.device_codes[static_cast<std::size_t>(t)];
-    std::vector<std::vector<std::int32_t>> slots_of(to.owned[static_cast<std::size_t>(t)].size());
-    std::int32_t next = 0;
-    for (std::size_t k = 0; k < code.size(); ++k) {
-      if (!in_mask(static_cast<int>(k % static_cast<std::size_t>(m.arity))) || code[k] < 0)
-        continue;
-      slots_of[static_cast<std::size_t>(code[k])].push_back(next);
-      code[k] = next++;
-    }
-    plan.local_slots[static_cast<std::size_t>(t)] = next;
-    std::vector<std::int32_t> targets, starts{0}, entries;
-    for (std::size_t c = 0; c < slots_of.size(); ++c) {
-      if (slots_of[c].empty()) continue;
-      targets.push_back(static_cast<std::int32_t>(c));
-      entries.insert(entries.end(), slots_of[c].begin(), slots_of[c].end());
-      starts.push_back(static_cast<std::int32_t>(entries.size()));
-    }
-    auto& out = plan.local_gather[static_cast<std::size_t>(t)];
-    out.push_back(static_cast<std::int32_t>(targets.size()));
-    out.insert(out.end(), targets.begin(), targets.end());
-    out.insert(out.end(), starts.begin(), starts.end());
-    out.insert(out.end(), entries.begin(), entries.end());
-  }
+  add_device_variant(plan, to, m, mask);
   plan.sources.assign(static_cast<std::size_t>(tiles), {});
   plan.source_buffer.assign(static_cast<std::size_t>(tiles), {});
   for (int t = 0; t < tiles; ++t)
@@ -390,11 +419,7 @@ IncrementPlan plan_increments(const MeshPartition& p, const MeshMap& m, unsigned
         std::reverse(entries.begin() + static_cast<std::ptrdiff_t>(first), entries.end());
       starts.push_back(static_cast<std::int32_t>(entries.size()));
     }
-    auto& out = plan.combine[static_cast<std::size_t>(u)];
-    out.push_back(static_cast<std::int32_t>(targets.size()));
-    out.insert(out.end(), targets.begin(), targets.end());
-    out.insert(out.end(), starts.begin(), starts.end());
-    out.insert(out.end(), entries.begin(), entries.end());
+    plan.combine[static_cast<std::size_t>(u)] = gather_list(targets, starts, entries);
   }
   return plan;
 }

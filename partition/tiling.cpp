@@ -186,6 +186,36 @@ void dense_strides(const Extent3& m, std::int64_t (&s)[3]) {
 
 Dir3 negate(Dir3 d) { return {-d[0], -d[1], -d[2]}; }
 
+// The packs of each tile: a dense face buffer towards every direction some tile reads.
+void add_packs(std::vector<TileHaloPlan>& plans, const Tiling& tiling,
+               const std::vector<Dir3>& dirs, const std::vector<std::vector<bool>>& needed,
+               const Extent3& halo, int width, std::int64_t line) {
+  for (int id = 0; id < tiling.size(); ++id) {
+    const Tile& t = tiling.tile(id);
+    const TileLayout layout{t.extent, halo, line};
+    TileHaloPlan& plan = plans[static_cast<std::size_t>(id)];
+    for (std::size_t k = 0; k < dirs.size(); ++k) {
+      if (!needed[static_cast<std::size_t>(id)][k]) continue;
+      const Dir3& e = dirs[k];
+      const Extent3 m = face_dims(t.extent, e, width);
+      RegionCopy r;
+      r.src_slot = 0;
+      r.dst_slot = 1 + static_cast<int>(plan.pack_dirs.size());
+      Extent3 lo{};
+      for (int a = 0; a < 3; ++a) {
+        r.dims[a] = m[a];
+        lo[a] = e[a] > 0 ? t.extent[a] - width : 0;
+        r.src_stride[a] = layout.stride(a);
+      }
+      r.src_start = layout.offset(lo[0], lo[1], lo[2]);
+      dense_strides(m, r.dst_stride);
+      plan.pack_dirs.push_back(e);
+      plan.pack_sizes.push_back(m[0] * m[1] * m[2]);
+      plan.packs.region[plan.packs.count++] = r;
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<TileHaloPlan> plan_halos(const Tiling& tiling, const Extent3& halo,
@@ -283,30 +313,7 @@ std::vector<TileHaloPlan> plan_halos(const Tiling& tiling, const Extent3& halo,
     }
   }
 
-  for (int id = 0; id < tiling.size(); ++id) {
-    const Tile& t = tiling.tile(id);
-    const TileLayout layout{t.extent, halo, line};
-    TileHaloPlan& plan = plans[static_cast<std::size_t>(id)];
-    for (std::size_t k = 0; k < dirs.size(); ++k) {
-      if (!needed[static_cast<std::size_t>(id)][k]) continue;
-      const Dir3& e = dirs[k];
-      const Extent3 m = face_dims(t.extent, e, width);
-      RegionCopy r;
-      r.src_slot = 0;
-      r.dst_slot = 1 + static_cast<int>(plan.pack_dirs.size());
-      Extent3 lo{};
-      for (int a = 0; a < 3; ++a) {
-        r.dims[a] = m[a];
-        lo[a] = e[a] > 0 ? t.extent[a] - width : 0;
-        r.src_stride[a] = layout.stride(a);
-      }
-      r.src_start = layout.offset(lo[0], lo[1], lo[2]);
-      dense_strides(m, r.dst_stride);
-      plan.pack_dirs.push_back(e);
-      plan.pack_sizes.push_back(m[0] * m[1] * m[2]);
-      plan.packs.region[plan.packs.count++] = r;
-    }
-  }
+  add_packs(plans, tiling, dirs, needed, halo, width, line);
   return plans;
 }
 

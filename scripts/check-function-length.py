@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fails on a function longer than a reader can hold: prints file:line, name and length of every
-function body of more than LIMIT lines (signature to closing brace) in the library's folders and
-exits 1, or prints nothing and exits 0. CTest runs it (function_length); see docs/architecture.md.
+function body longer than its folder's limit (signature to closing brace; FOLDERS) in the
+library's folders and exits 1, or prints nothing and exits 0. CTest runs it (function_length); see docs/architecture.md.
 
 A function is found by its braces, after comments, strings and preprocessor lines are blanked:
 a `{` whose statement ends in a parameter list (with qualifiers, a trailing return type or a
@@ -12,13 +12,16 @@ import re
 import sys
 
 LIMIT = 150
-FOLDERS = ("core", "tasks", "partition", "trace", "perfmodels", "kernels")
+# The runtime's own rooms, where the plan is made and executed, are held to less.
+FOLDERS = {"core": 120, "tasks": 120, "partition": 120, "trace": LIMIT, "perfmodels": LIMIT,
+           "kernels": LIMIT}
 SUFFIXES = {".cpp", ".hpp", ".h", ".cu", ".cuh"}
 
 # Functions over the limit in rooms being reworked elsewhere, each with its reason. Remove an
 # entry when its function is split; an entry that no longer matches a long function fails too.
 # Entries read "path:name": "reason", e.g. "tasks/submit.cpp:Submitter::submit": "split by #40".
 ALLOWED = {
+    "core/grid/tile_tasks.cpp:submit_tile_tasks": "the streaming pipeline leaves it (issue 70)",
 }
 
 
@@ -89,11 +92,11 @@ def function_name(head):
     return "?"
 
 
-def long_functions(path):
-    return long_functions_in(path.read_text(errors="replace"))
+def long_functions(path, limit=LIMIT):
+    return long_functions_in(path.read_text(errors="replace"), limit)
 
 
-def long_functions_in(source):
+def long_functions_in(source, limit=LIMIT):
     text = blanked(source)
     found = []
     # One entry per open brace: (kind, statement start offset); kinds: scope, body, other.
@@ -124,7 +127,7 @@ def long_functions_in(source):
                 first = begun + len(statement) - len(statement.lstrip())
                 line = text.count("\n", 0, first) + 1
                 lines = text.count("\n", first, i) + 1
-                if lines > LIMIT:
+                if lines > limit:
                     head = statement.lstrip().split("{")[0]
                     found.append((line, function_name(head), lines))
             if kind != "other":
@@ -165,17 +168,17 @@ def main():
     root = pathlib.Path(__file__).resolve().parent.parent
     status = 0
     seen = set()
-    for folder in FOLDERS:
+    for folder, limit in FOLDERS.items():
         for path in sorted((root / folder).rglob("*")):
             if path.suffix not in SUFFIXES or not path.is_file():
                 continue
             rel = path.relative_to(root).as_posix()
-            for line, name, lines in long_functions(path):
+            for line, name, lines in long_functions(path, limit):
                 key = f"{rel}:{name}"
                 if key in ALLOWED:
                     seen.add(key)
                     continue
-                print(f"{rel}:{line}: {name} is {lines} lines, more than {LIMIT}: "
+                print(f"{rel}:{line}: {name} is {lines} lines, more than {limit}: "
                       "split it into named steps (functions a reader can hold)")
                 status = 1
     for key in sorted(set(ALLOWED) - seen):

@@ -157,6 +157,62 @@ extern "C" int starpu_main(int argc, char** argv) {
 
 namespace tessera::tasks {
 
+namespace {
+// What starpu_init's failure `ret` means for the user.
+Error start_error(int ret, bool distributed) {
+  // StarPU 1.4 keeps its workers inside the process's binding, and mpirun binds each of 2 ranks
+  // to one core by default: StarPU-MPI takes that core for its thread, none is left for a worker.
+  if (ret == -ENODEV && distributed && bound_cpus() == 1 &&
+      (STARPU_MAJOR_VERSION > 1 || STARPU_MINOR_VERSION >= 4))
+    return Error(
+        "StarPU found no worker it could start: this rank is bound to one core (mpirun binds "
+        "each of 2 ranks to a core unless told otherwise) and StarPU-MPI keeps it for its "
+        "communication thread; run mpirun with --bind-to none, or bind each rank to several "
+        "cores (docs/distributed.md)");
+  if (ret == -ENODEV)
+    return Error(
+        "StarPU found no worker it could start (no CPU worker and no usable GPU); give "
+        "--ncpu 1 or more, and check STARPU_NCPU, STARPU_NCUDA and STARPU_WORKERS_*");
+  return Error("StarPU failed to start (starpu_init returned " + std::to_string(ret) +
+               "); check the STARPU_* environment and the worker counts");
+}
+}  // namespace
+
+// The split mode: the first `stand_ins` CPU workers stand in for CUDA workers (the Submitter
+// pins the CUDA class's tiles to them, the planner counts them as CUDA workers); one must stay
+// a CPU worker.
+void Engine::start_cuda_stand_ins(int stand_ins) {
+  if (stand_ins >= cpu_workers_) {
+    stop(distributed_);
+    if (set_limits_) {
+      unsetenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS");
+      unsetenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS");
+    }
+    throw Error("TESSERA_EMULATED_CUDA=split" +
+                (stand_ins > 1 ? ":" + std::to_string(stand_ins) : std::string()) + " stands " +
+                std::to_string(stand_ins) +
+                " CPU worker(s) in for CUDA workers and leaves the others CPU workers, but "
+                "StarPU started " +
+                std::to_string(cpu_workers_) + "; give --ncpu " + std::to_string(stand_ins + 1) +
+                " or more (docs/gpu.md)");
+  }
+  std::vector<int> ids(static_cast<std::size_t>(cpu_workers_));
+  ids.resize(static_cast<std::size_t>(starpu_worker_get_ids_by_type(
+      STARPU_CPU_WORKER, ids.data(), static_cast<unsigned>(ids.size()))));
+  // With several memory nodes (STARPU_USE_NUMA=1 on a machine, or a hwloc topology, of two
+  // NUMA nodes) the stand-ins are the workers farthest from main memory, where the tiles are
+  // registered: a GPU tile's data then crosses between memory nodes through its copy methods,
+  // as on a GPU (docs/gpu.md, "Split emulation").
+  std::stable_sort(ids.begin(), ids.end(), [](int a, int b) {
+    return starpu_worker_get_memory_node(static_cast<unsigned>(a)) >
+           starpu_worker_get_memory_node(static_cast<unsigned>(b));
+  });
+  ids.resize(static_cast<std::size_t>(stand_ins));
+  set_cuda_stand_ins(ids);
+  data_.stand_in_homes(starpu_worker_get_memory_node(static_cast<unsigned>(ids.front())) !=
+                       STARPU_MAIN_RAM);
+}
+
 Engine::Engine(const EngineConfig& config)
     : distributed_(config.policy.distributed), data_(config.policy.distributed, idle_) {
   starpu_conf conf;
@@ -235,57 +291,9 @@ Engine::Engine(const EngineConfig& config)
     unsetenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS");
     unsetenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS");
   }
-  // StarPU 1.4 keeps its workers inside the process's binding, and mpirun binds each of 2 ranks
-  // to one core by default: StarPU-MPI takes that core for its thread, none is left for a worker.
-  if (ret == -ENODEV && distributed_ && bound_cpus() == 1 &&
-      (STARPU_MAJOR_VERSION > 1 || STARPU_MINOR_VERSION >= 4))
-    throw Error(
-        "StarPU found no worker it could start: this rank is bound to one core (mpirun binds "
-        "each of 2 ranks to a core unless told otherwise) and StarPU-MPI keeps it for its "
-        "communication thread; run mpirun with --bind-to none, or bind each rank to several "
-        "cores (docs/distributed.md)");
-  if (ret == -ENODEV)
-    throw Error(
-        "StarPU found no worker it could start (no CPU worker and no usable GPU); give "
-        "--ncpu 1 or more, and check STARPU_NCPU, STARPU_NCUDA and STARPU_WORKERS_*");
-  if (ret != 0)
-    throw Error("StarPU failed to start (starpu_init returned " + std::to_string(ret) +
-                "); check the STARPU_* environment and the worker counts");
-  // The split mode: the first K CPU workers stand in for CUDA workers (the Submitter pins the
-  // CUDA class's tiles to them, the planner counts them as CUDA workers); one must stay a CPU
-  // worker.
+  if (ret != 0) throw start_error(ret, distributed_);
   cpu_workers_ = static_cast<int>(starpu_cpu_worker_get_count());
-  if (stand_ins > 0) {
-    if (stand_ins >= cpu_workers_) {
-      stop(distributed_);
-      if (set_limits_) {
-        unsetenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS");
-        unsetenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS");
-      }
-      throw Error("TESSERA_EMULATED_CUDA=split" +
-                  (stand_ins > 1 ? ":" + std::to_string(stand_ins) : std::string()) + " stands " +
-                  std::to_string(stand_ins) +
-                  " CPU worker(s) in for CUDA workers and leaves the others CPU workers, but "
-                  "StarPU started " +
-                  std::to_string(cpu_workers_) + "; give --ncpu " + std::to_string(stand_ins + 1) +
-                  " or more (docs/gpu.md)");
-    }
-    std::vector<int> ids(static_cast<std::size_t>(cpu_workers_));
-    ids.resize(static_cast<std::size_t>(starpu_worker_get_ids_by_type(
-        STARPU_CPU_WORKER, ids.data(), static_cast<unsigned>(ids.size()))));
-    // With several memory nodes (STARPU_USE_NUMA=1 on a machine, or a hwloc topology, of two
-    // NUMA nodes) the stand-ins are the workers farthest from main memory, where the tiles are
-    // registered: a GPU tile's data then crosses between memory nodes through its copy methods,
-    // as on a GPU (docs/gpu.md, "Split emulation").
-    std::stable_sort(ids.begin(), ids.end(), [](int a, int b) {
-      return starpu_worker_get_memory_node(static_cast<unsigned>(a)) >
-             starpu_worker_get_memory_node(static_cast<unsigned>(b));
-    });
-    ids.resize(static_cast<std::size_t>(stand_ins));
-    set_cuda_stand_ins(ids);
-    data_.stand_in_homes(starpu_worker_get_memory_node(static_cast<unsigned>(ids.front())) !=
-                         STARPU_MAIN_RAM);
-  }
+  if (stand_ins > 0) start_cuda_stand_ins(stand_ins);
   if (config.record) {
     starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
     recorder_ = std::make_unique<Recorder>(config.rank, config.keep_events);

@@ -98,6 +98,8 @@ class Engine {
   Recorder* recorder() const { return recorder_.get(); }  // null unless recording
 
  private:
+  void start_cuda_stand_ins(int stand_ins);
+
   bool distributed_;
   bool set_limits_ = false;  // this engine set STARPU_LIMIT_*_SUBMITTED_TASKS
   int cpu_workers_ = 0, cuda_workers_ = 0;

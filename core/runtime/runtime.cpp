@@ -500,29 +500,56 @@ void quarantine_damaged_models(const detail::Context& c, const std::string& dir)
 
 // The engine's settings: every option resolved against its STARPU_* variable and checked
 // against what this StarPU can do. Sets `sched_source` to where the scheduler came from.
+// The scheduler a run uses and where the choice came from (`source`, for the configuration
+// line): --sched, STARPU_SCHED, the program's default, else the default for its workers.
+std::string chosen_scheduler(const Options& o, const tasks::Capabilities& caps,
+                             std::string& source) {
+  if (!o.scheduler.empty()) {
+    check_agrees("--sched", o.scheduler, "STARPU_SCHED");
+    source = "--sched";
+    return o.scheduler;
+  }
+  if (env("STARPU_SCHED") != nullptr) {
+    source = "STARPU_SCHED";
+    return env("STARPU_SCHED");
+  }
+  if (!o.default_scheduler.empty()) {
+    source = "the program's default";
+    return o.default_scheduler;
+  }
+  if (cpu_only(caps, resolved_count(o.cuda_workers, "STARPU_NCUDA"))) {
+    source = "default for CPU workers only";
+    return kSchedulerCpuOnly;
+  }
+  source = "default with CUDA workers";
+  return kSchedulerWithCuda;
+}
+
+// The models' directory, created and checked: StarPU creates it when it first saves a model
+// and aborts the program when it cannot (a file in the way, no permission).
+std::string checked_model_dir(const Options& o) {
+  std::string model_dir;
+  if (!o.perfmodel_dir.empty()) {
+    model_dir = o.perfmodel_dir;
+    detail::files::check_directory(model_dir, "--perfmodel-dir");
+  } else if (env("STARPU_PERF_MODEL_DIR") != nullptr) {
+    model_dir = env("STARPU_PERF_MODEL_DIR");
+    detail::files::check_directory(model_dir, "STARPU_PERF_MODEL_DIR");
+  } else {
+    model_dir = default_model_dir();
+    detail::files::check_directory(
+        model_dir, "StarPU's default model directory (from " + model_home_source() +
+                       "; --perfmodel-dir or STARPU_PERF_MODEL_DIR choose another)");
+  }
+  return model_dir;
+}
+
 tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_source) {
   const Options& o = c.options;
   const tasks::Capabilities caps = tasks::capabilities();
   tasks::EngineConfig e;
   check_runtime_environment();
-  sched_source = "default";
-  if (!o.scheduler.empty()) {
-    check_agrees("--sched", o.scheduler, "STARPU_SCHED");
-    e.scheduler = o.scheduler;
-    sched_source = "--sched";
-  } else if (env("STARPU_SCHED") != nullptr) {
-    e.scheduler = env("STARPU_SCHED");
-    sched_source = "STARPU_SCHED";
-  } else if (!o.default_scheduler.empty()) {
-    e.scheduler = o.default_scheduler;
-    sched_source = "the program's default";
-  } else if (cpu_only(caps, resolved_count(o.cuda_workers, "STARPU_NCUDA"))) {
-    e.scheduler = kSchedulerCpuOnly;
-    sched_source = "default for CPU workers only";
-  } else {
-    e.scheduler = kSchedulerWithCuda;
-    sched_source = "default with CUDA workers";
-  }
+  e.scheduler = chosen_scheduler(o, caps, sched_source);
   check_scheduler(e.scheduler, sched_source.c_str(), caps);
   check_watchdog(o.watchdog);
   check_cuda_memory_limit();
@@ -578,22 +605,7 @@ tasks::EngineConfig engine_config(const detail::Context& c, std::string& sched_s
                   o.perfmodel_dir + " instead (docs/simulation.md)");
     e.perfmodel_dir = o.perfmodel_dir;
   }
-  // StarPU creates the models' directory when it first saves a model and aborts the program
-  // when it cannot (a file in the way, no permission): created and checked here instead.
-  std::string model_dir;
-  if (!o.perfmodel_dir.empty()) {
-    model_dir = o.perfmodel_dir;
-    detail::files::check_directory(model_dir, "--perfmodel-dir");
-  } else if (env("STARPU_PERF_MODEL_DIR") != nullptr) {
-    model_dir = env("STARPU_PERF_MODEL_DIR");
-    detail::files::check_directory(model_dir, "STARPU_PERF_MODEL_DIR");
-  } else {
-    model_dir = default_model_dir();
-    detail::files::check_directory(
-        model_dir, "StarPU's default model directory (from " + model_home_source() +
-                       "; --perfmodel-dir or STARPU_PERF_MODEL_DIR choose another)");
-  }
-  quarantine_damaged_models(c, model_dir);
+  quarantine_damaged_models(c, checked_model_dir(o));
   if (!o.fxt.empty()) {
     if (!caps.fxt)
       throw Error("--fxt " + o.fxt + " needs a StarPU built with FxT, and this StarPU " +
