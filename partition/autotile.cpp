@@ -217,7 +217,13 @@ GpuMemoryPlan gpu_part(const Extent3& extent, int dims, int axis, std::int64_t p
       plane *= static_cast<double>(extent[a]);
       if (across == 1) plane_extents.push_back(static_cast<double>(extent[a]));
     }
-  return plan_gpu_memory(plane, planes, m, gpu_point, task, across, deepest, plane_extents);
+  if (axis == dims - 1 || !m.ghost_planes_stay)
+    return plan_gpu_memory(plane, planes, m, gpu_point, task, across, deepest, plane_extents);
+  // Only the outermost axis's planes lie whole in a tile's buffer, so that a visit can move
+  // its points and leave its ghost planes: slabs along another axis carry theirs.
+  Machine carried = m;
+  carried.ghost_planes_stay = false;
+  return plan_gpu_memory(plane, planes, carried, gpu_point, task, across, deepest, plane_extents);
 }
 
 }  // namespace
@@ -526,8 +532,7 @@ GpuLayout cheapest_gpu_layout(const Extent3& extent, int dims, const Extent3& fi
       mk.cuda_workers = k;
       const GpuMemoryPlan p =
           gpu_part(extent, dims, axis, extent[axis], mk, v.gpu_point, v.task, 1);
-      // Streamed slabs go along the slowest axis only (the slab pipeline visits them in order).
-      if (!p.possible || (p.streamed && axis != axes[0])) continue;
+      if (!p.possible) continue;
       if (axis == axes[0] && k == m.cuda_workers) default_step = p.step_seconds;
       // Ties go to the first considered: the slowest axis, the most GPUs.
       const GpuLayout here{axis, k, p.step_seconds, -1};

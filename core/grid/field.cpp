@@ -217,6 +217,14 @@ void FieldStorage::build(Context& rt, Impl* reuse) {
     return streamed_bytes > 0 && device_class(t) == DeviceClass::Cuda ? streamed_bytes
                                                                       : layout_bytes(t);
   };
+  // Whether a tile spans the grid along every axis but the outermost: then its points' planes
+  // are one range of its buffer, which a visit can move without its ghost planes (tasks::Travel);
+  // slabs along another axis (streamed along y) move whole.
+  const auto whole_below_outermost = [&](const partition::Tile& tile) {
+    for (int a = 0; a + 1 < grid_.dims; ++a)
+      if (tile.extent[a] != grid_.extent[a]) return false;
+    return true;
+  };
   // Only this rank's tiles get memory; the others are placeholders StarPU-MPI knows the
   // owner of, which no task on this rank reads (only their face buffers travel). Allocated
   // first, and agreed on, so that a rank out of memory stops every rank before any handle is
@@ -252,7 +260,7 @@ void FieldStorage::build(Context& rt, Impl* reuse) {
     if (tile.handle != nullptr) continue;  // taken over from the tiling before
     const std::size_t elements = static_cast<std::size_t>(tile_bytes(t)) / element_size_;
     if (streamed_bytes > 0 && device_class(t) == DeviceClass::Cuda &&
-        tasks::DataRegistry::moves_planes_only()) {
+        tasks::DataRegistry::moves_planes_only() && whole_below_outermost(tiling.tile(t))) {
       const auto [first, count] =
           tile_layout(tiling.tile(t), halo_, grid_.dims, element_size_).planes(grid_.dims);
       tile.travel = std::make_unique<tasks::Travel>();
@@ -626,8 +634,9 @@ void FieldStorage::leave_ghost_planes(bool leave) {
     bool functions = false;  // their ghosts are written by tasks of their own (exchange())
     for (const auto& face : faces_.face)
       for (const auto& side : face) functions = functions || side.kind == Boundary::Kind::Function;
-    if (grid_.stream_depth == 0 || !tasks::DataRegistry::moves_planes_only() ||
-        !context().options.fused_exchange || functions)
+    const bool travels = std::any_of(impl_->tiles.begin(), impl_->tiles.end(),
+                                     [](const FieldTile& t) { return t.travel != nullptr; });
+    if (grid_.stream_depth == 0 || !travels || !context().options.fused_exchange || functions)
       return;
     // Tasks submitted before may read the ghost planes (a stencil after exchange()): every
     // rank reaches this call at the same point, once a field (wait_all is collective).

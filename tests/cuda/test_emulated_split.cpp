@@ -725,6 +725,19 @@ TEST(EmulatedSplitMemory, GivenTilesLargerThanTheGpuStreamBitwise) {
   test::expect_heat3d_advance_matches_reference(grid, 19, grid.stream_depth());
 }
 
+// A grid whose z planes are too large for the stand-in's 1 MiB (64 x 128 points, 0.65 MB a
+// plane as a visit holds it) but whose y planes are small (64 x 8) streams in slabs along y
+// (issue 70), where it ran on the CPU part alone; its slabs carry their ghost planes (only z
+// planes lie whole in a tile's buffer), and the result is the reference's bits.
+TEST(EmulatedSplitMemory, SlabsAlongYStreamWhereZPlanesDoNotFitBitwise) {
+  const LimitedGpu run("1", "streamed-y", {64, 128, 8}, {0, 0, 0});
+  const tessera::Grid<3>& grid = run.grid;
+  EXPECT_GT(grid.stream_depth(), 0) << grid.chosen();
+  EXPECT_THAT(grid.chosen(), testing::HasSubstr("GPU slabs along y")) << grid.chosen();
+  EXPECT_GT(grid.tiles(), 2) << grid.chosen();
+  test::expect_heat3d_advance_matches_reference(grid, 13, grid.stream_depth());
+}
+
 // A GPU's memory of tens of GB goes through the runtime's agreement of figures whole (it once
 // overflowed a fixed-point scale and read as unknown): 40 GiB for the stand-in, a grid of 38.7
 // GB at the planner's 24 bytes a point streams, against 0.85 of 42949672960 bytes.
