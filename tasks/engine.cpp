@@ -242,6 +242,13 @@ Engine::Engine(const EngineConfig& config)
     setenv("STARPU_HISTORY_MAX_ERROR", "400", 1);
     set_history_max_error_ = true;  // taken back after start-up: StarPU reads it in starpu_init
   }
+#ifdef STARPU_SIMGRID
+  // A simulated run maps its buffers onto one small file, a mapping per
+  // STARPU_MALLOC_SIMULATION_FOLD MiB (default 1): past vm.max_map_count mappings (65530 by
+  // default, 64 GiB) StarPU aborts in its allocator. 64 MiB a mapping lets grids of 4 TiB be
+  // simulated; a user's value is kept.
+  setenv("STARPU_MALLOC_SIMULATION_FOLD", "64", 0);
+#endif
   left_core_for_program_ = leave_core_for_program(config, conf);
   // Tessera has no OpenCL implementations: OpenCL workers could only sit idle.
   if (env("STARPU_NOPENCL") == nullptr) conf.nopencl = 0;
