@@ -347,7 +347,7 @@ std::vector<GpuFigures> cuda_devices() {
     gpus.push_back(g);
   }
   // Each GPU's link to its neighbour in StarPU's order (the planner's blocks of GPU tiles
-  // follow that order: core/grid's assign_gpu_units).
+  // follow that order: partition::assign_gpu_units).
   for (std::size_t k = 0; ids.size() > 1 && k < ids.size(); ++k) {
     const int other = ids[k + 1 < ids.size() ? k + 1 : k - 1];
     if (is_cuda_stand_in(ids[k]) || is_cuda_stand_in(other)) continue;

@@ -43,7 +43,7 @@ struct Placement {
   Visit visit = Visit::None;
   /// Which worker of the device's class runs every task of the tile (its index among them);
   /// -1: this rank's tiles round-robin over them (Submitter::worker_of_tile). The planner's GPU
-  /// tiles name theirs (neighbours on one GPU: core/grid's assign_gpu_units).
+  /// tiles name theirs (neighbours on one GPU: partition::assign_gpu_units).
   int unit = -1;
   /// A team task (tessera::Team): on CPU workers it keeps its team (any of them, none pinned);
   /// where it runs a CUDA body, on its tile's worker as any task.

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "partition/gpu_units.hpp"
 #include "partition/tiling.hpp"
 
 namespace {
@@ -298,6 +299,41 @@ TEST(HaloPlan, ATileAcrossAPeriodicAxisReadsItsOwnPoints) {
       EXPECT_EQ(tile[static_cast<std::size_t>(layout.offset(x, y, 0))], coded(wrap(x, 8), my, 0))
           << x << ' ' << y;
     }
+}
+
+}  // namespace
+
+namespace {
+
+using tessera::partition::assign_gpu_units;
+
+// Which CUDA worker runs each GPU tile, by hand: 8 z slabs of 4 planes on 4 GPUs go in blocks
+// of 2 (not round-robin), the slabs beside another GPU's are edges; the last 2 slabs the CPU
+// part's, the GPU tile beside them an edge too.
+TEST(GpuUnits, SlabsGoInContiguousBlocksAndEdgesAreMarked) {
+  const Tiling slabs({8, 8, 32}, {8, 8, 4}, {false, false, false});
+  const std::vector<bool> all(8, true);
+  const auto four = assign_gpu_units(slabs, 2, all, 4);
+  EXPECT_EQ(four.unit, (std::vector<int>{0, 0, 1, 1, 2, 2, 3, 3}));
+  EXPECT_EQ(four.edge, (std::vector<bool>{false, true, true, true, true, true, true, false}));
+  std::vector<bool> six(8, true);
+  six[6] = six[7] = false;  // the CPU part
+  const auto split = assign_gpu_units(slabs, 2, six, 2);
+  EXPECT_EQ(split.unit, (std::vector<int>{0, 0, 0, 1, 1, 1, -1, -1}));
+  EXPECT_EQ(split.edge, (std::vector<bool>{false, false, true, true, false, true, false, false}));
+  // One GPU: no edges between GPUs; no split axis: nothing assigned.
+  EXPECT_EQ(assign_gpu_units(slabs, 2, all, 1).edge, std::vector<bool>(8, false));
+  EXPECT_EQ(assign_gpu_units(slabs, -1, all, 4).unit, std::vector<int>(8, -1));
+}
+
+// Fewer layers of tiles along the axis than GPUs (3 x 2 tiles, one layer of 3 along y on 2
+// GPUs): blocks of tile count, so that every GPU computes.
+TEST(GpuUnits, OneLayerAcrossTheAxisStillUsesEveryGpu) {
+  const Tiling lattice({12, 8, 1}, {4, 4, 1}, {false, false, false});  // 3 x 2 tiles
+  std::vector<bool> gpu(6, false);
+  gpu[0] = gpu[1] = gpu[2] = true;  // the first layer along y
+  const auto units = assign_gpu_units(lattice, 1, gpu, 2);
+  EXPECT_EQ(units.unit, (std::vector<int>{0, 0, 1, -1, -1, -1}));
 }
 
 }  // namespace

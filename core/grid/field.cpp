@@ -10,6 +10,7 @@
 #include "core/runtime/comm.hpp"
 #include "core/runtime/context.hpp"
 #include "core/grid/field_impl.hpp"
+#include "partition/gpu_units.hpp"
 #include "tasks/halo.hpp"
 #include "tessera/error.hpp"
 
@@ -106,63 +107,6 @@ int same_tile(const partition::Tiling& old, const partition::Tiling& now, int ti
 }
 }  // namespace
 
-// Which of this rank's `gpus` CUDA workers runs each of its GPU tiles: the planes of its GPU
-// part along the split axis in contiguous blocks, a block a worker (a tile by its first plane),
-// so that neighbouring tiles share a GPU and only the faces between blocks cross between GPUs
-// (round-robin over the tile numbers put neighbours on different GPUs wherever the part was cut
-// across, and a streamed part's slabs, visited in order on each GPU, would each have read a
-// face from another GPU). A tile beside another GPU's, the CPU part's or another rank's along
-// the axis is an edge: its tasks go first (tasks::Placement::priority), so that its faces
-// cross while the rest of the block computes.
-void FieldStorage::assign_gpu_units(Impl& impl, int gpus) const {
-  const int axis = grid_.split_axis;
-  if (axis < 0 || gpus <= 0) return;
-  const auto gpu_tile = [&](int t) {
-    return t >= 0 && impl.distribution.owner[static_cast<std::size_t>(t)] == impl.rank &&
-           device_class(t) == DeviceClass::Cuda;
-  };
-  std::int64_t lo = -1, hi = -1;  // this rank's GPU part along the axis
-  for (int t = 0; t < impl.tiling.size(); ++t)
-    if (gpu_tile(t)) {
-      const partition::Tile& tile = impl.tiling.tile(t);
-      lo = lo < 0 ? tile.origin[axis] : std::min(lo, tile.origin[axis]);
-      hi = std::max(hi, tile.origin[axis] + tile.extent[axis]);
-    }
-  std::vector<int> order;  // this rank's GPU tiles along the axis (then by number)
-  std::vector<bool> used(static_cast<std::size_t>(gpus), false);
-  for (int t = 0; t < impl.tiling.size(); ++t)
-    if (gpu_tile(t)) {
-      order.push_back(t);
-      impl.tile(t).gpu_unit =
-          static_cast<int>((impl.tiling.tile(t).origin[axis] - lo) * gpus / (hi - lo));
-      used[static_cast<std::size_t>(impl.tile(t).gpu_unit)] = true;
-    }
-  // Blocks of planes leave a GPU without a tile where the part has fewer layers of tiles along
-  // the axis than GPUs (tiles kept as given, cut across it: life's 3 x 2 tiles split at y 40 put
-  // its 3 GPU tiles in one layer, all on one of 2 or 3 GPUs while the others idled; issue 48,
-  // item 3's emulated.app.life.gpus2). There the tiles in that order go in contiguous blocks of
-  // tile count instead: neighbours across the axis then share a face between GPUs, but every
-  // GPU computes.
-  const auto units = static_cast<std::size_t>(std::count(used.begin(), used.end(), true));
-  if (units < std::min(used.size(), order.size())) {
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-      return impl.tiling.tile(a).origin[axis] < impl.tiling.tile(b).origin[axis];
-    });
-    for (std::size_t k = 0; k < order.size(); ++k)
-      impl.tile(order[k]).gpu_unit = static_cast<int>(k * used.size() / order.size());
-  }
-  for (int t = 0; t < impl.tiling.size(); ++t) {
-    if (!gpu_tile(t) || gpus < 2) continue;
-    for (int side : {-1, 1}) {
-      partition::Dir3 d{0, 0, 0};
-      d[static_cast<std::size_t>(axis)] = side;
-      const int n = impl.tiling.neighbour(t, d);
-      if (n >= 0 && (!gpu_tile(n) || impl.tile(n).gpu_unit != impl.tile(t).gpu_unit))
-        impl.tile(t).gpu_edge = true;
-    }
-  }
-}
-
 void FieldStorage::build(Context& rt, Impl* reuse) {
   const GridSpec& grid = grid_;
   // Sizes and memory before anything is built: a tile count in the millions would otherwise
@@ -197,7 +141,16 @@ void FieldStorage::build(Context& rt, Impl* reuse) {
     // than it gains for the one transfer such a tile makes.
     impl_->tile(t).pinned = reuse == nullptr;
   }
-  assign_gpu_units(*impl_, engine.cuda_workers());
+  // Which CUDA worker runs each of this rank's GPU tiles: the placement's (partition/).
+  std::vector<bool> gpu_tile(impl_->tiles.size());
+  for (int t = 0; t < tiling.size(); ++t)
+    gpu_tile[static_cast<std::size_t>(t)] = mine(t) && device_class(t) == DeviceClass::Cuda;
+  const partition::GpuUnits units =
+      partition::assign_gpu_units(tiling, grid_.split_axis, gpu_tile, engine.cuda_workers());
+  for (int t = 0; t < tiling.size(); ++t) {
+    impl_->tile(t).gpu_unit = units.unit[static_cast<std::size_t>(t)];
+    impl_->tile(t).gpu_edge = units.edge[static_cast<std::size_t>(t)];
+  }
   auto layout_bytes = [&](int t) {
     return static_cast<std::int64_t>(element_size_) *
            tile_layout(tiling.tile(t), halo_, grid_.dims, element_size_).size();

@@ -124,7 +124,7 @@ struct FieldTile {
   std::size_t bytes = 0;   // the memory's size
   bool pinned = true;      // allocated pinned (not by a retile)
   bool rank_edge = false;  // a neighbour belongs to another rank
-  int gpu_unit = -1;       // a GPU tile's CUDA worker, of this rank's (assign_gpu_units)
+  int gpu_unit = -1;       // a GPU tile's CUDA worker, of this rank's (partition::assign_gpu_units)
   bool gpu_edge = false;   // a GPU tile beside another device's along the split axis
   // A streamed tile's copies (FieldStorage::leave_ghost_planes); null for the others. Lives as
   // long as the handle, whose copies read it.

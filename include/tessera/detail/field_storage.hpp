@@ -222,7 +222,6 @@ class FieldStorage {
   // The tiling, distribution, memory and handles of grid_; with `reuse` (the old tiles of a
   // retile), a new tile of the same box as an old one takes its memory and handle over.
   void build(Context& rt, Impl* reuse = nullptr);
-  void assign_gpu_units(Impl& impl, int gpus) const;
   Context* context_;
   GridSpec grid_;
   int halo_;
