@@ -916,9 +916,30 @@ void FieldStorage::written_ahead(HaloSet* set) {
   if (set != nullptr) set->packed_ahead = true;
 }
 
+// On a streamed grid whose visits are prefetched, the faces between two of this rank's GPUs that
+// the call just submitted read: their values are dead (the next call packs its faces into them),
+// and each is held in the memory of both GPUs and in main memory, where StarPU keeps it until it
+// needs the room, evicting the slabs the next visits need first. Dropped, their memory is free
+// for the slabs again.
+static void drop_faces_between_gpus(const FieldStorage& f, const HaloSet& set) {
+  tasks::DataRegistry& data = f.context().engine->data();
+  for (int t = 0; t < f.tiles(); ++t) {
+    const HaloTile& tile = set.tile(t);
+    if (!f.mine(t) || f.device_class(t) != DeviceClass::Cuda) continue;
+    for (std::size_t k = 0; k < tile.sources.size(); ++k) {
+      const int from = tile.plan.sources[k].first;
+      if (f.mine(from) && f.device_class(from) == DeviceClass::Cuda &&
+          f.impl().tile(from).gpu_unit != f.impl().tile(t).gpu_unit)
+        data.after_visit(tile.sources[k], false);
+    }
+  }
+}
+
 void FieldStorage::written_spare(HaloSet* set) {
   ++version_;
   if (set == nullptr) return;
+  if (grid_.stream_depth > 0 && context().planner.machine().visits_prefetched)
+    drop_faces_between_gpus(*this, *set);
   for (HaloTile& tile : set->tiles) {
     std::swap(tile.buffers, tile.spare_buffers);
     std::swap(tile.sources, tile.spare_sources);

@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <new>
 
 #include "core/runtime/context.hpp"
@@ -59,6 +60,7 @@ struct TileCopies {
   tasks::HaloWork* work;
   int t;
   bool sized_by_bytes, prefetched, early;
+  int wrap;  // on several GPUs, the first tile the tile's GPU visits; -1: none
 };
 
 // One tile's exchange copies (TileTaskCall::fills, packs): per field filled or packed, the
@@ -128,6 +130,23 @@ void add_halo_copies(const TileCopies& tc, std::vector<tasks::Handle>& handles,
     copies(c, f, h.field, *list, *faces, fill ? Access::Read : Access::Write);
     if (fill && tc.early)
       place.fetch_early.insert(place.fetch_early.end(), faces->begin(), faces->end());
+    // A prefetched visit's faces from another GPU are copied to its GPU as soon as packed
+    // (the neighbour's visit a pass before), not once the visit is ready, and the last slab a
+    // GPU visits in a pass prefetches the first of the next (its next visit), as the others
+    // prefetch the slab after them.
+    if (fill && tc.prefetched && place.visit != tasks::Placement::Visit::None) {
+      for (std::size_t k = 0; k < tile.sources.size(); ++k) {
+        const int from = tile.plan.sources[k].first;
+        if (f.mine(from) && f.device_class(from) == DeviceClass::Cuda &&
+            f.impl().tile(from).gpu_unit != f.impl().tile(t).gpu_unit)
+          place.fetch_early.push_back(tile.sources[k]);
+      }
+      if (tile.from_next < 0 && tc.wrap >= 0 && tc.wrap != t) {
+        if (place.prefetch.empty()) place.prefetch = tc.read;
+        place.prefetch.push_back(f.impl().tile(t).handle);
+        place.prefetch.push_back(f.impl().tile(tc.wrap).handle);
+      }
+    }
     if (fill) modes[static_cast<std::size_t>(h.field)] = Access::ReadWrite;
   };
   for (const HaloCopies& h : call.fills) add(h, true, work->fill[work->fills++]);
@@ -155,6 +174,12 @@ void submit_tile_tasks(const TileTaskCall& call) {
   // A streamed visit's inputs from main memory arrive while the visit before it computes
   // (partition::Machine::visits_prefetched: one CUDA worker streams the grid alone).
   const bool prefetched = first.context().planner.machine().visits_prefetched;
+  // On several GPUs whose visits are prefetched, per GPU the first of its streamed tiles.
+  const bool several_gpus = prefetched && engine.cuda_workers() > 1;
+  std::map<int, int> first_of_gpu;
+  for (int t = 0; t < tiles && several_gpus && first.grid().stream_depth > 0; ++t)
+    if (first.device_class(t) == DeviceClass::Cuda)
+      first_of_gpu.emplace(first.impl().tile(t).gpu_unit, t);
   double point_bytes = 0;
   if (sized_by_bytes)
     for (const FieldStorage* f : fields) point_bytes += static_cast<double>(f->element_size());
@@ -219,7 +244,10 @@ void submit_tile_tasks(const TileTaskCall& call) {
     handles = read;
     handles.insert(handles.end(), write.begin(), write.end());
     modes.assign(call.modes.begin(), call.modes.end());
-    add_halo_copies({call, fields, read, work, t, sized_by_bytes, prefetched, early}, handles,
+    const int unit = first.impl().tile(t).gpu_unit;
+    const auto found = first_of_gpu.find(unit);
+    const int wrap = several_gpus && found != first_of_gpu.end() ? found->second : -1;
+    add_halo_copies({call, fields, read, work, t, sized_by_bytes, prefetched, early, wrap}, handles,
                     modes, place);
     engine.submitter().submit_with_modes(*call.with_halo, handles, modes, block, bytes, true, tag,
                                          place);
