@@ -533,7 +533,12 @@ void FieldStorage::fill_constant_ghosts(const std::string& stencil, int width, b
       engine.codelets().get(stencil, type_, tasks::constant_ghosts_kind(element_size_));
   for (int t = 0; t < n; ++t) {
     auto& constants = set.tile(t).constants;
-    if (constants.count > 0 && !impl_->dropped(t))  // a dropped tile's: before its visit
+    // A dropped tile's: before its visit. Where a tile's ghost planes stay on its GPU, the
+    // visits' fills write its constant ghosts before anything reads them (and they are written
+    // here again once its planes travel: leave_ghost_planes): a task here would take the slab
+    // over the bus and back for nothing.
+    const bool left = impl_->ghost_planes_left && impl_->tile(t).travel != nullptr;
+    if (constants.count > 0 && !impl_->dropped(t) && !left)
       engine.submitter().submit(fill, {impl_->tile(t).handle}, {}, &constants, sizeof(constants),
                                 false, exchange_tag(*this, t, -1), placement_of(*this, t));
   }
@@ -661,22 +666,133 @@ void FieldStorage::restore_dropped(const std::string& task, int tile) {
   write_dropped_tile(*this, task, tile, no_regions);
 }
 
+namespace {
+
+// `list` with the regions that read slot `slot` read instead straight from the tile that packs
+// that face with `pack` (partition::read_from_tile), whose handle then takes the slot.
+partition::RegionCopyList read_from_next(const partition::RegionCopyList& list, int slot,
+                                         const partition::RegionCopy& pack) {
+  partition::RegionCopyList out = list;
+  for (int r = 0; r < out.count; ++r)
+    if (out.region[r].src_slot == slot)
+      out.region[r] = partition::read_from_tile(list.region[r], pack);
+  return out;
+}
+
+// A tile's packs split for a streamed block: the face packed ahead into slot 1 of ahead_pack,
+// the face its visitor before it reads from the tile left out, the others into after_packs, their
+// slots renumbered over the faces left.
+void split_packs(HaloTile& tile) {
+  const partition::RegionCopyList& packs = tile.plan.packs;
+  for (int r = 0; r < packs.count; ++r) {
+    partition::RegionCopy region = packs.region[r];
+    const int face = region.dst_slot - 1;
+    if (face == tile.behind) continue;
+    partition::RegionCopyList& to = face == tile.ahead ? tile.ahead_pack : tile.after_packs;
+    region.dst_slot = face == tile.ahead
+                          ? 1
+                          : region.dst_slot - (tile.ahead >= 0 && face > tile.ahead) -
+                                (tile.behind >= 0 && face > tile.behind);
+    to.region[to.count++] = region;
+  }
+}
+
+// Plans which face of each of this rank's GPU tiles its next visitor on the same GPU reads
+// packed ahead, into one of the GPU's two rings (FieldStorage::pack_ahead), and which face a
+// visit reads straight from the next tile; once a set.
+void plan_ahead(const FieldStorage& f, HaloSet& set) {
+  if (set.ahead_planned) return;
+  set.ahead_planned = true;
+  // Who reads each face buffer: (tile, direction) -> readers.
+  std::map<std::pair<int, partition::Dir3>, int> readers;
+  for (const HaloTile& tile : set.tiles)
+    for (const auto& source : tile.plan.sources) ++readers[source];
+  // The face of tile `from` that tile `to` alone reads: its index in from's buffers (`packed`)
+  // and in to's sources (`read`).
+  const auto only_reader = [&](int from, int to, int& packed, int& read) {
+    const HaloTile& tile = set.tile(from);
+    const auto& reads = set.tile(to).plan.sources;
+    for (std::size_t k = 0; k < tile.plan.pack_dirs.size() && packed < 0; ++k) {
+      const std::pair<int, partition::Dir3> face{from, tile.plan.pack_dirs[k]};
+      const auto found = std::find(reads.begin(), reads.end(), face);
+      if (readers[face] != 1 || found == reads.end()) continue;
+      packed = static_cast<int>(k);
+      read = static_cast<int>(found - reads.begin());
+    }
+  };
+  std::map<int, std::int64_t> sizes;  // per GPU, the largest face packed ahead there
+  for (int t = 0; t + 1 < f.tiles(); ++t) {
+    HaloTile& tile = set.tile(t);
+    HaloTile& next = set.tile(t + 1);
+    const FieldTile& here = f.impl().tile(t);
+    if (!f.mine(t) || !f.mine(t + 1) || f.device_class(t) != DeviceClass::Cuda ||
+        f.device_class(t + 1) != DeviceClass::Cuda ||
+        here.gpu_unit != f.impl().tile(t + 1).gpu_unit)
+      continue;
+    only_reader(t, t + 1, tile.ahead, next.ahead_source);
+    only_reader(t + 1, t, next.behind, tile.from_next);
+    if (tile.from_next >= 0) {
+      const partition::RegionCopyList& packs = next.plan.packs;
+      for (int r = 0; r < packs.count; ++r)
+        if (packs.region[r].dst_slot == next.behind + 1) {  // a face is one region
+          tile.ghosts_from_next =
+              read_from_next(tile.plan.ghosts, tile.from_next + 1, packs.region[r]);
+          tile.all_ghosts_from_next =
+              read_from_next(tile.all_ghosts, tile.from_next + 1, packs.region[r]);
+        }
+    }
+    if (tile.ahead < 0) continue;
+    std::int64_t& size = sizes[here.gpu_unit];
+    size = std::max(size, tile.plan.pack_sizes[static_cast<std::size_t>(tile.ahead)]);
+  }
+  for (HaloTile& tile : set.tiles)
+    if (tile.ahead >= 0 || tile.behind >= 0) split_packs(tile);
+  // Two buffers a GPU, each as large as any face packed ahead into it; its tiles take them in
+  // turn (a visit reads one and packs into the other).
+  for (const auto& [unit, size] : sizes)
+    for (tasks::Handle& h : set.rings[unit])
+      h = set.data->register_local_vector(static_cast<std::size_t>(size), f.element_size());
+  for (int t = 0; t < f.tiles(); ++t)
+    if (set.tile(t).ahead >= 0)
+      set.tile(t).ahead_buffer =
+          set.rings[f.impl().tile(t).gpu_unit][static_cast<std::size_t>(t % 2)];
+}
+
+}  // namespace
+
 // The halo-pack tasks, unless the tasks that wrote the field packed the face buffers already.
-static void submit_packs(FieldStorage& f, HaloSet& set, const std::string& stencil, long version) {
+// `ahead`: the call that reads them packs ahead (plan_ahead): a tile's face towards its next
+// visitor on the same GPU (which reads it from the GPU's ring) and the one its visitor before
+// reads from its tile are left out, and a tile with no other face gets no task: packed, they
+// took each slab over the bus and back for nothing, and the faces, written on the GPU with no
+// memory at home, were evicted into pinned host memory allocated then, one by one (a streamed
+// run's first pass, docs/notebook/simulation.md). Only this rank's tiles pack ahead; the faces
+// towards other ranks are packed by every rank's tasks alike.
+static void submit_packs(FieldStorage& f, HaloSet& set, const std::string& stencil, long version,
+                         bool ahead = false) {
   if (set.packed == version) return;
   Context& rt = f.context();
   tasks::Engine& engine = *rt.engine;
   tasks::Codelet& pack =
       engine.codelets().get(stencil, f.type_name(), tasks::halo_pack_kind(f.element_size()));
   const int n = f.tiles();
+  std::vector<tasks::Handle> buffers;
   for (int t = 0; t < n; ++t) {
     HaloTile& tile = set.tile(t);
-    if (tile.plan.packs.count > 0)
-      engine.submitter().submit(pack, {f.impl().tile(t).handle}, tile.buffers, &tile.plan.packs,
-                                sizeof(tile.plan.packs), false, exchange_tag(f, t, rt.steps),
-                                placement_of(f, t, f.on_rank_edge(t) ? 1 : 0));
+    const bool split = ahead && (tile.ahead >= 0 || tile.behind >= 0);
+    partition::RegionCopyList& packs = split ? tile.after_packs : tile.plan.packs;
+    if (packs.count == 0) continue;
+    buffers = tile.buffers;
+    if (split)  // the faces split_packs left out, the later one first
+      for (int face : {std::max(tile.ahead, tile.behind), std::min(tile.ahead, tile.behind)})
+        if (face >= 0) buffers.erase(buffers.begin() + face);
+    engine.submitter().submit(pack, {f.impl().tile(t).handle}, buffers, &packs, sizeof(packs),
+                              false, exchange_tag(f, t, rt.steps),
+                              placement_of(f, t, f.on_rank_edge(t) ? 1 : 0));
   }
   set.packed = version;
+  // Those left out hold nothing current: an exchange that does not pack ahead packs them all.
+  if (ahead) set.packed_ahead = true;
 }
 
 void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
@@ -724,7 +840,8 @@ HaloSet* FieldStorage::exchange_in_tasks(const std::string& stencil, int width, 
     exchange(stencil, width, box);
     return nullptr;
   }
-  submit_packs(*this, set, stencil, version_);
+  if (packs_ahead && grid_.stream_depth > 0) plan_ahead(*this, set);
+  submit_packs(*this, set, stencil, version_, packs_ahead && grid_.stream_depth > 0);
   set.version = version_;
   return &set;
 }
@@ -749,96 +866,9 @@ HaloSet* FieldStorage::pack_spare(HaloSet* set) {
   return set;
 }
 
-namespace {
-
-// `list` with the regions that read slot `slot` read instead straight from the tile that packs
-// that face with `pack` (partition::read_from_tile), whose handle then takes the slot.
-partition::RegionCopyList read_from_next(const partition::RegionCopyList& list, int slot,
-                                         const partition::RegionCopy& pack) {
-  partition::RegionCopyList out = list;
-  for (int r = 0; r < out.count; ++r)
-    if (out.region[r].src_slot == slot)
-      out.region[r] = partition::read_from_tile(list.region[r], pack);
-  return out;
-}
-
-// A tile's packs split for a streamed block: the face packed ahead into slot 1 of ahead_pack,
-// the face its visitor before it reads from the tile left out, the others into after_packs, their
-// slots renumbered over the faces left.
-void split_packs(HaloTile& tile) {
-  const partition::RegionCopyList& packs = tile.plan.packs;
-  for (int r = 0; r < packs.count; ++r) {
-    partition::RegionCopy region = packs.region[r];
-    const int face = region.dst_slot - 1;
-    if (face == tile.behind) continue;
-    partition::RegionCopyList& to = face == tile.ahead ? tile.ahead_pack : tile.after_packs;
-    region.dst_slot = face == tile.ahead
-                          ? 1
-                          : region.dst_slot - (tile.ahead >= 0 && face > tile.ahead) -
-                                (tile.behind >= 0 && face > tile.behind);
-    to.region[to.count++] = region;
-  }
-}
-
-}  // namespace
-
 HaloSet* FieldStorage::pack_ahead(HaloSet* set) {
   if (set == nullptr || grid_.stream_depth == 0) return nullptr;
-  if (!set->ahead_planned) {
-    set->ahead_planned = true;
-    // Who reads each face buffer: (tile, direction) -> readers.
-    std::map<std::pair<int, partition::Dir3>, int> readers;
-    for (const HaloTile& tile : set->tiles)
-      for (const auto& source : tile.plan.sources) ++readers[source];
-    // The face of tile `from` that tile `to` alone reads: its index in from's buffers (`packed`)
-    // and in to's sources (`read`).
-    const auto only_reader = [&](int from, int to, int& packed, int& read) {
-      const HaloTile& tile = set->tile(from);
-      const auto& reads = set->tile(to).plan.sources;
-      for (std::size_t k = 0; k < tile.plan.pack_dirs.size() && packed < 0; ++k) {
-        const std::pair<int, partition::Dir3> face{from, tile.plan.pack_dirs[k]};
-        const auto found = std::find(reads.begin(), reads.end(), face);
-        if (readers[face] != 1 || found == reads.end()) continue;
-        packed = static_cast<int>(k);
-        read = static_cast<int>(found - reads.begin());
-      }
-    };
-    std::map<int, std::int64_t> sizes;  // per GPU, the largest face packed ahead there
-    for (int t = 0; t + 1 < tiles(); ++t) {
-      HaloTile& tile = set->tile(t);
-      HaloTile& next = set->tile(t + 1);
-      const FieldTile& here = impl_->tile(t);
-      if (!mine(t) || !mine(t + 1) || device_class(t) != DeviceClass::Cuda ||
-          device_class(t + 1) != DeviceClass::Cuda || here.gpu_unit != impl_->tile(t + 1).gpu_unit)
-        continue;
-      only_reader(t, t + 1, tile.ahead, next.ahead_source);
-      only_reader(t + 1, t, next.behind, tile.from_next);
-      if (tile.from_next >= 0) {
-        const partition::RegionCopyList& packs = next.plan.packs;
-        for (int r = 0; r < packs.count; ++r)
-          if (packs.region[r].dst_slot == next.behind + 1) {  // a face is one region
-            tile.ghosts_from_next =
-                read_from_next(tile.plan.ghosts, tile.from_next + 1, packs.region[r]);
-            tile.all_ghosts_from_next =
-                read_from_next(tile.all_ghosts, tile.from_next + 1, packs.region[r]);
-          }
-      }
-      if (tile.ahead < 0) continue;
-      std::int64_t& size = sizes[here.gpu_unit];
-      size = std::max(size, tile.plan.pack_sizes[static_cast<std::size_t>(tile.ahead)]);
-    }
-    for (HaloTile& tile : set->tiles)
-      if (tile.ahead >= 0 || tile.behind >= 0) split_packs(tile);
-    // Two buffers a GPU, each as large as any face packed ahead into it; its tiles take them in
-    // turn (a visit reads one and packs into the other).
-    for (const auto& [unit, size] : sizes)
-      for (tasks::Handle& h : set->rings[unit])
-        h = set->data->register_local_vector(static_cast<std::size_t>(size), element_size_);
-    for (int t = 0; t < tiles(); ++t)
-      if (set->tile(t).ahead >= 0)
-        set->tile(t).ahead_buffer =
-            set->rings[impl_->tile(t).gpu_unit][static_cast<std::size_t>(t % 2)];
-  }
+  plan_ahead(*this, *set);
   for (const HaloTile& tile : set->tiles)
     if (tile.ahead >= 0 || tile.from_next >= 0) return set;
   return nullptr;
@@ -848,9 +878,30 @@ void FieldStorage::written_ahead(HaloSet* set) {
   if (set != nullptr) set->packed_ahead = true;
 }
 
+// On a streamed grid whose visits are prefetched, the faces between two of this rank's GPUs that
+// the call just submitted read: their values are dead (the next call packs its faces into them),
+// and each is held in the memory of both GPUs and in main memory, where StarPU keeps it until it
+// needs the room, evicting the slabs the next visits need first. Dropped, their memory is free
+// for the slabs again.
+static void drop_faces_between_gpus(const FieldStorage& f, const HaloSet& set) {
+  tasks::DataRegistry& data = f.context().engine->data();
+  for (int t = 0; t < f.tiles(); ++t) {
+    const HaloTile& tile = set.tile(t);
+    if (!f.mine(t) || f.device_class(t) != DeviceClass::Cuda) continue;
+    for (std::size_t k = 0; k < tile.sources.size(); ++k) {
+      const int from = tile.plan.sources[k].first;
+      if (f.mine(from) && f.device_class(from) == DeviceClass::Cuda &&
+          f.impl().tile(from).gpu_unit != f.impl().tile(t).gpu_unit)
+        data.after_visit(tile.sources[k], false);
+    }
+  }
+}
+
 void FieldStorage::written_spare(HaloSet* set) {
   ++version_;
   if (set == nullptr) return;
+  if (grid_.stream_depth > 0 && context().planner.machine().visits_prefetched)
+    drop_faces_between_gpus(*this, *set);
   for (HaloTile& tile : set->tiles) {
     std::swap(tile.buffers, tile.spare_buffers);
     std::swap(tile.sources, tile.spare_sources);

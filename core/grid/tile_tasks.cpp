@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <new>
 
 #include "core/runtime/context.hpp"
@@ -48,6 +49,110 @@ double copied_bytes(const partition::RegionCopyList& list, std::size_t element_s
               static_cast<double>(list.region[r].dims[2]);
   return 2 * points * static_cast<double>(element_size);
 }
+
+// What one tile's exchange copies are made of: its call, the call's fields (reads, then
+// writes), the tile's read tiles, its task's HaloWork, and whether the task is sized by the bytes
+// it streams, a streamed visit's inputs are prefetched, and its faces fetched early.
+struct TileCopies {
+  const TileTaskCall& call;
+  const std::vector<FieldStorage*>& fields;
+  const std::vector<tasks::Handle>& read;
+  tasks::HaloWork* work;
+  int t;
+  bool sized_by_bytes, prefetched, early;
+  int wrap;  // on several GPUs, the first tile the tile's GPU visits; -1: none
+};
+
+// One tile's exchange copies (TileTaskCall::fills, packs): per field filled or packed, the
+// regions copied between its tile and the face buffers, appended to the task's buffers
+// (`handles`, `modes`) after the kernel's; where a streamed visit reads a face packed ahead or
+// from the next slab, those buffers in their place, and what the visit prefetches (`place`).
+void add_halo_copies(const TileCopies& tc, std::vector<tasks::Handle>& handles,
+                     std::vector<Access>& modes, tasks::Placement& place) {
+  const TileTaskCall& call = tc.call;
+  const int t = tc.t;
+  tasks::HaloWork* work = tc.work;
+  // One list of region copies between a field's tile and `faces` (appended to the task's
+  // buffers in `mode`).
+  const auto copies = [&](tasks::HaloWork::Copies& c, const FieldStorage& f, int field,
+                          const partition::RegionCopyList& list,
+                          const std::vector<tasks::Handle>& faces, Access mode) {
+    c.args = &list;
+    c.empty = list.count == 0;
+    c.tile = field;
+    c.first = static_cast<int>(handles.size());
+    c.count = static_cast<int>(faces.size());
+    tasks::region_copies(f.element_size(), c.cpu, c.cuda);
+    handles.insert(handles.end(), faces.begin(), faces.end());
+    if (tc.sized_by_bytes) place.streamed_bytes += copied_bytes(list, f.element_size());
+    modes.resize(handles.size(), mode);
+  };
+  std::vector<tasks::Handle> swapped;  // a fill's or pack's faces where one is a ring's
+  const auto add = [&](const HaloCopies& h, bool fill, tasks::HaloWork::Copies& c) {
+    const HaloTile& tile = h.set->tile(t);
+    const FieldStorage& f = *tc.fields[static_cast<std::size_t>(h.field)];
+    const std::vector<tasks::Handle>* faces = fill      ? &tile.sources
+                                              : h.spare ? &tile.spare_buffers
+                                                        : &tile.buffers;
+    const partition::RegionCopyList* list = !fill         ? &tile.plan.packs
+                                            : h.constants ? &tile.all_ghosts
+                                                          : &tile.plan.ghosts;
+    if (h.ahead && fill && (tile.ahead_source >= 0 || tile.from_next >= 0)) {
+      swapped = *faces;
+      if (tile.ahead_source >= 0)  // packed ahead by the tile before it
+        swapped[static_cast<std::size_t>(tile.ahead_source)] = h.set->tile(t - 1).ahead_buffer;
+      if (tile.from_next >= 0) {  // read from the tile after it, before its visit
+        swapped[static_cast<std::size_t>(tile.from_next)] = f.impl().tile(t + 1).handle;
+        // It, the tile and the visit's read-only fields arrive while the visit before it
+        // computes (the tile is there already where that visit read its face).
+        if (tc.prefetched) {
+          if (place.prefetch.empty()) place.prefetch = tc.read;
+          place.prefetch.push_back(f.impl().tile(t).handle);
+          place.prefetch.push_back(f.impl().tile(t + 1).handle);
+        }
+        list = h.constants ? &tile.all_ghosts_from_next : &tile.ghosts_from_next;
+      }
+      faces = &swapped;
+    }
+    if (h.ahead && !fill && (tile.ahead >= 0 || tile.behind >= 0)) {
+      // Its face towards the next visitor packed first, into its GPU's ring buffer (which
+      // that visitor reads in this call), the one its visitor before read from its tile not
+      // at all, the others after the kernel into the spares.
+      if (tile.ahead >= 0)
+        copies(work->ahead[work->aheads++], f, h.field, tile.ahead_pack, {tile.ahead_buffer},
+               Access::Write);
+      swapped = *faces;
+      for (int face : {std::max(tile.ahead, tile.behind), std::min(tile.ahead, tile.behind)})
+        if (face >= 0) swapped.erase(swapped.begin() + face);
+      faces = &swapped;
+      list = &tile.after_packs;
+    }
+    copies(c, f, h.field, *list, *faces, fill ? Access::Read : Access::Write);
+    if (fill && tc.early)
+      place.fetch_early.insert(place.fetch_early.end(), faces->begin(), faces->end());
+    // A prefetched visit's faces from another GPU are copied to its GPU as soon as packed
+    // (the neighbour's visit a pass before), not once the visit is ready, and the last slab a
+    // GPU visits in a pass prefetches the first of the next (its next visit), as the others
+    // prefetch the slab after them.
+    if (fill && tc.prefetched && place.visit != tasks::Placement::Visit::None) {
+      for (std::size_t k = 0; k < tile.sources.size(); ++k) {
+        const int from = tile.plan.sources[k].first;
+        if (f.mine(from) && f.device_class(from) == DeviceClass::Cuda &&
+            f.impl().tile(from).gpu_unit != f.impl().tile(t).gpu_unit)
+          place.fetch_early.push_back(tile.sources[k]);
+      }
+      if (tile.from_next < 0 && tc.wrap >= 0 && tc.wrap != t) {
+        if (place.prefetch.empty()) place.prefetch = tc.read;
+        place.prefetch.push_back(f.impl().tile(t).handle);
+        place.prefetch.push_back(f.impl().tile(tc.wrap).handle);
+      }
+    }
+    if (fill) modes[static_cast<std::size_t>(h.field)] = Access::ReadWrite;
+  };
+  for (const HaloCopies& h : call.fills) add(h, true, work->fill[work->fills++]);
+  for (const HaloCopies& h : call.packs) add(h, false, work->pack[work->packs++]);
+}
+
 }  // namespace
 
 void submit_tile_tasks(const TileTaskCall& call) {
@@ -69,6 +174,12 @@ void submit_tile_tasks(const TileTaskCall& call) {
   // A streamed visit's inputs from main memory arrive while the visit before it computes
   // (partition::Machine::visits_prefetched: one CUDA worker streams the grid alone).
   const bool prefetched = first.context().planner.machine().visits_prefetched;
+  // On several GPUs whose visits are prefetched, per GPU the first of its streamed tiles.
+  const bool several_gpus = prefetched && engine.cuda_workers() > 1;
+  std::map<int, int> first_of_gpu;
+  for (int t = 0; t < tiles && several_gpus && first.grid().stream_depth > 0; ++t)
+    if (first.device_class(t) == DeviceClass::Cuda)
+      first_of_gpu.emplace(first.impl().tile(t).gpu_unit, t);
   double point_bytes = 0;
   if (sized_by_bytes)
     for (const FieldStorage* f : fields) point_bytes += static_cast<double>(f->element_size());
@@ -133,68 +244,11 @@ void submit_tile_tasks(const TileTaskCall& call) {
     handles = read;
     handles.insert(handles.end(), write.begin(), write.end());
     modes.assign(call.modes.begin(), call.modes.end());
-    // One list of region copies between a field's tile and `faces` (appended to the task's
-    // buffers in `mode`).
-    const auto copies = [&](tasks::HaloWork::Copies& c, const FieldStorage& f, int field,
-                            const partition::RegionCopyList& list,
-                            const std::vector<tasks::Handle>& faces, Access mode) {
-      c.args = &list;
-      c.empty = list.count == 0;
-      c.tile = field;
-      c.first = static_cast<int>(handles.size());
-      c.count = static_cast<int>(faces.size());
-      tasks::region_copies(f.element_size(), c.cpu, c.cuda);
-      handles.insert(handles.end(), faces.begin(), faces.end());
-      if (sized_by_bytes) place.streamed_bytes += copied_bytes(list, f.element_size());
-      modes.resize(handles.size(), mode);
-    };
-    std::vector<tasks::Handle> swapped;  // a fill's or pack's faces where one is a ring's
-    const auto add = [&](const HaloCopies& h, bool fill, tasks::HaloWork::Copies& c) {
-      const HaloTile& tile = h.set->tile(t);
-      const FieldStorage& f = *fields[static_cast<std::size_t>(h.field)];
-      const std::vector<tasks::Handle>* faces = fill      ? &tile.sources
-                                                : h.spare ? &tile.spare_buffers
-                                                          : &tile.buffers;
-      const partition::RegionCopyList* list = !fill         ? &tile.plan.packs
-                                              : h.constants ? &tile.all_ghosts
-                                                            : &tile.plan.ghosts;
-      if (h.ahead && fill && (tile.ahead_source >= 0 || tile.from_next >= 0)) {
-        swapped = *faces;
-        if (tile.ahead_source >= 0)  // packed ahead by the tile before it
-          swapped[static_cast<std::size_t>(tile.ahead_source)] = h.set->tile(t - 1).ahead_buffer;
-        if (tile.from_next >= 0) {  // read from the tile after it, before its visit
-          swapped[static_cast<std::size_t>(tile.from_next)] = f.impl().tile(t + 1).handle;
-          // It, the tile and the visit's read-only fields arrive while the visit before it
-          // computes (the tile is there already where that visit read its face).
-          if (prefetched) {
-            if (place.prefetch.empty()) place.prefetch = read;
-            place.prefetch.push_back(f.impl().tile(t).handle);
-            place.prefetch.push_back(f.impl().tile(t + 1).handle);
-          }
-          list = h.constants ? &tile.all_ghosts_from_next : &tile.ghosts_from_next;
-        }
-        faces = &swapped;
-      }
-      if (h.ahead && !fill && (tile.ahead >= 0 || tile.behind >= 0)) {
-        // Its face towards the next visitor packed first, into its GPU's ring buffer (which
-        // that visitor reads in this call), the one its visitor before read from its tile not
-        // at all, the others after the kernel into the spares.
-        if (tile.ahead >= 0)
-          copies(work->ahead[work->aheads++], f, h.field, tile.ahead_pack, {tile.ahead_buffer},
-                 Access::Write);
-        swapped = *faces;
-        for (int face : {std::max(tile.ahead, tile.behind), std::min(tile.ahead, tile.behind)})
-          if (face >= 0) swapped.erase(swapped.begin() + face);
-        faces = &swapped;
-        list = &tile.after_packs;
-      }
-      copies(c, f, h.field, *list, *faces, fill ? Access::Read : Access::Write);
-      if (fill && early)
-        place.fetch_early.insert(place.fetch_early.end(), faces->begin(), faces->end());
-      if (fill) modes[static_cast<std::size_t>(h.field)] = Access::ReadWrite;
-    };
-    for (const HaloCopies& h : call.fills) add(h, true, work->fill[work->fills++]);
-    for (const HaloCopies& h : call.packs) add(h, false, work->pack[work->packs++]);
+    const int unit = first.impl().tile(t).gpu_unit;
+    const auto found = first_of_gpu.find(unit);
+    const int wrap = several_gpus && found != first_of_gpu.end() ? found->second : -1;
+    add_halo_copies({call, fields, read, work, t, sized_by_bytes, prefetched, early, wrap}, handles,
+                    modes, place);
     engine.submitter().submit_with_modes(*call.with_halo, handles, modes, block, bytes, true, tag,
                                          place);
   }
