@@ -70,10 +70,9 @@ struct Machine {
   bool faces_read_from_next_slab = false;
   // Where faces are read from the next slab: the slabs a visit reads are prefetched while the
   // visit before it computes (tasks::Placement::prefetch), so that the bus works during the
-  // compute; the GPU then holds a fourth slab's kept fields. Set where one CUDA worker streams
-  // the grid alone: beside other GPUs (or ranks) a pass also waits for their faces, which cross
-  // through main memory as the visits reach them, and pipelined visits lost there in the
-  // simulation (docs/notebook/code-notes.md).
+  // compute; the GPU then holds a fourth slab's kept fields. On several GPUs too: the faces
+  // between GPUs are fetched as soon as they are packed and dropped once read, so that they do
+  // not push the next slabs out (docs/notebook/simulation.md, 2026-12-07).
   bool visits_prefetched = false;
 };
 

@@ -21,7 +21,6 @@ SUFFIXES = {".cpp", ".hpp", ".h", ".cu", ".cuh"}
 # entry when its function is split; an entry that no longer matches a long function fails too.
 # Entries read "path:name": "reason", e.g. "tasks/submit.cpp:Submitter::submit": "split by #40".
 ALLOWED = {
-    "core/grid/tile_tasks.cpp:submit_tile_tasks": "the streaming pipeline leaves it (issue 70)",
 }
 
 

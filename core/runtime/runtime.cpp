@@ -336,7 +336,7 @@ partition::Planner make_planner(detail::Context& c, std::string* speeds, std::st
   m.gpu_share = c.options.gpu_fraction;
   m.ghost_planes_stay = tasks::DataRegistry::moves_planes_only() && c.options.fused_exchange;
   m.faces_packed_ahead = m.faces_read_from_next_slab = c.options.fused_exchange;
-  m.visits_prefetched = m.faces_read_from_next_slab && m.cuda_workers == 1;
+  m.visits_prefetched = m.faces_read_from_next_slab;
   return partition::Planner(m, known);
 }
 
