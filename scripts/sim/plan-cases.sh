@@ -5,7 +5,8 @@
 #   pcie      4 PCIe GPUs, GPU to GPU staged by the host, 64 cores (multi-gpu.sh's node):
 #             heat3d 2048x2048x64 and 2048x1024x512 on 1 and 4 GPUs
 #   4gib      4 GPUs of 4 GiB, 16 cores (out-of-core.sh's node): heat3d 1024^3 in the
-#             library's tiles and in --tile 1024 1024 64, on 1 GPU; 8192x8192x64 (z planes
+#             library's tiles and in --tile 1024 1024 64, on 1 GPU (with and without 15
+#             cores) and on 4; 8192x8192x64 (z planes
 #             too large for a slab: streamed along y) on 1 and 4 GPUs
 #   bash scripts/sim/plan-cases.sh [out-dir]     (default build/sim)
 # Writes out-dir/plan-cases.csv: per case the simulated seconds of STEPS and 2 x STEPS steps,
@@ -28,6 +29,9 @@ cases=(
   "pcie|80|slab-4gpus|--size 2048 1024 512|--ncpu 0 --ncuda 4"
   "4gib|4|library-tiles|--size 1024 1024 1024|--ncpu 0 --ncuda 1"
   "4gib|4|user-tiles|--size 1024 1024 1024 --tile 1024 1024 64|--ncpu 0 --ncuda 1"
+  "4gib|4|user-tiles-cpus|--size 1024 1024 1024 --tile 1024 1024 64|--ncuda 1"
+  "4gib|4|library-tiles-4gpus|--size 1024 1024 1024|--ncpu 0 --ncuda 4"
+  "4gib|4|user-tiles-4gpus|--size 1024 1024 1024 --tile 1024 1024 64|--ncpu 0 --ncuda 4"
   "4gib|4|y-slabs-1gpu|--size 8192 8192 64|--ncpu 0 --ncuda 1"
   "4gib|4|y-slabs-4gpus|--size 8192 8192 64|--ncpu 0 --ncuda 4"
 )
