@@ -674,17 +674,32 @@ LatticePlacement place_lattice(const Extent3& extent, int dims, const std::array
     starts[a].insert(starts[a].end(), cuts[a].begin(), cuts[a].end());
     starts[a].push_back(extent[a]);
   }
+  std::int64_t across = 1;  // tiles per slab of the split axis
+  for (int a = 0; a < dims; ++a)
+    if (a != axis) across *= static_cast<std::int64_t>(cuts[a].size()) + 1;
+  // A part's step on its class; -1 where it cannot run there. A GPU part larger than the GPUs'
+  // memory streams (Planner::merge_gpu_part cuts it into the slabs that do): priced as it
+  // streams, not as if it fitted.
   const auto part = [&](std::size_t first, std::size_t last, bool gpu) {
-    return gpu ? lattice_part_seconds(starts, dims, axis, first, last, std::max(1, m.cuda_workers),
-                                      v.gpu_point, v.task)
-               : lattice_part_seconds(starts, dims, axis, first, last, m.cpu_workers, v.cpu_point,
-                                      v.task);
+    if (!gpu)
+      return lattice_part_seconds(starts, dims, axis, first, last, m.cpu_workers, v.cpu_point,
+                                  v.task);
+    const double resident = lattice_part_seconds(starts, dims, axis, first, last,
+                                                 std::max(1, m.cuda_workers), v.gpu_point, v.task);
+    const std::int64_t planes = starts[axis][last] - starts[axis][first];
+    const bool whole = first == 0 && last == slabs;  // merged, the other axes' cuts dropped
+    const GpuMemoryPlan memory = gpu_part(extent, dims, axis, planes, m, v.gpu_point, v.task,
+                                          whole ? 1 : static_cast<int>(across));
+    if (!memory.streamed) return resident;
+    return memory.possible ? memory.step_seconds : -1.0;
   };
   p.split_axis = axis;
   p.gpu_only_seconds = part(0, slabs, true);
   p.cpu_only_seconds = m.cpu_workers > 0 ? part(0, slabs, false) : -1;
   for (std::size_t k = 1; k < slabs && m.cpu_workers > 0; ++k) {
-    const double step = std::max(part(0, k, true), part(k, slabs, false)) + v.split;
+    const double gpu = part(0, k, true);
+    if (gpu < 0) continue;
+    const double step = std::max(gpu, part(k, slabs, false)) + v.split;
     if (p.split_seconds < 0 || step < p.split_seconds) {
       p.split_seconds = step;
       p.best_split = cuts[axis][k - 1];
@@ -701,12 +716,12 @@ LatticePlacement place_lattice(const Extent3& extent, int dims, const std::array
   }
   double best = p.gpu_only_seconds;
   std::string chosen = "every tile on the CUDA workers";
-  if (p.cpu_only_seconds >= 0 && p.cpu_only_seconds < best) {
+  if (p.cpu_only_seconds >= 0 && (best < 0 || p.cpu_only_seconds < best)) {
     best = p.cpu_only_seconds;
     p.split = 0;
     chosen = "every tile on the CPU workers";
   }
-  if (p.split_seconds >= 0 && p.split_seconds < best) {
+  if (p.split_seconds >= 0 && (best < 0 || p.split_seconds < best)) {
     p.split = p.best_split;
     chosen = "tiles below " + std::string(axis_name(axis)) + " " + std::to_string(p.split) +
              " on the CUDA workers, the others on the CPU workers";
