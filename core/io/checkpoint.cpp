@@ -461,7 +461,7 @@ void Checkpoint::commit() {
   detail::comm::agree([&] {
     if (s.context->rank != 0) return;
     detail::files::write_atomically(s.partial + "/manifest", detail::manifest_text(s),
-                                    "checkpoint");
+                                    "checkpoint manifest", "--checkpoint-dir");
     // DIR appears whole: an older checkpoint of that name is moved aside first, then removed;
     // both checked again here, since the user may have made either while the tiles were written.
     std::error_code ec;

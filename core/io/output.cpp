@@ -113,7 +113,7 @@ void write_tile_file(void** buffers, void* arg) {
   f.checksum = fnv1a(out.data() + first_value, f.bytes);
   out += f.footer;
   try {
-    files::write_atomically(f.path, out, "tile file");
+    files::write_atomically(f.path, out, "tile file", "--output-dir");
   } catch (const std::exception& e) {
     f.error = e.what();  // reported on every rank by wait_tile_files
   }
@@ -124,7 +124,7 @@ void write_tile_file(void** buffers, void* arg) {
 void complete(Snapshot& s, Context& c) {
   wait_tile_files(s.pieces, c);
   comm::agree([&] {
-    if (c.rank == 0) files::write_atomically(s.index_path, s.index, "Output");
+    if (c.rank == 0) files::write_atomically(s.index_path, s.index, "output index", "--output-dir");
   });
 }
 

@@ -139,14 +139,15 @@ void check_directory(const std::string& dir, const std::string& what) {
                 "); free some space there, or give a directory on another disk");
 }
 
-void write_atomically(const std::string& given, const std::string& content, const char* flag) {
+void write_atomically(const std::string& given, const std::string& content, const char* what,
+                      const char* flag) {
   // Through a symbolic link, replace the file it points to, not the link.
   struct stat link {};
   const std::string path =
       lstat(given.c_str(), &link) == 0 && S_ISLNK(link.st_mode) ? resolved(given) : given;
   auto fail = [&](const std::string& step, int err) {
-    return Error(std::string("could not write the ") + flag + " file '" + path + "' (" + step +
-                 ": " + reason(err) + "); free some space or give " + flag + " another path");
+    return Error(std::string("could not write the ") + what + " '" + path + "' (" + step + ": " +
+                 reason(err) + "); free some space or give " + flag + " another path");
   };
   struct stat st {};
   const bool exists = stat(path.c_str(), &st) == 0;

@@ -20,9 +20,11 @@ void check_writable(const std::string& path, const char* flag);
 void check_directory(const std::string& dir, const std::string& what);
 /// Writes `content` to `path`: through a temporary file and a rename for a regular file (or a
 /// new one), straight to it for a device or pipe (/dev/stdout, /dev/null). Throws
-/// tessera::Error naming `flag`, `path` and the system's reason when any step fails, leaving
+/// tessera::Error naming `what` (the kind of file, e.g. "--trace file", "tile file"), `path`,
+/// the system's reason and `flag` (the option that chose the path) when any step fails, leaving
 /// no temporary file and the previous file untouched.
-void write_atomically(const std::string& path, const std::string& content, const char* flag);
+void write_atomically(const std::string& path, const std::string& content, const char* what,
+                      const char* flag);
 /// Whether `a` and `b` name the same file (the same path, or the same existing file).
 bool same_file(const std::string& a, const std::string& b);
 

@@ -35,7 +35,7 @@ void Recording::write(const std::vector<trace::RankTrace>& ranks, const std::str
   if (!json_path_.empty()) {
     std::ostringstream out;
     trace::write_chrome_json(ranks, out);
-    files::write_atomically(json_path_, out.str(), "--trace");
+    files::write_atomically(json_path_, out.str(), "--trace file", "--trace");
   }
   if (!html_path_.empty()) {
     std::ostringstream out;
@@ -45,7 +45,7 @@ void Recording::write(const std::vector<trace::RankTrace>& ranks, const std::str
     for (const auto& [mesh, map] : meshes_)
       if (!map.tile.empty()) meshes.push_back(map);
     trace::write_html_report(ranks, title, out, maps, meshes);
-    files::write_atomically(html_path_, out.str(), "--report");
+    files::write_atomically(html_path_, out.str(), "--report file", "--report");
   }
 }
 
