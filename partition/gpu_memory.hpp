@@ -34,7 +34,7 @@ inline constexpr double kUsableMemoryShare = 0.85;
 // leaving (kept_bytes_per_point; its result written back while the next arrives). The visits run
 // one after another (tasks::kVisitsAhead): a streamed part waits on the bus, so a third slab to
 // overlap the compute costs more (thinner slabs: more ghost planes and faces over the bus) than
-// it saves, except where no face crosses between a GPU's slabs and one GPU streams alone
+// it saves, except where no face crosses between a GPU's slabs and visits are prefetched
 // (Machine::visits_prefetched). The simulated figures behind it: docs/notebook/code-notes.md.
 inline constexpr int kSlabsInFlight = 2;
 // The deepest temporal block a streamed part is given (each step of a visit saves a crossing of

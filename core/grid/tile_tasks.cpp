@@ -172,7 +172,7 @@ void submit_tile_tasks(const TileTaskCall& call) {
       tasks::sized_by_streamed_bytes(*call.codelet) ||
       (call.with_halo != nullptr && tasks::sized_by_streamed_bytes(*call.with_halo));
   // A streamed visit's inputs from main memory arrive while the visit before it computes
-  // (partition::Machine::visits_prefetched: one CUDA worker streams the grid alone).
+  // (partition::Machine::visits_prefetched).
   const bool prefetched = first.context().planner.machine().visits_prefetched;
   // On several GPUs whose visits are prefetched, per GPU the first of its streamed tiles.
   const bool several_gpus = prefetched && engine.cuda_workers() > 1;
