@@ -178,16 +178,20 @@ Error start_error(int ret, bool distributed) {
 }
 }  // namespace
 
+// Unsets the submission limits this engine set (set_limits_): the next Engine may ask for others.
+void Engine::take_back_limits() {
+  if (!set_limits_) return;
+  unsetenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS");
+  unsetenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS");
+}
+
 // The split mode: the first `stand_ins` CPU workers stand in for CUDA workers (the Submitter
 // pins the CUDA class's tiles to them, the planner counts them as CUDA workers); one must stay
 // a CPU worker.
 void Engine::start_cuda_stand_ins(int stand_ins) {
   if (stand_ins >= cpu_workers_) {
     stop(distributed_);
-    if (set_limits_) {
-      unsetenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS");
-      unsetenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS");
-    }
+    take_back_limits();
     throw Error("TESSERA_EMULATED_CUDA=split" +
                 (stand_ins > 1 ? ":" + std::to_string(stand_ins) : std::string()) + " stands " +
                 std::to_string(stand_ins) +
@@ -295,11 +299,10 @@ Engine::Engine(const EngineConfig& config)
 #endif
   if (per_worker_models) unsetenv("STARPU_PERF_MODEL_HOMOGENEOUS_CPU");
   if (set_history_max_error_) unsetenv("STARPU_HISTORY_MAX_ERROR");
-  if (ret != 0 && set_limits_) {
-    unsetenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS");
-    unsetenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS");
+  if (ret != 0) {
+    take_back_limits();
+    throw start_error(ret, distributed_);
   }
-  if (ret != 0) throw start_error(ret, distributed_);
   cpu_workers_ = static_cast<int>(starpu_cpu_worker_get_count());
   if (stand_ins > 0) start_cuda_stand_ins(stand_ins);
   if (config.record) {
@@ -324,10 +327,7 @@ Engine::~Engine() {
   idle_.stop();  // StarPU shuts down only running workers (and asserts so in 1.4)
   stop(distributed_);
   set_cuda_stand_ins({});
-  if (set_limits_) {
-    unsetenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS");
-    unsetenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS");
-  }
+  take_back_limits();
 }
 
 void Engine::wait_all() {

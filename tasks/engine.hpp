@@ -99,6 +99,7 @@ class Engine {
 
  private:
   void start_cuda_stand_ins(int stand_ins);
+  void take_back_limits();
 
   bool distributed_;
   bool set_limits_ = false;  // this engine set STARPU_LIMIT_*_SUBMITTED_TASKS

@@ -537,8 +537,7 @@ void FieldStorage::fill_constant_ghosts(const std::string& stencil, int width, b
     // visits' fills write its constant ghosts before anything reads them (and they are written
     // here again once its planes travel: leave_ghost_planes): a task here would take the slab
     // over the bus and back for nothing.
-    const bool left = impl_->ghost_planes_left && impl_->tile(t).travel != nullptr;
-    if (constants.count > 0 && !impl_->dropped(t) && !left)
+    if (constants.count > 0 && !impl_->dropped(t) && !impl_->planes_left(t))
       engine.submitter().submit(fill, {impl_->tile(t).handle}, {}, &constants, sizeof(constants),
                                 false, exchange_tag(*this, t, -1), placement_of(*this, t));
   }
@@ -552,6 +551,11 @@ tasks::Placement placement_of(const FieldStorage& f, int tile, int priority) {
   return {std::max(priority, cuda && t.gpu_edge ? 1 : 0), device, 0,
           streamed ? tasks::Placement::Visit::Runs : tasks::Placement::Visit::None,
           cuda ? t.gpu_unit : -1};
+}
+
+bool on_another_gpu(const FieldStorage& f, int tile, int from) {
+  return f.mine(from) && f.device_class(from) == DeviceClass::Cuda &&
+         f.impl().tile(from).gpu_unit != f.impl().tile(tile).gpu_unit;
 }
 
 bool faces_cross(const FieldStorage& f, int tile) {
@@ -645,7 +649,7 @@ void FieldStorage::refill_ghosts(const std::string& stencil, int width, bool box
                                  bool left_too) {
   const auto t = static_cast<std::size_t>(tile);
   const bool discarded = impl_->dropped(tile);
-  const bool left = left_too && impl_->ghost_planes_left && impl_->tile(tile).travel != nullptr;
+  const bool left = left_too && impl_->planes_left(tile);
   if (!discarded && !left) return;
   // Plans the set's constant regions, once, writing those of the tiles not discarded: this one
   // is still marked, so that a read-write task does not find its dropped values.
@@ -776,16 +780,13 @@ static void submit_packs(FieldStorage& f, HaloSet& set, const std::string& stenc
   tasks::Codelet& pack =
       engine.codelets().get(stencil, f.type_name(), tasks::halo_pack_kind(f.element_size()));
   const int n = f.tiles();
-  std::vector<tasks::Handle> buffers;
   for (int t = 0; t < n; ++t) {
     HaloTile& tile = set.tile(t);
     const bool split = ahead && (tile.ahead >= 0 || tile.behind >= 0);
     partition::RegionCopyList& packs = split ? tile.after_packs : tile.plan.packs;
     if (packs.count == 0) continue;
-    buffers = tile.buffers;
-    if (split)  // the faces split_packs left out, the later one first
-      for (int face : {std::max(tile.ahead, tile.behind), std::min(tile.ahead, tile.behind)})
-        if (face >= 0) buffers.erase(buffers.begin() + face);
+    const std::vector<tasks::Handle> buffers =
+        split ? tile.after_pack_buffers(tile.buffers) : tile.buffers;
     engine.submitter().submit(pack, {f.impl().tile(t).handle}, buffers, &packs, sizeof(packs),
                               false, exchange_tag(f, t, rt.steps),
                               placement_of(f, t, f.on_rank_edge(t) ? 1 : 0));
@@ -888,12 +889,9 @@ static void drop_faces_between_gpus(const FieldStorage& f, const HaloSet& set) {
   for (int t = 0; t < f.tiles(); ++t) {
     const HaloTile& tile = set.tile(t);
     if (!f.mine(t) || f.device_class(t) != DeviceClass::Cuda) continue;
-    for (std::size_t k = 0; k < tile.sources.size(); ++k) {
-      const int from = tile.plan.sources[k].first;
-      if (f.mine(from) && f.device_class(from) == DeviceClass::Cuda &&
-          f.impl().tile(from).gpu_unit != f.impl().tile(t).gpu_unit)
+    for (std::size_t k = 0; k < tile.sources.size(); ++k)
+      if (on_another_gpu(f, t, tile.plan.sources[k].first))
         data.after_visit(tile.sources[k], false);
-    }
   }
 }
 

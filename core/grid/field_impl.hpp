@@ -60,6 +60,15 @@ struct HaloTile {
   // plan.ghosts and all_ghosts so rewritten; -1: none).
   int behind = -1, from_next = -1;
   partition::RegionCopyList ghosts_from_next, all_ghosts_from_next;
+
+  // `faces` (its packs' buffers, `buffers` or `spare_buffers`) without the two after_packs leaves
+  // out: the face packed ahead and the one read from the tile (the later one first).
+  std::vector<tasks::Handle> after_pack_buffers(const std::vector<tasks::Handle>& faces) const {
+    std::vector<tasks::Handle> out = faces;
+    for (int face : {std::max(ahead, behind), std::min(ahead, behind)})
+      if (face >= 0) out.erase(out.begin() + face);
+    return out;
+  }
 };
 
 // The halo buffers and copy plans for one (stencil radius, shape) used on a field, a record
@@ -139,6 +148,8 @@ struct FieldStorage::Impl {
     const auto k = static_cast<std::size_t>(t);
     return k < discarded.size() && discarded[k] != 0;
   }
+  // Tile t's ghost planes stay in its GPU's memory while its planes travel (leave_ghost_planes).
+  bool planes_left(int t) const { return ghost_planes_left && tile(t).travel != nullptr; }
   // The constant ghost regions of every planned halo set are written again before they are read.
   void mark_constants_stale() {
     for (auto& [key, set] : halos) set.constants_stale = !set.tiles.empty();
@@ -165,6 +176,9 @@ tasks::Placement placement_of(const FieldStorage& f, int tile, int priority = 0)
 /// Whether tile `tile`'s ghost layers come from another GPU or rank, whose faces its blocks
 /// fetch as soon as they are packed (tasks::Placement::fetch_early).
 bool faces_cross(const FieldStorage& f, int tile);
+/// Whether tile `from`, a neighbour of `tile` (both this rank's GPU tiles), runs on another of
+/// this rank's GPUs than `tile`: their faces cross between the GPUs.
+bool on_another_gpu(const FieldStorage& f, int tile, int from);
 
 // Calls work(0 .. n-1) on up to the machine's hardware threads, each index once; returns when
 // all have run. For host-side copies between steps (a retile's new tiles), while StarPU's

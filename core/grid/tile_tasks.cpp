@@ -121,9 +121,7 @@ void add_halo_copies(const TileCopies& tc, std::vector<tasks::Handle>& handles,
       if (tile.ahead >= 0)
         copies(work->ahead[work->aheads++], f, h.field, tile.ahead_pack, {tile.ahead_buffer},
                Access::Write);
-      swapped = *faces;
-      for (int face : {std::max(tile.ahead, tile.behind), std::min(tile.ahead, tile.behind)})
-        if (face >= 0) swapped.erase(swapped.begin() + face);
+      swapped = tile.after_pack_buffers(*faces);
       faces = &swapped;
       list = &tile.after_packs;
     }
@@ -135,12 +133,9 @@ void add_halo_copies(const TileCopies& tc, std::vector<tasks::Handle>& handles,
     // GPU visits in a pass prefetches the first of the next (its next visit), as the others
     // prefetch the slab after them.
     if (fill && tc.prefetched && place.visit != tasks::Placement::Visit::None) {
-      for (std::size_t k = 0; k < tile.sources.size(); ++k) {
-        const int from = tile.plan.sources[k].first;
-        if (f.mine(from) && f.device_class(from) == DeviceClass::Cuda &&
-            f.impl().tile(from).gpu_unit != f.impl().tile(t).gpu_unit)
+      for (std::size_t k = 0; k < tile.sources.size(); ++k)
+        if (on_another_gpu(f, t, tile.plan.sources[k].first))
           place.fetch_early.push_back(tile.sources[k]);
-      }
       if (tile.from_next < 0 && tc.wrap >= 0 && tc.wrap != t) {
         if (place.prefetch.empty()) place.prefetch = tc.read;
         place.prefetch.push_back(f.impl().tile(t).handle);
