@@ -113,7 +113,7 @@ void plan_streamed(GpuMemoryPlan& p, double plane_points, std::int64_t share, co
   // from the next slab too (Machine::faces_read_from_next_slab), only those to the neighbouring
   // GPUs' cross.
   const bool next_slab_read = m.faces_packed_ahead && m.faces_read_from_next_slab;
-  const auto face_bytes = [&](int d) { return kFaceCrossings * d * plane_points * m.point.field; };
+  const auto face_bytes = [&](int d) { return d * plane_points * m.point.field; };
   const auto crossing_faces = [&](int d, std::int64_t slabs) {
     const double between_gpus = 2.0 * std::min(gpus - 1, 2);
     const double crossings =
@@ -121,7 +121,7 @@ void plan_streamed(GpuMemoryPlan& p, double plane_points, std::int64_t share, co
         : m.faces_packed_ahead
             ? (2.0 * static_cast<double>(slabs - 1) + between_gpus) / static_cast<double>(slabs)
             : kFaceCrossings;
-    return crossings * d * plane_points * m.point.field;
+    return crossings * face_bytes(d);
   };
   // The thickest slab of which the one computed and the last one leaving fit, each with its
   // ghost planes and four faces. Where a visit reads the next slab's face from its tile, that
@@ -143,11 +143,18 @@ void plan_streamed(GpuMemoryPlan& p, double plane_points, std::int64_t share, co
   const auto in_flight_plane = [&](int d) {
     return held(d) * (m.point.all + kept_slabs * kept_bytes_per_point(m.point));
   };
-  const int face_sets = next_slab_read ? 1 : kSlabsInFlight;
+  // The faces a GPU holds: those of the slabs in flight or, where a visit reads the next slab's
+  // face from its tile, its two rings and, per neighbouring GPU, the face fetched from it as soon
+  // as packed (a pass before its edge slab's visit reads it) and its own face towards it, the
+  // last pass's and this one's (packed before the neighbour read the last: the spare buffers).
+  // Faces are deep (a block's depth of planes) beside thin slabs: on 4 GPUs of 4 GiB, heat3d
+  // 1024^3's slabs are 20 planes, the faces 16.
+  const int neighbours = std::min(gpus - 1, 2);
+  const int held_faces = next_slab_read ? 2 + 3 * neighbours : kSlabsInFlight * kFaceCrossings;
   const double up_point = kept_bytes_per_point(m.point);
   const double back_point = m.point.field;
   const auto thickest = [&](int d) {
-    const double room = p.available_bytes - face_sets * face_bytes(d);
+    const double room = p.available_bytes - held_faces * face_bytes(d);
     return static_cast<std::int64_t>(std::floor(room / in_flight_plane(d))) - 2 * d;
   };
   double best = -1;
@@ -184,7 +191,7 @@ void plan_streamed(GpuMemoryPlan& p, double plane_points, std::int64_t share, co
   if (best < 0) {
     p.possible = false;
     p.needed_bytes =
-        in_flight_plane(2) * static_cast<double>(kMinThickness + 4) + face_sets * face_bytes(2);
+        in_flight_plane(2) * static_cast<double>(kMinThickness + 4) + held_faces * face_bytes(2);
     char b[320];
     std::snprintf(b, sizeof(b),
                   "streaming needs %d slabs of at least %lld planes (%.3g bytes) on a GPU at "

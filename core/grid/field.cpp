@@ -570,7 +570,7 @@ void FieldStorage::start_streaming_scratch() {
   if (impl_->discarded.empty()) after_visit(false);
 }
 
-void FieldStorage::after_visit(bool keep) {
+void FieldStorage::after_visit(bool keep, int turn) {
   tasks::DataRegistry& data = context().engine->data();
   // A kept tile's copy home is queued only once its visit has run, behind what was submitted
   // meanwhile (DataRegistry::after_visit): where that holds this drop (the field became the next
@@ -583,8 +583,16 @@ void FieldStorage::after_visit(bool keep) {
     impl_->kept_since_wait = false;
   }
   impl_->discarded.resize(static_cast<std::size_t>(tiles()), 0);
+  std::map<int, int> last_visited;  // per GPU (its unit), where the blocks turn
+  for (int t = 0; t < tiles() && turn != 0; ++t)
+    if (mine(t) && device_class(t) == DeviceClass::Cuda) {
+      const auto [at, added] = last_visited.emplace(impl_->tile(t).gpu_unit, t);
+      if (!added && turn > 0) at->second = t;
+    }
   for (int t = 0; t < tiles(); ++t)
     if (mine(t) && device_class(t) == DeviceClass::Cuda) {
+      const auto last = last_visited.find(impl_->tile(t).gpu_unit);
+      if (last != last_visited.end() && last->second == t) continue;
       data.after_visit(impl_->tile(t).handle, keep);
       if (!keep) impl_->discarded[static_cast<std::size_t>(t)] = 1;
     }
@@ -683,30 +691,30 @@ partition::RegionCopyList read_from_next(const partition::RegionCopyList& list, 
   return out;
 }
 
-// A tile's packs split for a streamed block: the face packed ahead into slot 1 of ahead_pack,
-// the face its visitor before it reads from the tile left out, the others into after_packs, their
-// slots renumbered over the faces left.
-void split_packs(HaloTile& tile) {
-  const partition::RegionCopyList& packs = tile.plan.packs;
+// A tile's packs split for a streamed block's pass: the face packed ahead into slot 1 of
+// ahead_pack, the face its visitor before it reads from the tile left out, the others into
+// after_packs, their slots renumbered over the faces left.
+void split_packs(const partition::RegionCopyList& packs, HaloTile::Pass& pass) {
   for (int r = 0; r < packs.count; ++r) {
     partition::RegionCopy region = packs.region[r];
     const int face = region.dst_slot - 1;
-    if (face == tile.behind) continue;
-    partition::RegionCopyList& to = face == tile.ahead ? tile.ahead_pack : tile.after_packs;
-    region.dst_slot = face == tile.ahead
+    if (face == pass.behind) continue;
+    partition::RegionCopyList& to = face == pass.ahead ? pass.ahead_pack : pass.after_packs;
+    region.dst_slot = face == pass.ahead
                           ? 1
-                          : region.dst_slot - (tile.ahead >= 0 && face > tile.ahead) -
-                                (tile.behind >= 0 && face > tile.behind);
+                          : region.dst_slot - (pass.ahead >= 0 && face > pass.ahead) -
+                                (pass.behind >= 0 && face > pass.behind);
     to.region[to.count++] = region;
   }
 }
 
-// Plans which face of each of this rank's GPU tiles its next visitor on the same GPU reads
-// packed ahead, into one of the GPU's two rings (FieldStorage::pack_ahead), and which face a
-// visit reads straight from the next tile; once a set.
-void plan_ahead(const FieldStorage& f, HaloSet& set) {
-  if (set.ahead_planned) return;
-  set.ahead_planned = true;
+// Plans, for a pass over the tiles in order (`reverse`: in reverse), which face of each of this
+// rank's GPU tiles its next visitor on the same GPU reads packed ahead, into one of the GPU's two
+// rings, and which face a visit reads straight from the next tile. `sizes`: per GPU, the largest
+// face packed ahead there, raised to this pass's.
+void plan_pass(const FieldStorage& f, HaloSet& set, bool reverse,
+               std::map<int, std::int64_t>& sizes) {
+  const std::size_t p = reverse ? 1 : 0;
   // Who reads each face buffer: (tile, direction) -> readers.
   std::map<std::pair<int, partition::Dir3>, int> readers;
   for (const HaloTile& tile : set.tiles)
@@ -724,42 +732,58 @@ void plan_ahead(const FieldStorage& f, HaloSet& set) {
       read = static_cast<int>(found - reads.begin());
     }
   };
-  std::map<int, std::int64_t> sizes;  // per GPU, the largest face packed ahead there
   for (int t = 0; t + 1 < f.tiles(); ++t) {
-    HaloTile& tile = set.tile(t);
-    HaloTile& next = set.tile(t + 1);
-    const FieldTile& here = f.impl().tile(t);
+    // Tile `a` is visited just before tile `b`, on the same GPU.
+    const int a = reverse ? t + 1 : t, b = reverse ? t : t + 1;
     if (!f.mine(t) || !f.mine(t + 1) || f.device_class(t) != DeviceClass::Cuda ||
         f.device_class(t + 1) != DeviceClass::Cuda ||
-        here.gpu_unit != f.impl().tile(t + 1).gpu_unit)
+        f.impl().tile(t).gpu_unit != f.impl().tile(t + 1).gpu_unit)
       continue;
-    only_reader(t, t + 1, tile.ahead, next.ahead_source);
-    only_reader(t + 1, t, next.behind, tile.from_next);
-    if (tile.from_next >= 0) {
-      const partition::RegionCopyList& packs = next.plan.packs;
+    HaloTile::Pass& first = set.tile(a).pass[p];
+    HaloTile::Pass& then = set.tile(b).pass[p];
+    only_reader(a, b, first.ahead, then.ahead_source);
+    only_reader(b, a, then.behind, first.from_next);
+    if (first.from_next >= 0) {
+      const partition::RegionCopyList& packs = set.tile(b).plan.packs;
       for (int r = 0; r < packs.count; ++r)
-        if (packs.region[r].dst_slot == next.behind + 1) {  // a face is one region
-          tile.ghosts_from_next =
-              read_from_next(tile.plan.ghosts, tile.from_next + 1, packs.region[r]);
-          tile.all_ghosts_from_next =
-              read_from_next(tile.all_ghosts, tile.from_next + 1, packs.region[r]);
+        if (packs.region[r].dst_slot == then.behind + 1) {  // a face is one region
+          const HaloTile& tile = set.tile(a);
+          first.ghosts_from_next =
+              read_from_next(tile.plan.ghosts, first.from_next + 1, packs.region[r]);
+          first.all_ghosts_from_next =
+              read_from_next(tile.all_ghosts, first.from_next + 1, packs.region[r]);
         }
     }
-    if (tile.ahead < 0) continue;
-    std::int64_t& size = sizes[here.gpu_unit];
-    size = std::max(size, tile.plan.pack_sizes[static_cast<std::size_t>(tile.ahead)]);
+    if (first.ahead < 0) continue;
+    std::int64_t& size = sizes[f.impl().tile(t).gpu_unit];
+    size = std::max(size, set.tile(a).plan.pack_sizes[static_cast<std::size_t>(first.ahead)]);
   }
   for (HaloTile& tile : set.tiles)
-    if (tile.ahead >= 0 || tile.behind >= 0) split_packs(tile);
-  // Two buffers a GPU, each as large as any face packed ahead into it; its tiles take them in
-  // turn (a visit reads one and packs into the other).
+    if (tile.pass[p].split()) split_packs(tile.plan.packs, tile.pass[p]);
+}
+
+// Plans both passes of a streamed set (plan_pass), once a set, and gives each GPU two ring
+// buffers, each as large as any face packed ahead into it: its tiles take them in turn by tile
+// parity, in either order (a visit reads the one its visitor before packed and packs into the
+// other). Both passes leave out of the packs after a visit the same faces (those between two
+// tiles of a GPU), so the faces the first exchange packs (submit_packs) serve either.
+void plan_ahead(const FieldStorage& f, HaloSet& set) {
+  if (set.ahead_planned) return;
+  set.ahead_planned = true;
+  std::map<int, std::int64_t> sizes;
+  plan_pass(f, set, false, sizes);
+  plan_pass(f, set, true, sizes);
+  for (const HaloTile& tile : set.tiles) {
+    const auto left_out = [](const HaloTile::Pass& p) { return std::minmax(p.ahead, p.behind); };
+    if (left_out(tile.pass[0]) != left_out(tile.pass[1])) set.one_way = true;
+  }
   for (const auto& [unit, size] : sizes)
     for (tasks::Handle& h : set.rings[unit])
       h = set.data->register_local_vector(static_cast<std::size_t>(size), f.element_size());
   for (int t = 0; t < f.tiles(); ++t)
-    if (set.tile(t).ahead >= 0)
-      set.tile(t).ahead_buffer =
-          set.rings[f.impl().tile(t).gpu_unit][static_cast<std::size_t>(t % 2)];
+    for (HaloTile::Pass& pass : set.tile(t).pass)
+      if (pass.ahead >= 0)
+        pass.ahead_buffer = set.rings[f.impl().tile(t).gpu_unit][static_cast<std::size_t>(t % 2)];
 }
 
 }  // namespace
@@ -782,11 +806,11 @@ static void submit_packs(FieldStorage& f, HaloSet& set, const std::string& stenc
   const int n = f.tiles();
   for (int t = 0; t < n; ++t) {
     HaloTile& tile = set.tile(t);
-    const bool split = ahead && (tile.ahead >= 0 || tile.behind >= 0);
-    partition::RegionCopyList& packs = split ? tile.after_packs : tile.plan.packs;
+    const bool split = ahead && tile.pass[0].split();  // either pass's (plan_ahead)
+    partition::RegionCopyList& packs = split ? tile.pass[0].after_packs : tile.plan.packs;
     if (packs.count == 0) continue;
     const std::vector<tasks::Handle> buffers =
-        split ? tile.after_pack_buffers(tile.buffers) : tile.buffers;
+        split ? tile.pass[0].after_pack_buffers(tile.buffers) : tile.buffers;
     engine.submitter().submit(pack, {f.impl().tile(t).handle}, buffers, &packs, sizeof(packs),
                               false, exchange_tag(f, t, rt.steps),
                               placement_of(f, t, f.on_rank_edge(t) ? 1 : 0));
@@ -871,7 +895,7 @@ HaloSet* FieldStorage::pack_ahead(HaloSet* set) {
   if (set == nullptr || grid_.stream_depth == 0) return nullptr;
   plan_ahead(*this, *set);
   for (const HaloTile& tile : set->tiles)
-    if (tile.ahead >= 0 || tile.from_next >= 0) return set;
+    if (tile.pass[0].ahead >= 0 || tile.pass[0].from_next >= 0) return set;
   return nullptr;
 }
 

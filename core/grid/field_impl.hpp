@@ -44,31 +44,39 @@ struct HaloTile {
   // their `sources`), so a tile never overwrites faces a neighbour of the same call has still
   // to read. Empty until such a call.
   std::vector<tasks::Handle> spare_buffers, spare_sources;
-  // On a streamed grid (FieldStorage::pack_ahead): the face (its index in `buffers`) that
-  // only the tile's next visitor on the same GPU reads, packed ahead by the tile's block from the
-  // values it starts from into `ahead_buffer` (its GPU's, HaloSet::rings) with the regions of
-  // `ahead_pack` (into slot 1), the others after the kernel (`after_packs`, into the other
-  // buffers in order); -1: none. `ahead_source`: the index in `sources` of the face the tile
-  // before it packed ahead, read from that tile's ahead_buffer instead; -1: none.
-  int ahead = -1, ahead_source = -1;
-  tasks::Handle ahead_buffer = nullptr;
-  partition::RegionCopyList ahead_pack, after_packs;
-  // And the face its visitor before it on the same GPU reads: that visit reads it straight from
-  // the tile (`behind`: its index in `buffers`, left out of after_packs; -1: none), which is on
-  // the GPU for its own visit next (`from_next`: the index in `sources` of that face, read from
-  // tile t + 1's own tile with the regions of `ghosts_from_next` and `all_ghosts_from_next`,
-  // plan.ghosts and all_ghosts so rewritten; -1: none).
-  int behind = -1, from_next = -1;
-  partition::RegionCopyList ghosts_from_next, all_ghosts_from_next;
+  // On a streamed grid (FieldStorage::pack_ahead), how the tile's visit meets its neighbours on
+  // the same GPU in a pass that visits them in one order: pass[0] in tile order, pass[1] in
+  // reverse (a streamed grid's blocks alternate: TileTaskCall::reverse).
+  struct Pass {
+    // The face (its index in `buffers`) that only the tile's next visitor on the same GPU reads,
+    // packed ahead by the tile's block from the values it starts from into `ahead_buffer` (its
+    // GPU's, HaloSet::rings) with the regions of `ahead_pack` (into slot 1), the others after
+    // the kernel (`after_packs`, into the other buffers in order); -1: none. `ahead_source`:
+    // the index in `sources` of the face the tile visited before it packed ahead, read from
+    // that tile's ahead_buffer instead; -1: none.
+    int ahead = -1, ahead_source = -1;
+    tasks::Handle ahead_buffer = nullptr;
+    partition::RegionCopyList ahead_pack, after_packs;
+    // And the face its visitor before it on the same GPU reads: that visit reads it straight
+    // from the tile (`behind`: its index in `buffers`, left out of after_packs; -1: none), which
+    // is on the GPU for its own visit next (`from_next`: the index in `sources` of that face,
+    // read from the next visited tile's own tile with the regions of `ghosts_from_next` and
+    // `all_ghosts_from_next`, plan.ghosts and all_ghosts so rewritten; -1: none).
+    int behind = -1, from_next = -1;
+    partition::RegionCopyList ghosts_from_next, all_ghosts_from_next;
 
-  // `faces` (its packs' buffers, `buffers` or `spare_buffers`) without the two after_packs leaves
-  // out: the face packed ahead and the one read from the tile (the later one first).
-  std::vector<tasks::Handle> after_pack_buffers(const std::vector<tasks::Handle>& faces) const {
-    std::vector<tasks::Handle> out = faces;
-    for (int face : {std::max(ahead, behind), std::min(ahead, behind)})
-      if (face >= 0) out.erase(out.begin() + face);
-    return out;
-  }
+    // Whether its packs are split (ahead_pack, after_packs).
+    bool split() const { return ahead >= 0 || behind >= 0; }
+    // `faces` (its packs' buffers, `buffers` or `spare_buffers`) without the two after_packs
+    // leaves out: the face packed ahead and the one read from the tile (the later one first).
+    std::vector<tasks::Handle> after_pack_buffers(const std::vector<tasks::Handle>& faces) const {
+      std::vector<tasks::Handle> out = faces;
+      for (int face : {std::max(ahead, behind), std::min(ahead, behind)})
+        if (face >= 0) out.erase(out.begin() + face);
+      return out;
+    }
+  };
+  std::array<Pass, 2> pass;
 };
 
 // The halo buffers and copy plans for one (stencil radius, shape) used on a field, a record
@@ -103,6 +111,9 @@ struct HaloSet {
   // The tiles' `ahead` planned (FieldStorage::pack_ahead), and the last call packed those faces
   // ahead, into the rings: the buffers towards the next visitors hold nothing current.
   bool ahead_planned = false, packed_ahead = false;
+  // Its two passes (HaloTile::pass) leave out different faces of some tile's packs after a
+  // visit: its blocks visit the tiles in order only (never planned so; a guard).
+  bool one_way = false;
   // Per GPU (its CUDA worker's unit) two face buffers that its tiles pack ahead into in turn:
   // the one a visit reads its lower face from and the one it packs for the next. Always in use,
   // they stay in the GPU's memory (a face buffer per tile would leave it, written back to main

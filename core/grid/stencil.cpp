@@ -191,6 +191,11 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
   // The extra inputs: exchanged once as deep, then skipped while nothing writes them.
   for (FieldStorage* e : extras) e->exchange(name, width, deep_box);
   add_halo_work(call, name, types, kind);
+  // A streamed grid's blocks turn (TileTaskCall::turns), where every set packed ahead may.
+  call.turns = streamed && std::none_of(ahead.begin(), ahead.end(), [](const HaloSet* set) {
+                 return set != nullptr && set->one_way;
+               });
+  call.reverse = call.turns && rt.streamed_blocks++ % 2 == 1;
   call.step = rt.steps;
   call.steps = steps;
   call.radius = radius;
@@ -201,10 +206,13 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
   // unwritten (the bus then carries u in and out once a visit, next never). After an odd
   // number of steps both are kept: the caller swaps next, which then holds the result, into u.
   if (u.grid().stream_depth > 0) {
-    u.after_visit(true);
-    next.after_visit(ends_in_next);
-    for (FieldStorage* f : state) f->after_visit(true);
-    for (FieldStorage* f : extras) f->after_visit(true);
+    // Where the blocks turn, each GPU's last slab stays for its next visit, the next block's
+    // first there; its scratch is left too, to be written again.
+    const int turn = !call.turns ? 0 : call.reverse ? -1 : 1;
+    u.after_visit(true, turn);
+    next.after_visit(ends_in_next, turn);
+    for (FieldStorage* f : state) f->after_visit(true, turn);
+    for (FieldStorage* f : extras) f->after_visit(true, turn);
   }
   for (std::size_t k = 0; k < exchanged.size(); ++k) {
     if (filled[k] != nullptr)

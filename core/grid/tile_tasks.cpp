@@ -71,6 +71,7 @@ void add_halo_copies(const TileCopies& tc, std::vector<tasks::Handle>& handles,
                      std::vector<Access>& modes, tasks::Placement& place) {
   const TileTaskCall& call = tc.call;
   const int t = tc.t;
+  const int next = call.reverse ? t - 1 : t + 1;  // the tile visited after it, if on its GPU
   tasks::HaloWork* work = tc.work;
   // One list of region copies between a field's tile and `faces` (appended to the task's
   // buffers in `mode`).
@@ -90,6 +91,7 @@ void add_halo_copies(const TileCopies& tc, std::vector<tasks::Handle>& handles,
   std::vector<tasks::Handle> swapped;  // a fill's or pack's faces where one is a ring's
   const auto add = [&](const HaloCopies& h, bool fill, tasks::HaloWork::Copies& c) {
     const HaloTile& tile = h.set->tile(t);
+    const HaloTile::Pass& pass = tile.pass[call.reverse ? 1 : 0];
     const FieldStorage& f = *tc.fields[static_cast<std::size_t>(h.field)];
     const std::vector<tasks::Handle>* faces = fill      ? &tile.sources
                                               : h.spare ? &tile.spare_buffers
@@ -97,33 +99,34 @@ void add_halo_copies(const TileCopies& tc, std::vector<tasks::Handle>& handles,
     const partition::RegionCopyList* list = !fill         ? &tile.plan.packs
                                             : h.constants ? &tile.all_ghosts
                                                           : &tile.plan.ghosts;
-    if (h.ahead && fill && (tile.ahead_source >= 0 || tile.from_next >= 0)) {
+    if (h.ahead && fill && (pass.ahead_source >= 0 || pass.from_next >= 0)) {
       swapped = *faces;
-      if (tile.ahead_source >= 0)  // packed ahead by the tile before it
-        swapped[static_cast<std::size_t>(tile.ahead_source)] = h.set->tile(t - 1).ahead_buffer;
-      if (tile.from_next >= 0) {  // read from the tile after it, before its visit
-        swapped[static_cast<std::size_t>(tile.from_next)] = f.impl().tile(t + 1).handle;
+      if (pass.ahead_source >= 0)  // packed ahead by the tile visited before it
+        swapped[static_cast<std::size_t>(pass.ahead_source)] =
+            h.set->tile(call.reverse ? t + 1 : t - 1).pass[call.reverse ? 1 : 0].ahead_buffer;
+      if (pass.from_next >= 0) {  // read from the tile visited after it, before its visit
+        swapped[static_cast<std::size_t>(pass.from_next)] = f.impl().tile(next).handle;
         // It, the tile and the visit's read-only fields arrive while the visit before it
         // computes (the tile is there already where that visit read its face).
         if (tc.prefetched) {
           if (place.prefetch.empty()) place.prefetch = tc.read;
           place.prefetch.push_back(f.impl().tile(t).handle);
-          place.prefetch.push_back(f.impl().tile(t + 1).handle);
+          place.prefetch.push_back(f.impl().tile(next).handle);
         }
-        list = h.constants ? &tile.all_ghosts_from_next : &tile.ghosts_from_next;
+        list = h.constants ? &pass.all_ghosts_from_next : &pass.ghosts_from_next;
       }
       faces = &swapped;
     }
-    if (h.ahead && !fill && (tile.ahead >= 0 || tile.behind >= 0)) {
+    if (h.ahead && !fill && pass.split()) {
       // Its face towards the next visitor packed first, into its GPU's ring buffer (which
       // that visitor reads in this call), the one its visitor before read from its tile not
       // at all, the others after the kernel into the spares.
-      if (tile.ahead >= 0)
-        copies(work->ahead[work->aheads++], f, h.field, tile.ahead_pack, {tile.ahead_buffer},
+      if (pass.ahead >= 0)
+        copies(work->ahead[work->aheads++], f, h.field, pass.ahead_pack, {pass.ahead_buffer},
                Access::Write);
-      swapped = tile.after_pack_buffers(*faces);
+      swapped = pass.after_pack_buffers(*faces);
       faces = &swapped;
-      list = &tile.after_packs;
+      list = &pass.after_packs;
     }
     copies(c, f, h.field, *list, *faces, fill ? Access::Read : Access::Write);
     if (fill && tc.early)
@@ -136,7 +139,7 @@ void add_halo_copies(const TileCopies& tc, std::vector<tasks::Handle>& handles,
       for (std::size_t k = 0; k < tile.sources.size(); ++k)
         if (on_another_gpu(f, t, tile.plan.sources[k].first))
           place.fetch_early.push_back(tile.sources[k]);
-      if (tile.from_next < 0 && tc.wrap >= 0 && tc.wrap != t) {
+      if (pass.from_next < 0 && tc.wrap >= 0 && tc.wrap != t) {
         if (place.prefetch.empty()) place.prefetch = tc.read;
         place.prefetch.push_back(f.impl().tile(t).handle);
         place.prefetch.push_back(f.impl().tile(tc.wrap).handle);
@@ -169,8 +172,9 @@ void submit_tile_tasks(const TileTaskCall& call) {
   // A streamed visit's inputs from main memory arrive while the visit before it computes
   // (partition::Machine::visits_prefetched).
   const bool prefetched = first.context().planner.machine().visits_prefetched;
-  // On several GPUs whose visits are prefetched, per GPU the first of its streamed tiles.
-  const bool several_gpus = prefetched && engine.cuda_workers() > 1;
+  // On several GPUs whose visits are prefetched, per GPU the first of its streamed tiles, which
+  // its last visit prefetches; not where the blocks turn (its last visit is its next one).
+  const bool several_gpus = prefetched && engine.cuda_workers() > 1 && !call.turns;
   std::map<int, int> first_of_gpu;
   for (int t = 0; t < tiles && several_gpus && first.grid().stream_depth > 0; ++t)
     if (first.device_class(t) == DeviceClass::Cuda)
@@ -178,7 +182,8 @@ void submit_tile_tasks(const TileTaskCall& call) {
   double point_bytes = 0;
   if (sized_by_bytes)
     for (const FieldStorage* f : fields) point_bytes += static_cast<double>(f->element_size());
-  for (int t = 0; t < tiles; ++t) {
+  for (int k = 0; k < tiles; ++k) {
+    const int t = call.reverse ? tiles - 1 - k : k;
     const TileWindow w = tile_window(first.geometry(t), call.lo, call.hi);
     if (w.empty()) continue;
     // The prototype block with this tile's frame written in, after the exchange copies'

@@ -24,8 +24,9 @@ struct HaloCopies {
   bool spare = false;      // packs into the set's spare face buffers (FieldStorage::pack_spare)
   bool constants = false;  // fills the constant ghost regions too (HaloTile::all_ghosts)
   // Of a set whose tiles pack a face ahead (FieldStorage::pack_ahead): a fill reads the face of
-  // the tile before from its ring buffer (HaloTile::ahead_source), a pack into the spares packs
-  // that face first, into the ring (HaloTile::ahead_buffer), and the others after.
+  // the tile visited before from its ring buffer (HaloTile::Pass::ahead_source), a pack into the
+  // spares packs that face first, into the ring (HaloTile::Pass::ahead_buffer), and the others
+  // after.
   bool ahead = false;
 };
 
@@ -54,6 +55,12 @@ struct TileTaskCall {
   tasks::Codelet* with_halo = nullptr;
   KernelFn kernel_cpu = nullptr, kernel_cuda = nullptr;  // the kind's own entries
   std::vector<Access> modes;  // the kind's modes: of the reads, then of the writes
+  /// A streamed grid's blocks turn (`turns`): every other one visits the tiles in reverse
+  /// (`reverse`), so that a GPU's last slab of a pass is its first of the next, and the slabs
+  /// at the edges between two GPUs are visited at the same end of a pass, each a pass's time
+  /// before its neighbour needs its face (an order that never turns makes a GPU's first visit
+  /// wait for the face the GPU below packs on its last one). Results do not depend on it.
+  bool turns = false, reverse = false;
   /// Called before each tile's task is submitted (a streamed grid's scratch refill,
   /// FieldStorage::refill_ghosts); empty: nothing.
   std::function<void(int)> before_tile;
@@ -80,7 +87,7 @@ struct TileWindow {
 TileWindow tile_window(const TileGeometry& tile, const Extent3& lo, const Extent3& hi);
 
 /// Submits one task per tile of the call's fields (all on one tiling) that meets the call's
-/// window, in tile order. Tiles
+/// window, in tile order (reverse: in reverse). Tiles
 /// at a rank edge go first (priority): their new values feed the faces other ranks wait for.
 void submit_tile_tasks(const TileTaskCall& call);
 

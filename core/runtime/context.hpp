@@ -45,9 +45,10 @@ struct Context {
   std::set<FieldStorage*> fields;        // alive; released if the Runtime ends first
   std::set<HandleOwner*> handle_owners;  // the same for mesh objects
   long steps = 0;                        // stencil applications submitted: the step of task tags
-  Traffic received;       // face buffers this rank's tasks received (counted at submission)
-  int uncaught = 0;       // exceptions in flight when the Runtime was made (to see unwinding)
-  bool finished = false;  // Runtime::finish() has written the outputs
+  long streamed_blocks = 0;  // time blocks on a streamed grid submitted: odd ones turn (reverse)
+  Traffic received;          // face buffers this rank's tasks received (counted at submission)
+  int uncaught = 0;          // exceptions in flight when the Runtime was made (to see unwinding)
+  bool finished = false;     // Runtime::finish() has written the outputs
   /// StarPU's SimGrid mode (docs/simulation.md): tasks do not run, so data hold no values;
   /// host-side reads and writes of field data are skipped and reductions give NaN.
   bool simulated = false;

@@ -126,8 +126,11 @@ class FieldStorage {
   /// (written back while the bus is idle, first to leave the GPU) or, `keep` false, discarded
   /// (scratch: nothing written back or read again; refill_ghosts restores their constant ghost
   /// layers before the next visit). The first discard after kept visits waits for every task
-  /// (Engine::wait_all, collective).
-  void after_visit(bool keep);
+  /// (Engine::wait_all, collective). `turn`, after a block whose next one visits the tiles in the
+  /// other order (1: this one visited them in order, -1: in reverse; 0: none): the tile each GPU
+  /// visited last stays in its memory as it is, kept or not, for its next visit, the next
+  /// block's first there.
+  void after_visit(bool keep, int turn = 0);
   /// Submits the constant (Dirichlet) ghost layers of `width` of tile `tile` if after_visit
   /// discarded it or, `left_too`, its ghost planes were left behind (a time block's next, which
   /// it reads at the faces and does not fill), just before the tile's next visit
