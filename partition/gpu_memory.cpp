@@ -81,6 +81,29 @@ std::string streamed_summary(const GpuMemoryPlan& p, const Machine& m, double li
   return b;
 }
 
+// The share of a GPU's `slabs` that cross the bus a pass, where `stay` of them are there from the
+// last pass: the blocks turn (every other pass visits a GPU's slabs in reverse), so a pass starts
+// with the slabs the last one ended with (up: the one computed last and those it kept; back: the
+// last one). Measured where visits are prefetched (simulated: jacobi2d 49152^2 on 4 GPUs of
+// 4 GiB, 7 slabs a GPU, 4/7 of them up, 6/7 back); not priced elsewhere.
+double turned_share(bool pipelined, std::int64_t slabs, std::int64_t stay) {
+  if (!pipelined) return 1;
+  return static_cast<double>(std::max<std::int64_t>(1, slabs - stay)) / static_cast<double>(slabs);
+}
+
+// Not even `slabs` slabs of the thinnest kind fit a GPU of `memory` bytes: they need `needed`.
+void refuse_streaming(GpuMemoryPlan& p, int slabs, double needed, double memory) {
+  p.possible = false;
+  p.needed_bytes = needed;
+  char b[320];
+  std::snprintf(b, sizeof(b),
+                "streaming needs %d slabs of at least %lld planes (%.3g bytes) on a GPU at once, "
+                "more than the %.3g bytes it may use of its %.3g",
+                slabs, static_cast<long long>(kMinThickness), p.needed_bytes, p.available_bytes,
+                memory);
+  p.why = b;
+}
+
 // A GPU's share of `share` planes that its memory cannot hold: the depth and slab thickness
 // whose step (the bus and the compute, overlapped where visits are prefetched) is the least,
 // or not possible where even the thinnest slabs do not fit.
@@ -170,17 +193,8 @@ void plan_streamed(GpuMemoryPlan& p, double plane_points, std::int64_t share, co
     // A visit's tile (with its ghost planes, where they travel), up and back, and two faces
     // each way.
     const double tile_points = (thick + (m.ghost_planes_stay ? 0 : 2 * depth)) * held(depth);
-    // The blocks turn (every other pass visits a GPU's slabs in reverse): a pass starts with the
-    // slabs the last one ended with, still there (the one computed last and those it kept), so
-    // of a GPU's slabs kept_slabs fewer come up a pass, and one fewer goes back (the last one
-    // stays). Measured where visits are prefetched (simulated: jacobi2d 49152^2 on 4 GPUs of
-    // 4 GiB, 7 slabs a GPU, 4/7 of them up, 6/7 back); not priced elsewhere.
-    const auto turned = [&](std::int64_t stay) {
-      return pipelined ? static_cast<double>(std::max<std::int64_t>(1, slabs - stay)) /
-                             static_cast<double>(slabs)
-                       : 1.0;
-    };
-    const double up_share = turned(kept_slabs), back_share = turned(1);
+    const double up_share = turned_share(pipelined, slabs, kept_slabs);
+    const double back_share = turned_share(pipelined, slabs, 1);
     const double up = tile_points * up_point * up_share + crossing_faces(depth, slabs) / 2;
     const double back = tile_points * back_point * back_share + crossing_faces(depth, slabs) / 2;
     const double visits = static_cast<double>(slabs) / depth;  // a step's
@@ -200,16 +214,10 @@ void plan_streamed(GpuMemoryPlan& p, double plane_points, std::int64_t share, co
     }
   }
   if (best < 0) {
-    p.possible = false;
-    p.needed_bytes =
-        in_flight_plane(2) * static_cast<double>(kMinThickness + 4) + held_faces * face_bytes(2);
-    char b[320];
-    std::snprintf(b, sizeof(b),
-                  "streaming needs %d slabs of at least %lld planes (%.3g bytes) on a GPU at "
-                  "once, more than the %.3g bytes it may use of its %.3g",
-                  1 + kept_slabs, static_cast<long long>(kMinThickness), p.needed_bytes,
-                  p.available_bytes, memory);
-    p.why = b;
+    refuse_streaming(
+        p, 1 + kept_slabs,
+        in_flight_plane(2) * static_cast<double>(kMinThickness + 4) + held_faces * face_bytes(2),
+        memory);
     return;
   }
   p.why = streamed_summary(p, m, link, !plane_extents.empty(), pipelined, speed_known);
