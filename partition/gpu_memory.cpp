@@ -167,13 +167,15 @@ void plan_streamed(GpuMemoryPlan& p, double plane_points, std::int64_t share, co
     return held(d) * (m.point.all + kept_slabs * kept_bytes_per_point(m.point));
   };
   // The faces a GPU holds: those of the slabs in flight or, where a visit reads the next slab's
-  // face from its tile, its two rings and, per neighbouring GPU, the face fetched from it as soon
-  // as packed (a pass before its edge slab's visit reads it) and its own face towards it, the
-  // last pass's and this one's (packed before the neighbour read the last: the spare buffers).
-  // Faces are deep (a block's depth of planes) beside thin slabs: on 4 GPUs of 4 GiB, heat3d
-  // 1024^3's slabs are 20 planes, the faces 16.
+  // face from its tile, at least a visit's four (kFaceCrossings: the headroom one GPU keeps;
+  // with its two rings only, 8192x8192x64 streamed along y ran 1.6x slower, simulated) and on
+  // several GPUs its two rings and, per neighbouring GPU, the face fetched from it as soon as
+  // packed (a pass before its edge slab's visit reads it) and its own face towards it, the last
+  // pass's and this one's (packed before the neighbour read the last: the spare buffers). Faces
+  // are deep beside thin slabs: heat3d 1024^3's on 4 GPUs of 4 GiB are 16 planes, its slabs 16.
   const int neighbours = std::min(gpus - 1, 2);
-  const int held_faces = next_slab_read ? 2 + 3 * neighbours : kSlabsInFlight * kFaceCrossings;
+  const int held_faces = next_slab_read ? std::max(kFaceCrossings, 2 + 3 * neighbours)
+                                        : kSlabsInFlight * kFaceCrossings;
   const double up_point = kept_bytes_per_point(m.point);
   const double back_point = m.point.field;
   const auto thickest = [&](int d) {

@@ -24,8 +24,9 @@ inline double kept_bytes_per_point(const PointBytes& point) { return point.all -
 // what a GPU holds of them during a visit. Where the face a slab's next visitor reads is packed
 // ahead (Machine::faces_packed_ahead) it stays on the GPU: about two cross a visit; where the
 // face of the slab after it is read from that slab's tile too (Machine::
-// faces_read_from_next_slab), only the faces towards other GPUs cross, and a GPU holds its two
-// rings and, per neighbouring GPU, three faces (plan_gpu_memory).
+// faces_read_from_next_slab), only the faces towards other GPUs cross, and a GPU holds at least
+// one visit's four, on several GPUs its two rings and three per neighbouring GPU
+// (plan_gpu_memory).
 inline constexpr int kFaceCrossings = 4;
 // What the slabs may hold of a GPU's memory: the rest for StarPU's own allocations, the face
 // buffers and what other grids keep there.

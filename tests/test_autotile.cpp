@@ -900,10 +900,9 @@ TEST(GpuMemory, FacesPackedAheadStayOnTheGpu) {
 // The same where a visit also reads the face of the slab visited after it straight from that
 // slab's tile (Machine::faces_read_from_next_slab), which its own visit needs on the GPU next:
 // no face crosses on one GPU, only the fields (1024 bytes a plane's column a step), and the GPU
-// holds that slab's field too (32 bytes a point of a slab in flight against 24) and of the faces
-// only its two rings: 18 slabs of 16 steps a visit, 11.3 ms of bus a step, against 19 and
-// 14.5 ms. By hand: (3285293465.6 - 2 x 16 x 2^20 x 8) / (32 x 2^20) = 89.9, so 89 - 32 = 57
-// planes and 18 slabs;
+// holds that slab's field too (32 bytes a point of a slab in flight against 24) but one set of
+// faces: 21 slabs of 16 steps a visit, 11.3 ms of bus a step, against 19 and 14.5 ms. By hand:
+// (3285293465.6 - 4 x 16 x 2^20 x 8) / (32 x 2^20) = 81.9, so 81 - 32 = 49 planes and 21 slabs;
 // the busier way carries 1024 planes x 8 bytes over 16 steps, 512 bytes a column, at 0.95 x
 // 50 GB/s: 11.30 ms. Packed ahead only, 19 slabs (above) and 18 faces of 16 planes more that
 // way: 512 + 18 x 16 x 8 / 16 = 656 bytes a column, 14.48 ms.
@@ -917,7 +916,7 @@ TEST(GpuMemory, FacesReadFromTheNextSlabLeaveTheFieldsAlone) {
   const auto p = plan_gpu_memory(plane, 1024, m, kH100PointSeconds, 15e-6, 1);
   ASSERT_TRUE(p.streamed && p.possible);
   EXPECT_EQ(p.depth, 16);
-  EXPECT_EQ(p.slabs, 18);
+  EXPECT_EQ(p.slabs, 21);
   EXPECT_EQ(ahead.slabs, 19);
   EXPECT_NEAR(p.bus_bytes_per_step, p.fields_bytes_per_step, 1);
   EXPECT_NEAR(p.bus_bytes_per_step / plane, 1024, 1e-9);
@@ -926,17 +925,17 @@ TEST(GpuMemory, FacesReadFromTheNextSlabLeaveTheFieldsAlone) {
   EXPECT_LT(p.step_seconds, ahead.step_seconds);
   // And where one CUDA worker streams the grid alone, the slabs a visit reads are prefetched
   // while the visit before it computes (Machine::visits_prefetched): the GPU holds a fourth
-  // slab's field (40 bytes a point of a slab in flight), 27 slabs of 39 planes ((3285293465.6 -
-  // 2 x 16 x 2^20 x 8) / (40 x 2^20) = 71.9, less 32), and the step is the longer of the bus's
-  // time and the compute's, not their sum. Its blocks turn: of the 27 slabs a pass, 24 come up
-  // (the first three are there) and 26 go back (the last one stays).
+  // slab's field (40 bytes a point of a slab in flight), 32 slabs of 32 planes ((3285293465.6 -
+  // 4 x 16 x 2^20 x 8) / (40 x 2^20) = 65.5, less 32), and the step is the longer of the bus's
+  // time and the compute's, not their sum. Its blocks turn: of the 32 slabs a pass, 29 come up
+  // (the first three are there) and 31 go back (the last one stays).
   m.visits_prefetched = true;
   const auto prefetched = plan_gpu_memory(plane, 1024, m, kH100PointSeconds, 15e-6, 1);
   EXPECT_EQ(prefetched.depth, 16);
-  EXPECT_EQ(prefetched.slabs, 27);
-  EXPECT_NEAR(prefetched.bus_bytes_per_step / plane, 512.0 * (24 + 26) / 27, 1e-9);
+  EXPECT_EQ(prefetched.slabs, 32);
+  EXPECT_NEAR(prefetched.bus_bytes_per_step / plane, 512.0 * (29 + 31) / 32, 1e-9);
   EXPECT_NEAR(prefetched.step_seconds,
-              std::max(prefetched.bus_seconds, prefetched.compute_seconds) + 27 * 15e-6 / 16, 1e-9);
+              std::max(prefetched.bus_seconds, prefetched.compute_seconds) + 32 * 15e-6 / 16, 1e-9);
   EXPECT_LT(prefetched.step_seconds, 0.7 * p.step_seconds);
   EXPECT_THAT(prefetched.why, HasSubstr("ms while the next slab arrives"));
   EXPECT_THAT(p.why, testing::Not(HasSubstr("arrives")));
@@ -1010,12 +1009,12 @@ TEST(GpuMemory, NotEvenTheThinnestSlabFitsIsRefused) {
                                "on a GPU at once, more than the 8.5e+07 bytes it may use of its "
                                "1e+08"));
   // Where visits are prefetched, four: the one computed, the one whose face it reads, the next
-  // arriving and the last leaving (40 bytes a point of a plane), with the GPU's two rings: 537 MB.
+  // arriving and the last leaving (40 bytes a point of a plane), with one visit's faces: 570 MB.
   Machine prefetching = gpu_node(100e6);
   prefetching.faces_packed_ahead = prefetching.faces_read_from_next_slab = true;
   prefetching.visits_prefetched = true;
   EXPECT_THAT(plan_gpu_memory(1024.0 * 1024, 1024, prefetching, kH100PointSeconds, 15e-6, 1).why,
-              HasSubstr("streaming needs 4 slabs of at least 8 planes (5.37e+08 bytes)"));
+              HasSubstr("streaming needs 4 slabs of at least 8 planes (5.7e+08 bytes)"));
   // The chooser then gives the GPU only what it holds (5 planes, 84 MB), the rest to the CPU
   // workers, or, without any, refuses the grid.
   Machine m = gpu_node(100e6);

@@ -361,12 +361,11 @@ TEST_P(EmulatedSplit, AutomaticTilesPlacedByTheChooser) {
 // depth 4, 1.875 times its 512 points). Unfused, the slab computed (16 bytes a point) and the one
 // leaving (8) are there, with two sets of four faces of d planes of 512 points (8 bytes each); with
 // fused exchanges a visit reads the next slab's face from its tile and the visits are prefetched,
-// so three slabs' u (read, arriving, leaving: 3 x 8 bytes) beside the one computed, and of the
-// faces the GPU's two rings (one GPU: no face from another). The thickest slab is what fits, less
-// its 2d ghost planes; the slabs, 192 planes over it.
+// so three slabs' u (read, arriving, leaving: 3 x 8 bytes) beside the one computed, and one set of
+// faces. The thickest slab is what fits, less its 2d ghost planes; the slabs, 192 planes over it.
 namespace {
 std::int64_t derived_streamed_slabs(int d, bool fused) {
-  const double room = 0.85 * 1048576 - (fused ? 2.0 : 8.0) * d * 512 * 8;
+  const double room = 0.85 * 1048576 - (fused ? 1 : 2) * 4.0 * d * 512 * 8;
   const double plane = (16.0 + 2 * d) * (32.0 + 2 * d) * (16 + (fused ? 3 : 1) * 8);
   const auto thickest = static_cast<std::int64_t>(room / plane) - 2 * d;
   return (192 + thickest - 1) / thickest;
@@ -387,20 +386,20 @@ TEST_P(EmulatedSplit, AGridLargerThanTheGpuStreamsBitwise) {
   // the stand-in may hold: streamed, 4 steps a visit (the bus alone prices the depth: the
   // stand-in's speed is not calibrated). At depth 4 (derived_streamed_slabs): unfused,
   // (891289.6 - 2 x 65536) / (960 x 24) = 32.99, so 32 - 8 = 24 planes a slab and 8 slabs;
-  // fused, (891289.6 - 32768) / (960 x 40) = 22.36, so 22 - 8 = 14 planes and 14 slabs (of 13
-  // or 14 planes).
+  // fused, (891289.6 - 65536) / (960 x 40) = 21.50, so 21 - 8 = 13 planes and 15 slabs (of 12
+  // or 13 planes).
   const bool fused = GetParam();
   const tessera::Grid<3> grid({16, 32, 192}, {0, 0, 0}, {},
                               tessera::PointData::of<double, double>());  // u and next
   unsetenv("STARPU_LIMIT_CUDA_MEM");
   EXPECT_EQ(grid.split(), 192) << grid.chosen();
   EXPECT_EQ(grid.stream_depth(), 4) << grid.chosen();
-  EXPECT_EQ(derived_streamed_slabs(4, fused), fused ? 14 : 8);
+  EXPECT_EQ(derived_streamed_slabs(4, fused), fused ? 15 : 8);
   EXPECT_EQ(grid.tiles(), derived_streamed_slabs(4, fused)) << grid.chosen();
   EXPECT_THAT(grid.chosen(),
               testing::HasSubstr(std::string("streamed: 1.57e+06 bytes a GPU's share against "
                                              "8.91e+05 it may hold; ") +
-                                 (fused ? "14 slabs, 4 steps" : "8 slabs, 4 steps")));
+                                 (fused ? "15 slabs, 4 steps" : "8 slabs, 4 steps")));
   EXPECT_EQ(tessera::Stencil<3>("heat3d", tessera::Shape::Star, 1).auto_depth(grid),
             grid.stream_depth());
   test::expect_heat3d_advance_matches_reference(grid, 19, 4);  // blocks of 4 and a last 3
