@@ -108,7 +108,7 @@ struct HaloSet {
   long packed = -1;     // field version the face buffers hold (packed by halo-pack tasks or by
                         // the tasks that wrote the field)
   bool spares = false;  // the tiles' spare buffers are made
-  // The tiles' `ahead` planned (FieldStorage::pack_ahead), and the last call packed those faces
+  // The tiles' passes planned (FieldStorage::pack_ahead), and the last call packed faces
   // ahead, into the rings: the buffers towards the next visitors hold nothing current.
   bool ahead_planned = false, packed_ahead = false;
   // Its two passes (HaloTile::pass) leave out different faces of some tile's packs after a

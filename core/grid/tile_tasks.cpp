@@ -71,7 +71,9 @@ void add_halo_copies(const TileCopies& tc, std::vector<tasks::Handle>& handles,
                      std::vector<Access>& modes, tasks::Placement& place) {
   const TileTaskCall& call = tc.call;
   const int t = tc.t;
-  const int next = call.reverse ? t - 1 : t + 1;  // the tile visited after it, if on its GPU
+  // The tiles visited just before and after it (where on its GPU), and the plan of that order.
+  const int before = call.reverse ? t + 1 : t - 1, next = call.reverse ? t - 1 : t + 1;
+  const std::size_t order = call.reverse ? 1 : 0;
   tasks::HaloWork* work = tc.work;
   // One list of region copies between a field's tile and `faces` (appended to the task's
   // buffers in `mode`).
@@ -91,7 +93,7 @@ void add_halo_copies(const TileCopies& tc, std::vector<tasks::Handle>& handles,
   std::vector<tasks::Handle> swapped;  // a fill's or pack's faces where one is a ring's
   const auto add = [&](const HaloCopies& h, bool fill, tasks::HaloWork::Copies& c) {
     const HaloTile& tile = h.set->tile(t);
-    const HaloTile::Pass& pass = tile.pass[call.reverse ? 1 : 0];
+    const HaloTile::Pass& pass = tile.pass[order];
     const FieldStorage& f = *tc.fields[static_cast<std::size_t>(h.field)];
     const std::vector<tasks::Handle>* faces = fill      ? &tile.sources
                                               : h.spare ? &tile.spare_buffers
@@ -103,7 +105,7 @@ void add_halo_copies(const TileCopies& tc, std::vector<tasks::Handle>& handles,
       swapped = *faces;
       if (pass.ahead_source >= 0)  // packed ahead by the tile visited before it
         swapped[static_cast<std::size_t>(pass.ahead_source)] =
-            h.set->tile(call.reverse ? t + 1 : t - 1).pass[call.reverse ? 1 : 0].ahead_buffer;
+            h.set->tile(before).pass[order].ahead_buffer;
       if (pass.from_next >= 0) {  // read from the tile visited after it, before its visit
         swapped[static_cast<std::size_t>(pass.from_next)] = f.impl().tile(next).handle;
         // It, the tile and the visit's read-only fields arrive while the visit before it

@@ -56,9 +56,9 @@ struct TileTaskCall {
   KernelFn kernel_cpu = nullptr, kernel_cuda = nullptr;  // the kind's own entries
   std::vector<Access> modes;  // the kind's modes: of the reads, then of the writes
   /// A streamed grid's blocks turn (`turns`): every other one visits the tiles in reverse
-  /// (`reverse`), so that a GPU's last slab of a pass is its first of the next, and the slabs
-  /// at the edges between two GPUs are visited at the same end of a pass, each a pass's time
-  /// before its neighbour needs its face (an order that never turns makes a GPU's first visit
+  /// (`reverse`), so that a GPU's last slab of a pass is its first of the next, and the two
+  /// slabs at an edge between two GPUs are visited at opposite ends of a pass, each a pass's
+  /// time before its neighbour needs its face (an order that never turns makes a GPU's first visit
   /// wait for the face the GPU below packs on its last one). Results do not depend on it.
   bool turns = false, reverse = false;
   /// Called before each tile's task is submitted (a streamed grid's scratch refill,
