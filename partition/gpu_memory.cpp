@@ -161,8 +161,9 @@ void plan_streamed(GpuMemoryPlan& p, double plane_points, std::int64_t share, co
     return points;
   };
   // Slabs there with their kept fields beside the one computed: the last one leaving, and the
-  // one whose face a visit reads, and the next one arriving.
-  const int kept_slabs = next_slab_read ? (pipelined ? 3 : 2) : 1;
+  // one whose face a visit reads, and the next one arriving (prefetched).
+  const int kept_slabs = (kSlabsInFlight - 1) + (next_slab_read ? 1 : 0) +
+                         (pipelined ? kVisitsPrefetched - kVisitsAhead : 0);
   const auto in_flight_plane = [&](int d) {
     return held(d) * (m.point.all + kept_slabs * kept_bytes_per_point(m.point));
   };

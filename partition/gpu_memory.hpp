@@ -31,13 +31,23 @@ inline constexpr int kFaceCrossings = 4;
 // What the slabs may hold of a GPU's memory: the rest for StarPU's own allocations, the face
 // buffers and what other grids keep there.
 inline constexpr double kUsableMemoryShare = 0.85;
+// The slab pipeline's depths, as the submitter runs streamed visits (tasks::Submitter::
+// chain_visit) and the planner sizes a GPU's memory for them (plan_gpu_memory): one definition.
+// Visits of streamed tiles a CUDA worker may have ready beyond the one it runs: one, so that a
+// GPU holds the slab it computes and the last one leaving, and the slabs can be thicker.
+inline constexpr int kVisitsAhead = 1;
+// How many visits before a streamed visit on its CUDA worker its inputs are prefetched: two, once
+// the visit before the one before it ends, so that they arrive while the visit before it
+// computes (the GPU then holds the slab computed, the one it reads the face of, the next one
+// arriving and the last one leaving: Machine::visits_prefetched).
+inline constexpr int kVisitsPrefetched = 2;
 // Slabs a GPU holds at once when streaming: the one computed (every field) and the last one
 // leaving (kept_bytes_per_point; its result written back while the next arrives). The visits run
-// one after another (tasks::kVisitsAhead): a streamed part waits on the bus, so a third slab to
+// one after another (kVisitsAhead): a streamed part waits on the bus, so a third slab to
 // overlap the compute costs more (thinner slabs: more ghost planes and faces over the bus) than
 // it saves, except where no face crosses between a GPU's slabs and visits are prefetched
 // (Machine::visits_prefetched). The simulated figures behind it: docs/notebook/code-notes.md.
-inline constexpr int kSlabsInFlight = 2;
+inline constexpr int kSlabsInFlight = 1 + kVisitsAhead;
 // The deepest temporal block a streamed part is given (each step of a visit saves a crossing of
 // the bus; ghost layers deepen with it).
 inline constexpr int kDeepestStreamDepth = 16;

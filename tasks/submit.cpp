@@ -284,8 +284,9 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
     // --gpu-fraction, a mesh's tiles): every task of a tile runs on its part's
     // workers, so the tile stays in that part's memory and only face buffers cross the bus. A
     // kind without a CUDA implementation stays on CPU workers.
-    if (place.device != detail::DeviceClass::Any) {
-      const bool cuda = place.device == detail::DeviceClass::Cuda && c.cl.cuda_funcs[0] != nullptr;
+    if (place.device.kind != detail::DeviceClass::Any) {
+      const bool cuda =
+          place.device.kind == detail::DeviceClass::Cuda && c.cl.cuda_funcs[0] != nullptr;
       // (On the emulated device's stand-ins for CUDA workers, CPU workers to StarPU, the codelet
       // has no STARPU_CUDA: the worker id below pins it.)
       task->where = cuda && (c.cl.where & STARPU_CUDA) ? STARPU_CUDA : STARPU_CPU;
@@ -297,11 +298,12 @@ void Submitter::submit_any(Codelet& c, const Handle* handles, const int* modes, 
       const std::vector<int>& ids = class_workers_[cuda ? 1 : 0];
       if (tag.tile >= 0 && !ids.empty() && (cuda || !place.team)) {
         task->execute_on_a_specific_worker = 1;
-        // The planner's worker for the tile where it names one (a grid's GPU tiles:
-        // contiguous blocks of planes per GPU), else round-robin over the rank's tiles.
-        task->workerid = static_cast<unsigned>(
-            place.unit >= 0 ? ids[static_cast<std::size_t>(place.unit) % ids.size()]
-                            : worker_of_tile(cuda, tag.tile, ids));
+        // The plan's GPU for the tile where it names one (a grid's GPU tiles: contiguous
+        // blocks of planes per GPU), else round-robin over the rank's tiles.
+        const int gpu = place.device.gpu;
+        task->workerid =
+            static_cast<unsigned>(gpu >= 0 ? ids[static_cast<std::size_t>(gpu) % ids.size()]
+                                           : worker_of_tile(cuda, tag.tile, ids));
         if (place.visit != Placement::Visit::None && cuda)
           chain_visit(task, static_cast<int>(task->workerid), place.visit == Placement::Visit::Runs,
                       place.prefetch);

@@ -12,9 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "partition/gpu_memory.hpp"
+#include "partition/plan.hpp"
 #include "tasks/data.hpp"
 #include "tasks/tag.hpp"
-#include "tessera/detail/device_class.hpp"
 #include "tessera/detail/task.hpp"
 
 struct starpu_task;
@@ -26,13 +27,13 @@ class IdleWorkers;
 class Recorder;
 
 /// How a task is placed: its priority (higher first, for priority-aware schedulers) and the
-/// device class the planner placed its tile on (partition::Planner, FieldStorage::device_class;
-/// CUDA only where the codelet has a CUDA implementation). `work`: the points the task
-/// computes times the steps it advances (a tile task's), kept as its flops in its model's history
-/// (the depth chooser's point cost, tasks::model_point_cost); 0: none.
+/// device the plan placed its tile on (partition::Plan: a class of workers and, for a grid's GPU
+/// tile, its GPU; CUDA only where the codelet has a CUDA implementation). `work`: the points the
+/// task computes times the steps it advances (a tile task's), kept as its flops in its model's
+/// history (the depth chooser's point cost, tasks::model_point_cost); 0: none.
 struct Placement {
   int priority = 0;
-  detail::DeviceClass device = detail::DeviceClass::Any;
+  partition::Device device;
   double work = 0;
   /// A tile streamed through a GPU's memory (Grid::stream_depth): on each CUDA worker, a visit
   /// (Visit::Runs, a block's task) may start only once the visit kVisitsAhead before it ended,
@@ -41,10 +42,6 @@ struct Placement {
   /// scratch for its next visit (Visit::Opens) waits as that visit does.
   enum class Visit { None, Opens, Runs };
   Visit visit = Visit::None;
-  /// Which worker of the device's class runs every task of the tile (its index among them);
-  /// -1: this rank's tiles round-robin over them (Submitter::worker_of_tile). The planner's GPU
-  /// tiles name theirs (neighbours on one GPU: partition::assign_gpu_units).
-  int unit = -1;
   /// A team task (tessera::Team): on CPU workers it keeps its team (any of them, none pinned);
   /// where it runs a CUDA body, on its tile's worker as any task.
   bool team = false;
@@ -67,16 +64,10 @@ struct Placement {
   double streamed_bytes = 0;
 };
 
-/// Visits of streamed tiles a CUDA worker may have ready beyond the one it runs (Placement): one,
-/// so that a GPU holds the slab it computes and the last one leaving, and the slabs can be
-/// thicker (partition::kSlabsInFlight says why that pays).
-inline constexpr int kVisitsAhead = 1;
-/// How many visits before a streamed visit on its CUDA worker its inputs are prefetched
-/// (Placement::prefetch): two, once the visit before the one before it ends, so that they
-/// arrive while the visit before it computes (the GPU then holds the slab computed, the one it
-/// reads the face of, the next one arriving and the last one leaving, as the planner sizes them:
-/// partition::Machine::visits_prefetched).
-inline constexpr int kVisitsPrefetched = 2;
+/// The slab pipeline's depths, which the planner sizes a GPU's memory by: one definition each,
+/// in partition/ (gpu_memory.hpp).
+using partition::kVisitsAhead;
+using partition::kVisitsPrefetched;
 
 /// The handles of one task group, as submit() takes them without copying: a vector, an
 /// initializer list (`{h}`, alive until the call returns) or none (`{}`).

@@ -12,6 +12,7 @@
 
 #include "partition/autotile.hpp"
 #include "partition/gpu_memory.hpp"
+#include "partition/plan.hpp"
 #include "partition/planner.hpp"
 #include "partition/tiling.hpp"
 #include "tests/autotile_cases.hpp"
@@ -1317,6 +1318,104 @@ TEST(GpuMemory, TheLineSaysWhatIsAssumed) {
               HasSubstr("a core assumed 2.50 ns a point"));
   m.cpu_point_assumed = false;
   EXPECT_THAT(choose_tiles({512, 512, 512}, 3, {0, 0, 0}, m).summary, Not(HasSubstr("assumed")));
+}
+
+}  // namespace
+
+namespace {
+
+using tessera::partition::Device;
+using tessera::partition::place_tiles;
+using tessera::partition::Plan;
+
+// The out-of-core node of docs/simulation.md: GPUs of 4 GiB as StarPU reports them, a streamed
+// visit's faces kept on the GPU and its inputs prefetched (fused exchanges, StarPU 1.4).
+Machine out_of_core_node(int gpus, int cores) {
+  Machine m = gpu_node(3865051136, gpus);
+  m.cpu_workers = cores;
+  m.cpu_point_seconds = 2.5e-9;
+  m.ghost_planes_stay = m.faces_packed_ahead = m.faces_read_from_next_slab = true;
+  m.visits_prefetched = true;
+  return m;
+}
+
+// A tiling's plan from the planner's choice, as a grid's storage makes it (every tile this
+// rank's).
+Plan plan_of(const std::array<Cuts, 3>& cuts, int axis, std::int64_t split, int depth, int gpus) {
+  std::array<std::vector<std::int64_t>, 3> starts;
+  const std::int64_t extent = 1024;
+  for (int a = 0; a < 3; ++a)
+    starts[a] = tessera::partition::tile_starts(extent, extent, cuts[static_cast<std::size_t>(a)]);
+  const Tiling tiling({extent, extent, extent}, starts, {false, false, false});
+  return place_tiles(tiling, {axis, split, depth, true},
+                     std::vector<bool>(static_cast<std::size_t>(tiling.size()), true), gpus);
+}
+
+// Known answers of the placement for user and library tiles of a grid larger than the GPUs
+// (heat3d 1024^3 on GPUs of 4 GiB, docs/simulation.md "One plan for every tiling"): the user's
+// 16 tiles of 1024 x 1024 x 64 get the library's plan, z slabs streamed on every GPU, each GPU a
+// contiguous block of as many slabs, the slabs beside another GPU's its only edges; with 15
+// cores, GPU-only (the cores 336 ms a step against the GPU's 11.7). The slabs and predicted steps
+// of the table's rows: 36 slabs and 11.72 ms on 1 GPU, 64 and 3.19 ms on 4 (40 and 5.90 on 2).
+TEST(Place, UserTilesLargerThanTheGpusGetTheLibrarysPlan) {
+  using tessera::partition::Planner;
+  std::array<Cuts, 3> given;
+  for (std::int64_t z = 64; z < 1024; z += 64) given[2].push_back(z);
+  const std::map<int, std::pair<std::size_t, std::string>> table{
+      {1, {36, "11.72 ms"}}, {2, {40, "5.90 ms"}}, {4, {64, "3.19 ms"}}};
+  for (const auto& [gpus, row] : table) {
+    SCOPED_TRACE(gpus);
+    for (int cores : {0, 15}) {
+      const Machine m = out_of_core_node(gpus, cores);
+      const TileChoice library = Planner(m, true).automatic({1024, 1024, 1024}, 3, {0, 0, 0});
+      const auto user = Planner(m, true).given({1024, 1024, 1024}, 3, given);
+      SCOPED_TRACE(user.summary);
+      EXPECT_TRUE(user.merged);
+      EXPECT_EQ(user.cuts, library.cuts);
+      EXPECT_EQ(user.stream_depth, library.stream_depth);
+      EXPECT_EQ(user.stream_depth, 16);
+      EXPECT_EQ(user.cuts[2].size() + 1, row.first);
+      EXPECT_THAT(user.summary, HasSubstr("its predicted step " + row.second));
+      EXPECT_EQ(user.split_axis, 2);
+      EXPECT_EQ(user.split, 1024);  // GPU-only
+      const Plan plan = plan_of(user.cuts, user.split_axis, user.split, user.stream_depth, gpus);
+      EXPECT_TRUE(plan.streamed());
+      const auto slabs = static_cast<int>(plan.tiles.size());
+      EXPECT_EQ(slabs % gpus, 0);
+      for (int t = 0; t < slabs; ++t) {
+        EXPECT_EQ(plan.device(t), (Device{tessera::detail::DeviceClass::Cuda, t * gpus / slabs}));
+        const bool block_end = (t + 1) % (slabs / gpus) == 0 || t % (slabs / gpus) == 0;
+        EXPECT_EQ(plan.edge(t), gpus > 1 && block_end && t > 0 && t + 1 < slabs) << t;
+      }
+    }
+  }
+}
+
+// A grid thin along z on 4 GPUs through the host (docs/simulation.md, the pcie node's 2048 x 2048
+// x 64): cut along y (GpuLayout.ThinGridsAreCutAlongTheAxisWithTheSmallestFaces), each GPU the
+// tiles of its quarter of y, the tiles at a quarter's ends its edges (their tasks first).
+TEST(Place, AThinGridsGpusTakeBlocksAlongY) {
+  Machine m = gpu_node(80e9, 4);
+  m.cpu_workers = 0;
+  const TileChoice c = choose_tiles({2048, 2048, 64}, 3, {0, 0, 0}, m);
+  SCOPED_TRACE(c.summary);
+  ASSERT_EQ(c.split_axis, 1);
+  std::array<std::vector<std::int64_t>, 3> starts;
+  for (int a = 0; a < 3; ++a) {
+    const std::int64_t extent = a == 2 ? 64 : 2048;
+    starts[a] =
+        tessera::partition::tile_starts(extent, extent, c.cuts[static_cast<std::size_t>(a)]);
+  }
+  const Tiling tiling({2048, 2048, 64}, starts, {false, false, false});
+  const Plan plan =
+      place_tiles(tiling, {c.split_axis, c.split, c.stream_depth, true},
+                  std::vector<bool>(static_cast<std::size_t>(tiling.size()), true), 4);
+  EXPECT_FALSE(plan.streamed());
+  for (int t = 0; t < tiling.size(); ++t) {
+    const std::int64_t lo = tiling.tile(t).origin[1], hi = lo + tiling.tile(t).extent[1];
+    EXPECT_EQ(plan.device(t).gpu, static_cast<int>(lo / 512)) << t;
+    EXPECT_EQ(plan.edge(t), (lo % 512 == 0 && lo > 0) || (hi % 512 == 0 && hi < 2048)) << t;
+  }
 }
 
 }  // namespace

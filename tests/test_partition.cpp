@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "partition/gpu_units.hpp"
+#include "partition/plan.hpp"
 #include "partition/tiling.hpp"
 
 namespace {
@@ -305,35 +305,94 @@ TEST(HaloPlan, ATileAcrossAPeriodicAxisReadsItsOwnPoints) {
 
 namespace {
 
-using tessera::partition::assign_gpu_units;
+using tessera::partition::Device;
+using tessera::partition::GpuPart;
+using tessera::partition::place_tiles;
+using tessera::partition::Plan;
+constexpr auto kAny = tessera::detail::DeviceClass::Any;
+constexpr auto kCpu = tessera::detail::DeviceClass::Cpu;
+constexpr auto kCuda = tessera::detail::DeviceClass::Cuda;
 
-// Which CUDA worker runs each GPU tile, by hand: 8 z slabs of 4 planes on 4 GPUs go in blocks
-// of 2 (not round-robin), the slabs beside another GPU's are edges; the last 2 slabs the CPU
-// part's, the GPU tile beside them an edge too.
-TEST(GpuUnits, SlabsGoInContiguousBlocksAndEdgesAreMarked) {
+std::vector<Device> devices(const Plan& plan) {
+  std::vector<Device> out;
+  for (const Plan::Tile& t : plan.tiles) out.push_back(t.device);
+  return out;
+}
+std::vector<bool> edges(const Plan& plan) {
+  std::vector<bool> out;
+  for (const Plan::Tile& t : plan.tiles) out.push_back(t.edge);
+  return out;
+}
+
+// Known answers of the plan, by hand: 8 z slabs of 4 planes all on 4 GPUs go in blocks of 2 (not
+// round-robin), the slabs beside another GPU's are edges.
+TEST(Plan, SlabsGoInContiguousBlocksAndEdgesAreMarked) {
   const Tiling slabs({8, 8, 32}, {8, 8, 4}, {false, false, false});
   const std::vector<bool> all(8, true);
-  const auto four = assign_gpu_units(slabs, 2, all, 4);
-  EXPECT_EQ(four.unit, (std::vector<int>{0, 0, 1, 1, 2, 2, 3, 3}));
-  EXPECT_EQ(four.edge, (std::vector<bool>{false, true, true, true, true, true, true, false}));
-  std::vector<bool> six(8, true);
-  six[6] = six[7] = false;  // the CPU part
-  const auto split = assign_gpu_units(slabs, 2, six, 2);
-  EXPECT_EQ(split.unit, (std::vector<int>{0, 0, 0, 1, 1, 1, -1, -1}));
-  EXPECT_EQ(split.edge, (std::vector<bool>{false, false, true, true, false, true, false, false}));
-  // One GPU: no edges between GPUs; no split axis: nothing assigned.
-  EXPECT_EQ(assign_gpu_units(slabs, 2, all, 1).edge, std::vector<bool>(8, false));
-  EXPECT_EQ(assign_gpu_units(slabs, -1, all, 4).unit, std::vector<int>(8, -1));
+  const Plan four = place_tiles(slabs, {2, 32, 0, true}, all, 4);
+  std::vector<Device> want;
+  for (int gpu : {0, 0, 1, 1, 2, 2, 3, 3}) want.push_back({kCuda, gpu});
+  EXPECT_EQ(devices(four), want);
+  EXPECT_EQ(edges(four), (std::vector<bool>{false, true, true, true, true, true, true, false}));
+  EXPECT_FALSE(four.streamed());
+  EXPECT_TRUE(four.on_other_gpus(1, 2));
+  EXPECT_FALSE(four.on_other_gpus(2, 3));
+  // One GPU: no edges between GPUs.
+  EXPECT_EQ(edges(place_tiles(slabs, {2, 32, 0, true}, all, 1)), std::vector<bool>(8, false));
+}
+
+// A split (a hand-set share or the planner's): the last 2 slabs the CPU part's, the GPU tile
+// beside them an edge too; streamed, the plan says so and places as resident.
+TEST(Plan, ASplitPutsTheRestOnTheCpusAndItsNeighbourIsAnEdge) {
+  const Tiling slabs({8, 8, 32}, {8, 8, 4}, {false, false, false});
+  const std::vector<bool> all(8, true);
+  for (int depth : {0, 3}) {
+    const Plan split = place_tiles(slabs, {2, 24, depth, false}, all, 2);
+    std::vector<Device> want;
+    for (int gpu : {0, 0, 0, 1, 1, 1}) want.push_back({kCuda, gpu});
+    want.push_back({kCpu, -1});
+    want.push_back({kCpu, -1});
+    EXPECT_EQ(devices(split), want);
+    EXPECT_EQ(edges(split),
+              (std::vector<bool>{false, false, true, true, false, true, false, false}));
+    EXPECT_EQ(split.streamed(), depth > 0);
+  }
+}
+
+// Another rank's GPU tiles keep their class (its tasks there) but no GPU of this rank: the
+// rank's own (the first 4 slabs) fill its 2 GPUs.
+TEST(Plan, OnlyThisRanksGpuTilesGetItsGpus) {
+  const Tiling slabs({8, 8, 32}, {8, 8, 4}, {false, false, false});
+  std::vector<bool> mine(8, false);
+  for (int t = 0; t < 4; ++t) mine[static_cast<std::size_t>(t)] = true;
+  const Plan plan = place_tiles(slabs, {2, 32, 0, false}, mine, 2);
+  std::vector<Device> want;
+  for (int gpu : {0, 0, 1, 1, -1, -1, -1, -1}) want.push_back({kCuda, gpu});
+  EXPECT_EQ(devices(plan), want);
+  EXPECT_FALSE(plan.on_gpu(4));
+}
+
+// Without a split: the library's tiles on a rank without GPUs are pinned to the CPU workers
+// (one tile a worker), a user's tiles or any tiles beside GPUs left to the scheduler.
+TEST(Plan, WithoutASplitLibraryTilesStayOnTheCpusElseTheSchedulerPlaces) {
+  const Tiling slabs({8, 8, 32}, {8, 8, 4}, {false, false, false});
+  const std::vector<bool> all(8, true);
+  EXPECT_EQ(devices(place_tiles(slabs, {-1, -1, 0, true}, all, 0)),
+            std::vector<Device>(8, Device{kCpu, -1}));
+  EXPECT_EQ(devices(place_tiles(slabs, {-1, -1, 0, false}, all, 0)),
+            std::vector<Device>(8, Device{kAny, -1}));
+  EXPECT_EQ(devices(place_tiles(slabs, {-1, -1, 0, true}, all, 2)),
+            std::vector<Device>(8, Device{kAny, -1}));
 }
 
 // Fewer layers of tiles along the axis than GPUs (3 x 2 tiles, one layer of 3 along y on 2
 // GPUs): blocks of tile count, so that every GPU computes.
-TEST(GpuUnits, OneLayerAcrossTheAxisStillUsesEveryGpu) {
+TEST(Plan, OneLayerAcrossTheAxisStillUsesEveryGpu) {
   const Tiling lattice({12, 8, 1}, {4, 4, 1}, {false, false, false});  // 3 x 2 tiles
-  std::vector<bool> gpu(6, false);
-  gpu[0] = gpu[1] = gpu[2] = true;  // the first layer along y
-  const auto units = assign_gpu_units(lattice, 1, gpu, 2);
-  EXPECT_EQ(units.unit, (std::vector<int>{0, 0, 1, -1, -1, -1}));
+  const Plan plan = place_tiles(lattice, {1, 4, 0, false}, std::vector<bool>(6, true), 2);
+  std::vector<int> gpus;
+  for (const Device& d : devices(plan)) gpus.push_back(d.gpu);
+  EXPECT_EQ(gpus, (std::vector<int>{0, 0, 1, -1, -1, -1}));
 }
 
 }  // namespace

@@ -10,7 +10,6 @@
 #include "core/runtime/comm.hpp"
 #include "core/runtime/context.hpp"
 #include "core/grid/field_impl.hpp"
-#include "partition/gpu_units.hpp"
 #include "tasks/halo.hpp"
 #include "tessera/error.hpp"
 
@@ -141,16 +140,12 @@ void FieldStorage::build(Context& rt, Impl* reuse) {
     // than it gains for the one transfer such a tile makes.
     impl_->tile(t).pinned = reuse == nullptr;
   }
-  // Which CUDA worker runs each of this rank's GPU tiles: the placement's (partition/).
-  std::vector<bool> gpu_tile(impl_->tiles.size());
-  for (int t = 0; t < tiling.size(); ++t)
-    gpu_tile[static_cast<std::size_t>(t)] = mine(t) && device_class(t) == DeviceClass::Cuda;
-  const partition::GpuUnits units =
-      partition::assign_gpu_units(tiling, grid_.split_axis, gpu_tile, engine.cuda_workers());
-  for (int t = 0; t < tiling.size(); ++t) {
-    impl_->tile(t).gpu_unit = units.unit[static_cast<std::size_t>(t)];
-    impl_->tile(t).gpu_edge = units.edge[static_cast<std::size_t>(t)];
-  }
+  // Where each tile runs: the plan's (partition/), from the grid's split and stream depth.
+  std::vector<bool> mine_tiles(impl_->tiles.size());
+  for (int t = 0; t < tiling.size(); ++t) mine_tiles[static_cast<std::size_t>(t)] = mine(t);
+  impl_->plan = partition::place_tiles(
+      tiling, {grid_.split_axis, grid_.split, grid_.stream_depth, grid_.chosen}, mine_tiles,
+      engine.cuda_workers());
   auto layout_bytes = [&](int t) {
     return static_cast<std::int64_t>(element_size_) *
            tile_layout(tiling.tile(t), halo_, grid_.dims, element_size_).size();
@@ -408,17 +403,7 @@ int FieldStorage::tile_at(const Extent3& p) const { return impl_->tiling.tile_at
 
 std::int64_t FieldStorage::thinnest_tile(int axis) const { return impl_->tiling.thinnest(axis); }
 
-DeviceClass FieldStorage::device_class(int tile) const {
-  // Tiles the library chose for CPU workers alone come in whole rounds of the workers, as the
-  // split's CPU part does: each runs on one worker (tasks::Placement), which dmda, left to
-  // place a one-round tiling, did not do: it put several tiles on one worker while others
-  // idled (figures: docs/scheduling.md, "Placement that sticks").
-  if (grid_.split_axis < 0)
-    return grid_.chosen && context().engine->cuda_workers() == 0 ? DeviceClass::Cpu
-                                                                 : DeviceClass::Any;
-  return impl_->tiling.tile(tile).origin[grid_.split_axis] < grid_.split ? DeviceClass::Cuda
-                                                                         : DeviceClass::Cpu;
-}
+DeviceClass FieldStorage::device_class(int tile) const { return impl_->plan.device(tile).kind; }
 
 // Counts the face buffers StarPU-MPI posted receives for in this exchange: those in its
 // receive cache now. Writing a buffer (the owner's next halo-pack) drops it from every rank's
@@ -544,26 +529,25 @@ void FieldStorage::fill_constant_ghosts(const std::string& stencil, int width, b
 }
 
 tasks::Placement placement_of(const FieldStorage& f, int tile, int priority) {
-  const DeviceClass device = f.device_class(tile);
-  const bool cuda = device == DeviceClass::Cuda;
-  const bool streamed = f.grid().stream_depth > 0 && cuda;
-  const FieldTile& t = f.impl().tile(tile);
-  return {std::max(priority, cuda && t.gpu_edge ? 1 : 0), device, 0,
-          streamed ? tasks::Placement::Visit::Runs : tasks::Placement::Visit::None,
-          cuda ? t.gpu_unit : -1};
+  const partition::Plan& plan = f.impl().plan;
+  const partition::Device& device = plan.device(tile);
+  const bool cuda = device.kind == DeviceClass::Cuda;
+  tasks::Placement place;
+  place.priority = std::max(priority, cuda && plan.edge(tile) ? 1 : 0);
+  place.device = device;
+  if (plan.streamed() && cuda) place.visit = tasks::Placement::Visit::Runs;
+  return place;
 }
 
 bool on_another_gpu(const FieldStorage& f, int tile, int from) {
-  return f.mine(from) && f.device_class(from) == DeviceClass::Cuda &&
-         f.impl().tile(from).gpu_unit != f.impl().tile(tile).gpu_unit;
+  return f.mine(from) && f.impl().plan.on_other_gpus(tile, from);
 }
 
 bool faces_cross(const FieldStorage& f, int tile) {
   // A GPU's own tiles' faces stay in its memory. Beside the CPU part of a split (one GPU) the
   // simulated node gained nothing from fetching them early (heat3d's hand-set shares 0 to 2 %
   // slower, docs/notebook/sim-history.md): only faces from another GPU or rank.
-  const FieldTile& t = f.impl().tile(tile);
-  return t.gpu_edge || t.rank_edge;
+  return f.impl().plan.edge(tile) || f.impl().tile(tile).rank_edge;
 }
 
 void FieldStorage::start_streaming_scratch() {
@@ -586,12 +570,12 @@ void FieldStorage::after_visit(bool keep, int turn) {
   std::map<int, int> last_visited;  // per GPU (its unit), where the blocks turn
   for (int t = 0; t < tiles() && turn != 0; ++t)
     if (mine(t) && device_class(t) == DeviceClass::Cuda) {
-      const auto [at, added] = last_visited.emplace(impl_->tile(t).gpu_unit, t);
+      const auto [at, added] = last_visited.emplace(impl_->plan.device(t).gpu, t);
       if (!added && turn > 0) at->second = t;
     }
   for (int t = 0; t < tiles(); ++t)
     if (mine(t) && device_class(t) == DeviceClass::Cuda) {
-      const auto last = last_visited.find(impl_->tile(t).gpu_unit);
+      const auto last = last_visited.find(impl_->plan.device(t).gpu);
       if (last != last_visited.end() && last->second == t) continue;
       data.after_visit(impl_->tile(t).handle, keep);
       if (!keep) impl_->discarded[static_cast<std::size_t>(t)] = 1;
@@ -735,9 +719,9 @@ void plan_pass(const FieldStorage& f, HaloSet& set, bool reverse,
   for (int t = 0; t + 1 < f.tiles(); ++t) {
     // Tile `a` is visited just before tile `b`, on the same GPU.
     const int a = reverse ? t + 1 : t, b = reverse ? t : t + 1;
+    const partition::Plan& plan = f.impl().plan;
     if (!f.mine(t) || !f.mine(t + 1) || f.device_class(t) != DeviceClass::Cuda ||
-        f.device_class(t + 1) != DeviceClass::Cuda ||
-        f.impl().tile(t).gpu_unit != f.impl().tile(t + 1).gpu_unit)
+        plan.device(t) != plan.device(t + 1))
       continue;
     HaloTile::Pass& first = set.tile(a).pass[p];
     HaloTile::Pass& then = set.tile(b).pass[p];
@@ -755,7 +739,7 @@ void plan_pass(const FieldStorage& f, HaloSet& set, bool reverse,
         }
     }
     if (first.ahead < 0) continue;
-    std::int64_t& size = sizes[f.impl().tile(t).gpu_unit];
+    std::int64_t& size = sizes[f.impl().plan.device(t).gpu];
     size = std::max(size, set.tile(a).plan.pack_sizes[static_cast<std::size_t>(first.ahead)]);
   }
   for (HaloTile& tile : set.tiles)
@@ -783,7 +767,7 @@ void plan_ahead(const FieldStorage& f, HaloSet& set) {
   for (int t = 0; t < f.tiles(); ++t)
     for (HaloTile::Pass& pass : set.tile(t).pass)
       if (pass.ahead >= 0)
-        pass.ahead_buffer = set.rings[f.impl().tile(t).gpu_unit][static_cast<std::size_t>(t % 2)];
+        pass.ahead_buffer = set.rings[f.impl().plan.device(t).gpu][static_cast<std::size_t>(t % 2)];
 }
 
 }  // namespace

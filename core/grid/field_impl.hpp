@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "partition/plan.hpp"
 #include "partition/tiling.hpp"
 #include "tasks/codelets.hpp"
 #include "tasks/data.hpp"
@@ -144,8 +145,6 @@ struct FieldTile {
   std::size_t bytes = 0;   // the memory's size
   bool pinned = true;      // allocated pinned (not by a retile)
   bool rank_edge = false;  // a neighbour belongs to another rank
-  int gpu_unit = -1;       // a GPU tile's CUDA worker, of this rank's (partition::assign_gpu_units)
-  bool gpu_edge = false;   // a GPU tile beside another device's along the split axis
   // A streamed tile's copies (FieldStorage::leave_ghost_planes); null for the others. Lives as
   // long as the handle, whose copies read it.
   std::unique_ptr<tasks::Travel> travel;
@@ -169,6 +168,8 @@ struct FieldStorage::Impl {
   partition::Tiling tiling;
   partition::Distribution distribution;
   int rank = 0;  // this process's rank
+  // Where each tile runs (partition::place_tiles, from the grid's split and stream depth).
+  partition::Plan plan;
   // By (width, box). Before the tiles: destroyed after them, once the tiles' tasks, which read
   // the sets' plans, are done.
   std::map<std::pair<int, bool>, HaloSet> halos;

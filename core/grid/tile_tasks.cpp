@@ -180,7 +180,7 @@ void submit_tile_tasks(const TileTaskCall& call) {
   std::map<int, int> first_of_gpu;
   for (int t = 0; t < tiles && several_gpus && first.grid().stream_depth > 0; ++t)
     if (first.device_class(t) == DeviceClass::Cuda)
-      first_of_gpu.emplace(first.impl().tile(t).gpu_unit, t);
+      first_of_gpu.emplace(first.impl().plan.device(t).gpu, t);
   double point_bytes = 0;
   if (sized_by_bytes)
     for (const FieldStorage* f : fields) point_bytes += static_cast<double>(f->element_size());
@@ -246,7 +246,7 @@ void submit_tile_tasks(const TileTaskCall& call) {
     handles = read;
     handles.insert(handles.end(), write.begin(), write.end());
     modes.assign(call.modes.begin(), call.modes.end());
-    const int unit = first.impl().tile(t).gpu_unit;
+    const int unit = first.impl().plan.device(t).gpu;
     const auto found = first_of_gpu.find(unit);
     const int wrap = several_gpus && found != first_of_gpu.end() ? found->second : -1;
     add_halo_copies({call, fields, read, work, t, sized_by_bytes, prefetched, early, wrap}, handles,

@@ -107,7 +107,7 @@ void exchange(MeshStorage& mesh, DatStorage& d, const std::string& loop, long st
     engine.submitter().submit(
         gather, {d.owned[at(u)], mesh.export_handles[at(d.set->number)][at(u)]}, d.exports[at(u)],
         &d.gather_args[at(u)], sizeof(kernels::MeshCopyArgs), false,
-        tag_of(mesh, u, step, d.tag_name), {mesh.rank_edge[at(u)], mesh.device_class(u)});
+        tag_of(mesh, u, step, d.tag_name), {mesh.rank_edge[at(u)], mesh.device(u)});
   }
   for (int t = 0; t < n; ++t) {
     if (d.halo[at(t)] == nullptr || (!imported_by_loop.empty() && imported_by_loop[at(t)]))
@@ -115,7 +115,7 @@ void exchange(MeshStorage& mesh, DatStorage& d, const std::string& loop, long st
     const std::vector<tasks::Handle> sources = import_sources(mesh, d, t);
     engine.submitter().submit(import, {d.halo[at(t)]}, sources, &d.import_args[at(t)],
                               sizeof(kernels::MeshCopyArgs), false,
-                              tag_of(mesh, t, step, d.tag_name), {0, mesh.device_class(t)});
+                              tag_of(mesh, t, step, d.tag_name), {0, mesh.device(t)});
   }
   d.halo_version = d.version;
 }
@@ -363,7 +363,7 @@ class LoopTasks {
       engine_.submitter().submit_with_modes(
           copies ? *with_copies : codelet_, task.buffers.handles, task.buffers.modes, arg, bytes,
           true, tag_of(mesh_, task.tile, step_, nullptr),
-          {mesh_.rank_edge[at(task.tile)], mesh_.device_class(task.tile)});
+          {mesh_.rank_edge[at(task.tile)], mesh_.device(task.tile)});
     }
   }
 
@@ -382,7 +382,7 @@ class LoopTasks {
             combine, {wr.dat->owned[at(u)]}, rest,
             copy_args(0, wr.dat->dim, 1 + rest.size(), plan.combine[at(u)][0]),
             sizeof(kernels::MeshCopyArgs), true, tag_of(mesh_, u, step_, wr.dat->tag_name),
-            {0, mesh_.device_class(u)});
+            {0, mesh_.device(u)});
       }
     }
   }

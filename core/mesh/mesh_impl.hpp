@@ -13,6 +13,7 @@
 #include "core/runtime/context.hpp"
 #include "kernels/cpu/mesh.hpp"
 #include "partition/mesh_partition.hpp"
+#include "partition/plan.hpp"
 #include "tasks/data.hpp"
 #include "tessera/mesh.hpp"
 
@@ -61,12 +62,11 @@ struct MeshStorage : HandleOwner {
 
   int tiles() const { return part.tiles; }
   bool mine(int t) const { return owner[static_cast<std::size_t>(t)] == context->rank; }
-  /// The device class the run's planner places tile `t` on (tasks::Placement::device): every
-  /// task of the tile goes there; 0 (the scheduler's choice) where this rank has no CUDA
-  /// workers.
-  DeviceClass device_class(int t) const {
-    return context->engine->cuda_workers() > 0 ? context->planner.mesh_class(t, tiles())
-                                               : DeviceClass::Any;
+  /// The device the run's planner places tile `t` on (tasks::Placement::device): a class, every
+  /// task of the tile there; Any (the scheduler's choice) where this rank has no CUDA workers.
+  partition::Device device(int t) const {
+    return {context->engine->cuda_workers() > 0 ? context->planner.mesh_class(t, tiles())
+                                                : DeviceClass::Any};
   }
   /// The runtime, or an Error naming `what` once it has ended.
   Context& live(const std::string& what) const;

@@ -230,34 +230,102 @@ void check_gpu_fraction(double fraction, int cpu_workers, int cuda_workers) {
                 "--gpu-fraction 1 or give CPU workers");
 }
 
-// The least of `count` over the ranks (this rank's under SMPI, which gathers nothing).
-// Collective.
-std::size_t fewest_over_ranks(std::size_t count) {
-  if (detail::comm::ranks() == 1 || detail::comm::smpi_simulated()) return count;
-  const auto mine = static_cast<std::uint64_t>(count);
-  const std::vector<unsigned char> all = detail::comm::all_gather(&mine, sizeof(mine));
-  std::uint64_t least = mine;
-  for (std::size_t r = 0; r + sizeof(mine) <= all.size(); r += sizeof(mine)) {
-    std::uint64_t v;
-    std::memcpy(&v, all.data() + r, sizeof(v));
-    least = std::min(least, v);
+// What the ranks agree on for the planner, in one collective (the planner's hardware and the
+// models' figures, so that every rank's planner decides alike): every rank's workers summed (a
+// grid's tiles are distributed over the ranks in blocks); as many GPUs as the rank with the
+// fewest has (a rank without their like could not place tiles on them), each GPU's memory, bus
+// and link the least over the ranks (the plan must fit the smallest GPU: a mean let a 1 MiB
+// stand-in beside a large one plan for neither); the models' figures their mean. A figure not
+// known (> 0) on every rank is 0.
+struct AgreedFigures {
+  int cpu_workers = 0, cuda_workers = 0;
+  std::vector<partition::Gpu> gpus;
+  // The models': the GPU's time a point against a core's, an interaction's on a core and on a
+  // GPU, the bus's latency, a core's time a point by the same model as the GPU's, and by the
+  // models that record a core's work (tasks::model_core_point_seconds).
+  double gpu_per_core = 0, cpu_pair = 0, gpu_pair = 0, bus_latency = 0, cpu_point = 0,
+         core_point = 0;
+};
+// GPUs a rank's record holds (the record is of one size on every rank): more than any node has.
+constexpr std::size_t kGpusAgreed = 64;
+
+AgreedFigures agree_figures(const detail::Context& c, const tasks::ClassSpeeds& s,
+                            const tasks::PairSeconds& p, const tasks::CorePointSeconds& core) {
+  const std::vector<tasks::GpuFigures> gpus = tasks::cuda_devices();
+  const bool ratio_known = s.cpu_us_per_byte > 0 && s.cuda_us_per_byte > 0;
+  constexpr std::size_t kCounts = 3, kModels = 6, kPerGpu = 3;
+  std::vector<double> mine{static_cast<double>(c.engine->cpu_workers()),
+                           static_cast<double>(c.engine->cuda_workers()),
+                           static_cast<double>(std::min(gpus.size(), kGpusAgreed)),
+                           ratio_known ? s.cuda_us_per_byte / s.cpu_us_per_byte : 0,
+                           p.cpu,
+                           p.cuda,
+                           tasks::bus_latency_seconds(),
+                           ratio_known ? tasks::model_cpu_point_seconds(s.source) : 0,
+                           core.seconds};
+  mine.resize(kCounts + kModels + kPerGpu * kGpusAgreed, 0.0);
+  for (std::size_t g = 0; g < gpus.size() && g < kGpusAgreed; ++g) {
+    mine[kCounts + kModels + kPerGpu * g] = gpus[g].memory_bytes;
+    mine[kCounts + kModels + kPerGpu * g + 1] = gpus[g].bus_bytes_per_second;
+    mine[kCounts + kModels + kPerGpu * g + 2] = gpus[g].peer_bytes_per_second;
   }
-  return static_cast<std::size_t>(least);
+  // Every rank's record, in rank order (this rank's alone under SMPI, which gathers nothing).
+  const int ranks = detail::comm::smpi_simulated() ? 1 : detail::comm::ranks();
+  std::vector<double> all = mine;
+  if (ranks > 1) {
+    const std::vector<unsigned char> bytes =
+        detail::comm::all_gather(mine.data(), mine.size() * sizeof(double));
+    all.resize(bytes.size() / sizeof(double));
+    std::memcpy(all.data(), bytes.data(), all.size() * sizeof(double));
+  }
+  const auto of_rank = [&](int r, std::size_t k) {
+    return all[static_cast<std::size_t>(r) * mine.size() + k];
+  };
+  std::vector<double> agreed(mine.size());
+  for (std::size_t k = 0; k < mine.size(); ++k) {
+    double total = 0, least = of_rank(0, k);
+    bool known = true;
+    for (int r = 0; r < ranks; ++r) {
+      total += of_rank(r, k);
+      least = std::min(least, of_rank(r, k));
+      known = known && of_rank(r, k) > 0;
+    }
+    if (k < 2)
+      agreed[k] = total;  // workers
+    else if (k == 2 || k >= kCounts + kModels)
+      agreed[k] = least;  // GPUs, and their memory, bus and link
+    else
+      agreed[k] = known ? total / ranks : 0;  // the models' figures
+    if (k >= kCounts && !known) agreed[k] = 0;
+  }
+  AgreedFigures f;
+  f.cpu_workers = static_cast<int>(agreed[0]);
+  f.cuda_workers = static_cast<int>(agreed[1]);
+  for (std::size_t g = 0; g < static_cast<std::size_t>(agreed[2]); ++g) {
+    const double* gpu = &agreed[kCounts + kModels + kPerGpu * g];
+    f.gpus.push_back({gpu[0], gpu[1], gpu[2]});
+  }
+  f.gpu_per_core = agreed[3];
+  f.cpu_pair = agreed[4];
+  f.gpu_pair = agreed[5];
+  f.bus_latency = agreed[6];
+  f.cpu_point = agreed[7];
+  f.core_point = agreed[8];
+  return f;
 }
 
 // A run without CUDA workers: a core's time a point from the calibrated models where they
 // record a core's work (tasks::model_core_point_seconds, its mean over the ranks, known on
 // every rank or assumed on all), else kCpuPointSeconds; `speeds` says which (the tile line
-// ends with it). Collective.
-partition::Planner cpu_only_planner(partition::Machine m, std::string* speeds) {
-  const tasks::CorePointSeconds core = tasks::model_core_point_seconds();
-  const double seconds = detail::comm::mean_over_ranks({core.seconds}, true)[0];
-  if (seconds > 0) {
-    m.cpu_point_seconds = seconds;
+// ends with it).
+partition::Planner cpu_only_planner(partition::Machine m, const AgreedFigures& f,
+                                    const std::string& source, std::string* speeds) {
+  if (f.core_point > 0) {
+    m.cpu_point_seconds = f.core_point;
     m.cpu_point_assumed = false;
     char b[240];
-    std::snprintf(b, sizeof(b), "; a core %.3g ns a point by the model of %s", seconds * 1e9,
-                  core.source.c_str());
+    std::snprintf(b, sizeof(b), "; a core %.3g ns a point by the model of %s", f.core_point * 1e9,
+                  source.c_str());
     *speeds = b;
   } else {
     *speeds =
@@ -267,72 +335,47 @@ partition::Planner cpu_only_planner(partition::Machine m, std::string* speeds) {
   return partition::Planner(m, false);
 }
 
-// The placement planner of this run (partition/planner.hpp): every rank's workers (a grid's
-// tiles are distributed over the ranks in blocks, so every rank's count), with CUDA workers
-// the GPU's speed against a core's from the calibrated models where they hold both (said on
-// the planner's lines: `speeds`; all-pairs work's per interaction: `pair_speeds`), the split's
-// fixed cost from StarPU's bus model, each GPU's memory and bus, and a hand-set
-// --gpu-fraction. The models' figures are the mean over the ranks (comm::mean_over_ranks), the
-// GPUs' memory and links the least (comm::least_over_ranks), so that every rank's planner
-// decides alike and its plan fits every rank's GPUs. Collective.
+// The placement planner of this run (partition/planner.hpp): every rank's workers, with CUDA
+// workers the GPU's speed against a core's from the calibrated models where they hold both
+// (said on the planner's lines: `speeds`; all-pairs work's per interaction: `pair_speeds`), the
+// split's fixed cost from StarPU's bus model, each GPU's memory and bus, and a hand-set
+// --gpu-fraction, as the ranks agree on them (agree_figures). Collective: one all-gather.
 partition::Planner make_planner(detail::Context& c, std::string* speeds, std::string* pair_speeds) {
-  partition::Machine m;
-  m.ranks = c.ranks;
-  m.cpu_workers = static_cast<int>(detail::comm::sum(c.engine->cpu_workers()));
-  m.cuda_workers = static_cast<int>(detail::comm::sum(c.engine->cuda_workers()));
-  if (m.cuda_workers == 0) return cpu_only_planner(m, speeds);  // CPU tiles only
   const tasks::ClassSpeeds s = tasks::model_class_speeds();
   const tasks::PairSeconds p = tasks::model_pair_seconds();
-  // Every rank's GPUs alike: as many as the rank with the fewest has (the figures of the others
-  // are not agreed, and a rank without their like could not place tiles on them).
-  const std::vector<tasks::GpuFigures> gpus = tasks::cuda_devices();
-  const std::size_t fewest = fewest_over_ranks(gpus.size());
-  const bool ratio_known = s.cpu_us_per_byte > 0 && s.cuda_us_per_byte > 0;
-  std::vector<double> mine{ratio_known ? s.cuda_us_per_byte / s.cpu_us_per_byte : 0, p.cpu, p.cuda,
-                           tasks::bus_latency_seconds(),
-                           ratio_known ? tasks::model_cpu_point_seconds(s.source) : 0};
-  constexpr std::size_t kPerGpu = 3;
-  // The hardware is agreed by the least over the ranks (every rank plans alike, and the plan
-  // must fit the smallest GPU: a mean let a 1 MiB stand-in beside a large one plan for neither);
-  // the models' speeds by their mean.
-  std::vector<double> hardware;
-  for (std::size_t g = 0; g < gpus.size() && g < fewest; ++g) {
-    hardware.push_back(gpus[g].memory_bytes);
-    hardware.push_back(gpus[g].bus_bytes_per_second);
-    hardware.push_back(gpus[g].peer_bytes_per_second);
-  }
-  hardware.resize(kPerGpu * fewest, 0.0);
-  const std::vector<double> agreed = detail::comm::mean_over_ranks(mine, true);
-  const std::vector<double> least = detail::comm::least_over_ranks(hardware, true);
-  const double gpu_per_core = agreed[0];
-  const bool known = gpu_per_core > 0;
+  const tasks::CorePointSeconds core = tasks::model_core_point_seconds();
+  const AgreedFigures f = agree_figures(c, s, p, core);
+  partition::Machine m;
+  m.ranks = c.ranks;
+  m.cpu_workers = f.cpu_workers;
+  m.cuda_workers = f.cuda_workers;
+  if (m.cuda_workers == 0) return cpu_only_planner(m, f, core.source, speeds);  // CPU tiles only
+  const bool known = f.gpu_per_core > 0;
   if (known) {
     // A core's time a point by the same model where its history records the work (a real
     // calibrated run's), else assumed (and said so on the placement line).
-    m.cpu_point_assumed = !(agreed[4] > 0);
-    m.cpu_point_seconds = m.cpu_point_assumed ? partition::kCpuPointSeconds : agreed[4];
-    m.gpu_point_seconds = m.cpu_point_seconds * gpu_per_core;
+    m.cpu_point_assumed = !(f.cpu_point > 0);
+    m.cpu_point_seconds = m.cpu_point_assumed ? partition::kCpuPointSeconds : f.cpu_point;
+    m.gpu_point_seconds = m.cpu_point_seconds * f.gpu_per_core;
     char b[200];
-    std::snprintf(b, sizeof(b), "; a GPU %.0f times a core by the models of %s%s", 1 / gpu_per_core,
-                  s.source.c_str(), m.cpu_point_assumed ? "" : " (a core's time a point too)");
+    std::snprintf(b, sizeof(b), "; a GPU %.0f times a core by the models of %s%s",
+                  1 / f.gpu_per_core, s.source.c_str(),
+                  m.cpu_point_assumed ? "" : " (a core's time a point too)");
     *speeds = b;
   }
-  m.cpu_pair_seconds = agreed[1];
-  m.gpu_pair_seconds = agreed[2];
+  m.cpu_pair_seconds = f.cpu_pair;
+  m.gpu_pair_seconds = f.gpu_pair;
   if (m.gpu_pair_seconds > 0) {
-    char core[64] = "";
+    char core_text[64] = "";
     if (m.cpu_pair_seconds > 0)
-      std::snprintf(core, sizeof(core), " %.3g ns on a core,", m.cpu_pair_seconds * 1e9);
+      std::snprintf(core_text, sizeof(core_text), " %.3g ns on a core,", m.cpu_pair_seconds * 1e9);
     char b[240];
-    std::snprintf(b, sizeof(b), "; an interaction%s %.3g ns on a GPU by the models of %s", core,
-                  m.gpu_pair_seconds * 1e9, p.source.c_str());
+    std::snprintf(b, sizeof(b), "; an interaction%s %.3g ns on a GPU by the models of %s",
+                  core_text, m.gpu_pair_seconds * 1e9, p.source.c_str());
     *pair_speeds = b;
   }
-  m.split_seconds = partition::split_seconds_for_bus(agreed[3]);
-  for (std::size_t g = 0; g < fewest; ++g) {
-    const double* figures = &least[kPerGpu * g];
-    m.gpus.push_back({figures[0], figures[1], figures[2]});
-  }
+  m.split_seconds = partition::split_seconds_for_bus(f.bus_latency);
+  m.gpus = f.gpus;
   m.gpu_share = c.options.gpu_fraction;
   m.ghost_planes_stay = tasks::DataRegistry::moves_planes_only() && c.options.fused_exchange;
   m.faces_packed_ahead = m.faces_read_from_next_slab = c.options.fused_exchange;

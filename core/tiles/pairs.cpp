@@ -115,8 +115,8 @@ void submit_pairs(const std::string& name, const PairKind& plain, const PairKind
   // The memory a tile lives in: its device class, its GPU, its rank. Target tile t's tasks read
   // source tile s from another memory where the two differ.
   const auto memory_of = [](const FieldStorage& f, int tile) {
-    const tasks::Placement p = placement_of(f, tile);
-    return std::array<int, 3>{static_cast<int>(p.device), p.unit, f.owner(tile)};
+    const partition::Device d = placement_of(f, tile).device;
+    return std::array<int, 3>{static_cast<int>(d.kind), d.gpu, f.owner(tile)};
   };
   std::vector<std::array<int, 3>> source_memory;
   for (int s = 0; s < source_tiles; ++s) source_memory.push_back(memory_of(*sources.front(), s));

@@ -153,13 +153,11 @@ void submit_tiles(const std::string& name, const TaskKind& kind, const std::vect
   // data stays in that part's memory. A team task on the CPU keeps its team (any CPU workers, no
   // single one); on a GPU it runs its CUDA body on the tile's worker: left to peager, a CPU team
   // took MG's one-task V-cycle whose levels the GPU held, and waited for their transfers.
-  const DeviceClass device = engine.cuda_workers() > 0
-                                 ? first_written.field->device_class(first_written.tile)
-                                 : DeviceClass::Any;
-  tasks::Placement place{0, device, work};
+  tasks::Placement place;
+  if (engine.cuda_workers() > 0)
+    place.device = placement_of(*first_written.field, first_written.tile).device;
+  place.work = work;
   place.team = kind.team;
-  if (device != DeviceClass::Any)
-    place.unit = placement_of(*first_written.field, first_written.tile).unit;
   for (const TileRef& r : fetch_early)
     place.fetch_early.push_back(r.field->impl().tile(r.tile).handle);
   engine.submitter().submit(codelet, read, write, block, args.size, true, tag, place);

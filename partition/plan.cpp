@@ -1,4 +1,4 @@
-#include "partition/gpu_units.hpp"
+#include "partition/plan.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -6,11 +6,18 @@
 
 namespace tessera::partition {
 
-// The planes of the GPU part along the split axis in contiguous blocks, a block a worker (a
-// tile by its first plane), so that neighbouring tiles share a GPU and only the faces between
-// blocks cross between GPUs (round-robin over the tile numbers put neighbours on different GPUs
-// wherever the part was cut across, and a streamed part's slabs, visited in order on each GPU,
-// would each have read a face from another GPU).
+namespace {
+
+// Which GPU runs each of the rank's GPU tiles (`gpu_tile`) and which are edges (Plan::Tile): the
+// planes of the GPU part along the split axis in contiguous blocks, a block a GPU (a tile by its
+// first plane), so that neighbouring tiles share a GPU and only the faces between blocks cross
+// between GPUs (round-robin over the tile numbers put neighbours on different GPUs wherever the
+// part was cut across, and a streamed part's slabs, visited in order on each GPU, would each
+// have read a face from another GPU).
+struct GpuUnits {
+  std::vector<int> unit;
+  std::vector<bool> edge;
+};
 GpuUnits assign_gpu_units(const Tiling& tiling, int axis, const std::vector<bool>& gpu_tile,
                           int gpus) {
   const auto tiles = static_cast<std::size_t>(tiling.size());
@@ -61,6 +68,35 @@ GpuUnits assign_gpu_units(const Tiling& tiling, int axis, const std::vector<bool
     }
   }
   return out;
+}
+
+}  // namespace
+
+Plan place_tiles(const Tiling& tiling, const GpuPart& part, const std::vector<bool>& mine,
+                 int gpus) {
+  Plan plan{part, std::vector<Plan::Tile>(static_cast<std::size_t>(tiling.size()))};
+  // Tiles the library chose for CPU workers alone come in whole rounds of the workers, as the
+  // split's CPU part does: each runs on one worker, which dmda, left to place a one-round
+  // tiling, did not do: it put several tiles on one worker while others idled (figures:
+  // docs/scheduling.md, "Placement that sticks").
+  if (part.axis < 0) {
+    const DeviceClass kind = part.library_tiles && gpus == 0 ? DeviceClass::Cpu : DeviceClass::Any;
+    for (Plan::Tile& t : plan.tiles) t.device.kind = kind;
+    return plan;
+  }
+  std::vector<bool> gpu_tile(plan.tiles.size());
+  for (int t = 0; t < tiling.size(); ++t) {
+    const bool gpu_part = tiling.tile(t).origin[part.axis] < part.split;
+    plan.tiles[static_cast<std::size_t>(t)].device.kind =
+        gpu_part ? DeviceClass::Cuda : DeviceClass::Cpu;
+    gpu_tile[static_cast<std::size_t>(t)] = gpu_part && mine[static_cast<std::size_t>(t)];
+  }
+  const GpuUnits units = assign_gpu_units(tiling, part.axis, gpu_tile, gpus);
+  for (std::size_t t = 0; t < plan.tiles.size(); ++t) {
+    plan.tiles[t].device.gpu = units.unit[t];
+    plan.tiles[t].edge = units.edge[t];
+  }
+  return plan;
 }
 
 }  // namespace tessera::partition
