@@ -61,10 +61,10 @@ struct Machine {
   // (tasks::Travel: StarPU 1.4 and later); false: they cross with it.
   bool ghost_planes_stay = false;
   // A streamed slab packs ahead the face its next visitor on the same GPU reads, which then
-  // stays there (FieldStorage::pack_ahead: fused exchanges); false: every face crosses the bus.
+  // stays there (slabs::pack_ahead: fused exchanges); false: every face crosses the bus.
   bool faces_packed_ahead = false;
   // A streamed slab's visit reads the faces of the slab visited after it straight from that
-  // slab's tile, which is on the GPU already for its own visit (FieldStorage::pack_ahead: fused
+  // slab's tile, which is on the GPU already for its own visit (slabs::pack_ahead: fused
   // exchanges): no face between the two crosses the bus, and the GPU holds a third slab's
   // fields; false: that face is packed after the later slab's visit and crosses both ways.
   bool faces_read_from_next_slab = false;

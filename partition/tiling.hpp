@@ -177,7 +177,7 @@ std::vector<TileHaloPlan> plan_halos(const Tiling& tiling, const Extent3& halo,
 /// `ghost`, a region of a tile's ghost layers copied from a face buffer that `pack` filled from
 /// the neighbour's tile, copied instead straight from that tile (put in the face buffer's slot):
 /// the same elements at the tile's addresses (a streamed visit reads the slab visited after it
-/// so, FieldStorage::pack_ahead).
+/// so, slabs::pack_ahead).
 RegionCopy read_from_tile(const RegionCopy& ghost, const RegionCopy& pack);
 
 }  // namespace tessera::partition

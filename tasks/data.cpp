@@ -200,7 +200,7 @@ void DataRegistry::after_visit(Handle h, bool keep) {
   // Kept: the copy home is an idle request StarPU queues once the visit's task has run, and its
   // GPU copy the first to be evicted (a plain prefetch home evicts least recently used first,
   // which streamed slower). The caller keeps it apart from a later invalidation
-  // (FieldStorage::after_visit).
+  // (slabs::after_visit).
   if (keep)
     starpu_data_wont_use(raw(h));
   else

@@ -60,7 +60,7 @@ TaskKind constant_ghosts_kind(std::size_t element_size) {
 }
 
 TaskKind scratch_ghosts_kind(std::size_t element_size) {
-  // Write only: the tile's values were dropped (FieldStorage::after_visit), so StarPU allocates
+  // Write only: the tile's values were dropped (slabs::after_visit), so StarPU allocates
   // it where the task runs and moves nothing; the task writes the ghost regions, and the block
   // that follows writes every point it then reads.
   TaskKind k = by_size(element_size, "scratch-ghosts", Access::Write, Access::Read);

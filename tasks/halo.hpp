@@ -17,7 +17,7 @@ detail::TaskKind boundary_kind(std::size_t element_size);
 // once per halo shape; they never change, so boundary tasks leave them out.
 detail::TaskKind constant_ghosts_kind(std::size_t element_size);
 // scratch-ghosts: the same into a tile whose values were dropped (a streamed grid's scratch
-// field, FieldStorage::after_visit), written only: nothing of it crosses the bus.
+// field, slabs::after_visit), written only: nothing of it crosses the bus.
 detail::TaskKind scratch_ghosts_kind(std::size_t element_size);
 
 /// The exchange folded into the tasks that read and write the tiles: a tile task of `kind`
@@ -26,7 +26,7 @@ detail::TaskKind scratch_ghosts_kind(std::size_t element_size);
 /// kernel, copies a written tile's faces into that tile's face buffers (what a halo-pack or
 /// halo-gather task does). A streamed time block also packs, before anything else, the face its
 /// tile's next visitor on the same GPU reads from what the tile held before the block (`ahead`:
-/// FieldStorage::pack_ahead). One task per tile and step instead of three. Its argument block is a
+/// slabs::pack_ahead). One task per tile and step instead of three. Its argument block is a
 /// HaloWork, then at kHaloWorkSize the kernel's own block; its buffers are the kernel's, then the
 /// face buffers of the copies.
 struct HaloWork {

@@ -10,6 +10,7 @@
 #include "core/runtime/comm.hpp"
 #include "core/runtime/context.hpp"
 #include "core/grid/field_impl.hpp"
+#include "core/grid/slab_pipeline.hpp"
 #include "tasks/halo.hpp"
 #include "tessera/error.hpp"
 
@@ -445,8 +446,7 @@ static std::vector<HaloTile::FunctionTask> function_tasks(const partition::TileH
   return out;
 }
 
-// A task tag carrying the field's name and the step of the stencil application it serves.
-static tasks::TaskTag exchange_tag(const FieldStorage& f, int tile, long step) {
+tasks::TaskTag exchange_tag(const FieldStorage& f, int tile, long step) {
   tasks::TaskTag g;
   g.field = f.impl().tag_name;
   g.tile = tile;
@@ -550,228 +550,6 @@ bool faces_cross(const FieldStorage& f, int tile) {
   return f.impl().plan.edge(tile) || f.impl().tile(tile).rank_edge;
 }
 
-void FieldStorage::start_streaming_scratch() {
-  if (impl_->discarded.empty()) after_visit(false);
-}
-
-void FieldStorage::after_visit(bool keep, int turn) {
-  tasks::DataRegistry& data = context().engine->data();
-  // A kept tile's copy home is queued only once its visit has run, behind what was submitted
-  // meanwhile (DataRegistry::after_visit): where that holds this drop (the field became the next
-  // advance's scratch), the copy would find no values and StarPU abort ("not initialized"). The
-  // first drop after kept visits waits for them; every rank gets here at the same point.
-  if (keep) {
-    impl_->kept_since_wait = true;
-  } else if (impl_->kept_since_wait) {
-    context().engine->wait_all();
-    impl_->kept_since_wait = false;
-  }
-  impl_->discarded.resize(static_cast<std::size_t>(tiles()), 0);
-  std::map<int, int> last_visited;  // per GPU (its unit), where the blocks turn
-  for (int t = 0; t < tiles() && turn != 0; ++t)
-    if (mine(t) && device_class(t) == DeviceClass::Cuda) {
-      const auto [at, added] = last_visited.emplace(impl_->plan.device(t).gpu, t);
-      if (!added && turn > 0) at->second = t;
-    }
-  for (int t = 0; t < tiles(); ++t)
-    if (mine(t) && device_class(t) == DeviceClass::Cuda) {
-      const auto last = last_visited.find(impl_->plan.device(t).gpu);
-      if (last != last_visited.end() && last->second == t) continue;
-      data.after_visit(impl_->tile(t).handle, keep);
-      if (!keep) impl_->discarded[static_cast<std::size_t>(t)] = 1;
-    }
-}
-
-void FieldStorage::leave_ghost_planes(bool leave) {
-  if (leave == impl_->ghost_planes_left) return;
-  if (leave) {
-    bool functions = false;  // their ghosts are written by tasks of their own (exchange())
-    for (const auto& face : faces_.face)
-      for (const auto& side : face) functions = functions || side.kind == Boundary::Kind::Function;
-    const bool travels = std::any_of(impl_->tiles.begin(), impl_->tiles.end(),
-                                     [](const FieldTile& t) { return t.travel != nullptr; });
-    if (grid_.stream_depth == 0 || !travels || !context().options.fused_exchange || functions)
-      return;
-    // Tasks submitted before may read the ghost planes (a stencil after exchange()): every
-    // rank reaches this call at the same point, once a field (wait_all is collective).
-    context().engine->wait_all();
-  }
-  impl_->ghost_planes_left = leave;
-  if (!leave) impl_->mark_constants_stale();  // those the visits wrote stayed on the GPUs
-  for (FieldTile& tile : impl_->tiles)
-    if (tile.travel != nullptr) tile.travel->planes_only.store(leave, std::memory_order_relaxed);
-}
-
-bool FieldStorage::ghost_planes_left() const { return impl_->ghost_planes_left; }
-
-// A task that writes `regions` of tile `tile` of `f` (its constant ghosts) on the GPU of the visit
-// it opens: write-only where the tile's values were dropped (`discarded`), which makes them
-// StarPU's again without reading them; else read-write (its points stay).
-static void submit_ghost_fill(FieldStorage& f, const std::string& stencil, int tile, bool discarded,
-                              partition::RegionCopyList& regions) {
-  tasks::Engine& engine = *f.context().engine;
-  tasks::Codelet& fill =
-      engine.codelets().get(stencil, f.type_name(),
-                            discarded ? tasks::scratch_ghosts_kind(f.element_size())
-                                      : tasks::constant_ghosts_kind(f.element_size()));
-  tasks::Placement opens = placement_of(f, tile);
-  opens.visit = tasks::Placement::Visit::Opens;
-  engine.submitter().submit(fill, {f.impl().tile(tile).handle}, {}, &regions, sizeof(regions),
-                            false, exchange_tag(f, tile, -1), opens);
-}
-
-// Makes dropped tile `tile` of `f` StarPU's again before a task writes its points: a write-only
-// task writing `regions` (a halo set's constant ghosts; may be none), then the constant ghosts of
-// every other planned halo set. The tile's new buffer holds none of them (on a GPU, or on a
-// stand-in of its own memory, a fresh allocation), and the tasks that write the tile pack its
-// faces with their ghost columns, and the next block of a wider set reads them: before, heat3d
-// streamed, stepped and streamed again lost its bits along every slab boundary.
-static void write_dropped_tile(FieldStorage& f, const std::string& stencil, int tile,
-                               partition::RegionCopyList& regions) {
-  submit_ghost_fill(f, stencil, tile, true, regions);
-  for (auto& [key, set] : f.impl().halos) {
-    if (set.tiles.empty()) continue;
-    partition::RegionCopyList& constants = set.tile(tile).constants;
-    if (&constants != &regions && constants.count > 0)
-      submit_ghost_fill(f, stencil, tile, false, constants);
-  }
-}
-
-void FieldStorage::refill_ghosts(const std::string& stencil, int width, bool box, int tile,
-                                 bool left_too) {
-  const auto t = static_cast<std::size_t>(tile);
-  const bool discarded = impl_->dropped(tile);
-  const bool left = left_too && impl_->planes_left(tile);
-  if (!discarded && !left) return;
-  // Plans the set's constant regions, once, writing those of the tiles not discarded: this one
-  // is still marked, so that a read-write task does not find its dropped values.
-  fill_constant_ghosts(stencil, width, box);
-  auto& constants = impl_->halos[{width, box}].tile(tile).constants;
-  if (discarded) {
-    impl_->discarded[t] = 0;
-    write_dropped_tile(*this, stencil, tile, constants);
-  } else if (constants.count > 0) {
-    submit_ghost_fill(*this, stencil, tile, false, constants);
-  }
-}
-
-void FieldStorage::restore_dropped(const std::string& task, int tile) {
-  if (!impl_->dropped(tile)) return;
-  impl_->discarded[static_cast<std::size_t>(tile)] = 0;
-  static partition::RegionCopyList no_regions{};  // read by the tasks (not copied): never freed
-  write_dropped_tile(*this, task, tile, no_regions);
-}
-
-namespace {
-
-// `list` with the regions that read slot `slot` read instead straight from the tile that packs
-// that face with `pack` (partition::read_from_tile), whose handle then takes the slot.
-partition::RegionCopyList read_from_next(const partition::RegionCopyList& list, int slot,
-                                         const partition::RegionCopy& pack) {
-  partition::RegionCopyList out = list;
-  for (int r = 0; r < out.count; ++r)
-    if (out.region[r].src_slot == slot)
-      out.region[r] = partition::read_from_tile(list.region[r], pack);
-  return out;
-}
-
-// A tile's packs split for a streamed block's pass: the face packed ahead into slot 1 of
-// ahead_pack, the face its visitor before it reads from the tile left out, the others into
-// after_packs, their slots renumbered over the faces left.
-void split_packs(const partition::RegionCopyList& packs, HaloTile::Pass& pass) {
-  for (int r = 0; r < packs.count; ++r) {
-    partition::RegionCopy region = packs.region[r];
-    const int face = region.dst_slot - 1;
-    if (face == pass.behind) continue;
-    partition::RegionCopyList& to = face == pass.ahead ? pass.ahead_pack : pass.after_packs;
-    region.dst_slot = face == pass.ahead
-                          ? 1
-                          : region.dst_slot - (pass.ahead >= 0 && face > pass.ahead) -
-                                (pass.behind >= 0 && face > pass.behind);
-    to.region[to.count++] = region;
-  }
-}
-
-// Plans, for a pass over the tiles in order (`reverse`: in reverse), which face of each of this
-// rank's GPU tiles its next visitor on the same GPU reads packed ahead, into one of the GPU's two
-// rings, and which face a visit reads straight from the next tile. `sizes`: per GPU, the largest
-// face packed ahead there, raised to this pass's.
-void plan_pass(const FieldStorage& f, HaloSet& set, bool reverse,
-               std::map<int, std::int64_t>& sizes) {
-  const std::size_t p = reverse ? 1 : 0;
-  // Who reads each face buffer: (tile, direction) -> readers.
-  std::map<std::pair<int, partition::Dir3>, int> readers;
-  for (const HaloTile& tile : set.tiles)
-    for (const auto& source : tile.plan.sources) ++readers[source];
-  // The face of tile `from` that tile `to` alone reads: its index in from's buffers (`packed`)
-  // and in to's sources (`read`).
-  const auto only_reader = [&](int from, int to, int& packed, int& read) {
-    const HaloTile& tile = set.tile(from);
-    const auto& reads = set.tile(to).plan.sources;
-    for (std::size_t k = 0; k < tile.plan.pack_dirs.size() && packed < 0; ++k) {
-      const std::pair<int, partition::Dir3> face{from, tile.plan.pack_dirs[k]};
-      const auto found = std::find(reads.begin(), reads.end(), face);
-      if (readers[face] != 1 || found == reads.end()) continue;
-      packed = static_cast<int>(k);
-      read = static_cast<int>(found - reads.begin());
-    }
-  };
-  for (int t = 0; t + 1 < f.tiles(); ++t) {
-    // Tile `a` is visited just before tile `b`, on the same GPU.
-    const int a = reverse ? t + 1 : t, b = reverse ? t : t + 1;
-    const partition::Plan& plan = f.impl().plan;
-    if (!f.mine(t) || !f.mine(t + 1) || f.device_class(t) != DeviceClass::Cuda ||
-        plan.device(t) != plan.device(t + 1))
-      continue;
-    HaloTile::Pass& first = set.tile(a).pass[p];
-    HaloTile::Pass& then = set.tile(b).pass[p];
-    only_reader(a, b, first.ahead, then.ahead_source);
-    only_reader(b, a, then.behind, first.from_next);
-    if (first.from_next >= 0) {
-      const partition::RegionCopyList& packs = set.tile(b).plan.packs;
-      for (int r = 0; r < packs.count; ++r)
-        if (packs.region[r].dst_slot == then.behind + 1) {  // a face is one region
-          const HaloTile& tile = set.tile(a);
-          first.ghosts_from_next =
-              read_from_next(tile.plan.ghosts, first.from_next + 1, packs.region[r]);
-          first.all_ghosts_from_next =
-              read_from_next(tile.all_ghosts, first.from_next + 1, packs.region[r]);
-        }
-    }
-    if (first.ahead < 0) continue;
-    std::int64_t& size = sizes[f.impl().plan.device(t).gpu];
-    size = std::max(size, set.tile(a).plan.pack_sizes[static_cast<std::size_t>(first.ahead)]);
-  }
-  for (HaloTile& tile : set.tiles)
-    if (tile.pass[p].split()) split_packs(tile.plan.packs, tile.pass[p]);
-}
-
-// Plans both passes of a streamed set (plan_pass), once a set, and gives each GPU two ring
-// buffers, each as large as any face packed ahead into it: its tiles take them in turn by tile
-// parity, in either order (a visit reads the one its visitor before packed and packs into the
-// other). Both passes leave out of the packs after a visit the same faces (those between two
-// tiles of a GPU), so the faces the first exchange packs (submit_packs) serve either.
-void plan_ahead(const FieldStorage& f, HaloSet& set) {
-  if (set.ahead_planned) return;
-  set.ahead_planned = true;
-  std::map<int, std::int64_t> sizes;
-  plan_pass(f, set, false, sizes);
-  plan_pass(f, set, true, sizes);
-  for (const HaloTile& tile : set.tiles) {
-    const auto left_out = [](const HaloTile::Pass& p) { return std::minmax(p.ahead, p.behind); };
-    if (left_out(tile.pass[0]) != left_out(tile.pass[1])) set.one_way = true;
-  }
-  for (const auto& [unit, size] : sizes)
-    for (tasks::Handle& h : set.rings[unit])
-      h = set.data->register_local_vector(static_cast<std::size_t>(size), f.element_size());
-  for (int t = 0; t < f.tiles(); ++t)
-    for (HaloTile::Pass& pass : set.tile(t).pass)
-      if (pass.ahead >= 0)
-        pass.ahead_buffer = set.rings[f.impl().plan.device(t).gpu][static_cast<std::size_t>(t % 2)];
-}
-
-}  // namespace
-
 // The halo-pack tasks, unless the tasks that wrote the field packed the face buffers already.
 // `ahead`: the call that reads them packs ahead (plan_ahead): a tile's face towards its next
 // visitor on the same GPU (which reads it from the GPU's ring) and the one its visitor before
@@ -808,8 +586,8 @@ void FieldStorage::exchange(const std::string& stencil, int width, bool box) {
   HaloSet& set = impl_->halos[{width, box}];
   // The ghost planes the tasks below write are read by others: they travel with the tiles again,
   // and those left behind before are stale.
-  const bool were_left = impl_->ghost_planes_left;
-  leave_ghost_planes(false);
+  const bool were_left = impl_->slabs.ghost_planes_left;
+  slabs::leave_ghost_planes(*this, false);
   set.forget_packed_ahead();
   if (set.version == version_ && !were_left) return;
   fill_constant_ghosts(stencil, width, box);
@@ -841,7 +619,7 @@ HaloSet* FieldStorage::exchange_in_tasks(const std::string& stencil, int width, 
   HaloSet& set = impl_->halos[{width, box}];
   if (!packs_ahead) set.forget_packed_ahead();
   // Ghost planes left behind are stale wherever a visit finds them: filled again every time.
-  if (set.version == version_ && !impl_->ghost_planes_left) return nullptr;
+  if (set.version == version_ && !impl_->slabs.ghost_planes_left) return nullptr;
   fill_constant_ghosts(stencil, width, box);
   bool functions = false;
   for (const HaloTile& tile : set.tiles) functions = functions || !tile.functions.empty();
@@ -849,7 +627,7 @@ HaloSet* FieldStorage::exchange_in_tasks(const std::string& stencil, int width, 
     exchange(stencil, width, box);
     return nullptr;
   }
-  if (packs_ahead && grid_.stream_depth > 0) plan_ahead(*this, set);
+  if (packs_ahead && grid_.stream_depth > 0) slabs::plan_ahead(*this, set);
   submit_packs(*this, set, stencil, version_, packs_ahead && grid_.stream_depth > 0);
   set.version = version_;
   return &set;
@@ -875,39 +653,11 @@ HaloSet* FieldStorage::pack_spare(HaloSet* set) {
   return set;
 }
 
-HaloSet* FieldStorage::pack_ahead(HaloSet* set) {
-  if (set == nullptr || grid_.stream_depth == 0) return nullptr;
-  plan_ahead(*this, *set);
-  for (const HaloTile& tile : set->tiles)
-    if (tile.pass[0].ahead >= 0 || tile.pass[0].from_next >= 0) return set;
-  return nullptr;
-}
-
-void FieldStorage::written_ahead(HaloSet* set) {
-  if (set != nullptr) set->packed_ahead = true;
-}
-
-// On a streamed grid whose visits are prefetched, the faces between two of this rank's GPUs that
-// the call just submitted read: their values are dead (the next call packs its faces into them),
-// and each is held in the memory of both GPUs and in main memory, where StarPU keeps it until it
-// needs the room, evicting the slabs the next visits need first. Dropped, their memory is free
-// for the slabs again.
-static void drop_faces_between_gpus(const FieldStorage& f, const HaloSet& set) {
-  tasks::DataRegistry& data = f.context().engine->data();
-  for (int t = 0; t < f.tiles(); ++t) {
-    const HaloTile& tile = set.tile(t);
-    if (!f.mine(t) || f.device_class(t) != DeviceClass::Cuda) continue;
-    for (std::size_t k = 0; k < tile.sources.size(); ++k)
-      if (on_another_gpu(f, t, tile.plan.sources[k].first))
-        data.after_visit(tile.sources[k], false);
-  }
-}
-
 void FieldStorage::written_spare(HaloSet* set) {
   ++version_;
   if (set == nullptr) return;
   if (grid_.stream_depth > 0 && context().planner.machine().visits_prefetched)
-    drop_faces_between_gpus(*this, *set);
+    slabs::drop_faces_between_gpus(*this, *set);
   for (HaloTile& tile : set->tiles) {
     std::swap(tile.buffers, tile.spare_buffers);
     std::swap(tile.sources, tile.spare_sources);
@@ -924,21 +674,14 @@ void FieldStorage::written(HaloSet* packed) {
 
 bool FieldStorage::simulated() const { return context().simulated; }
 
-static std::string no_values(const char* use, const std::string& field) {
-  return std::string(use) + " of field '" + field +
-         "', which holds no values on the GPUs: a time block's scratch (advance()'s next) on a "
-         "grid streamed through their memory is dropped after each visit, not written back; "
-         "read u, advance()'s result (for the step before the last: advance steps - 1, copy u, "
-         "advance 1), or write this field first (fill, apply's out)";
-}
-
 void* FieldStorage::acquire(int tile, bool write) {
   if (impl_->dropped(tile)) {
-    if (!write) throw Error(no_values("a host read", name()));  // collective callers check first
+    if (!write)
+      throw Error(slabs::no_values("a host read", name()));  // collective callers check first
     // Its dropped values are not read (StarPU would abort: "not initialized"); what the host
     // leaves in its ghost layers is not the constants' values.
     context().engine->data().acquire_to_overwrite(impl_->tile(tile).handle);
-    impl_->discarded[static_cast<std::size_t>(tile)] = 0;
+    impl_->slabs.discarded[static_cast<std::size_t>(tile)] = 0;
     impl_->mark_constants_stale();
     return impl_->tile(tile).memory;
   }
@@ -946,17 +689,10 @@ void* FieldStorage::acquire(int tile, bool write) {
   return impl_->tile(tile).memory;
 }
 
-void FieldStorage::check_holds_values(const char* use) const {
-  if (grid_.stream_depth == 0) return;
-  const bool dropped =
-      std::find(impl_->discarded.begin(), impl_->discarded.end(), 1) != impl_->discarded.end();
-  if (comm::sum(dropped ? 1 : 0) > 0) throw Error(no_values(use, name()));
-}
-
 void FieldStorage::release(int tile) { context().engine->data().release(impl_->tile(tile).handle); }
 
 void FieldStorage::gather(void* out) const {
-  check_holds_values("gather");
+  slabs::check_holds_values(*this, "gather");
   auto* self = const_cast<FieldStorage*>(this);
   if (context().simulated) {
     // No values exist: wait for the writers as a real gather would (that takes simulated
@@ -986,7 +722,7 @@ void FieldStorage::gather(void* out) const {
 
 void FieldStorage::read_point(const Extent3& p, void* out) const {
   check_point(grid_, p);
-  check_holds_values("read_point");
+  slabs::check_holds_values(*this, "read_point");
   const int tile = tile_at(p);
   if (context().simulated) {  // no values exist (see gather)
     std::memset(out, 0, element_size_);

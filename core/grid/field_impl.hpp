@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/grid/slab_pipeline.hpp"
 #include "partition/plan.hpp"
 #include "partition/tiling.hpp"
 #include "tasks/codelets.hpp"
@@ -30,7 +31,7 @@ struct HaloTile {
   // nothing else writes ghost layers, so they are written once, not every step.
   partition::RegionCopyList constants;
   // plan.ghosts and constants in one list: what a block fills where the tile's ghost planes
-  // were left behind (FieldStorage::leave_ghost_planes).
+  // were left behind (slabs::leave_ghost_planes).
   partition::RegionCopyList all_ghosts;
   // One task per face whose boundary function gives some of the tile's ghost regions: the
   // face's function and the task's argument block (its functor and the regions), kept for
@@ -45,7 +46,7 @@ struct HaloTile {
   // their `sources`), so a tile never overwrites faces a neighbour of the same call has still
   // to read. Empty until such a call.
   std::vector<tasks::Handle> spare_buffers, spare_sources;
-  // On a streamed grid (FieldStorage::pack_ahead), how the tile's visit meets its neighbours on
+  // On a streamed grid (slabs::pack_ahead), how the tile's visit meets its neighbours on
   // the same GPU in a pass that visits them in one order: pass[0] in tile order, pass[1] in
   // reverse (a streamed grid's blocks alternate: TileTaskCall::reverse).
   struct Pass {
@@ -93,7 +94,7 @@ struct HaloSet {
   /// Unregisters the face buffers (scratch: their data is dropped); the plans stay.
   void release_buffers();
   /// For an exchange that does not pack ahead: where the last call packed faces ahead into the
-  /// rings, not into the buffers (FieldStorage::written_ahead), every face is packed again.
+  /// rings, not into the buffers (slabs::written_ahead), every face is packed again.
   void forget_packed_ahead() {
     if (!packed_ahead) return;
     packed = -1;
@@ -109,7 +110,7 @@ struct HaloSet {
   long packed = -1;     // field version the face buffers hold (packed by halo-pack tasks or by
                         // the tasks that wrote the field)
   bool spares = false;  // the tiles' spare buffers are made
-  // The tiles' passes planned (FieldStorage::pack_ahead), and the last call packed faces
+  // The tiles' passes planned (slabs::pack_ahead), and the last call packed faces
   // ahead, into the rings: the buffers towards the next visitors hold nothing current.
   bool ahead_planned = false, packed_ahead = false;
   // Its two passes (HaloTile::pass) leave out different faces of some tile's packs after a
@@ -121,7 +122,7 @@ struct HaloSet {
   // memory, and dropping them instead frees and allocates GPU memory every visit).
   std::map<int, std::array<tasks::Handle, 2>> rings;
   // Its constant ghost regions were written where the tiles' ghost planes stayed behind (on a
-  // GPU: FieldStorage::leave_ghost_planes): fill_constant_ghosts writes them again.
+  // GPU: slabs::leave_ghost_planes): fill_constant_ghosts writes them again.
   bool constants_stale = false;
 };
 
@@ -145,7 +146,7 @@ struct FieldTile {
   std::size_t bytes = 0;   // the memory's size
   bool pinned = true;      // allocated pinned (not by a retile)
   bool rank_edge = false;  // a neighbour belongs to another rank
-  // A streamed tile's copies (FieldStorage::leave_ghost_planes); null for the others. Lives as
+  // A streamed tile's copies (slabs::leave_ghost_planes); null for the others. Lives as
   // long as the handle, whose copies read it.
   std::unique_ptr<tasks::Travel> travel;
 };
@@ -156,10 +157,10 @@ struct FieldStorage::Impl {
   // Tile t's values were dropped (`discarded`).
   bool dropped(int t) const {
     const auto k = static_cast<std::size_t>(t);
-    return k < discarded.size() && discarded[k] != 0;
+    return k < slabs.discarded.size() && slabs.discarded[k] != 0;
   }
   // Tile t's ghost planes stay in its GPU's memory while its planes travel (leave_ghost_planes).
-  bool planes_left(int t) const { return ghost_planes_left && tile(t).travel != nullptr; }
+  bool planes_left(int t) const { return slabs.ghost_planes_left && tile(t).travel != nullptr; }
   // The constant ghost regions of every planned halo set are written again before they are read.
   void mark_constants_stale() {
     for (auto& [key, set] : halos) set.constants_stale = !set.tiles.empty();
@@ -176,15 +177,16 @@ struct FieldStorage::Impl {
   std::vector<FieldTile> tiles;    // in tile order, which is the handles' registration order
   const char* tag_name = nullptr;  // the field's name, interned for task tags
   bool released = false;
-  std::vector<char> discarded;     // per tile: dropped by FieldStorage::after_visit, not refilled
-  bool ghost_planes_left = false;  // FieldStorage::leave_ghost_planes
-  bool kept_since_wait = false;    // FieldStorage::after_visit(true) since the last wait_all
+  SlabState slabs;  // streamed (core/grid/slab_pipeline.hpp)
 };
 
 // How tile `tile` of `f`'s tasks are placed: its device class, and on a grid streamed through
 // the GPUs' memory every task that uses a tile on a GPU is a visit of it, in order
 // (tasks::Placement::Visit::Runs).
 tasks::Placement placement_of(const FieldStorage& f, int tile, int priority = 0);
+/// A task tag of tile `tile` of `f` carrying the field's name and the step of the stencil
+/// application it serves (-1: none, a task made once).
+tasks::TaskTag exchange_tag(const FieldStorage& f, int tile, long step);
 /// Whether tile `tile`'s ghost layers come from another GPU or rank, whose faces its blocks
 /// fetch as soon as they are packed (tasks::Placement::fetch_early).
 bool faces_cross(const FieldStorage& f, int tile);

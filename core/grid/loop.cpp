@@ -5,6 +5,7 @@
 #include "core/grid/checks.hpp"
 #include "core/runtime/context.hpp"
 #include "core/grid/field_impl.hpp"
+#include "core/grid/slab_pipeline.hpp"
 #include "core/grid/reduce.hpp"
 #include "core/grid/tile_tasks.hpp"
 #include "tessera/error.hpp"
@@ -54,14 +55,15 @@ std::shared_ptr<PendingReduction> apply_loop(const std::string& name, const Task
                                              const LoopBox& box, const ArgBlock& args,
                                              const std::vector<ReduceOp>& ops, bool untimed) {
   check_loop(name, reads, writes, box);
-  // A streamed time block's dropped scratch (FieldStorage::after_visit) holds no values: refused
+  // A streamed time block's dropped scratch (slabs::after_visit) holds no values: refused
   // where they would be read (an input, an in-out, a box's output, whose other points stay), else
   // made StarPU's again, unread, before its tile's task writes every point.
   for (const FieldStorage* f : reads)
-    f->check_holds_values(untimed ? "a reduction" : "an input of a loop");
-  for (const FieldStorage* f : in_place) f->check_holds_values("an in-out of a loop");
+    slabs::check_holds_values(*f, untimed ? "a reduction" : "an input of a loop");
+  for (const FieldStorage* f : in_place) slabs::check_holds_values(*f, "an in-out of a loop");
   if (!box.whole)
-    for (const FieldStorage* f : writes) f->check_holds_values("an output of a loop over a box");
+    for (const FieldStorage* f : writes)
+      slabs::check_holds_values(*f, "an output of a loop over a box");
   FieldStorage& first = reads.empty() ? *writes.front() : *reads.front();
   Context& rt = first.context();
   std::vector<FieldStorage*> all = reads;
@@ -73,7 +75,7 @@ std::shared_ptr<PendingReduction> apply_loop(const std::string& name, const Task
   }
   if (first.grid().stream_depth > 0)
     call.before_tile = [&writes, &name](int t) {
-      for (FieldStorage* f : writes) f->restore_dropped(name, t);
+      for (FieldStorage* f : writes) slabs::restore_dropped(*f, name, t);
     };
   std::shared_ptr<PendingReduction> pending;
   if (!ops.empty()) pending = start_reduction(call, first, ops);

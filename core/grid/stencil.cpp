@@ -6,6 +6,7 @@
 #include "core/grid/checks.hpp"
 #include "core/runtime/context.hpp"
 #include "core/grid/field_impl.hpp"
+#include "core/grid/slab_pipeline.hpp"
 #include "core/grid/tile_tasks.hpp"
 #include "tasks/halo.hpp"
 #include "tessera/stencil.hpp"
@@ -18,9 +19,9 @@ void apply_stencil(const std::string& name, int radius, bool box, const TaskKind
                    const ArgBlock& args) {
   check_stencil_fields(name, radius, inputs, outputs, centre_only);
   check_vertex_mirror(name, radius, inputs, centre_only);
-  for (const FieldStorage* f : inputs) f->check_holds_values("an input of apply");
+  for (const FieldStorage* f : inputs) slabs::check_holds_values(*f, "an input of apply");
   for (std::size_t k = outputs.size() - in_place; k < outputs.size(); ++k)
-    outputs[k]->check_holds_values("an in-out of apply");
+    slabs::check_holds_values(*outputs[k], "an in-out of apply");
   Context& rt = inputs.front()->context();
   std::vector<FieldStorage*> all = inputs;
   all.insert(all.end(), outputs.begin(), outputs.end());
@@ -37,7 +38,7 @@ void apply_stencil(const std::string& name, int radius, bool box, const TaskKind
     if (!in_tasks) {
       inputs[k]->exchange(name, radius, box);
     } else if (const HaloSet* set = inputs[k]->exchange_in_tasks(name, radius, box)) {
-      call.fills.push_back({static_cast<int>(k), set, false, inputs[k]->ghost_planes_left()});
+      call.fills.push_back({static_cast<int>(k), set, false, slabs::ghost_planes_left(*inputs[k])});
     }
   }
   // On a streamed grid a time block's scratch was dropped after its visits: written again (its
@@ -45,7 +46,7 @@ void apply_stencil(const std::string& name, int radius, bool box, const TaskKind
   // where ghost planes were left behind, the fills above carry the constant ghosts.
   if (all.front()->grid().stream_depth > 0)
     call.before_tile = [&all, &name, radius, box](int t) {
-      for (FieldStorage* f : all) f->refill_ghosts(name, radius, box, t, false);
+      for (FieldStorage* f : all) slabs::refill_ghosts(*f, name, radius, box, t, false);
     };
   const std::vector<HaloSet*> packed = add_packs(call, outputs, inputs.size(), in_tasks);
   add_halo_work(call, name, types, kind);
@@ -118,9 +119,9 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
                       const std::vector<FieldStorage*>& state, long steps, int depth,
                       const ArgBlock& args) {
   check_time_block(name, radius, u, next, extras, state, steps, depth);
-  u.check_holds_values("advance's u");
-  for (const FieldStorage* f : extras) f->check_holds_values("an input of advance");
-  for (const FieldStorage* f : state) f->check_holds_values("an in-out of advance");
+  slabs::check_holds_values(u, "advance's u");
+  for (const FieldStorage* f : extras) slabs::check_holds_values(*f, "an input of advance");
+  for (const FieldStorage* f : state) slabs::check_holds_values(*f, "an in-out of advance");
   Context& rt = u.context();
   // Deep layers, box-shaped once a block has two steps: a star's second step reads what its
   // first computed at the diagonal neighbours. One width per call, however short the block,
@@ -137,17 +138,17 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
   TileTaskCall call{&rt.engine->codelets().get(name, types, kind), extras, written, args};
   // Steps 1, 3, ... read next at the faces: its Dirichlet ghosts must hold their values too.
   // This also plans next's halo set of this (width, shape), which an odd block packs (below).
-  if (u.grid().stream_depth > 0) next.start_streaming_scratch();
+  if (u.grid().stream_depth > 0) slabs::start_scratch(next);
   next.fill_constant_ghosts(name, width, deep_box);
   if (u.grid().stream_depth > 0) {
     // A streamed grid's tiles cross the bus without their ghost planes (the blocks fill u's
     // and the state's, constants too), and its scratch is dropped after each visit: next's
     // constant ghosts are written again just before each visit.
-    u.leave_ghost_planes(true);
-    next.leave_ghost_planes(true);
-    for (FieldStorage* f : state) f->leave_ghost_planes(true);
+    slabs::leave_ghost_planes(u, true);
+    slabs::leave_ghost_planes(next, true);
+    for (FieldStorage* f : state) slabs::leave_ghost_planes(*f, true);
     call.before_tile = [&next, &name, width, deep_box](int t) {
-      next.refill_ghosts(name, width, deep_box, t);
+      slabs::refill_ghosts(next, name, width, deep_box, t);
     };
   }
   // The block tasks copy the ghost layers of u and of the in-place fields in and, the block
@@ -167,7 +168,7 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
   }
   // On a streamed grid the tiles that pack into the spares also pack ahead, from the values
   // their block starts from, the face their next visitor on the same GPU reads in this call
-  // (FieldStorage::pack_ahead): it stays on the GPU, where the faces packed after a visit cross
+  // (slabs::pack_ahead): it stays on the GPU, where the faces packed after a visit cross
   // the bus twice (down, then up for the next pass).
   const bool streamed = u.grid().stream_depth > 0;
   std::vector<HaloSet*> filled, packed, ahead;
@@ -175,10 +176,10 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
     const bool spare = !(k == 0 && ends_in_next);
     filled.push_back(exchanged[k]->exchange_in_tasks(name, width, deep_box, streamed && spare));
     packed.push_back(spare ? exchanged[k]->pack_spare(filled.back()) : nullptr);
-    ahead.push_back(streamed ? exchanged[k]->pack_ahead(packed.back()) : nullptr);
+    ahead.push_back(streamed ? slabs::pack_ahead(*exchanged[k], packed.back()) : nullptr);
     if (filled.back() != nullptr)
       call.fills.push_back({exchanged_field[k], filled.back(), false,
-                            exchanged[k]->ghost_planes_left(), ahead.back() != nullptr});
+                            slabs::ghost_planes_left(*exchanged[k]), ahead.back() != nullptr});
     if (packed.back() != nullptr)
       call.packs.push_back(
           {exchanged_field[k], packed.back(), true, false, ahead.back() != nullptr});
@@ -209,15 +210,15 @@ void apply_time_block(const std::string& name, int radius, bool box, const TaskK
     // Where the blocks turn, each GPU's last slab stays for its next visit, the next block's
     // first there; its scratch is left too, to be written again.
     const int turn = !call.turns ? 0 : call.reverse ? -1 : 1;
-    u.after_visit(true, turn);
-    next.after_visit(ends_in_next, turn);
-    for (FieldStorage* f : state) f->after_visit(true, turn);
-    for (FieldStorage* f : extras) f->after_visit(true, turn);
+    slabs::after_visit(u, true, turn);
+    slabs::after_visit(next, ends_in_next, turn);
+    for (FieldStorage* f : state) slabs::after_visit(*f, true, turn);
+    for (FieldStorage* f : extras) slabs::after_visit(*f, true, turn);
   }
   for (std::size_t k = 0; k < exchanged.size(); ++k) {
     if (filled[k] != nullptr)
       exchanged[k]->count_received(*filled[k]);  // before the spares become the buffers
-    exchanged[k]->written_ahead(streamed ? packed[k] : nullptr);
+    slabs::written_ahead(streamed ? packed[k] : nullptr);
     exchanged[k]->written_spare(packed[k]);
   }
   next.written(next_packed);

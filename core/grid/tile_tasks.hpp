@@ -23,7 +23,7 @@ struct HaloCopies {
   const HaloSet* set;
   bool spare = false;      // packs into the set's spare face buffers (FieldStorage::pack_spare)
   bool constants = false;  // fills the constant ghost regions too (HaloTile::all_ghosts)
-  // Of a set whose tiles pack a face ahead (FieldStorage::pack_ahead): a fill reads the face of
+  // Of a set whose tiles pack a face ahead (slabs::pack_ahead): a fill reads the face of
   // the tile visited before from its ring buffer (HaloTile::Pass::ahead_source), a pack into the
   // spares packs that face first, into the ring (HaloTile::Pass::ahead_buffer), and the others
   // after.
@@ -62,7 +62,7 @@ struct TileTaskCall {
   /// wait for the face the GPU below packs on its last one). Results do not depend on it.
   bool turns = false, reverse = false;
   /// Called before each tile's task is submitted (a streamed grid's scratch refill,
-  /// FieldStorage::refill_ghosts); empty: nothing.
+  /// slabs::refill_ghosts); empty: nothing.
   std::function<void(int)> before_tile;
 };
 

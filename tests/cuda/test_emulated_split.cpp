@@ -20,6 +20,7 @@
 #include <tessera/task.hpp>
 
 #include "apps/nbody/nbody.hpp"
+#include "core/grid/slab_pipeline.hpp"
 #include "tessera/detail/cuda_launch.hpp"
 #include "tests/cuda/cuda_options.hpp"
 #include "tests/autotile_cases.hpp"
@@ -374,7 +375,7 @@ std::int64_t derived_streamed_slabs(int d, bool fused) {
 
 // A grid larger than its GPU (the stand-in's memory made 1 MiB by STARPU_LIMIT_CUDA_MEM, which
 // the planner reads for stand-ins): the planner streams it in slabs (Grid::stream_depth), each
-// visit's scratch field dropped and its constant ghosts refilled (FieldStorage::after_visit),
+// visit's scratch field dropped and its constant ghosts refilled (slabs::after_visit),
 // and the result is still the reference's bits, with blocks of the streamed depth and a last,
 // odd one.
 TEST_P(EmulatedSplit, AGridLargerThanTheGpuStreamsBitwise) {
@@ -481,7 +482,7 @@ TEST(EmulatedSplitMemory, AStreamedFirstPassPacksAndFillsNothingAhead) {
   }
   EXPECT_EQ(visits, 2 * h.grid.tiles());
   EXPECT_EQ(packs, 0);
-  if (h.u.storage().ghost_planes_left()) EXPECT_EQ(constants, 0);
+  if (tessera::detail::slabs::ghost_planes_left(h.u.storage())) EXPECT_EQ(constants, 0);
 }
 
 // A streamed grid's blocks turn (TileTaskCall::turns): the second block visits the tiles in
@@ -519,7 +520,7 @@ void blocks_then_a_step(StreamedHeat& h) {
 }
 
 // A plain step after blocks on a streamed grid: the blocks left the tiles' ghost planes on the
-// GPU (FieldStorage::leave_ghost_planes, StarPU 1.4), so the step's fills write the constant
+// GPU (slabs::leave_ghost_planes, StarPU 1.4), so the step's fills write the constant
 // ghosts too (or, its exchanges in tasks of their own, exchange() brings whole tiles back and
 // writes them again), and the step's output, the blocks' scratch dropped after their visits, is
 // StarPU's again before the step writes it (before, StarPU aborted: "not initialized"); the

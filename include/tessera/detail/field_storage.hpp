@@ -117,42 +117,6 @@ class FieldStorage {
   /// regions of `width` layers; exchange() does it first. For a field that is written before
   /// it is ever exchanged but read at its faces (the second field of a temporal block).
   void fill_constant_ghosts(const std::string& stencil, int width, bool box);
-  /// On a streamed grid, before the first block that uses this field as its scratch (a time
-  /// block's next): drops its tiles on the CUDA workers, as after_visit(false) (their values are
-  /// written before they are read; their constant ghost layers are refilled before each visit).
-  void start_streaming_scratch();
-  /// A grid streamed through the GPUs' memory (GridSpec::stream_depth), after the tasks of one
-  /// visit of its tiles were submitted: the tiles this rank runs on CUDA workers are kept
-  /// (written back while the bus is idle, first to leave the GPU) or, `keep` false, discarded
-  /// (scratch: nothing written back or read again; refill_ghosts restores their constant ghost
-  /// layers before the next visit). The first discard after kept visits waits for every task
-  /// (Engine::wait_all, collective). `turn`, after a block whose next one visits the tiles in the
-  /// other order (1: this one visited them in order, -1: in reverse; 0: none): the tile each GPU
-  /// visited last stays in its memory as it is, kept or not, for its next visit, the next
-  /// block's first there.
-  void after_visit(bool keep, int turn = 0);
-  /// Submits the constant (Dirichlet) ghost layers of `width` of tile `tile` if after_visit
-  /// discarded it or, `left_too`, its ghost planes were left behind (a time block's next, which
-  /// it reads at the faces and does not fill), just before the tile's next visit
-  /// (tasks::Placement::Visit::Opens: it allocates a scratch on the GPU, or brings the tile
-  /// there). A discarded tile is StarPU's to read again afterwards, and holds the constant ghosts
-  /// of every planned halo set, not only this one's (its new buffer held none).
-  void refill_ghosts(const std::string& stencil, int width, bool box, int tile,
-                     bool left_too = true);
-  /// For a task `task` that writes every point of tile `tile` (a loop's output over the whole
-  /// grid): where after_visit discarded the tile, a write-only task makes it StarPU's again
-  /// without reading it, then every planned halo set's constant ghosts are written (its new
-  /// buffer holds none, and the task packs the tile's faces with their ghost columns).
-  void restore_dropped(const std::string& task, int tile);
-  /// On a streamed grid, `leave` true: the copies of its tiles between memories leave their
-  /// ghost planes behind (tasks::Travel), for a time block's fields, whose visits write every
-  /// ghost point they read (the block's fills, constants included: exchange_in_tasks then fills
-  /// every time; refill_ghosts for its next). Waits for the tasks submitted before (which may
-  /// read them) the first time. Not where a boundary function's tasks or exchange() write
-  /// ghosts (fused exchanges off), nor on StarPU 1.3. `leave` false (exchange() does it): whole
-  /// tiles again.
-  void leave_ghost_planes(bool leave);
-  bool ghost_planes_left() const;
   /// Records that tasks were submitted that write the tiles (ghost layers now stale).
   void written() { ++version_; }
 
@@ -176,18 +140,6 @@ class FieldStorage {
   /// field's new faces in the same call: makes the set's spare face buffers, for them to pack
   /// into (HaloCopies::spare). Returns `set`, or null with fused exchanges off.
   HaloSet* pack_spare(HaloSet* set);
-  /// On a grid streamed through the GPUs' memory, for a time block that fills `set` and packs
-  /// into its spares: plans, once, the tiles that pack ahead, from the values their block starts
-  /// from, the face only their next visitor on the same GPU reads (HaloTile::ahead), into one of
-  /// two buffers their GPU keeps (HaloSet::rings), so that it never crosses the bus (the visits
-  /// follow one another: it is read as soon as packed). Returns `set` where some tile does
-  /// (null: none, or `set` null).
-  HaloSet* pack_ahead(HaloSet* set);
-  /// Once the tasks of a streamed block that packs into `set`'s spares are submitted: the faces
-  /// packed ahead went to the rings, not to the set's buffers, and an exchange other than such
-  /// a block packs every face again. Whether this rank's tiles packed any or not: every rank
-  /// then submits the same halo-pack tasks (StarPU-MPI's sends follow every rank's tasks).
-  void written_ahead(HaloSet* set);
   /// written(), by tasks that packed `set`'s spare face buffers: they become its face buffers.
   void written_spare(HaloSet* set);
   /// Counts the face buffers this rank's tasks receive from other ranks for `set`, once
@@ -198,10 +150,6 @@ class FieldStorage {
   /// a tile whose values a streamed time block dropped (after_visit): the caller writes every
   /// point, and the constant ghost layers are written again before they are read.
   void* acquire(int tile, bool write);
-  /// Throws tessera::Error where a tile of this field, on any rank, holds no values (a streamed
-  /// time block's scratch, dropped after its visit: after_visit), naming `use`, what reads it.
-  /// Collective.
-  void check_holds_values(const char* use) const;
   /// A simulated run (Runtime::simulated): tiles hold no values, host access is skipped.
   bool simulated() const;
   void release(int tile);
