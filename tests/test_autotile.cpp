@@ -1419,3 +1419,32 @@ TEST(Place, AThinGridsGpusTakeBlocksAlongY) {
 }
 
 }  // namespace
+
+namespace {
+
+// All-pairs work (nbody's 65536 bodies on 4 GPUs, Planner.AllPairsTilesFillTheGpus): a tile a
+// GPU, in order along x, each beside another GPU's an edge.
+TEST(Place, AllPairsTilesTakeAGpuEach) {
+  using tessera::partition::place_tiles;
+  using tessera::partition::Planner;
+  Machine m = h100_node(0, 0);
+  m.cuda_workers = 4;
+  m.cpu_workers = 0;
+  m.gpu_pair_seconds = 2.8e-12;
+  const TileChoice c = Planner(m, true).pairs({65536, 1, 1}, 2);
+  SCOPED_TRACE(c.summary);
+  ASSERT_EQ(c.split_axis, 0);
+  std::array<std::vector<std::int64_t>, 3> starts{
+      tessera::partition::tile_starts(65536, 65536, c.cuts[0]), {0}, {0}};
+  const Tiling tiling({65536, 1, 1}, starts, {false, false, false});
+  ASSERT_EQ(tiling.size(), 4);
+  const auto plan =
+      place_tiles(tiling, {c.split_axis, c.split, 0, true}, std::vector<bool>(4, true), 4);
+  for (int t = 0; t < 4; ++t) {
+    EXPECT_EQ(plan.device(t), (tessera::partition::Device{tessera::detail::DeviceClass::Cuda, t}));
+    EXPECT_TRUE(plan.edge(t));
+  }
+  EXPECT_FALSE(plan.streamed());
+}
+
+}  // namespace
