@@ -332,43 +332,30 @@ std::int64_t sum(std::int64_t value) { return value; }
 
 #endif
 
-namespace {
-// Each of `mine` combined over the ranks in rank order (the same bits on every rank): their
-// mean, or their least (`least`); with `known_everywhere` 0 unless known (> 0) on every rank.
-std::vector<double> combine_over_ranks(const std::vector<double>& mine, bool known_everywhere,
-                                       bool least) {
+std::vector<std::vector<double>> records_over_ranks(const std::vector<double>& mine) {
   const int n = ranks();
-  if (n == 1 || smpi_simulated()) {
-    std::vector<double> out = mine;
-    if (known_everywhere)
-      for (double& v : out) v = v > 0 ? v : 0.0;
-    return out;
-  }
+  if (n == 1 || smpi_simulated()) return {mine};
   const std::vector<unsigned char> all = all_gather(mine.data(), mine.size() * sizeof(double));
-  std::vector<double> out(mine.size(), 0.0);
-  for (std::size_t k = 0; k < mine.size(); ++k) {
-    double total = 0, smallest = 0;
-    bool known = true;
-    for (int r = 0; r < n; ++r) {
-      double v;
-      std::memcpy(&v, all.data() + (static_cast<std::size_t>(r) * mine.size() + k) * sizeof(double),
-                  sizeof(double));
-      known = known && v > 0;
-      total += v;
-      smallest = r == 0 ? v : std::min(smallest, v);
-    }
-    out[k] = known || !known_everywhere ? (least ? smallest : total / n) : 0.0;
-  }
-  return out;
+  std::vector<std::vector<double>> records(static_cast<std::size_t>(n), mine);
+  for (std::size_t r = 0; r < records.size(); ++r)
+    std::memcpy(records[r].data(), all.data() + r * mine.size() * sizeof(double),
+                mine.size() * sizeof(double));
+  return records;
 }
-}  // namespace
 
 std::vector<double> mean_over_ranks(const std::vector<double>& mine, bool known_everywhere) {
-  return combine_over_ranks(mine, known_everywhere, false);
-}
-
-std::vector<double> least_over_ranks(const std::vector<double>& mine, bool known_everywhere) {
-  return combine_over_ranks(mine, known_everywhere, true);
+  const std::vector<std::vector<double>> records = records_over_ranks(mine);
+  std::vector<double> out(mine.size(), 0.0);
+  for (std::size_t k = 0; k < mine.size(); ++k) {
+    double total = 0;
+    bool known = true;
+    for (const std::vector<double>& r : records) {
+      known = known && r[k] > 0;
+      total += r[k];
+    }
+    out[k] = known || !known_everywhere ? total / static_cast<double>(records.size()) : 0.0;
+  }
+  return out;
 }
 
 std::vector<std::string> all_gather_text(const std::string& text) {

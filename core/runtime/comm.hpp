@@ -56,9 +56,9 @@ std::int64_t sum(std::int64_t value);
 /// `known_everywhere`, a figure is known (> 0) on every rank or it is 0 for all: the ranks would
 /// otherwise decide on figures some of them do not have. Under SMPI, this rank's own figures.
 std::vector<double> mean_over_ranks(const std::vector<double>& mine, bool known_everywhere);
-/// The same with the least of each figure over the ranks: what every rank's hardware has at least
-/// (a GPU's memory, its bus), so that a plan made on every rank fits each rank's device.
-std::vector<double> least_over_ranks(const std::vector<double>& mine, bool known_everywhere);
+/// Every rank's `mine` (of one size on every rank), in rank order: what each rank combines alike
+/// (the same bits on every rank). Under SMPI, this rank's own alone. Collective.
+std::vector<std::vector<double>> records_over_ranks(const std::vector<double>& mine);
 /// Runs `local` on every rank: checks whose outcome may differ between ranks (paths, memory,
 /// the environment, starting StarPU). Collective. When it throws tessera::Error on any rank,
 /// every rank throws the same Error: the message itself when every rank failed alike, else the

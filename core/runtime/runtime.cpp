@@ -269,34 +269,24 @@ AgreedFigures agree_figures(const detail::Context& c, const tasks::ClassSpeeds& 
     mine[kCounts + kModels + kPerGpu * g + 1] = gpus[g].bus_bytes_per_second;
     mine[kCounts + kModels + kPerGpu * g + 2] = gpus[g].peer_bytes_per_second;
   }
-  // Every rank's record, in rank order (this rank's alone under SMPI, which gathers nothing).
-  const int ranks = detail::comm::smpi_simulated() ? 1 : detail::comm::ranks();
-  std::vector<double> all = mine;
-  if (ranks > 1) {
-    const std::vector<unsigned char> bytes =
-        detail::comm::all_gather(mine.data(), mine.size() * sizeof(double));
-    all.resize(bytes.size() / sizeof(double));
-    std::memcpy(all.data(), bytes.data(), all.size() * sizeof(double));
-  }
-  const auto of_rank = [&](int r, std::size_t k) {
-    return all[static_cast<std::size_t>(r) * mine.size() + k];
-  };
+  const std::vector<std::vector<double>> records = detail::comm::records_over_ranks(mine);
   std::vector<double> agreed(mine.size());
   for (std::size_t k = 0; k < mine.size(); ++k) {
-    double total = 0, least = of_rank(0, k);
+    double total = 0, least = records.front()[k];
     bool known = true;
-    for (int r = 0; r < ranks; ++r) {
-      total += of_rank(r, k);
-      least = std::min(least, of_rank(r, k));
-      known = known && of_rank(r, k) > 0;
+    for (const std::vector<double>& r : records) {
+      total += r[k];
+      least = std::min(least, r[k]);
+      known = known && r[k] > 0;
     }
     if (k < 2)
       agreed[k] = total;  // workers
-    else if (k == 2 || k >= kCounts + kModels)
-      agreed[k] = least;  // GPUs, and their memory, bus and link
+    else if (k == 2)
+      agreed[k] = least;  // GPUs
+    else if (!known)
+      agreed[k] = 0;  // a figure not known on every rank
     else
-      agreed[k] = known ? total / ranks : 0;  // the models' figures
-    if (k >= kCounts && !known) agreed[k] = 0;
+      agreed[k] = k >= kCounts + kModels ? least : total / static_cast<double>(records.size());
   }
   AgreedFigures f;
   f.cpu_workers = static_cast<int>(agreed[0]);
