@@ -9,7 +9,7 @@
 # else StarPU 1.4 is built once into deps/starpu-1.4-gpu (scripts/build-starpu.sh, from
 # $STARPU_SOURCE: default `debian`, Debian's source package; offline, a .dsc at hand).
 # BUILD_TARGETS="a b" builds only those targets (default: all).
-# ccache, where installed, compiles the C++ sources (TESSERA_CCACHE=0: without it).
+# ccache, where installed, compiles the C++ and CUDA sources (TESSERA_CCACHE=0: without it).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -61,9 +61,9 @@ fi
 launcher=()
 if [[ " $* " != *CMAKE_CXX_COMPILER_LAUNCHER=* ]]; then
   if [ "${TESSERA_CCACHE:-1}" != 0 ] && command -v ccache > /dev/null; then
-    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
   else
-    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=)
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER= -DCMAKE_CUDA_COMPILER_LAUNCHER=)
   fi
 fi
 

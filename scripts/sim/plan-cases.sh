@@ -11,7 +11,8 @@
 #   bash scripts/sim/plan-cases.sh [out-dir]     (default build/sim)
 # Writes out-dir/plan-cases.csv: per case the simulated seconds of STEPS and 2 x STEPS steps,
 # the steady step, the status and the placement line. Settings: STEPS (default 100),
-# ONLY=REGEX (node|case), RUN_TIMEOUT (host seconds a run).
+# ONLY=REGEX (node|case), RUN_TIMEOUT (host seconds a run), MORE_CASES (cases of one's own, a
+# line each as below: "4gib|4|2gpus|--size 1024 1024 1024|--ncpu 0 --ncuda 2").
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
@@ -35,6 +36,7 @@ cases=(
   "4gib|4|y-slabs-1gpu|--size 8192 8192 64|--ncpu 0 --ncuda 1"
   "4gib|4|y-slabs-4gpus|--size 8192 8192 64|--ncpu 0 --ncuda 4"
 )
+while IFS= read -r c; do [ -z "$c" ] || cases+=("$c"); done <<< "${MORE_CASES:-}"
 csv="$out/plan-cases.csv"
 echo "node,case,steps,simulated_s,simulated_2x_s,steady_ms_per_step,status,placement" > "$csv.part"
 for c in "${cases[@]}"; do
