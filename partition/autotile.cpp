@@ -550,6 +550,31 @@ GpuLayout cheapest_gpu_layout(const Extent3& extent, int dims, const Extent3& fi
   return out;
 }
 
+namespace {
+// "; GPU slabs along y on 4 of 4 GPU(s): ..." where `layout` is not the slowest free axis on
+// every GPU (choose_tiles' summary and gpu_tiles'), else "".
+std::string layout_text(const GpuLayout& layout, int slowest_axis, int gpus) {
+  if (layout.axis == slowest_axis && layout.gpus == gpus) return "";
+  return "; GPU slabs along " + std::string(axis_name(layout.axis)) + " on " +
+         std::to_string(layout.gpus) + " of " + std::to_string(gpus) +
+         " GPU(s): " + seconds_text(layout.step_seconds) + " GPU-only, against " +
+         (layout.default_step_seconds >= 0 ? seconds_text(layout.default_step_seconds)
+                                           : std::string("impossible")) +
+         " along " + axis_name(slowest_axis) + " on every GPU";
+}
+}  // namespace
+
+TileChoice gpu_tiles(const Extent3& extent, int dims, const Machine& m) {
+  const Extent3 free{0, 0, 0};
+  const GpuLayout layout = cheapest_gpu_layout(extent, dims, free, m);
+  if (layout.axis < 0) return {};
+  Machine used = m;
+  used.cuda_workers = layout.gpus;
+  TileChoice c = split_tiles(extent, dims, free, used, layout.axis, extent[layout.axis]);
+  c.summary += layout_text(layout, free_axes(free, dims)[0], m.cuda_workers);
+  return c;
+}
+
 TileChoice choose_tiles(const Extent3& extent, int dims, const Extent3& fixed, const Machine& m) {
   TileChoice out;
   const int cpus = std::max(0, m.cpu_workers), gpus = std::max(0, m.cuda_workers);
@@ -562,14 +587,7 @@ TileChoice choose_tiles(const Extent3& extent, int dims, const Extent3& fixed, c
     Machine used = m;
     used.cuda_workers = layout.gpus;
     TileChoice chosen = choose_split(extent, dims, fixed, used, layout.axis);
-    if (layout.axis != axes[0] || layout.gpus != gpus)
-      chosen.summary +=
-          "; GPU slabs along " + std::string(axis_name(layout.axis)) + " on " +
-          std::to_string(layout.gpus) + " of " + std::to_string(gpus) +
-          " GPU(s): " + seconds_text(layout.step_seconds) + " GPU-only, against " +
-          (layout.default_step_seconds >= 0 ? seconds_text(layout.default_step_seconds)
-                                            : std::string("impossible")) +
-          " along " + axis_name(axes[0]) + " on every GPU";
+    chosen.summary += layout_text(layout, axes[0], gpus);
     return chosen;
   }
 

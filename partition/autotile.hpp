@@ -152,6 +152,10 @@ GpuLayout cheapest_gpu_layout(const Extent3& extent, int dims, const Extent3& fi
 // fraction of it), both cut alike along the other axes (a lattice).
 TileChoice choose_tiles(const Extent3& extent, int dims, const Extent3& fixed,
                         const Machine& machine);
+// The tiles choose_tiles gives a grid that runs on the GPUs alone, every axis free: the cheapest
+// layout's slabs (streamed where the grid does not fit), and the layout in the summary where it
+// is not the slowest axis on every GPU. No tiles (split_axis -1) without CUDA workers.
+TileChoice gpu_tiles(const Extent3& extent, int dims, const Machine& machine);
 
 // Where the tiles of a lattice the library did not cut (`cuts` per axis: a user's --tile, an
 // application's own tiling) run with CUDA workers: the planner's choice between all on the

@@ -79,6 +79,7 @@ void Planner::merge_gpu_part(const Extent3& extent, int dims, LatticePlacement* 
   const int axis = p->split_axis;
   if (machine_.ranks > 1 || axis < 0 || p->split <= 0) return;
   const bool gpu_only = p->split >= extent[axis];
+  if (gpu_only && !hand_set()) return recut_for_gpus(extent, dims, p);
   const Cuts& along = cuts[static_cast<std::size_t>(axis)];
   std::int64_t others = 1;            // tiles per slab of the split axis
   double plane = 1;                   // points per plane of the split axis
@@ -130,6 +131,30 @@ void Planner::merge_gpu_part(const Extent3& extent, int dims, LatticePlacement* 
                 (slabs == 1 || !bound.empty() ? "" : ", one slab per CUDA worker") + bound + step +
                 " (a CUDA worker runs its tiles one after another: separate tiles would add only "
                 "their tasks' fixed costs and the ghost-layer copies between them)";
+}
+
+void Planner::recut_for_gpus(const Extent3& extent, int dims, LatticePlacement* p) const {
+  const TileChoice c = gpu_tiles(extent, dims, machine_);
+  if (c.split_axis < 0 || !c.gpu_fits) return;  // kept as given: Planner::given's caller refuses
+  std::int64_t before = 1, after = 1;
+  for (int a = 0; a < dims; ++a) {
+    before *= static_cast<std::int64_t>(p->cuts[static_cast<std::size_t>(a)].size()) + 1;
+    after *= static_cast<std::int64_t>(c.cuts[static_cast<std::size_t>(a)].size()) + 1;
+  }
+  // Tiles given as the library's own stay, planned as its (streamed where they do not fit).
+  const bool same = c.cuts == p->cuts;
+  p->merged = !same;
+  p->cuts = c.cuts;
+  p->split_axis = c.split_axis;
+  p->split = c.split;
+  p->stream_depth = c.stream_depth;
+  p->summary += "; the " + std::to_string(before) + " tiles on the CUDA workers " +
+                (same             ? "kept"
+                 : after > before ? "cut into " + std::to_string(after)
+                 : after < before ? "merged into " + std::to_string(after)
+                                  : "re-cut into " + std::to_string(after)) +
+                ", its predicted step " + seconds_text(c.step_seconds) +
+                " (the library's tiles for the GPUs alone: " + c.summary + ")";
 }
 
 namespace {

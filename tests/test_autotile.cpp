@@ -323,7 +323,8 @@ TEST(Planner, OwnsEveryPlacementRule) {
   EXPECT_TRUE(own.rebalance({8, 8, 200}, 3, 2, 100, 1e-3, 4e-3, 0.05, 1000, 0, 2).move);
 }
 
-// The tiles a user gave that the planner puts on the CUDA workers are merged, one slab per
+// The tiles a user gave that the planner puts on the CUDA workers are merged: every tile there,
+// into the library's GPU-only tiles (Planner::recut_for_gpus), with a CPU part one slab per
 // CUDA worker (Planner::merge_gpu_part), with known answers: heat3d 512^3 in 16 slabs of 32
 // (on the H100 node 0.65 of copy bandwidth against 0.88 in one tile) on one and two CUDA
 // workers, a hand-set split (the CPU part and the other axes' cuts stay), and nothing merged
@@ -352,10 +353,13 @@ TEST(Planner, MergesTheTilesOfEachCudaWorker) {
   EXPECT_TRUE(p.cuts[1].empty() && p.cuts[2].empty());
   EXPECT_THAT(p.summary,
               HasSubstr("the 32 tiles on the CUDA workers merged into 1, its predicted"));
+  // On two: the library's GPU-only tiles (Planner::recut_for_gpus), a slab each, their edges of
+  // 16 planes cut off (their faces cross while the rest computes).
   m.cuda_workers = 2;
   p = Planner(m, true).given({512, 512, 512}, 3, slabs);
-  EXPECT_EQ(p.cuts[2], Cuts({256}));
-  EXPECT_THAT(p.summary, HasSubstr("merged into 2, one slab per CUDA worker"));
+  EXPECT_EQ(p.cuts[2], Cuts({240, 256, 272}));
+  EXPECT_EQ(p.cuts, tessera::partition::gpu_tiles({512, 512, 512}, 3, m).cuts);
+  EXPECT_THAT(p.summary, HasSubstr("merged into 4, its predicted step 621 us"));
   m.cuda_workers = 1;
   // The GPU's memory bounds a slab (plan_gpu_memory): 512^3 points at 24 bytes are 3.2 GB,
   // within 0.85 of an H100's 80 GB or of a 4 GB GPU (one slab, resident); on a 2 GB GPU
@@ -372,8 +376,9 @@ TEST(Planner, MergesTheTilesOfEachCudaWorker) {
   p = Planner(m, true).given({512, 512, 512}, 3, slabs);
   EXPECT_EQ(p.cuts[2].size(), 5u);
   EXPECT_EQ(p.stream_depth, 16);
-  EXPECT_THAT(p.summary, HasSubstr("merged into 6, streamed: 3.22e+09 bytes a GPU's share "
-                                   "against 1.7e+09 it may hold; 6 slabs, 16 steps a visit"));
+  EXPECT_THAT(p.summary, HasSubstr("merged into 6, its predicted step 6.25 ms"));
+  EXPECT_THAT(p.summary, HasSubstr("streamed: 3.22e+09 bytes a GPU's share against 1.7e+09 it "
+                                   "may hold; 6 slabs, 16 steps a visit"));
   // On a 700 MB GPU streaming needs thinner slabs than the 16 given (about 595 MB usable: at
   // most about 595e6 / (544^2 x (24 + 16)) = 50 planes a slab with the one leaving, less the
   // ghost planes and faces): the given tiles are cut into the slabs that stream, not kept for
@@ -1372,6 +1377,11 @@ TEST(Place, UserTilesLargerThanTheGpusGetTheLibrarysPlan) {
       SCOPED_TRACE(user.summary);
       EXPECT_TRUE(user.merged);
       EXPECT_EQ(user.cuts, library.cuts);
+      // Given as the library's own slabs: kept, and streamed as the library's.
+      const auto same = Planner(m, true).given({1024, 1024, 1024}, 3, library.cuts);
+      EXPECT_FALSE(same.merged);
+      EXPECT_EQ(same.cuts, library.cuts);
+      EXPECT_EQ(same.stream_depth, library.stream_depth);
       EXPECT_EQ(user.stream_depth, library.stream_depth);
       EXPECT_EQ(user.stream_depth, 16);
       EXPECT_EQ(user.cuts[2].size() + 1, row.first);
@@ -1416,6 +1426,28 @@ TEST(Place, AThinGridsGpusTakeBlocksAlongY) {
     EXPECT_EQ(plan.device(t).gpu, static_cast<int>(lo / 512)) << t;
     EXPECT_EQ(plan.edge(t), (lo % 512 == 0 && lo > 0) || (hi % 512 == 0 && hi < 2048)) << t;
   }
+}
+
+// The same grid given in tiles of 2048 x 2048 x 16, one a GPU: their 2048 x 2048 faces crossed
+// between the GPUs through the host each step (2.53 ms a step simulated, 0.48 in the library's y
+// slabs). Given as an extent, they are re-cut as the library's (Planner::recut_for_gpus); as cut
+// positions (Grid::cut, --keep-gpu-tiles) they stay.
+TEST(Place, GivenTilesOfAThinGridTakeTheLibrarysAxis) {
+  using tessera::partition::Planner;
+  Machine m = gpu_node(80e9, 4);
+  m.cpu_workers = 0;
+  std::array<Cuts, 3> given;
+  given[2] = {16, 32, 48};
+  const auto p = Planner(m, true).given({2048, 2048, 64}, 3, given);
+  SCOPED_TRACE(p.summary);
+  EXPECT_TRUE(p.merged);
+  EXPECT_EQ(p.split_axis, 1);
+  EXPECT_EQ(p.split, 2048);
+  EXPECT_EQ(p.cuts, choose_tiles({2048, 2048, 64}, 3, {0, 0, 0}, m).cuts);
+  EXPECT_THAT(p.summary, HasSubstr("GPU slabs along y on 4 of 4 GPU(s)"));
+  const auto kept = Planner(m, true).given({2048, 2048, 64}, 3, given, false);
+  EXPECT_FALSE(kept.merged);
+  EXPECT_EQ(kept.cuts, given);
 }
 
 }  // namespace

@@ -12,7 +12,8 @@
 # Writes out-dir/plan-cases.csv: per case the simulated seconds of STEPS and 2 x STEPS steps,
 # the steady step, the status and the placement line. Settings: STEPS (default 100),
 # ONLY=REGEX (node|case), RUN_TIMEOUT (host seconds a run), MORE_CASES (cases of one's own, a
-# line each as below: "4gib|4|2gpus|--size 1024 1024 1024|--ncpu 0 --ncuda 2").
+# line each as below: "4gib|4|2gpus|--size 1024 1024 1024|--ncpu 0 --ncuda 2"; a sixth field
+# names another application of node-calibration.sh's: "...|--ncpu 0 --ncuda 4|jacobi2d").
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
@@ -40,7 +41,7 @@ while IFS= read -r c; do [ -z "$c" ] || cases+=("$c"); done <<< "${MORE_CASES:-}
 csv="$out/plan-cases.csv"
 echo "node,case,steps,simulated_s,simulated_2x_s,steady_ms_per_step,status,placement" > "$csv.part"
 for c in "${cases[@]}"; do
-  IFS='|' read -r node gib name size workers <<< "$c"
+  IFS='|' read -r node gib name size workers app <<< "$c"
   [ -z "${ONLY:-}" ] || [[ "$node|$name" =~ $ONLY ]] || continue
   case $node in
     pcie) description="--gpus 4 --cpus 64 --gpu-link-gbs 0" ;;
@@ -51,10 +52,11 @@ for c in "${cases[@]}"; do
     work=$work/$node-$name
     export NODE=$description GPU_MEM=$((gib << 30))
     source scripts/sim/node-calibration.sh
-    IFS='|' read -r cpu gpu _ <<< "$(rates heat3d)"
+    app=${app:-heat3d}
+    IFS='|' read -r cpu gpu kinds <<< "$(rates "$app")"
     # shellcheck disable=SC2086  # the size's and the workers' words
-    steady_row "$steps" "$out/plan-cases-$node-$name.log" "$work/models" "$cpu" "$gpu" "" \
-      heat3d/heat3d $size $workers
+    steady_row "$steps" "$out/plan-cases-$node-$name.log" "$work/models-$app" "$cpu" "$gpu" \
+      "$kinds" "$app/$app" $size $workers
   )
   echo "$node,$name,$steps,$row" | tee -a "$csv.part"
 done
