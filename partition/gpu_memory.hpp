@@ -107,8 +107,9 @@ struct GpuMemoryPlan {
 // What a step's faces between neighbouring GPUs cost each GPU that holds a slab of a part of
 // `plane_points` points a plane: a face each way to each neighbour, a step's planes of it (a
 // block of d steps moves d planes once), over the slowest link between neighbours (StarPU's bus
-// model: direct where the GPUs talk directly, else through main memory; the bus where unknown),
-// in and out at once. Not overlapped: a slab's block task fills its ghosts first and packs its
+// model; the bus where unknown): direct (a link faster than the bus), the faces in and out at
+// once; through main memory, each face twice in turn and a GPU's faces one after another on its
+// bus. Not overlapped: a slab's block task fills its ghosts first and packs its
 // faces last (one task a slab). 0 on one GPU.
 double gpu_exchange_seconds(double plane_points, const Machine& machine);
 
