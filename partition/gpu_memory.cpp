@@ -112,12 +112,26 @@ void refuse_streaming(GpuMemoryPlan& p, int slabs, double needed, double memory)
   p.why = b;
 }
 
-// A GPU's share of `share` planes that its memory cannot hold: the depth and slab thickness
-// whose step (the bus and the compute, overlapped where visits are prefetched) is the least,
-// or not possible where even the thinnest slabs do not fit.
-void plan_streamed(GpuMemoryPlan& p, double plane_points, std::int64_t share, const Machine& m,
-                   double gpu_point_seconds, double task_seconds, int across, int deepest,
-                   const std::vector<double>& plane_extents) {
+// The faces a streamed GPU holds: those of the slabs in flight or, where a visit reads the next
+// slab's face from its tile (`next_slab_read`), at least a visit's four (kFaceCrossings: the
+// headroom one GPU keeps; with its two rings only, 8192x8192x64 streamed along y ran 1.6x
+// slower, simulated) and on several GPUs its two rings and, per neighbouring GPU, the face
+// fetched from it as soon as packed (a pass before its edge slab's visit reads it) and its own
+// face towards it, the last pass's and this one's (packed before the neighbour read the last: the
+// spare buffers). Faces are deep beside thin slabs: heat3d 1024^3's on 4 GPUs of 4 GiB are 16
+// planes, its slabs 16.
+int faces_held(bool next_slab_read, int gpus) {
+  const int neighbours = std::min(gpus - 1, 2);
+  return next_slab_read ? std::max(kFaceCrossings, 2 + 3 * neighbours)
+                        : kSlabsInFlight * kFaceCrossings;
+}
+
+// A GPU's share of `share` planes (of the part's `planes`) that its memory cannot hold: the
+// depth and slab thickness whose step (the bus and the compute, overlapped where visits are
+// prefetched) is the least, or not possible where even the thinnest slabs do not fit.
+void plan_streamed(GpuMemoryPlan& p, double plane_points, std::int64_t planes, std::int64_t share,
+                   const Machine& m, double gpu_point_seconds, double task_seconds, int across,
+                   int deepest, const std::vector<double>& plane_extents) {
   const int gpus = std::max(1, m.cuda_workers);
   const double share_points = plane_points * static_cast<double>(share);
   const double memory = m.gpu_memory_bytes();
@@ -175,16 +189,7 @@ void plan_streamed(GpuMemoryPlan& p, double plane_points, std::int64_t share, co
   const auto in_flight_plane = [&](int d) {
     return held(d) * (m.point.all + kept_slabs * kept_bytes_per_point(m.point));
   };
-  // The faces a GPU holds: those of the slabs in flight or, where a visit reads the next slab's
-  // face from its tile, at least a visit's four (kFaceCrossings: the headroom one GPU keeps;
-  // with its two rings only, 8192x8192x64 streamed along y ran 1.6x slower, simulated) and on
-  // several GPUs its two rings and, per neighbouring GPU, the face fetched from it as soon as
-  // packed (a pass before its edge slab's visit reads it) and its own face towards it, the last
-  // pass's and this one's (packed before the neighbour read the last: the spare buffers). Faces
-  // are deep beside thin slabs: heat3d 1024^3's on 4 GPUs of 4 GiB are 16 planes, its slabs 16.
-  const int neighbours = std::min(gpus - 1, 2);
-  const int held_faces = next_slab_read ? std::max(kFaceCrossings, 2 + 3 * neighbours)
-                                        : kSlabsInFlight * kFaceCrossings;
+  const int held_faces = faces_held(next_slab_read, gpus);
   const double up_point = kept_bytes_per_point(m.point);
   const double back_point = m.point.field;
   const auto thickest = [&](int d) {
@@ -199,6 +204,11 @@ void plan_streamed(GpuMemoryPlan& p, double plane_points, std::int64_t share, co
     const std::int64_t t = std::min(thickest(depth), share);
     if (t < std::max<std::int64_t>(kMinThickness, depth)) break;  // deeper only thins slabs
     const std::int64_t slabs = (share + t - 1) / t;
+    // The part is cut evenly into slabs x gpus slabs (even_cuts): its thinnest may be thinner
+    // than t, and a slab thinner than a visit's steps reads ghost planes beyond its neighbours
+    // (heat3d 1024x1024x954 on 4 GPUs of 3.6 GiB in 60 slabs of 15-16 planes at 16 steps a
+    // visit: 22.8 ms a step against 2.99 predicted, simulated). Deeper only thins them.
+    if (planes / (slabs * gpus) < std::max<std::int64_t>(kMinThickness, depth)) break;
     const double thick = static_cast<double>(share) / static_cast<double>(slabs);
     const double compute = gpu_point_seconds * share_points * (1 + recomputed_share(depth, thick));
     // A visit's tile (with its ghost planes, where they travel), up and back, and two faces
@@ -255,7 +265,7 @@ GpuMemoryPlan plan_gpu_memory(double plane_points, std::int64_t planes, const Ma
     return p;
   }
 
-  plan_streamed(p, plane_points, share, m, gpu_point_seconds, task_seconds, across, deepest,
+  plan_streamed(p, plane_points, planes, share, m, gpu_point_seconds, task_seconds, across, deepest,
                 plane_extents);
   return p;
 }
