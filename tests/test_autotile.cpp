@@ -1359,21 +1359,28 @@ Machine out_of_core_node(int gpus, int cores) {
 // A streamed slab is at least as thick as a visit's steps (its ghost planes come from one
 // neighbour each side): the thickest slab that fits, cut evenly, may not leave thinner ones (76
 // slabs of 13-14 planes at 14 steps a visit ran 8x slower than predicted, simulated). Every z
-// extent from 900 to 1100 planes of 1024 x 1024 on 1 to 4 GPUs of 3 to 4 GiB.
+// extent from 900 to 1100 planes of 1024 x 1024 (and 8 times as many y planes of 8192 x 64) on
+// 1 to 4 GPUs of 3 to 4 GiB.
 TEST(GpuMemory, StreamedSlabsAreNoThinnerThanAVisitsSteps) {
   for (double gib : {3.0, 3.6, 4.0})
     for (int gpus : {1, 2, 3, 4})
       for (std::int64_t planes = 900; planes <= 1100; planes += 2) {
         Machine m = out_of_core_node(gpus, 0);
         m.gpus.assign(static_cast<std::size_t>(gpus), {gib * (1 << 30), 50e9});
-        const TileChoice c = choose_tiles({1024, 1024, planes}, 3, {0, 0, 0}, m);
-        if (c.stream_depth == 0) continue;
-        std::int64_t previous = 0, thinnest = planes;
-        for (std::int64_t cut : c.cuts[2])
-          thinnest = std::min(thinnest, cut - previous), previous = cut;
-        thinnest = std::min(thinnest, planes - previous);
-        ASSERT_GE(thinnest, c.stream_depth)
-            << gib << " GiB, " << gpus << " GPU(s), " << planes << " planes: " << c.summary;
+        // z slabs, and y slabs where z planes are too large for a slab (8192 x 64 planes).
+        for (const tessera::detail::Extent3& extent :
+             {tessera::detail::Extent3{1024, 1024, planes},
+              tessera::detail::Extent3{8192, 8 * planes, 64}}) {
+          const TileChoice c = choose_tiles(extent, 3, {0, 0, 0}, m);
+          if (c.stream_depth == 0) continue;
+          const auto axis = static_cast<std::size_t>(c.split_axis);
+          std::int64_t previous = 0, thinnest = extent[axis];
+          for (std::int64_t cut : c.cuts[axis])
+            thinnest = std::min(thinnest, cut - previous), previous = cut;
+          thinnest = std::min(thinnest, extent[axis] - previous);
+          ASSERT_GE(thinnest, c.stream_depth)
+              << gib << " GiB, " << gpus << " GPU(s), " << extent[axis] << " planes: " << c.summary;
+        }
       }
 }
 
