@@ -45,8 +45,9 @@ class Planner {
   // share, the tile start of the slowest cut axis nearest that share of its planes (the GPU
   // part below it); else place_lattice's choice between GPU-only, CPU-only and a split. On
   // several ranks GPU-only or CPU-only (whole_classes). With `may_merge` (tiles given as an
-  // extent, not cut positions), the tiles placed on the CUDA workers are merged on one rank,
-  // one slab per CUDA worker (merge_gpu_part); `cuts` of the result are the tiles to make.
+  // extent, not cut positions), the tiles placed on the CUDA workers are merged on one rank
+  // (merge_gpu_part: all of them into the library's GPU tiles, beside a CPU part one slab per
+  // CUDA worker); `cuts` of the result are the tiles to make.
   LatticePlacement given(const Extent3& extent, int dims, const std::array<Cuts, 3>& cuts,
                          bool may_merge = true) const;
 
@@ -97,8 +98,9 @@ class Planner {
   // CUDA worker along that axis, on one rank: a CUDA worker runs its tiles one after another,
   // so separate tiles there add only their tasks' fixed costs and the ghost-layer copies
   // between them (heat3d 512^3 on an H100 in 16 given slabs: 0.65 of copy bandwidth against
-  // 0.88 in one). Every tile on the CUDA workers: those slabs alone; a split: the other axes'
-  // cuts and the CPU part's tiles stay. More slabs where one per worker would exceed what a
+  // 0.88 in one). Every tile on the CUDA workers: recut_for_gpus, unless a hand-set share keeps
+  // the axis (then those slabs alone); a split: the other axes' cuts and the CPU part's tiles
+  // stay. More slabs where one per worker would exceed what a
   // slab may hold of the GPU's memory: the slabs that stream through it (plan_gpu_memory). Rewrites
   // p.cuts (the tiles as given) where it merges and says what merged in p.summary. Tiles given
   // as cut positions (Grid::cut) are kept: an application that numbers its tiles (one per row
